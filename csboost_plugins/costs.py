@@ -97,8 +97,11 @@ def check_costs(
 
     Raises ``ValueError`` for length mismatches, NaN or infinite costs, and
     ``TypeError`` for non-numeric input. Warns (:class:`CostWarning`) with the row
-    count when ``C_FP <= C_TN`` or ``C_FN <= C_TP`` (the reasonableness
-    conditions of Elkan 2001: a wrong decision must cost more than a right one).
+    count when ``C_FP < C_TN`` or ``C_FN < C_TP``: the reasonableness conditions
+    of Elkan (2001) say a wrong decision must not be cheaper than the right one.
+    Equality (e.g. C_FP = C_TN = 0 on 35 % of creditscoring2, whose credit line
+    is too small to earn anything) only makes the row's decision indifferent, so
+    it does not warn.
     """
     if cost_matrix is not None:
         if fp_cost is not None or fn_cost is not None or _nonzero(tp_cost) or _nonzero(tn_cost):
@@ -141,12 +144,12 @@ def check_costs(
         for j, c in enumerate(cols):
             out[:, j] = c
     if warn and out.shape[0]:
-        bad_fp = int(np.count_nonzero(out[:, FP] <= out[:, TN]))
-        bad_fn = int(np.count_nonzero(out[:, FN] <= out[:, TP]))
+        bad_fp = int(np.count_nonzero(out[:, FP] < out[:, TN]))
+        bad_fn = int(np.count_nonzero(out[:, FN] < out[:, TP]))
         if bad_fp or bad_fn:
             warnings.warn(
-                f"costs violate the reasonableness conditions on {bad_fp} row(s) with C_FP <= C_TN "
-                f"and {bad_fn} row(s) with C_FN <= C_TP",
+                f"costs violate the reasonableness conditions on {bad_fp} row(s) with C_FP < C_TN "
+                f"and {bad_fn} row(s) with C_FN < C_TP (a wrong decision is cheaper than the right one)",
                 CostWarning,
                 stacklevel=2,
             )
