@@ -1,0 +1,321 @@
+"""FIGS and FIGU: greedy tree sums and tree unions for binary classification.
+
+:class:`FIGSClassifier` is Fast Interpretable Greedy-tree Sums (Tan et al. 2022):
+several trees grow at once; at every step the split with the largest
+squared-error decrease among all current leaves of all trees, and a new tree's
+root, is made, each leaf evaluated against the residuals
+``r_i = y - sum_{j != i} f_j(x)`` (RIFF paper eq. 1), until ``max_rules`` splits.
+The score of a row is the sum of its leaf values over the trees.
+
+:class:`FIGUClassifier` is FIGU, Greedy Tree Unions (RIFF paper, Lucas et al.,
+section 3.1): the same greedy loop, but the target is ``y`` and when a leaf of
+tree i is evaluated the rows already covered by another tree j are discarded
+(eq. 2). Tree j covers a row if the row's leaf in j has precision (weighted
+positive rate over all training rows of that leaf) ``>= precision_threshold``
+or is j's current best leaf by precision. A row's score is the largest leaf
+precision over the trees (a union of rules, each rule a leaf).
+
+Both search splits from per-leaf histograms over binned features with prefix
+sums (no stump is refitted per candidate, unlike imodels, whose stump refits
+take most of its fit time), and both expose their trees through the project's
+tree array protocol (``tree_arrays()``), which
+:func:`csboost_plugins.rules.extract_rules` reads.
+
+Money weighting (our extension, not in either paper): pass per-row costs to
+``fit`` and every row is weighted by what misclassifying it costs,
+``sample_weight * (C_FN - C_TP)`` for positives and ``sample_weight * (C_FP - C_TN)``
+for negatives, so splits, leaf values and (FIGU) precisions are in money.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
+from csboost_plugins.tree_protocol import TreeArrays
+
+from ._figs_binning import bin_features
+from ._figs_builder import grow_trees
+from ._figs_histogram import predict_trees
+
+__all__ = ["FIGSClassifier", "FIGUClassifier"]
+
+
+def _check_int(value, name, low, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int >= {low}{' or None' if allow_none else ''}, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
+    """Shared fit / predict / protocol of FIGS and FIGU (binary classification)."""
+
+    _union = False
+
+    def _check_params(self):
+        _check_int(self.max_rules, "max_rules", 1)
+        _check_int(self.max_trees, "max_trees", 1, allow_none=True)
+        _check_int(self.max_depth, "max_depth", 1, allow_none=True)
+        _check_int(self.max_bins, "max_bins", 2)
+        if self.max_bins > 65535:
+            raise ValueError(f"max_bins must be <= 65535, got {self.max_bins}")
+        mid = self.min_impurity_decrease
+        if isinstance(mid, bool) or not isinstance(mid, (int, float, np.number)) or not np.isfinite(mid) or mid < 0:
+            raise ValueError(f"min_impurity_decrease must be a finite number >= 0, got {mid!r}")
+
+    def fit(self, X, y, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+            cost_matrix=None):
+        """Grow the trees.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame (n, d), numeric and finite.
+        y : array-like (n,), two classes (the larger / later one is positive).
+        sample_weight : array-like (n,) >= 0, optional.
+        fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix : optional per-row costs
+            (money). When given, each row's weight is multiplied by its
+            misclassification cost (``C_FN - C_TP`` for positives, ``C_FP - C_TN``
+            for negatives); our extension. Without costs every row weighs
+            ``sample_weight`` (unit costs).
+        """
+        self._check_params()
+        X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
+                                 ensure_all_finite=True, ensure_min_samples=2)
+        y01, self.classes_ = check_binary_labels(y_raw, return_classes=True)
+        n = X.shape[0]
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
+            c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                            cost_matrix=cost_matrix)
+            money = np.where(y01 == 1, c[:, FN] - c[:, TP], c[:, FP] - c[:, TN])
+            if (money < 0).any():
+                raise ValueError(
+                    f"costs give {int((money < 0).sum())} row(s) a negative misclassification cost "
+                    "(C_FN < C_TP for a positive or C_FP < C_TN for a negative); cannot use them as weights"
+                )
+            w = w * money
+        if not w.sum() > 0:
+            raise ValueError("sample_weight (times costs) sums to zero; nothing to fit")
+        X_binned, n_bins, bin_min, bin_max = bin_features(X, self.max_bins)
+        trees, splits = grow_trees(
+            X, X_binned, n_bins, bin_min, bin_max, y01.astype(np.float64), w,
+            union=self._union, max_rules=self.max_rules, max_trees=self.max_trees,
+            max_depth=self.max_depth, min_impurity_decrease=float(self.min_impurity_decrease),
+            precision_threshold=getattr(self, "precision_threshold", 0.5),
+        )
+        self._set_fitted_trees(trees, splits)
+        return self
+
+    def _set_fitted_trees(self, trees, splits):
+        names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+        self.trees_ = []
+        for t in trees:
+            label = np.full(len(t.children_left), -1, np.int64)
+            if self._union:  # a leaf predicts positive iff it covers (eq. 2 rule)
+                label = self._cover_labels(t)
+            self.trees_.append(TreeArrays(
+                children_left=t.children_left, children_right=t.children_right, feature=t.feature,
+                threshold=t.threshold, missing_left=np.zeros(len(t.children_left), bool), value=t.value,
+                label=label, n_samples=t.n_samples, node_cost=t.gain, left_inclusive=True,
+                feature_names=names,
+            ))
+        self.splits_ = splits
+        self.complexity_ = len(splits)
+        sizes = np.array([0] + [t.node_count for t in self.trees_])
+        self._offsets = np.cumsum(sizes)
+        cat = lambda name: np.concatenate([getattr(t, name) for t in self.trees_])
+        self._flat = (cat("children_left"), cat("children_right"), cat("feature"), cat("threshold"), cat("value"))
+
+    def _cover_labels(self, t):
+        cl = np.asarray(t.children_left)
+        value = np.asarray(t.value)
+        leaves = np.flatnonzero(cl == -1)
+        label = np.full(len(cl), -1, np.int64)
+        label[leaves] = (value[leaves] >= self.precision_threshold).astype(np.int64)
+        label[leaves[int(np.argmax(value[leaves]))]] = 1
+        return label
+
+    def tree_arrays(self):
+        """The fitted trees as :class:`csboost_plugins.tree_protocol.TreeArrays`.
+
+        ``value`` is each node's score (FIGS: additive leaf value, summed over
+        trees; FIGU: leaf precision, maxed over trees); ``n_samples`` the
+        training weight reaching the node; ``node_cost`` the split's
+        squared-error decrease (NaN at leaves); splits are ``x <= threshold``.
+        """
+        check_is_fitted(self, "trees_")
+        return list(self.trees_)
+
+    def decision_function(self, X):
+        """Raw score: sum of leaf values (FIGS) or largest leaf precision (FIGU)."""
+        check_is_fitted(self, "trees_")
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_all_finite=True)
+        cl, cr, feat, thr, val = self._flat
+        return predict_trees(X, self._offsets, cl, cr, feat, thr, val, self._union)
+
+    def predict(self, X):
+        """Class with predicted probability above 0.5 (ties to the negative class)."""
+        proba = self.predict_proba(X)[:, 1]
+        return self.classes_[(proba > 0.5).astype(np.int64)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def __str__(self):
+        if not hasattr(self, "trees_"):
+            return repr(self)
+        names = self.trees_[0].feature_names
+        fname = (lambda f: str(names[f])) if names is not None else (lambda f: f"X_{f}")
+        lines = [f"{type(self).__name__}: {self.complexity_} split(s) in {len(self.trees_)} tree(s)"
+                 f" ({'max' if self._union else 'sum'} of leaf values)"]
+        for k, t in enumerate(self.trees_):
+            lines.append(f"Tree #{k}")
+
+            def walk(node, indent):
+                pad = "    " * indent
+                if t.children_left[node] == -1:
+                    extra = f" covers" if self._union and t.label[node] == 1 else ""
+                    lines.append(f"{pad}value: {t.value[node]:.4f}  (weight {t.n_samples[node]:.6g}){extra}")
+                    return
+                lines.append(f"{pad}{fname(t.feature[node])} <= {t.threshold[node]:.6g}:")
+                walk(t.children_left[node], indent + 1)
+                lines.append(f"{pad}{fname(t.feature[node])} > {t.threshold[node]:.6g}:")
+                walk(t.children_right[node], indent + 1)
+
+            walk(0, 1)
+        return "\n".join(lines)
+
+
+class FIGSClassifier(_GreedyTreesBase):
+    """Fast Interpretable Greedy-tree Sums (FIGS) for binary classification.
+
+    Trees are fitted to ``y`` in {0, 1} by least squares; the score of a row is
+    ``s(x) = sum_k f_k(x)`` (sum of its leaf values over the trees).
+
+    Parameters
+    ----------
+    max_rules : int, default=12
+        Total number of splits over all trees.
+    max_trees : int or None, default=None
+        At most this many trees (None: no limit beyond ``max_rules``).
+    max_depth : int or None, default=None
+        A node at depth ``max_depth`` (root = 0) is not split, i.e. at most
+        ``max_depth`` splits on any root-to-leaf path.
+    min_impurity_decrease : float, default=0.0
+        Stop when the best split decreases the weighted sum of squared
+        residuals by less than this (units: weight x target^2, not divided by
+        n; the same units as imodels).
+    max_bins : int, default=255
+        Features with at most this many distinct values are searched exactly;
+        others are cut at quantiles into this many bins.
+    link : {"clip", "sigmoid"}, default="clip"
+        ``predict_proba``: ``clip(s, 0, 1)`` (the FIGS paper) or
+        ``sigmoid(2 s - 1)``, which equals imodels' default softmax over its
+        one-hot outputs ``(1 - s, s)``.
+
+    Deliberate differences from imodels 3.0.4 ``FIGSClassifier``
+    -------------------------------------------------------------
+    * Split search over binned features: identical candidate thresholds when a
+      feature has at most ``max_bins`` distinct values, quantile-bin boundaries
+      otherwise.
+    * ``max_depth``: imodels increases its depth counter by 2 per level after
+      the first recomputation, so its limit is not the tree depth (e.g. its
+      ``max_depth=1`` lets the first tree grow two levels); here it is the
+      plain depth. Results agree when ``max_depth`` is None.
+    * Ties between equally good splits: imodels' stumps break them with an
+      unseeded feature permutation; here the lowest feature index and then
+      the first leaf (tree, node order) win, so fits are deterministic.
+    * A split must decrease the loss by more than a numerical zero
+      (1e-12 x total weight); imodels accepts any split its stump returns.
+
+    Attributes
+    ----------
+    trees_ : list of TreeArrays (also via ``tree_arrays()``).
+    splits_ : list of (tree, node, feature, threshold, gain) in the order made.
+    complexity_ : int, number of splits.
+    classes_, n_features_in_, feature_names_in_.
+    """
+
+    _union = False
+
+    def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
+                 max_bins=255, link="clip"):
+        self.max_rules = max_rules
+        self.max_trees = max_trees
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_bins = max_bins
+        self.link = link
+
+    def _check_params(self):
+        super()._check_params()
+        if self.link not in ("clip", "sigmoid"):
+            raise ValueError(f"link must be 'clip' or 'sigmoid', got {self.link!r}")
+
+    def predict_proba(self, X):
+        """``[1 - p, p]`` with ``p = clip(s, 0, 1)`` or ``sigmoid(2 s - 1)`` (see ``link``)."""
+        s = self.decision_function(X)
+        p = np.clip(s, 0.0, 1.0) if self.link == "clip" else expit(2.0 * s - 1.0)
+        return np.column_stack([1.0 - p, p])
+
+
+class FIGUClassifier(_GreedyTreesBase):
+    """FIGU, Greedy Tree Unions (RIFF paper, section 3.1) for binary classification.
+
+    FIGS with the residual binarised: when a leaf of tree i is evaluated, rows
+    covered by any other tree j are discarded (eq. 2); a row is covered by
+    tree j when its leaf in j has precision ``>= precision_threshold`` or is
+    j's best leaf by precision. Leaves are fitted to ``y`` on the remaining rows
+    (squared error, which for 0/1 targets is the Gini criterion up to a factor 2).
+
+    Interpretation choices (the paper leaves them open): a leaf's precision is
+    the weighted positive rate over all training rows of the leaf; ties for
+    the best leaf go to the first leaf in node order; the score of a row is
+    ``max_k precision_k(x)`` over trees, ``predict_proba`` returns it as is.
+    With one tree nothing is ever discarded and FIGU is best-first CART growth
+    (scikit-learn ``DecisionTreeClassifier(max_leaf_nodes=max_rules + 1)``).
+
+    Parameters
+    ----------
+    max_rules, max_trees, max_depth, min_impurity_decrease, max_bins
+        As in :class:`FIGSClassifier`.
+    precision_threshold : float in [0, 1], default=0.5
+        A leaf with at least this precision covers its rows.
+
+    Attributes
+    ----------
+    trees_ : list of TreeArrays; ``label`` is 1 on covering leaves.
+    splits_, complexity_, classes_, n_features_in_, feature_names_in_.
+    """
+
+    _union = True
+
+    def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
+                 max_bins=255, precision_threshold=0.5):
+        self.max_rules = max_rules
+        self.max_trees = max_trees
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_bins = max_bins
+        self.precision_threshold = precision_threshold
+
+    def _check_params(self):
+        super()._check_params()
+        pt = self.precision_threshold
+        if isinstance(pt, bool) or not isinstance(pt, (int, float, np.number)) or not 0.0 <= pt <= 1.0:
+            raise ValueError(f"precision_threshold must be a number in [0, 1], got {pt!r}")
+
+    def predict_proba(self, X):
+        """``[1 - p, p]`` with ``p`` the largest leaf precision over the trees."""
+        p = np.clip(self.decision_function(X), 0.0, 1.0)
+        return np.column_stack([1.0 - p, p])
