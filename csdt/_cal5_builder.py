@@ -1,0 +1,255 @@
+"""CAL5_OC tree construction (paper section 4.2, function CAL5_OC(M, alpha, S_max)).
+
+A fitted tree is kept twice:
+
+* multiway, as the paper draws it (a decision node per attribute, one branch per
+  interval) -- used for printing;
+* as flat binary arrays (:class:`csboost_plugins.tree_protocol.TreeArrays`), each
+  multiway node written as a chain of binary interval splits on the same
+  attribute ``x <= b_0``, ``x <= b_1``, ... -- used for prediction and rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from csboost_plugins.tree_protocol import TreeArrays, apply_tree_arrays
+
+from ._cal5_intervals import NO_DOMINANT, UNDECIDED, attribute_intervals, meta_decision
+
+# why a node is a leaf
+LEAF_KINDS = {
+    "dominates": "class dominates",
+    "undecided": "no confident decision, Bayes rule",
+    "no_split": "no dominant class but no attribute splits, Bayes rule",
+    "max_depth": "max_depth reached, Bayes rule",
+    "merged": "neighbouring leaves with the same class, merged",
+}
+
+
+class CAL5Tree:
+    """Fitted CAL5/CAL5_OC tree (multiway nodes plus their binary-chain arrays)."""
+
+    def __init__(self, n_classes: int):
+        self.n_classes = n_classes
+        # multiway nodes
+        self.feature: list[int] = []
+        self.thresholds: list[np.ndarray] = []
+        self.children: list[list[int]] = []
+        self.counts: list[np.ndarray] = []
+        self.cost_sums: list[np.ndarray] = []
+        self.status: list[int] = []
+        self.label: list[int] = []
+        self.leaf_kind: list[str] = []
+        self.depth: list[int] = []
+        self.info: list[float] = []
+        self.binary: TreeArrays | None = None
+        self.binary_proba: np.ndarray | None = None
+
+    # -- construction -------------------------------------------------------------------
+    def _add_node(self, counts, cost_sums, status, depth):
+        self.feature.append(-1)
+        self.thresholds.append(np.empty(0))
+        self.children.append([])
+        self.counts.append(counts)
+        self.cost_sums.append(cost_sums)
+        self.status.append(int(status))
+        self.label.append(_bayes_class(counts, cost_sums) if status < 0 else int(status))
+        self.leaf_kind.append("")
+        self.depth.append(depth)
+        self.info.append(np.nan)
+        return len(self.feature) - 1
+
+    def reachable(self) -> list[int]:
+        """Nodes reachable from the root (merging leaves orphans some list entries)."""
+        out, stack = [], [0]
+        while stack:
+            i = stack.pop()
+            out.append(i)
+            stack.extend(self.children[i])
+        return out
+
+    @property
+    def node_count(self) -> int:
+        return len(self.reachable())
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(self.feature[i] < 0 for i in self.reachable())
+
+    @property
+    def max_depth(self) -> int:
+        return max(self.depth[i] for i in self.reachable())
+
+
+def _bayes_class(counts, cost_sums) -> int:
+    """Bayes rule of eq. 26: the class with the largest cost sum (counts if all costs are 0)."""
+    return int(np.argmax(cost_sums)) if cost_sums.sum() > 0 else int(np.argmax(counts))
+
+
+def _stats(k, c, n_classes):
+    return (np.bincount(k, minlength=n_classes).astype(np.float64),
+            np.bincount(k, weights=c, minlength=n_classes))
+
+
+def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None) -> CAL5Tree:
+    """Grow a CAL5_OC tree on validated float64 X (n, d), class indices k and costs c >= 0."""
+    tree = CAL5Tree(n_classes)
+    counts, costs = _stats(k, c, n_classes)
+    root = tree._add_node(counts, costs, meta_decision(counts, costs, alpha, s_max), 0)
+    # (node, rows, attribute of the parent node, which the paper excludes)
+    stack = [(root, np.arange(X.shape[0]), -1)]
+    while stack:
+        node, rows, prev = stack.pop()
+        status, depth = tree.status[node], tree.depth[node]
+        if node != root and status != NO_DOMINANT:
+            tree.leaf_kind[node] = "undecided" if status == UNDECIDED else "dominates"
+            continue
+        if max_depth is not None and depth >= max_depth:
+            tree.leaf_kind[node] = "max_depth"
+            continue
+        kr, cr = k[rows], c[rows]
+        best = None
+        for f in range(X.shape[1]):
+            if f == prev:
+                continue
+            res = attribute_intervals(X[rows, f], kr, cr, n_classes, alpha, s_max)
+            # a single interval is no branching; strict '>' keeps the first best attribute
+            if res[0].shape[0] > 0 and (best is None or res[4] > best[1][4]):
+                best = (f, res)
+        if best is None or not best[1][4] > 0.0:
+            tree.leaf_kind[node] = "no_split"
+            continue
+        f, (thresholds, statuses, _, _, info) = best
+        tree.feature[node] = f
+        tree.thresholds[node] = thresholds
+        tree.info[node] = float(info)
+        interval = np.searchsorted(thresholds, X[rows, f], side="left")  # x <= b_t -> interval t
+        for t in range(thresholds.shape[0] + 1):
+            sub = rows[interval == t]
+            cn, cs = _stats(k[sub], c[sub], n_classes)
+            child = tree._add_node(cn, cs, statuses[t], depth + 1)
+            tree.children[node].append(child)
+            stack.append((child, sub, f))
+    _merge_same_class_leaves(tree)
+    _to_binary(tree)
+    return tree
+
+
+def _merge_same_class_leaves(tree: CAL5Tree) -> None:
+    """Merge neighbouring leaf intervals with the same class label (paper section 3.1).
+
+    Bottom-up (children are created after their parents); a node left with a
+    single interval becomes a leaf itself. Predictions are unchanged.
+    """
+    for i in range(len(tree.feature) - 1, -1, -1):
+        if tree.feature[i] < 0:
+            continue
+        ch, bounds = tree.children[i], list(tree.thresholds[i])
+        new_ch, new_b = [ch[0]], []
+        for t in range(1, len(ch)):
+            a, b = new_ch[-1], ch[t]
+            if tree.feature[a] < 0 and tree.feature[b] < 0 and tree.label[a] == tree.label[b]:
+                tree.counts[a] = tree.counts[a] + tree.counts[b]
+                tree.cost_sums[a] = tree.cost_sums[a] + tree.cost_sums[b]
+                if tree.leaf_kind[a] != tree.leaf_kind[b]:
+                    tree.leaf_kind[a] = "merged"
+            else:
+                new_ch.append(b)
+                new_b.append(bounds[t - 1])
+        if len(new_ch) == 1:
+            tree.feature[i] = -1
+            tree.children[i] = []
+            tree.thresholds[i] = np.empty(0)
+            tree.label[i] = tree.label[new_ch[0]]
+            tree.leaf_kind[i] = tree.leaf_kind[new_ch[0]]
+        else:
+            tree.children[i] = new_ch
+            tree.thresholds[i] = np.asarray(new_b)
+
+
+def _to_binary(tree: CAL5Tree) -> None:
+    """Write each multiway node as a chain of binary splits ``x <= b_t`` (left = interval t)."""
+    left, right, feat, thr, cnt, cst, lab = [], [], [], [], [], [], []
+
+    def alloc(counts, costs, label):
+        left.append(-1), right.append(-1), feat.append(-1), thr.append(np.nan)
+        cnt.append(counts), cst.append(costs), lab.append(label)
+        return len(left) - 1
+
+    root = alloc(tree.counts[0], tree.cost_sums[0], tree.label[0])
+    stack = [(0, root)]
+    while stack:
+        i, b = stack.pop()
+        if tree.feature[i] < 0:
+            continue
+        ch, bounds = tree.children[i], tree.thresholds[i]
+        cur = b
+        for s in range(len(bounds)):
+            feat[cur], thr[cur] = tree.feature[i], bounds[s]
+            lb = alloc(tree.counts[ch[s]], tree.cost_sums[ch[s]], tree.label[ch[s]])
+            left[cur] = lb
+            stack.append((ch[s], lb))
+            if s < len(bounds) - 1:
+                # chain node: the union of intervals s+1 .. T of this attribute
+                sc = np.sum([tree.counts[j] for j in ch[s + 1:]], axis=0)
+                sw = np.sum([tree.cost_sums[j] for j in ch[s + 1:]], axis=0)
+                nxt = alloc(sc, sw, _bayes_class(sc, sw))
+            else:
+                nxt = alloc(tree.counts[ch[-1]], tree.cost_sums[ch[-1]], tree.label[ch[-1]])
+                stack.append((ch[-1], nxt))
+            right[cur] = nxt
+            cur = nxt
+    counts, costs, label = np.array(cnt), np.array(cst), np.array(lab, dtype=np.int64)
+    totals = costs.sum(axis=1, keepdims=True)
+    # p^c(k_j | I) = w_j / sum_r w_r (eq. 26); plain frequencies where every cost is 0
+    proba = np.where(totals > 0, costs / np.where(totals > 0, totals, 1.0),
+                     counts / counts.sum(axis=1, keepdims=True))
+    rows = np.arange(len(label))
+    value = proba[:, 1] if tree.n_classes == 2 else proba[rows, label]
+    tree.binary = TreeArrays(
+        children_left=left, children_right=right, feature=feat, threshold=thr,
+        missing_left=np.zeros(len(left), bool), value=value, label=label,
+        n_samples=counts.sum(axis=1), node_cost=totals[:, 0] - costs[rows, label],
+        left_inclusive=True,
+    )
+    tree.binary_proba = proba
+
+
+def predict_leaf(tree: CAL5Tree, X) -> np.ndarray:
+    """Binary-chain leaf of every row (vectorised walk)."""
+    return apply_tree_arrays(tree.binary, X)
+
+
+def export_text(tree: CAL5Tree, feature_names, class_names, decimals=4) -> str:
+    """Indented text of the multiway tree: one line per interval, leaves with class and p^c."""
+    lines = []
+
+    def fmt(v):
+        return f"{v:.{decimals}g}"
+
+    def describe(i):
+        counts, costs = tree.counts[i], tree.cost_sums[i]
+        tot = costs.sum()
+        pc = costs / tot if tot > 0 else counts / counts.sum()
+        pcs = ", ".join(f"{class_names[j]}: {pc[j]:.3f}" for j in range(len(pc)))
+        return (f"class {class_names[tree.label[i]]}  [{LEAF_KINDS[tree.leaf_kind[i]]}; "
+                f"n={int(counts.sum())}, p^c=({pcs})]")
+
+    def walk(i, indent):
+        if tree.feature[i] < 0:
+            lines.append(indent + describe(i))
+            return
+        name = feature_names[tree.feature[i]]
+        bounds = [-np.inf, *tree.thresholds[i], np.inf]
+        for t, child in enumerate(tree.children[i]):
+            lo, hi = bounds[t], bounds[t + 1]
+            interval = f"{name} in ({fmt(lo)}, {fmt(hi)}{')' if np.isinf(hi) else ']'}"
+            if tree.feature[child] < 0:
+                lines.append(f"{indent}{interval}: {describe(child)}")
+            else:
+                lines.append(f"{indent}{interval}:")
+                walk(child, indent + "|   ")
+
+    walk(0, "")
+    return "\n".join(lines)

@@ -1,0 +1,310 @@
+"""CAL5 and CAL5_OC: decision trees from the cost-dependent information measure.
+
+Reference: F. Wysotzki, P. Geibel, "A New Information Measure Based on
+Example-Dependent Misclassification Costs and Its Application in Decision Tree
+Learning" (the CAL5_OC paper, sections 2-4).
+
+Each training example p carries one misclassification cost c_p, the cost of not
+deciding its true class (for this library's binary cost matrix:
+``c_p = C_FN - C_TP`` for positives and ``C_FP - C_TN`` for negatives). For every
+attribute, CAL5_OC sorts the examples reaching a node and forms intervals left
+to right (the paper's ``intervals(x)``): an interval is closed when one class
+dominates (Bayes rule on cost sums and the Chebyshev lower bound delta_1 >=
+S_j(I) = c_min(I) S_max / c_j(I)) or when no class can dominate (delta_2 <
+S_j(I) for all classes), and extended otherwise. Neighbours with the same
+outcome are merged, bounds move to midpoints, the attribute with the largest
+cost-dependent transinformation I^c_x (eq. 10, bits) is chosen, and every
+"no dominant class" interval is refined recursively. CAL5 is the same algorithm
+with one cost per class (the classical CAL5 thresholds S_k ~ const / cost_k).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csboost_plugins.costs import FN, FP, TN, TP, check_costs
+
+from ._cal5_builder import build_tree, export_text, predict_leaf
+from ._cost_information import cost_transinformation_table
+
+__all__ = ["CAL5Classifier", "CAL5OCClassifier", "cost_transinformation"]
+
+
+def cost_transinformation(x_binned, y, cost=None) -> float:
+    """Cost-dependent transinformation I^c_x of a discrete attribute (eq. 10), in bits.
+
+    I^c_x = H^c_k - sum_i p^c(x_i) H^c(k | x_i) with the cost-dependent
+    probabilities p^c(k_j) = sum_{p in k_j} c_p / sum_p c_p, p^c(k_j | x_i) and
+    p^c(x_i) the same cost shares within / of the value x_i (eqs. 2-5, 26).
+
+    Parameters
+    ----------
+    x_binned : array-like (n,), the discrete values (or interval ids) x_i.
+    y : array-like (n,), class labels (any number of classes).
+    cost : None, scalar or array-like (n,), each example's misclassification
+        cost (>= 0). ``None`` means equal costs, giving Shannon's
+        transinformation (Proposition 1a).
+    """
+    x = np.asarray(x_binned)
+    yy = np.asarray(y)
+    if x.ndim != 1 or yy.ndim != 1:
+        raise ValueError(f"x_binned and y must be 1-D, got shapes {x.shape} and {yy.shape}")
+    if x.shape[0] != yy.shape[0]:
+        raise ValueError(f"x_binned has {x.shape[0]} values but y has {yy.shape[0]}")
+    if x.shape[0] == 0:
+        raise ValueError("x_binned is empty")
+    c = _check_example_cost(cost, x.shape[0]) if cost is not None else np.ones(x.shape[0])
+    _, xi = np.unique(x, return_inverse=True)
+    classes, ki = np.unique(yy, return_inverse=True)
+    n_classes = classes.shape[0]
+    table = np.bincount(xi * n_classes + ki, weights=c, minlength=(xi.max() + 1) * n_classes)
+    return float(cost_transinformation_table(table.reshape(-1, n_classes)))
+
+
+def _check_example_cost(cost, n):
+    if isinstance(cost, (numbers.Number, np.number)) and not isinstance(cost, bool):
+        cost = np.full(n, float(cost))
+    if hasattr(cost, "to_numpy"):
+        cost = cost.to_numpy()
+    try:
+        c = np.asarray(cost, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"cost must be numeric (one misclassification cost per example), "
+                        f"got {type(cost).__name__}") from exc
+    if c.ndim == 2 and 1 in c.shape:
+        c = c.ravel()
+    if c.ndim != 1 or c.shape[0] != n:
+        raise ValueError(f"cost must have one value per example: expected shape ({n},), got {c.shape}")
+    if not np.isfinite(c).all():
+        raise ValueError(f"cost contains {int((~np.isfinite(c)).sum())} NaN or infinite value(s)")
+    if (c < 0).any():
+        raise ValueError(f"cost must be >= 0 (the cost of misclassifying the example); "
+                         f"{int((c < 0).sum())} value(s) are negative")
+    return np.ascontiguousarray(c)
+
+
+class _BaseCAL5(ClassifierMixin, BaseEstimator):
+    _parameter_constraints = {
+        "alpha": [Interval(numbers.Real, 0.0, 1.0, closed="right")],
+        "s_max": [Interval(numbers.Real, 0.0, 1.0, closed="right")],
+        "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+    }
+
+    def _example_costs(self, y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+        """One misclassification cost per example, or None when no costs are given."""
+        matrix_given = cost_matrix is not None or fp_cost is not None or fn_cost is not None
+        if cost is not None and matrix_given:
+            raise ValueError("give either cost= (one cost per example) or fp_cost=/fn_cost=/cost_matrix=, not both")
+        n = y_idx.shape[0]
+        if cost is not None:
+            return _check_example_cost(cost, n)
+        if not matrix_given:
+            if (tp_cost is not None and np.any(np.asarray(tp_cost) != 0)) or (
+                    tn_cost is not None and np.any(np.asarray(tn_cost) != 0)):
+                raise ValueError("tp_cost/tn_cost need fp_cost= and fn_cost=")
+            return None
+        if n_classes != 2:
+            raise ValueError(f"fp_cost/fn_cost/cost_matrix describe binary problems; y has {n_classes} "
+                             f"classes (give cost= with one misclassification cost per example)")
+        cm = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=0.0 if tp_cost is None else tp_cost,
+                         tn_cost=0.0 if tn_cost is None else tn_cost, cost_matrix=cost_matrix)
+        # only cost differences matter for the decision: regret of the wrong class
+        c = np.where(y_idx == 1, cm[:, FN] - cm[:, TP], cm[:, FP] - cm[:, TN])
+        if (c < 0).any():
+            raise ValueError(f"{int((c < 0).sum())} example(s) have C_FN < C_TP (positives) or C_FP < C_TN "
+                             f"(negatives): a misclassification must not cost less than a correct decision")
+        return np.ascontiguousarray(c)
+
+    def fit(self, X, y, cost=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Grow the tree on X (n, d numeric), labels y and each example's misclassification cost.
+
+        ``cost`` (n,): cost of misclassifying each example (any number of classes).
+        Binary labels may instead take ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost``
+        or ``cost_matrix`` (n, 4) [C_FP, C_FN, C_TP, C_TN]; then
+        ``cost = C_FN - C_TP`` for positives (``classes_[1]``), ``C_FP - C_TN`` for
+        negatives. No costs: every example costs 1.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        n_classes = self.classes_.shape[0]
+        if n_classes < 2:
+            raise ValueError(f"y contains only one class ({self.classes_[0]!r}); CAL5 needs at least 2 classes")
+        y_idx = y_idx.ravel().astype(np.int64)
+        c = self._example_costs(y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = self._costs_for_tree(y_idx, c)
+        self.tree_ = build_tree(X, y_idx, costs, n_classes, float(self.alpha), float(self.s_max),
+                                self.max_depth)
+        return self
+
+    # -- prediction -----------------------------------------------------------------------
+    def predict_proba(self, X):
+        """Cost-dependent class probabilities p^c(k_j | I) of each row's leaf interval (eq. 26).
+
+        p^c(k_j | I) = (sum of the costs of class-j training examples in I) /
+        (sum of all costs in I). This is the Bayes-rule score of the tree, not a
+        calibrated probability: its argmax is the cost-minimal class.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.tree_.binary_proba[predict_leaf(self.tree_, X)]
+
+    def predict(self, X):
+        """Class label of each row's leaf (dominant class, or Bayes rule on cost sums)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.classes_[self.tree_.binary.label[predict_leaf(self.tree_, X)]]
+
+    def apply(self, X):
+        """Index of each row's leaf in the binary-chain arrays of :meth:`tree_arrays`."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return predict_leaf(self.tree_, X)
+
+    # -- inspection -----------------------------------------------------------------------
+    def tree_arrays(self):
+        """The tree for rule extraction, as ``[TreeArrays]`` (csboost_plugins.tree_protocol).
+
+        Each multiway node with interval bounds b_0 < ... < b_{T-1} becomes a chain
+        of binary splits on the same attribute: ``x <= b_0`` -> interval 0, else
+        ``x <= b_1`` -> interval 1, ..., else interval T (``left_inclusive=True``).
+        Chain nodes carry the statistics of the union of the remaining intervals.
+        ``value`` is p^c(class 1) for binary problems; for multi-class problems it is
+        p^c of the node's ``label`` (the index into ``classes_`` of its Bayes/dominant
+        class), so rules read ``label``. ``node_cost`` is the training cost of the
+        node's label (sum of the costs of its examples of other classes);
+        ``n_samples`` counts training examples.
+        """
+        check_is_fitted(self)
+        ta = self.tree_.binary
+        names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+        ta.feature_names = names
+        return [ta]
+
+    def export_text(self, decimals: int = 4) -> str:
+        """The multiway tree as text: one line per interval; leaves show class, reason, n, p^c."""
+        check_is_fitted(self)
+        names = (list(self.feature_names_in_) if hasattr(self, "feature_names_in_")
+                 else [f"x{j}" for j in range(self.n_features_in_)])
+        return export_text(self.tree_, names, [str(c) for c in self.classes_], decimals)
+
+    def get_depth(self) -> int:
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    def __str__(self):
+        text = self.__repr__()
+        if hasattr(self, "tree_"):
+            text += "\n" + self.export_text()
+        return text
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+
+class CAL5OCClassifier(_BaseCAL5):
+    """CAL5_OC: CAL5 with example-dependent misclassification costs (paper section 4).
+
+    Parameters
+    ----------
+    alpha : float in (0, 1], default 0.3
+        The confidence level is 1 - alpha for the Chebyshev interval
+        [delta_1, delta_2] of eq. 14; larger alpha = narrower interval = earlier
+        decisions (smaller intervals, larger trees).
+    s_max : float in (0, 1], default 0.6
+        Threshold S_max of the cheapest class in an interval; every other class j
+        gets S_j(I) = c_min(I) S_max / c_j(I) (eq. 22). Controls tree complexity.
+    max_depth : int or None, default None
+        Optional limit on the number of multiway levels (not in the paper; the
+        paper's stopping rule is the statistical one).
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_, tree_ (the fitted
+    ``CAL5Tree``; ``print(model)`` shows its intervals and leaves).
+
+    Notes
+    -----
+    Costs are given to :meth:`fit` as ``cost=`` (one cost per example, any
+    number of classes) or, for binary labels, in this library's convention
+    ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost`` or ``cost_matrix`` (then
+    ``cost = C_FN - C_TP`` for positives, ``C_FP - C_TN`` for negatives). With no
+    costs every example costs 1, and CAL5_OC is the cost-free CAL5 with Shannon's
+    transinformation (Proposition 1a).
+    """
+
+    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None):
+        self.alpha = alpha
+        self.s_max = s_max
+        self.max_depth = max_depth
+
+    def _costs_for_tree(self, y_idx, cost):
+        return np.ones(y_idx.shape[0]) if cost is None else cost
+
+
+class CAL5Classifier(_BaseCAL5):
+    """CAL5 with no costs or class-dependent costs (paper section 3).
+
+    The same interval construction and attribute selection as
+    :class:`CAL5OCClassifier`, but every example of class k_j costs the same
+    c_j, so the thresholds S_j = c_min S_max / c_j are fixed (eq. 17, S_k ~
+    const / cost_k) and the transinformation uses class-dependent costs only
+    (Shannon's when all c_j are equal).
+
+    Parameters
+    ----------
+    alpha, s_max, max_depth : as in :class:`CAL5OCClassifier`.
+    class_cost : None, dict {class label: cost} or array-like in the order of
+        ``classes_``, default None
+        The cost of not recognising each class. When None and :meth:`fit` gets
+        example costs (``cost=``, ``fp_cost``/``fn_cost`` or ``cost_matrix``),
+        each class's cost is the mean of its training examples' costs (the
+        "averaged class-dependent costs" the paper compares CAL5_OC with); with
+        no costs at all every class costs 1 (cost-free CAL5).
+
+    Attributes
+    ----------
+    class_cost_ : ndarray (n_classes,), the class costs used.
+    """
+
+    _parameter_constraints = {**_BaseCAL5._parameter_constraints, "class_cost": [dict, "array-like", None]}
+
+    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, class_cost=None):
+        self.alpha = alpha
+        self.s_max = s_max
+        self.max_depth = max_depth
+        self.class_cost = class_cost
+
+    def _costs_for_tree(self, y_idx, cost):
+        n_classes = self.classes_.shape[0]
+        if self.class_cost is not None:
+            if isinstance(self.class_cost, dict):
+                missing = [c for c in self.classes_ if c not in self.class_cost]
+                if missing:
+                    raise ValueError(f"class_cost has no cost for class(es) {missing}")
+                cc = np.array([self.class_cost[c] for c in self.classes_], dtype=np.float64)
+            else:
+                cc = np.asarray(self.class_cost, dtype=np.float64).ravel()
+                if cc.shape[0] != n_classes:
+                    raise ValueError(f"class_cost has {cc.shape[0]} values but y has {n_classes} classes")
+            if not np.isfinite(cc).all() or (cc < 0).any():
+                raise ValueError(f"class_cost must be finite and >= 0, got {cc.tolist()}")
+        elif cost is not None:
+            cc = np.bincount(y_idx, weights=cost, minlength=n_classes) / np.bincount(y_idx, minlength=n_classes)
+        else:
+            cc = np.ones(n_classes)
+        self.class_cost_ = cc
+        return np.ascontiguousarray(cc[y_idx])
