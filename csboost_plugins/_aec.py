@@ -1,0 +1,260 @@
+"""Average expected cost (AEC) objective: the maths shared by the xgboost and lightgbm plugins.
+
+Notation (csboost paper, sections 4-5). Row i has label y_i, margin eta_i,
+score s_i = sigma(eta_i) = 1 / (1 + exp(-eta_i)) and costs C_FP, C_FN, C_TP, C_TN
+(money). Its expected cost (paper eq. 7, before averaging) is
+
+    EC_i(s) = y_i (s C_TP + (1-s) C_FN) + (1-y_i)(s C_FP + (1-s) C_TN)
+            = c0_i + d_i s,
+
+with c0_i = y_i C_FN + (1-y_i) C_TN the cost of predicting 0, c1_i the cost of
+predicting 1, and the *regret difference* d_i = c1_i - c0_i
+= y_i (C_TP - C_FN) + (1-y_i)(C_FP - C_TN) (money). Paper eq. 16:
+
+    g_i = dEC_i/deta = d_i s (1-s)
+    h_i = d^2EC_i/deta^2 = d_i s (1-s)(1-2s) = g_i (1-2s).
+
+The exact h_i is zero at s = 1/2 and has the sign of -d_i where s > 1/2, so a
+Newton leaf value -sum g / sum h is undefined or points uphill: xgboost#10105,
+LightGBM#2239. :func:`aec_grad_hess` therefore offers hessian *policies*:
+
+``"fisher"`` (default)
+    h_i = |d_i| s (1-s): the Bernoulli Fisher information in margin space, weighted
+    by the row's regret. Always > 0 except where the gradient vanishes too
+    (saturation), and |g_i| / h_i = 1, so a leaf's Newton step
+    -sum g / sum h lies in [-1, 1] margin units (times the learning rate): a
+    bounded natural-gradient step. It is the Gauss-Newton-type surrogate.
+``"abs"``
+    h_i = |d_i| s (1-s) max(|1-2s|, floor): Hoeppner's csboost / empulse use
+    |(1-2s) g| (floor 0); the floor (``hessian_floor``, default 0.1) keeps the
+    step finite near s = 1/2 (at most 1/floor margin units per round); floor 0
+    reproduces csboost / empulse exactly.
+``"bound"``
+    h_i = |d_i| / (6 sqrt 3): the global bound max |s(1-s)(1-2s)| = 1/(6 sqrt 3)
+    on the curvature, a majorisation step that can never overshoot.
+``"exact"``
+    paper eq. 16 as printed; may be <= 0. For checking only: the boosters
+    misbehave with it.
+
+Every policy's gradient is the exact one. Costs are divided by a *cost scale*
+(the sample-weighted mean |d_i|, :func:`cost_scale`) so that gradients and
+hessians are O(s(1-s)) like logloss's, whatever the currency: the same learning
+rate, min_child_weight / min_sum_hessian_in_leaf and lambda then work for costs in
+cents or in millions, and multiplying every cost by a constant leaves the trained
+model unchanged.
+
+A blend ``logloss_weight = alpha`` adds alpha times the logloss of y (gradient
+s - y, hessian s(1-s)) to the scaled expected cost: a calibrating pull that keeps
+s away from the 0/1 extremes to which pure AEC drives it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, log_expit
+
+from .costs import FN, FP, TN, TP
+
+__all__ = [
+    "HESSIANS",
+    "sigmoid",
+    "regret_difference",
+    "decision_costs",
+    "expected_cost",
+    "cost_scale",
+    "start_margin",
+    "aec_grad_hess",
+    "encode_costs_as_weights",
+]
+
+#: Hessian policies accepted by :func:`aec_grad_hess`.
+HESSIANS = ("fisher", "abs", "bound", "exact")
+
+_BOUND = 1.0 / (6.0 * np.sqrt(3.0))  # max over s of |s (1-s)(1-2s)|
+
+
+def sigmoid(margin):
+    """s = 1 / (1 + exp(-margin)), overflow-free for any finite or infinite margin (scipy expit)."""
+    return expit(np.asarray(margin, dtype=np.float64))
+
+
+def decision_costs(y, costs):
+    """(c0, c1): each row's cost (money) of predicting 0 and of predicting 1, given its label."""
+    y = np.asarray(y, dtype=np.float64)
+    c0 = np.where(y == 1, costs[:, FN], costs[:, TN])
+    c1 = np.where(y == 1, costs[:, TP], costs[:, FP])
+    return c0, c1
+
+
+def regret_difference(y, costs):
+    """d_i = c1_i - c0_i = y (C_TP - C_FN) + (1-y)(C_FP - C_TN), money: dEC_i/ds_i."""
+    c0, c1 = decision_costs(y, costs)
+    return c1 - c0
+
+
+def expected_cost(margin, y, costs):
+    """Per-row expected cost EC_i = c0 + d s (money), computed from whichever of s, 1-s is exact.
+
+    For margin >= 0 the form c1 - d (1-s) with 1-s = sigma(-margin) avoids the
+    cancellation of 1 - s in float64, so finite differences of it are accurate.
+    """
+    m = np.asarray(margin, dtype=np.float64)
+    c0, c1 = decision_costs(y, costs)
+    d = c1 - c0
+    return np.where(m < 0, c0 + d * expit(m), c1 - d * expit(-m))
+
+
+def cost_scale(d, sample_weight=None) -> float:
+    """Cost scale: sample-weighted mean of |d_i| (money per row); costs are divided by it.
+
+    Raises ``ValueError`` when every row's regret is 0 (nothing to learn).
+    """
+    a = np.abs(np.asarray(d, dtype=np.float64))
+    if sample_weight is None:
+        scale = float(a.mean()) if a.size else 0.0
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        tot = float(w.sum())
+        scale = float(a @ w) / tot if tot > 0 else 0.0
+    if not scale > 0:
+        raise ValueError(
+            "cost scale is 0: every row has C_TP == C_FN (y=1) or C_FP == C_TN (y=0), "
+            "so the expected cost does not depend on the model"
+        )
+    return scale
+
+
+def start_margin(y, sample_weight=None, *, kind="prior") -> float:
+    """Starting margin eta_0 of the boosting (never 0 by accident, where h_exact = 0).
+
+    ``kind="prior"``: logit of the (sample-weighted) positive rate, the margin
+    logloss boosting starts from, clipped to [-10, 10]; a float is returned as is.
+    """
+    if not isinstance(kind, str):
+        v = float(kind)
+        if not np.isfinite(v):
+            raise ValueError(f"start_margin must be finite, got {kind!r}")
+        return v
+    if kind != "prior":
+        raise ValueError(f"start_margin must be 'prior' or a float, got {kind!r}")
+    y = np.asarray(y, dtype=np.float64)
+    if sample_weight is None:
+        rate = float(y.mean())
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        rate = float(y @ w) / float(w.sum())
+    rate = min(max(rate, 1e-6), 1 - 1e-6)
+    return float(np.clip(np.log(rate) - np.log1p(-rate), -10.0, 10.0))
+
+
+def aec_grad_hess(margin, d, *, y=None, sample_weight=None, hessian="fisher", hessian_floor=0.1,
+                  logloss_weight=0.0):
+    """Gradient and hessian of ``sum_i w_i [d_i s_i + alpha * logloss_i]`` w.r.t. each margin.
+
+    ``d`` is the (already scaled) regret difference, ``hessian`` a policy of
+    :data:`HESSIANS`, ``logloss_weight`` alpha >= 0 (needs ``y``). Returns float64
+    arrays (g, h). No input validation: callers validate once, outside the loop.
+    """
+    m = np.asarray(margin, dtype=np.float64)
+    s = expit(m)
+    # s (1-s) from the stable sigmoid of both signs: no 1 - s cancellation at large |m|
+    ss = s * expit(-m)
+    g = d * ss
+    if hessian == "fisher":
+        h = np.abs(d) * ss
+    elif hessian == "abs":
+        h = np.abs(d) * ss * np.maximum(np.abs(1.0 - 2.0 * s), hessian_floor)
+    elif hessian == "bound":
+        h = np.abs(d) * _BOUND
+    elif hessian == "exact":
+        h = g * (1.0 - 2.0 * s)
+    else:
+        raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
+    if logloss_weight:
+        g = g + logloss_weight * (s - y)
+        h = h + logloss_weight * ss
+    if sample_weight is not None:
+        g = g * sample_weight
+        h = h * sample_weight
+    return g, h
+
+
+def logloss(margin, y):
+    """Per-row logloss -[y log s + (1-y) log(1-s)] from the margin, overflow-free."""
+    m = np.asarray(margin, dtype=np.float64)
+    return -(y * log_expit(m) + (1 - y) * log_expit(-m))
+
+
+def encode_costs_as_weights(y, d, sample_weight=None, scale=None):
+    """Fold the AEC into a weighted binary problem (for channels that carry only label and weight).
+
+    EC_i = c0_i + d_i s_i, so the AEC gradient is that of rows with weight
+    w_i |d_i| / scale and label z_i = [d_i < 0] (the label for which predicting 1
+    is cheaper): g_i = w_i |d_i| (1 - 2 z_i) s (1-s) / scale. Under the
+    reasonableness conditions z_i = y_i. Works on numpy and dask arrays alike.
+    Returns (z, weight, scale).
+    """
+    a = abs(d)
+    if scale is None:
+        scale = cost_scale(np.asarray(d), sample_weight)
+    w = a / scale if sample_weight is None else a * sample_weight / scale
+    z = (d < 0).astype("int64")
+    return z, w, scale
+
+
+def weighted_aec_grad_hess(margin, z, weight, *, hessian="fisher", hessian_floor=0.1):
+    """:func:`aec_grad_hess` for costs encoded by :func:`encode_costs_as_weights`."""
+    d = 1.0 - 2.0 * np.asarray(z, dtype=np.float64)
+    return aec_grad_hess(margin, d, sample_weight=weight, hessian=hessian, hessian_floor=hessian_floor)
+
+
+def check_hessian_params(hessian, hessian_floor, logloss_weight):
+    """Validate the objective's parameters once (ValueError naming the argument)."""
+    if hessian not in HESSIANS:
+        raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
+    if not (np.isfinite(hessian_floor) and 0 <= hessian_floor <= 1):
+        raise ValueError(f"hessian_floor must lie in [0, 1], got {hessian_floor!r}")
+    if not (np.isfinite(logloss_weight) and logloss_weight >= 0):
+        raise ValueError(f"logloss_weight must be finite and >= 0, got {logloss_weight!r}")
+
+
+# --------------------------------------------------------------------------------------
+# money metrics on (margin or probability, label, costs), shared by both plugins
+# --------------------------------------------------------------------------------------
+
+#: metric name -> higher is better
+METRICS = {"aec": False, "savings": True, "expected_savings": True}
+
+
+def money_metric_value(kind, s, y, costs, sample_weight=None, decision="bmr"):
+    """Value of a money metric for probabilities ``s`` (no validation: called every round).
+
+    ``"aec"``: sum_i w_i EC_i / sum_i w_i (money per row, paper eq. 7);
+    ``"expected_savings"``: paper eq. 8; ``"savings"``: eq. 5 of the 0/1 decisions,
+    Bayes minimum risk with each row's own costs (``decision="bmr"``, paper eq. 2)
+    or s > 1/2 (``decision="0.5"``).
+    """
+    c0, c1 = decision_costs(y, costs)
+    w = sample_weight
+    tot = (lambda v: float(v.sum())) if w is None else (lambda v: float(v @ w))
+    if kind == "aec":
+        return tot(c0 + (c1 - c0) * s) / (y.shape[0] if w is None else float(w.sum()))
+    base = min(tot(c0), tot(c1))
+    if base == 0:
+        raise ValueError("savings are undefined on this eval set: a trivial policy already costs 0")
+    if kind == "expected_savings":
+        return (base - tot(c0 + (c1 - c0) * s)) / base
+    if decision == "bmr":
+        pred = s * costs[:, TP] + (1 - s) * costs[:, FP] < s * costs[:, FN] + (1 - s) * costs[:, TN]
+    else:
+        pred = s > 0.5
+    return (base - tot(np.where(pred, c1, c0))) / base
+
+
+def check_metric_params(kind, decision, preds):
+    if kind not in METRICS:
+        raise ValueError(f"metric must be one of {tuple(METRICS)}, got {kind!r}")
+    if decision not in ("bmr", "0.5"):
+        raise ValueError(f"decision must be 'bmr' or '0.5', got {decision!r}")
+    if preds not in ("margin", "probability"):
+        raise ValueError(f"preds must be 'margin' or 'probability', got {preds!r}")
