@@ -1,0 +1,113 @@
+"""lightgbm callbacks for money: early stopping on one named metric of one named eval set,
+and per-iteration recording of savings / expected savings of every eval set.
+
+lightgbm's own ``early_stopping`` stops on *any* metric of *any* validation set;
+:func:`early_stopping` watches exactly ``(data_name, metric)``, e.g. the savings of
+the validation set, whatever else is reported.
+"""
+
+from __future__ import annotations
+
+import lightgbm as lgb
+
+__all__ = ["early_stopping", "record_money"]
+
+
+class _EarlyStoppingCallback:
+    order = 30
+    before_iteration = False
+
+    def __init__(self, stopping_rounds, data_name, metric, min_delta, verbose):
+        if not (isinstance(stopping_rounds, int) and stopping_rounds >= 1):
+            raise ValueError(f"stopping_rounds must be an integer >= 1, got {stopping_rounds!r}")
+        if min_delta < 0:
+            raise ValueError(f"min_delta must be >= 0, got {min_delta!r}")
+        self.stopping_rounds = stopping_rounds
+        self.data_name = data_name
+        self.metric = metric
+        self.min_delta = min_delta
+        self.verbose = verbose
+        self._reset()
+
+    def _reset(self):
+        self.best_score = None
+        self.best_iter = 0
+        self.best_result = None
+
+    def _find(self, env):
+        names = []
+        for item in env.evaluation_result_list:
+            data_name, metric_name, value, higher_better = item[:4]
+            names.append((data_name, metric_name))
+            if metric_name == self.metric and (self.data_name is None or data_name == self.data_name):
+                if data_name != "training":
+                    return value, higher_better
+        raise ValueError(
+            f"early_stopping: no metric {self.metric!r} on eval set {self.data_name!r}; reported are {names}. "
+            "Pass valid_sets= with that name and feval= (e.g. csboost_plugins.lgb.money_metrics())"
+        )
+
+    def __call__(self, env):
+        if env.iteration == env.begin_iteration:
+            self._reset()
+        value, higher_better = self._find(env)
+        better = (self.best_score is None
+                  or (value > self.best_score + self.min_delta if higher_better
+                      else value < self.best_score - self.min_delta))
+        if better:
+            self.best_score, self.best_iter, self.best_result = value, env.iteration, env.evaluation_result_list
+        elif env.iteration - self.best_iter >= self.stopping_rounds:
+            if self.verbose:
+                print(f"early stopping at [{self.best_iter + 1}] {self.data_name} {self.metric}: {self.best_score}")
+            raise lgb.callback.EarlyStopException(self.best_iter, self.best_result)
+        if env.iteration == env.end_iteration - 1:  # lets lgb.train set best_iteration at the end too
+            raise lgb.callback.EarlyStopException(self.best_iter, self.best_result)
+
+
+def early_stopping(stopping_rounds, *, data_name=None, metric="savings", min_delta=0.0, verbose=False):
+    """Stop when ``metric`` of eval set ``data_name`` has not improved for ``stopping_rounds`` rounds.
+
+    Direction comes from the metric's ``is_higher_better``; ``data_name=None`` takes
+    the first validation set reporting ``metric``. ``booster.best_iteration`` is set
+    to the best round (1-based), also when training runs to the end.
+    """
+    return _EarlyStoppingCallback(stopping_rounds, data_name, metric, min_delta, verbose)
+
+
+class _RecordMoneyCallback:
+    order = 25
+    before_iteration = False
+
+    def __init__(self, eval_result, decision):
+        if not isinstance(eval_result, dict):
+            raise TypeError("eval_result must be a dict")
+        self.eval_result = eval_result
+        self.decision = decision
+
+    def __call__(self, env):
+        from .lgb import MoneyMetric, get_costs
+
+        bst = env.model
+        if env.iteration == env.begin_iteration:
+            self.eval_result.clear()
+        parts = [MoneyMetric(k, decision=self.decision) for k in ("savings", "expected_savings")]
+        sets = [(bst.train_set, "training")] if getattr(bst.train_set, "csboost_costs", None) is not None else []
+        sets += list(zip(bst.valid_sets, bst.name_valid_sets))
+        for ds, name in sets:
+            get_costs(ds)  # clear error for an eval set without costs
+            # Booster.eval reuses lightgbm's cached scores of a registered set: no re-prediction
+            res = bst.eval_train(feval=parts) if name == "training" else bst.eval(ds, name, feval=parts)
+            rec = self.eval_result.setdefault(name, {})
+            for _, metric_name, value, _ in (r[:4] for r in res):
+                if metric_name in ("savings", "expected_savings"):
+                    rec.setdefault(metric_name, []).append(value)
+
+
+def record_money(eval_result, *, decision="bmr"):
+    """Record savings and expected savings of every eval set (and the training set if it has costs) each round.
+
+    ``eval_result`` is filled as ``{set_name: {"savings": [...], "expected_savings": [...]}}``;
+    values are computed from lightgbm's cached raw scores with each set's own costs,
+    independent of ``feval``. Needs the AEC objective (raw scores are margins).
+    """
+    return _RecordMoneyCallback(eval_result, decision)

@@ -1,0 +1,429 @@
+"""AEC objective and money eval metrics for lightgbm 4.x (native ``lgb.train``, scikit-learn, dask).
+
+Native use (the objective goes in ``params``; lightgbm 4 removed ``fobj=``)::
+
+    import lightgbm as lgb
+    from csboost_plugins import lgb as clgb
+
+    dtrain = clgb.cost_dataset(X, y, fp_cost=10.0, fn_cost=amount)            # init_score = start margin
+    dval = clgb.cost_dataset(Xv, yv, fp_cost=10.0, fn_cost=amount_v, reference=dtrain)
+    params = {"objective": clgb.aec_objective(), "learning_rate": 0.05, "verbose": -1}
+    bst = lgb.train(params, dtrain, 300, valid_sets=[dval], valid_names=["val"],
+                    feval=clgb.money_metrics(),
+                    callbacks=[clgb.early_stopping(30, data_name="val", metric="savings")])
+    clgb.bake_start_margin(bst, dtrain)          # raw scores now include the start margin
+    margin = bst.predict(Xt, raw_score=True, num_iteration=bst.best_iteration)
+
+lightgbm does not store a Dataset's ``init_score`` in the model (LightGBM#1778):
+:func:`bake_start_margin` adds the start margin to every leaf of the first tree,
+so ``predict(raw_score=True)``, ``save_model`` / ``Booster(model_file=)`` and
+``num_iteration`` slicing all include it. Probabilities are
+``scipy.special.expit(margin)``; BMR decisions are
+``csboost_plugins.metrics.bayes_minimum_risk(expit(margin), fp_cost=..., fn_cost=...)``.
+
+Costs travel with the Dataset (:func:`cost_dataset` / :func:`attach_costs`); each
+eval set is scored with its own rows' costs, and a Dataset without costs raises a
+``ValueError``. The Dataset's ``weight`` multiplies gradient, hessian and metrics
+(lightgbm >= 4 would silently drop weights for a 2-argument objective: LightGBM#5027).
+
+``aec_objective(fp_cost=..., fn_cost=...)`` (costs bound to the training rows, in
+order) also works as ``LGBMClassifier(objective=...)``, where lightgbm calls it as
+``f(y_true, y_pred, weight, group)``; use :class:`CSLGBMClassifier` for probabilities.
+Under dask (``lightgbm.dask.DaskLGBMClassifier``) costs are folded into label and
+weight by :func:`csboost_plugins._aec.encode_costs_as_weights`, see
+:func:`dask_cost_inputs`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import lightgbm as lgb
+import numpy as np
+
+from . import _aec
+from ._boosting_sklearn import CostSensitiveBoostingMixin
+from .callback import early_stopping, record_money
+from .costs import check_binary_labels, check_costs
+
+__all__ = [
+    "AECObjective",
+    "aec_objective",
+    "MoneyMetric",
+    "money_metric",
+    "aec_metric",
+    "savings_metric",
+    "expected_savings_metric",
+    "money_metrics",
+    "attach_costs",
+    "cost_dataset",
+    "get_costs",
+    "bake_start_margin",
+    "predict_proba",
+    "dask_cost_inputs",
+    "early_stopping",
+    "record_money",
+    "CSLGBMClassifier",
+]
+
+_ATTR = "csboost_costs"
+_MARGIN_ATTR = "csboost_start_margin"
+
+
+def _n_rows(dataset):
+    if dataset._handle is not None:  # constructed: the authoritative count
+        return dataset.num_data()
+    label = dataset.get_label()
+    if label is None:
+        raise ValueError("the Dataset has no label; costs are per labelled row")
+    return len(label)
+
+
+def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, warn=True):
+    """Attach per-row costs to a ``lgb.Dataset``; returns it (validated against its row count)."""
+    if not isinstance(dataset, lgb.Dataset):
+        raise TypeError(f"dataset must be a lightgbm.Dataset, got {type(dataset).__name__}")
+    costs = check_costs(_n_rows(dataset), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                        cost_matrix=cost_matrix, warn=warn)
+    setattr(dataset, _ATTR, costs)
+    dataset.__dict__.pop("_csboost_cache", None)
+    return dataset
+
+
+def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, weight=None,
+                 start_margin="prior", reference=None, **dataset_kwargs):
+    """A ``lgb.Dataset`` carrying its rows' costs, with ``init_score`` = the start margin.
+
+    ``start_margin``: "prior" (logit of the weighted positive rate of ``y``), a
+    float, or ``None`` for no init score. With ``reference=dtrain`` (validation
+    sets) the training set's start margin is reused, so validation scores start
+    where training scores start. ``free_raw_data`` defaults to False.
+    """
+    y01 = check_binary_labels(y, name="y", require_both=False)
+    if reference is not None and getattr(reference, _MARGIN_ATTR, None) is not None:
+        margin = getattr(reference, _MARGIN_ATTR)
+    elif start_margin is None:
+        margin = None
+    else:
+        margin = _aec.start_margin(y01, weight, kind=start_margin)
+    init = None if margin is None else np.full(y01.shape[0], margin)
+    dataset_kwargs.setdefault("free_raw_data", False)
+    ds = lgb.Dataset(X, label=y01, weight=weight, init_score=init, reference=reference, **dataset_kwargs)
+    setattr(ds, _MARGIN_ATTR, margin)
+    return attach_costs(ds, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                        cost_matrix=cost_matrix)
+
+
+def get_costs(dataset) -> np.ndarray:
+    """The (n, 4) costs a Dataset carries; ``ValueError`` naming the fix if it has none."""
+    costs = getattr(dataset, _ATTR, None)
+    if costs is None:
+        raise ValueError(
+            "this lightgbm Dataset carries no costs: build it with csboost_plugins.lgb.cost_dataset(X, y, "
+            "fp_cost=..., fn_cost=...) or call attach_costs(dataset, fp_cost=..., fn_cost=...) "
+            "(costs are never matched to an eval set by length or order)"
+        )
+    n = _n_rows(dataset)
+    if costs.shape[0] != n:
+        raise ValueError(f"the Dataset has {n} rows but carries costs for {costs.shape[0]}")
+    return costs
+
+
+def _weight(dataset):
+    w = dataset.get_weight()
+    return None if w is None or len(w) == 0 else np.asarray(w, dtype=np.float64)
+
+
+def _cached(dataset, cost_scale):
+    cache = dataset.__dict__.get("_csboost_cache")
+    if cache is not None and cache[0] == cost_scale:
+        return cache[1]
+    costs = get_costs(dataset)
+    y = np.asarray(dataset.get_label(), dtype=np.float64)
+    w = _weight(dataset)
+    d = _aec.regret_difference(y, costs)
+    scale = _aec.cost_scale(d, w) if cost_scale == "auto" else float(cost_scale)
+    out = (y, d / scale, w)
+    dataset.__dict__["_csboost_cache"] = (cost_scale, out)
+    return out
+
+
+class AECObjective:
+    """Callable AEC objective for ``params["objective"]`` / ``LGBMClassifier(objective=)``.
+
+    lightgbm calls it as ``f(preds, dataset)`` from ``lgb.train`` (costs and weight
+    from the Dataset) or as ``f(y_true, y_pred, weight, group)`` from the
+    scikit-learn wrapper (costs bound here with ``fp_cost=``/... or ``cost_matrix=``,
+    one per training row in order; or ``costs_in_weight=True`` for label/weight
+    produced by :func:`dask_cost_inputs`). Parameters as
+    :class:`csboost_plugins.xgb.AECObjective`.
+    """
+
+    def __init__(self, *, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
+                 fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False):
+        _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
+        if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
+            raise ValueError(f"cost_scale must be 'auto' or a positive float, got {cost_scale!r}")
+        self.hessian = hessian
+        self.hessian_floor = hessian_floor
+        self.logloss_weight = logloss_weight
+        self.cost_scale = cost_scale
+        self.costs_in_weight = costs_in_weight
+        self.costs = None
+        if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
+            self.costs = check_costs(None if cost_matrix is not None else _len_of(fp_cost, fn_cost),
+                                     fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                     cost_matrix=cost_matrix)
+
+    def _grad_hess(self, m, y, d, w):
+        return _aec.aec_grad_hess(m, d, y=y, sample_weight=w, hessian=self.hessian,
+                                  hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
+
+    def __call__(self, preds, data, weight=None, group=None):
+        if isinstance(data, lgb.Dataset):  # lgb.train: f(preds, dataset)
+            m = np.asarray(preds, dtype=np.float64).reshape(-1)
+            if self.costs_in_weight:
+                y = np.asarray(data.get_label(), dtype=np.float64)
+                return self._grad_hess(m, y, 1.0 - 2.0 * y, _weight(data))
+            y, d, w = _cached(data, self.cost_scale)
+            return self._grad_hess(m, y, d, w)
+        # scikit-learn wrapper: f(y_true, y_pred, weight, group)
+        y = np.asarray(preds, dtype=np.float64).reshape(-1)
+        m = np.asarray(data, dtype=np.float64).reshape(-1)
+        w = None if weight is None else np.asarray(weight, dtype=np.float64)
+        if self.costs_in_weight:
+            return self._grad_hess(m, y, 1.0 - 2.0 * y, w)
+        if self.costs is None:
+            raise ValueError(
+                "AECObjective has no costs for the scikit-learn wrapper: pass aec_objective(fp_cost=..., "
+                "fn_cost=...) with the training rows' costs, or use CSLGBMClassifier"
+            )
+        if self.costs.shape[0] != y.shape[0]:
+            raise ValueError(f"the objective holds costs for {self.costs.shape[0]} rows but lightgbm trains on "
+                             f"{y.shape[0]}")
+        d = _aec.regret_difference(y, self.costs)
+        scale = _aec.cost_scale(d, w) if self.cost_scale == "auto" else float(self.cost_scale)
+        return self._grad_hess(m, y, d / scale, w)
+
+    def __repr__(self):
+        return (f"AECObjective(hessian={self.hessian!r}, hessian_floor={self.hessian_floor!r}, "
+                f"logloss_weight={self.logloss_weight!r}, cost_scale={self.cost_scale!r})")
+
+
+def _len_of(*vals):
+    for v in vals:
+        if v is not None and np.ndim(v) >= 1:
+            return len(v)
+    raise ValueError("aec_objective(fp_cost=..., fn_cost=...) needs per-row arrays (one per training row)")
+
+
+def aec_objective(*, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
+                  fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False) -> AECObjective:
+    """The AEC objective for lightgbm; see :class:`AECObjective`."""
+    return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
+                        cost_scale=cost_scale, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                        cost_matrix=cost_matrix, costs_in_weight=costs_in_weight)
+
+
+class MoneyMetric:
+    """``feval=`` for ``lgb.train``: returns ``(name, value, is_higher_better)`` on the eval set's own costs.
+
+    ``preds="margin"`` when training with :class:`AECObjective` (lightgbm passes raw
+    scores for custom objectives), ``"probability"`` with ``objective="binary"``.
+    """
+
+    def __init__(self, metric="savings", *, decision="bmr", preds="margin"):
+        _aec.check_metric_params(metric, decision, preds)
+        self.metric, self.decision, self.preds = metric, decision, preds
+        self.__name__ = metric
+
+    def value(self, preds, dataset) -> float:
+        costs = get_costs(dataset)
+        p = np.asarray(preds, dtype=np.float64).reshape(-1)
+        s = _aec.sigmoid(p) if self.preds == "margin" else p
+        y = np.asarray(dataset.get_label(), dtype=np.float64)
+        return _aec.money_metric_value(self.metric, s, y, costs, _weight(dataset), self.decision)
+
+    def __call__(self, preds, dataset):
+        return self.metric, self.value(preds, dataset), _aec.METRICS[self.metric]
+
+    def __repr__(self):
+        return f"MoneyMetric({self.metric!r}, decision={self.decision!r}, preds={self.preds!r})"
+
+
+def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
+    """A :class:`MoneyMetric` (``preds="probability"`` with built-in objectives)."""
+    return MoneyMetric(metric, decision=decision, preds=preds)
+
+
+aec_metric = MoneyMetric("aec")
+savings_metric = MoneyMetric("savings")
+expected_savings_metric = MoneyMetric("expected_savings")
+
+
+def money_metrics(*, decision="bmr", preds="margin"):
+    """One ``feval`` reporting aec, expected_savings and savings of every eval set."""
+    parts = [MoneyMetric(k, decision=decision, preds=preds) for k in ("aec", "expected_savings", "savings")]
+
+    def feval(preds_, dataset):
+        return [m(preds_, dataset) for m in parts]
+
+    return feval
+
+
+def _leaf_indices(node):
+    if "leaf_index" in node:
+        return [node["leaf_index"]]
+    if "left_child" not in node:  # a tree that is a single leaf
+        return [0]
+    return _leaf_indices(node["left_child"]) + _leaf_indices(node["right_child"])
+
+
+def bake_start_margin(booster, margin):
+    """Add the start margin (a float, or the Dataset it was set on) to every leaf of the first tree.
+
+    After this, raw scores, saved models and ``num_iteration`` slices include the
+    init score used at training (lightgbm never stores it: LightGBM#1778). Call once.
+    """
+    if isinstance(margin, lgb.Dataset):
+        margin = getattr(margin, _MARGIN_ATTR, None)
+        if margin is None:
+            raise ValueError("the Dataset has no start margin (built without cost_dataset(start_margin=...))")
+    margin = float(margin)
+    if booster.num_trees() == 0:
+        raise ValueError("the booster has no tree to hold the start margin")
+    tree = booster.dump_model(num_iteration=1)["tree_info"][0]["tree_structure"]
+    for leaf in _leaf_indices(tree):
+        booster.set_leaf_output(0, leaf, booster.get_leaf_output(0, leaf) + margin)
+    return booster
+
+
+def predict_proba(booster, X, *, num_iteration=None):
+    """P(y=1) of a booster trained with :class:`AECObjective` (start margin baked in)."""
+    return _aec.sigmoid(booster.predict(X, raw_score=True, num_iteration=num_iteration))
+
+
+def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight=None):
+    """Label, weight and init score (dask arrays, partitioned like ``y``) for ``DaskLGBMClassifier``.
+
+    Returns ``(z, weight, init_score, info)``: fit
+    ``DaskLGBMClassifier(objective=aec_objective(costs_in_weight=True))`` with
+    ``fit(X, z, sample_weight=weight, init_score=init_score)``; raw scores then
+    need ``+ info["start_margin"]`` (or :func:`bake_start_margin` on
+    ``model.booster_``). ``info`` also holds the global ``cost_scale``.
+    """
+    import dask
+
+    y = y.astype("float64")
+    c1 = y * tp_cost + (1 - y) * fp_cost
+    c0 = y * fn_cost + (1 - y) * tn_cost
+    d = c1 - c0
+    a = abs(d) if sample_weight is None else abs(d) * sample_weight
+    tot_w = y.shape[0] if sample_weight is None else sample_weight.sum()
+    pos = y.sum() if sample_weight is None else (y * sample_weight).sum()
+    tot_a, tot_w, pos = dask.compute(a.sum(), tot_w, pos)
+    scale = float(tot_a) / float(tot_w)
+    if not scale > 0:
+        raise ValueError("cost scale is 0: the expected cost does not depend on the model")
+    rate = min(max(float(pos) / float(tot_w), 1e-6), 1 - 1e-6)
+    margin = float(np.clip(np.log(rate / (1 - rate)), -10, 10))
+    z = (d < 0).astype("int64")
+    return z, a / scale, y * 0.0 + margin, {"cost_scale": scale, "start_margin": margin}
+
+
+class CSLGBMClassifier(CostSensitiveBoostingMixin):
+    """lightgbm trees trained on the average expected cost, as a scikit-learn classifier.
+
+    Same fit / predict contract as :class:`csboost_plugins.xgb.CSXGBClassifier`.
+    The start margin is the training init score and is baked into the first tree
+    (``booster_.predict(X, raw_score=True)`` includes it).
+
+    Parameters
+    ----------
+    n_estimators, learning_rate, num_leaves, max_depth, min_child_samples,
+    min_child_weight (min_sum_hessian_in_leaf, on the cost-scaled hessian),
+    reg_lambda, reg_alpha, subsample, subsample_freq, colsample_bytree, max_bin :
+        lightgbm parameters.
+    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds,
+    eval_metric, decision, random_state, n_jobs, params :
+        as in :class:`csboost_plugins.xgb.CSXGBClassifier`.
+    """
+
+    def __init__(self, n_estimators=100, learning_rate=0.1, num_leaves=31, max_depth=-1, min_child_samples=20,
+                 min_child_weight=1e-3, reg_lambda=0.0, reg_alpha=0.0, subsample=1.0, subsample_freq=0,
+                 colsample_bytree=1.0, max_bin=255, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0,
+                 start_margin="prior", early_stopping_rounds=None, eval_metric="savings", decision="bmr",
+                 random_state=None, n_jobs=None, params=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.max_depth = max_depth
+        self.min_child_samples = min_child_samples
+        self.min_child_weight = min_child_weight
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.subsample = subsample
+        self.subsample_freq = subsample_freq
+        self.colsample_bytree = colsample_bytree
+        self.max_bin = max_bin
+        self.hessian = hessian
+        self.hessian_floor = hessian_floor
+        self.logloss_weight = logloss_weight
+        self.start_margin = start_margin
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
+        self.decision = decision
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = params
+
+    def _native_params(self):
+        from sklearn.utils import check_random_state
+
+        rs = self.random_state
+        seed = int(rs) if isinstance(rs, numbers.Integral) else int(
+            check_random_state(rs).randint(np.iinfo(np.int32).max))
+        p = {
+            "objective": AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
+                                      logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_),
+            "learning_rate": self.learning_rate, "num_leaves": self.num_leaves, "max_depth": self.max_depth,
+            "min_data_in_leaf": self.min_child_samples, "min_sum_hessian_in_leaf": self.min_child_weight,
+            "lambda_l2": self.reg_lambda, "lambda_l1": self.reg_alpha, "bagging_fraction": self.subsample,
+            "bagging_freq": self.subsample_freq, "feature_fraction": self.colsample_bytree,
+            "max_bin": self.max_bin, "seed": seed, "verbose": -1, "deterministic": True,
+            "force_row_wise": True,
+        }
+        if self.n_jobs is not None:
+            p["num_threads"] = self.n_jobs
+        p.update(self.params or {})
+        return p
+
+    def _fit_booster(self, X, y, costs, w, evals, margin0):
+        dtrain = lgb.Dataset(X, label=y, weight=w, init_score=np.full(X.shape[0], margin0), free_raw_data=False,
+                             params={"max_bin": self.max_bin, "verbose": -1})
+        setattr(dtrain, _ATTR, costs)
+        valid_sets, names = [], []
+        for k, (Xk, yk, ck, wk) in enumerate(evals):
+            dv = lgb.Dataset(Xk, label=yk, weight=wk, init_score=np.full(Xk.shape[0], margin0), reference=dtrain,
+                             free_raw_data=False)
+            setattr(dv, _ATTR, ck)
+            valid_sets.append(dv)
+            names.append(f"validation_{k}")
+        evals_result = {}
+        callbacks = [lgb.record_evaluation(evals_result)]
+        if self.early_stopping_rounds is not None:
+            callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
+        feval = money_metrics(decision=self.decision) if valid_sets else None
+        bst = lgb.train(self._native_params(), dtrain, self.n_estimators, valid_sets=valid_sets or None,
+                        valid_names=names or None, feval=feval, callbacks=callbacks)
+        self.best_iteration_ = None
+        if self.early_stopping_rounds is not None:
+            self.best_iteration_ = int(bst.best_iteration)
+            bst = lgb.Booster(model_str=bst.model_to_string(num_iteration=self.best_iteration_))
+        bake_start_margin(bst, margin0)
+        self.booster_ = bst
+        self.evals_result_ = evals_result
+        self.n_estimators_ = bst.current_iteration()
+
+    def _margin(self, X):
+        return np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)

@@ -1,0 +1,418 @@
+"""AEC objective and money eval metrics for xgboost (native ``xgb.train``, scikit-learn, dask).
+
+Native use::
+
+    import xgboost as xgb
+    from csboost_plugins import xgb as cxgb
+
+    dtrain = cxgb.cost_dmatrix(X, y, fp_cost=10.0, fn_cost=amount)       # rows carry their costs
+    dval = cxgb.cost_dmatrix(Xv, yv, fp_cost=10.0, fn_cost=amount_v)
+    params = cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 4, "eta": 0.1})
+    bst = xgb.train(params, dtrain, 300, obj=cxgb.aec_objective(),
+                    evals=[(dval, "val")], custom_metric=cxgb.savings_metric,
+                    maximize=True, early_stopping_rounds=30)
+    margin = bst.predict(xgb.DMatrix(Xt), output_margin=True,
+                         iteration_range=(0, bst.best_iteration + 1))
+
+``aec_params`` puts the start margin in ``base_score``: with a custom objective
+xgboost treats ``base_score`` as a margin and stores it in the model, so
+``output_margin=True`` predictions (also after ``save_model`` / ``load_model``)
+already include it. Probabilities are ``scipy.special.expit(margin)``
+(:func:`csboost_plugins._aec.sigmoid`); Bayes-minimum-risk decisions with each
+row's own costs are ``csboost_plugins.metrics.bayes_minimum_risk(expit(margin),
+fp_cost=..., fn_cost=...)``, or :func:`bayes_decisions` on a cost DMatrix.
+
+Costs travel *with the DMatrix* (:func:`cost_dmatrix` / :func:`attach_costs`):
+every metric evaluates each eval set with that set's own rows' costs, never
+matched by length or order; a DMatrix without costs raises a ``ValueError``.
+``sample_weight`` (the DMatrix ``weight``) multiplies gradient, hessian and metrics.
+
+Under dask the worker-side DMatrix is rebuilt from label and weight only, so
+:func:`dask_cost_dmatrix` folds the costs into them
+(:func:`csboost_plugins._aec.encode_costs_as_weights`) and the objective runs with
+``costs_in_weight=True``; money metrics are then computed after training.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import xgboost as xgb
+
+from . import _aec
+from ._boosting_sklearn import CostSensitiveBoostingMixin
+from .costs import check_binary_labels, check_costs
+
+__all__ = [
+    "AECObjective",
+    "aec_objective",
+    "MoneyMetric",
+    "money_metric",
+    "aec_metric",
+    "savings_metric",
+    "expected_savings_metric",
+    "money_metrics",
+    "attach_costs",
+    "cost_dmatrix",
+    "get_costs",
+    "start_margin",
+    "aec_params",
+    "predict_proba",
+    "bayes_decisions",
+    "dask_cost_dmatrix",
+    "CSXGBClassifier",
+]
+
+_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
+
+
+def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                 warn=True):
+    """Attach per-row costs to an existing ``xgb.DMatrix`` (or QuantileDMatrix); returns it.
+
+    The costs are validated against ``dmatrix.num_row()`` and stored on the object,
+    so objective and metrics read the rows' own money wherever the DMatrix goes.
+    """
+    if not isinstance(dmatrix, xgb.DMatrix):
+        raise TypeError(f"dmatrix must be an xgboost.DMatrix, got {type(dmatrix).__name__}")
+    costs = check_costs(dmatrix.num_row(), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                        tn_cost=tn_cost, cost_matrix=cost_matrix, warn=warn)
+    setattr(dmatrix, _ATTR, costs)
+    dmatrix.__dict__.pop("_csboost_cache", None)
+    return dmatrix
+
+
+def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                 weight=None, quantile=False, **dmatrix_kwargs):
+    """Build a ``DMatrix`` (``quantile=True``: ``QuantileDMatrix``) that carries its rows' costs.
+
+    ``y`` is mapped to 0/1 like scikit-learn (sorted unique values); ``weight`` is
+    the per-row sample weight; other keywords go to the DMatrix constructor.
+    """
+    y01 = check_binary_labels(y, name="y", require_both=False)
+    cls = xgb.QuantileDMatrix if quantile else xgb.DMatrix
+    dm = cls(X, label=y01, weight=weight, **dmatrix_kwargs)
+    return attach_costs(dm, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                        cost_matrix=cost_matrix)
+
+
+def get_costs(dmatrix) -> np.ndarray:
+    """The (n, 4) ``[C_FP, C_FN, C_TP, C_TN]`` costs a DMatrix carries; ``ValueError`` if none."""
+    costs = getattr(dmatrix, _ATTR, None)
+    if costs is None:
+        raise ValueError(
+            "this DMatrix carries no costs: build it with csboost_plugins.xgb.cost_dmatrix(X, y, "
+            "fp_cost=..., fn_cost=...) or call attach_costs(dmatrix, fp_cost=..., fn_cost=...) "
+            "(costs are never matched to an eval set by length or order)"
+        )
+    if costs.shape[0] != dmatrix.num_row():
+        raise ValueError(f"the DMatrix has {dmatrix.num_row()} rows but carries costs for {costs.shape[0]}")
+    return costs
+
+
+def _weight(dmatrix):
+    w = dmatrix.get_weight()
+    return None if w.size == 0 else w.astype(np.float64)
+
+
+def _cached(dmatrix, cost_scale):
+    """(y, scaled d, weight) of a cost DMatrix, computed once per DMatrix and cost scale."""
+    cache = dmatrix.__dict__.get("_csboost_cache")
+    if cache is not None and cache[0] == cost_scale:
+        return cache[1]
+    costs = get_costs(dmatrix)
+    y = dmatrix.get_label().astype(np.float64)
+    w = _weight(dmatrix)
+    d = _aec.regret_difference(y, costs)
+    scale = _aec.cost_scale(d, w) if cost_scale == "auto" else float(cost_scale)
+    out = (y, d / scale, w)
+    dmatrix.__dict__["_csboost_cache"] = (cost_scale, out)
+    return out
+
+
+def start_margin(dmatrix, kind="prior") -> float:
+    """Start margin for ``base_score``: logit of the weighted positive rate of ``dmatrix`` (or ``kind`` if a float)."""
+    return _aec.start_margin(dmatrix.get_label(), _weight(dmatrix), kind=kind)
+
+
+def aec_params(dtrain, params=None, *, start_margin="prior"):
+    """Copy of ``params`` with ``base_score`` = the start margin and xgboost's default metric off.
+
+    With ``obj=`` xgboost reads ``base_score`` as a margin and saves it in the model,
+    so it is applied again at every prediction.
+    """
+    out = dict(params or {})
+    out["base_score"] = _aec.start_margin(dtrain.get_label(), _weight(dtrain), kind=start_margin)
+    out.setdefault("disable_default_eval_metric", 1)
+    return out
+
+
+class AECObjective:
+    """``obj=`` for ``xgb.train``: gradient and hessian of the cost-scaled AEC (paper eq. 16).
+
+    Parameters
+    ----------
+    hessian : {"fisher", "abs", "bound", "exact"}, default "fisher"
+        Hessian policy (see :mod:`csboost_plugins._aec`); the gradient is always exact.
+    hessian_floor : float in [0, 1], default 0.1
+        Floor on |1-2s| for ``hessian="abs"``.
+    logloss_weight : float >= 0, default 0
+        alpha of the blend ``AEC / cost_scale + alpha * logloss``.
+    cost_scale : "auto" or float
+        Money unit the costs are divided by; "auto" = the training rows' weighted
+        mean |C_TP - C_FN| (y=1) / |C_FP - C_TN| (y=0).
+    costs_in_weight : bool, default False
+        Read costs folded into label and weight by :func:`dask_cost_dmatrix`.
+    """
+
+    def __init__(self, *, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
+                 costs_in_weight=False):
+        _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
+        if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
+            raise ValueError(f"cost_scale must be 'auto' or a positive float, got {cost_scale!r}")
+        self.hessian = hessian
+        self.hessian_floor = hessian_floor
+        self.logloss_weight = logloss_weight
+        self.cost_scale = cost_scale
+        self.costs_in_weight = costs_in_weight
+
+    def __call__(self, predt, dtrain):
+        m = np.asarray(predt, dtype=np.float64).reshape(-1)
+        if self.costs_in_weight:
+            z = dtrain.get_label().astype(np.float64)
+            w = _weight(dtrain)
+            d = 1.0 - 2.0 * z
+            return _aec.aec_grad_hess(m, d, y=z, sample_weight=w, hessian=self.hessian,
+                                      hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
+        y, d, w = _cached(dtrain, self.cost_scale)
+        return _aec.aec_grad_hess(m, d, y=y, sample_weight=w, hessian=self.hessian,
+                                  hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
+
+    def __repr__(self):
+        return (f"AECObjective(hessian={self.hessian!r}, hessian_floor={self.hessian_floor!r}, "
+                f"logloss_weight={self.logloss_weight!r}, cost_scale={self.cost_scale!r})")
+
+
+def aec_objective(*, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
+                  costs_in_weight=False) -> AECObjective:
+    """The AEC objective for ``xgb.train(obj=...)``; see :class:`AECObjective`."""
+    return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
+                        cost_scale=cost_scale, costs_in_weight=costs_in_weight)
+
+
+class MoneyMetric:
+    """``custom_metric=`` for ``xgb.train``: a money metric on each eval set's own costs.
+
+    ``metric`` is ``"savings"`` (BMR decisions with the rows' costs, or s > 1/2 with
+    ``decision="0.5"``), ``"expected_savings"`` or ``"aec"`` (money per row, lower
+    is better). ``preds="margin"`` (xgboost passes margins when ``obj=`` is custom);
+    use ``preds="probability"`` with the built-in ``binary:logistic``. Early
+    stopping on savings needs ``maximize=True`` in ``xgb.train``.
+    """
+
+    def __init__(self, metric="savings", *, decision="bmr", preds="margin"):
+        _aec.check_metric_params(metric, decision, preds)
+        self.metric, self.decision, self.preds = metric, decision, preds
+        self.__name__ = metric
+
+    def value(self, predt, dmatrix) -> float:
+        costs = get_costs(dmatrix)
+        p = np.asarray(predt, dtype=np.float64).reshape(-1)
+        s = _aec.sigmoid(p) if self.preds == "margin" else p
+        y = dmatrix.get_label().astype(np.float64)
+        return _aec.money_metric_value(self.metric, s, y, costs, _weight(dmatrix), self.decision)
+
+    def __call__(self, predt, dmatrix):
+        return self.metric, self.value(predt, dmatrix)
+
+    def __repr__(self):
+        return f"MoneyMetric({self.metric!r}, decision={self.decision!r}, preds={self.preds!r})"
+
+
+def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
+    """A :class:`MoneyMetric` (use ``preds="probability"`` with built-in objectives)."""
+    return MoneyMetric(metric, decision=decision, preds=preds)
+
+
+aec_metric = MoneyMetric("aec")
+savings_metric = MoneyMetric("savings")
+expected_savings_metric = MoneyMetric("expected_savings")
+
+
+def money_metrics(*, decision="bmr", preds="margin"):
+    """One ``custom_metric`` reporting aec, expected_savings and savings (savings last: early stopping uses it)."""
+    parts = [MoneyMetric(k, decision=decision, preds=preds) for k in ("aec", "expected_savings", "savings")]
+
+    def metric(predt, dmatrix):
+        return [(m.metric, m.value(predt, dmatrix)) for m in parts]
+
+    return metric
+
+
+def predict_proba(booster, data, *, iteration_range=(0, 0)):
+    """P(y=1) of a booster trained with :class:`AECObjective`: expit of its margin."""
+    if not isinstance(data, xgb.DMatrix):
+        data = xgb.DMatrix(data)
+    return _aec.sigmoid(booster.predict(data, output_margin=True, iteration_range=iteration_range))
+
+
+def bayes_decisions(booster, dmatrix, *, iteration_range=(0, 0)):
+    """Bayes-minimum-risk 0/1 decisions (paper eq. 2) with the costs ``dmatrix`` carries."""
+    from .metrics import bayes_minimum_risk
+
+    costs = get_costs(dmatrix)
+    return bayes_minimum_risk(predict_proba(booster, dmatrix, iteration_range=iteration_range), cost_matrix=costs)
+
+
+def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, weight=None):
+    """A ``xgboost.dask.DaskDMatrix`` whose label/weight carry the AEC (costs partitioned with the data).
+
+    ``X`` a dask array/DataFrame; ``y`` and each cost a dask array (or scalar)
+    chunked like ``X``'s rows. Returns ``(dtrain, info)`` where ``info`` has
+    ``cost_scale`` and ``start_margin`` computed over all partitions; train with
+    ``xgboost.dask.train(client, {..., "base_score": info["start_margin"]}, dtrain,
+    obj=aec_objective(costs_in_weight=True))``.
+    """
+    import dask
+    from xgboost import dask as dxgb
+
+    y = y.astype("float64")
+    c1 = y * tp_cost + (1 - y) * fp_cost
+    c0 = y * fn_cost + (1 - y) * tn_cost
+    d = c1 - c0
+    w_abs = abs(d) if weight is None else abs(d) * weight
+    tot_w = y.shape[0] if weight is None else weight.sum()
+    pos = y.sum() if weight is None else (y * weight).sum()
+    tot_abs, tot_w, pos = dask.compute(w_abs.sum(), tot_w, pos)
+    scale = float(tot_abs) / float(tot_w)
+    if not scale > 0:
+        raise ValueError("cost scale is 0: the expected cost does not depend on the model")
+    rate = min(max(float(pos) / float(tot_w), 1e-6), 1 - 1e-6)
+    z = (d < 0).astype("float64")
+    dtrain = dxgb.DaskDMatrix(client, X, label=z, weight=w_abs / scale)
+    info = {"cost_scale": scale, "start_margin": float(np.clip(np.log(rate / (1 - rate)), -10, 10))}
+    return dtrain, info
+
+
+
+
+def _seed(random_state):
+    from sklearn.utils import check_random_state
+
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+class CSXGBClassifier(CostSensitiveBoostingMixin):
+    """xgboost ``hist`` trees trained on the average expected cost, as a scikit-learn classifier.
+
+    ``fit(X, y, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0, sample_weight=None,
+    eval_set=..., eval_costs=...)``; costs are routable with metadata routing
+    (``set_fit_request(fp_cost=True, fn_cost=True)``). ``predict_proba`` returns
+    probabilities sigmoid(margin), ``decision_function`` the margins (start margin
+    included), ``predict(X)`` thresholds at 1/2, ``predict(X, fp_cost=..., fn_cost=...)``
+    gives Bayes-minimum-risk decisions with the rows' own costs.
+
+    Parameters
+    ----------
+    n_estimators, learning_rate, max_depth, min_child_weight, reg_lambda, reg_alpha,
+    gamma, subsample, colsample_bytree, max_bin, tree_method :
+        xgboost parameters (``min_child_weight`` and ``reg_lambda`` act on the
+        cost-scaled hessian, so they mean the same for any currency).
+    hessian, hessian_floor, logloss_weight :
+        AEC objective (see :class:`AECObjective`).
+    start_margin : "prior" or float
+        Starting margin (``base_score``); "prior" = logit of the weighted positive rate.
+    early_stopping_rounds : int or None
+        Stop when ``eval_metric`` on the last eval set has not improved for this many rounds;
+        the booster is cut at the best round.
+    eval_metric : {"savings", "expected_savings", "aec"}
+    decision : {"bmr", "0.5"}
+        Decision rule of the "savings" eval metric.
+    random_state, n_jobs : seed and threads (``nthread``).
+    params : dict, optional
+        Further native xgboost parameters (override the above).
+
+    Attributes
+    ----------
+    booster_ : xgboost.Booster (margin predictions include the start margin),
+    classes_, n_features_in_, feature_names_in_, cost_scale_, start_margin_,
+    evals_result_, best_iteration_ (None without early stopping), n_estimators_.
+    """
+
+    def __init__(self, n_estimators=100, learning_rate=0.1, max_depth=6, min_child_weight=1.0, reg_lambda=1.0,
+                 reg_alpha=0.0, gamma=0.0, subsample=1.0, colsample_bytree=1.0, max_bin=256, tree_method="hist",
+                 hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, start_margin="prior",
+                 early_stopping_rounds=None, eval_metric="savings", decision="bmr", random_state=None,
+                 n_jobs=None, params=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.min_child_weight = min_child_weight
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.max_bin = max_bin
+        self.tree_method = tree_method
+        self.hessian = hessian
+        self.hessian_floor = hessian_floor
+        self.logloss_weight = logloss_weight
+        self.start_margin = start_margin
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
+        self.decision = decision
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = params
+
+    def _native_params(self, margin0):
+        p = {
+            "tree_method": self.tree_method, "eta": self.learning_rate, "max_depth": self.max_depth,
+            "min_child_weight": self.min_child_weight, "lambda": self.reg_lambda, "alpha": self.reg_alpha,
+            "gamma": self.gamma, "subsample": self.subsample, "colsample_bytree": self.colsample_bytree,
+            "max_bin": self.max_bin, "base_score": margin0, "disable_default_eval_metric": 1,
+            "seed": _seed(self.random_state), "verbosity": 0,
+        }
+        if self.n_jobs is not None:
+            p["nthread"] = self.n_jobs
+        p.update(self.params or {})
+        return p
+
+    def _dmatrix(self, X, y=None, w=None, costs=None):
+        dm = xgb.DMatrix(X, label=y, weight=w, missing=np.nan, nthread=self.n_jobs or -1)
+        if costs is not None:
+            setattr(dm, _ATTR, costs)
+        return dm
+
+    def _fit_booster(self, X, y, costs, w, evals, margin0):
+        dtrain = self._dmatrix(X, y, w, costs)
+        devals = [(self._dmatrix(Xk, yk, wk, ck), f"validation_{k}") for k, (Xk, yk, ck, wk) in enumerate(evals)]
+        obj = AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
+                           logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
+        metric = None
+        if devals:
+            others = [k for k in ("aec", "expected_savings", "savings") if k != self.eval_metric]
+            parts = [MoneyMetric(k, decision=self.decision) for k in others + [self.eval_metric]]
+
+            def metric(predt, dmatrix):  # the watched metric last: xgboost's early stopping uses it
+                return [(m.metric, m.value(predt, dmatrix)) for m in parts]
+
+        evals_result = {}
+        bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,
+                        custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
+                        early_stopping_rounds=self.early_stopping_rounds, evals_result=evals_result,
+                        verbose_eval=False)
+        self.best_iteration_ = None
+        if self.early_stopping_rounds is not None:
+            self.best_iteration_ = int(bst.best_iteration)
+            bst = bst[: self.best_iteration_ + 1]
+        self.booster_ = bst
+        self.evals_result_ = evals_result
+        self.n_estimators_ = bst.num_boosted_rounds()
+
+    def _margin(self, X):
+        return self.booster_.predict(self._dmatrix(X), output_margin=True).astype(np.float64)
