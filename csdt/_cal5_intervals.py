@@ -30,6 +30,8 @@ from ._cost_information import cost_transinformation_table
 
 NO_DOMINANT = -1
 UNDECIDED = -2
+# exact ties count as reached (e.g. alpha = 0.3, S_max = 0.6: a pure interval of 5 has delta_1 = 0.6)
+_TIE = 1e-12
 
 
 @nb.njit(cache=True, nogil=True)
@@ -65,9 +67,9 @@ def meta_decision(counts, cost_sums, alpha, s_max):
         # the cheapest class gets S_max itself (also covers c_min = c_j = 0)
         s_j = s_max if cj <= c_min else c_min * s_max / cj
         d1, d2 = confidence_bounds(counts[j], n, alpha)
-        if dominant < 0 and cost_sums[j] == w_best and d1 >= s_j:
+        if dominant < 0 and cost_sums[j] == w_best and d1 >= s_j - _TIE:
             dominant = j
-        if d2 >= s_j:
+        if d2 >= s_j - _TIE:
             no_dominant = False
     if dominant >= 0:
         return dominant
