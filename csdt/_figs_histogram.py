@@ -8,6 +8,9 @@ single leaf holds all rows) owns a slot ``s`` of three histograms over
 * ``H[s, f, b]`` = sum of ``w`` over the same rows,
 * ``N[s, f, b]`` = their count (decides exactly whether a bin is empty).
 
+Rows of zero weight are left out (as scikit-learn's splitter does), so they
+neither create candidate thresholds nor count as a non-empty side.
+
 The best split of a leaf is then one prefix-sum scan per feature (eq. of the
 weighted squared-error decrease, FIGS' impurity reduction)::
 
@@ -44,9 +47,9 @@ def build_histogram(X_binned, rows, target, weight, usable, G, H, N, s):
     N[s] = 0
     for i in range(rows.shape[0]):
         r = rows[i]
-        if not usable[r]:
-            continue
         w = weight[r]
+        if not usable[r] or w == 0.0:  # zero-weight rows are absent, as in scikit-learn
+            continue
         g = w * target[r]
         for f in range(d):
             b = X_binned[r, f]
@@ -160,6 +163,8 @@ def update_usable_histograms(X_binned, rows, target, weight, changed_tree, trees
     for i in range(rows.shape[0]):
         r = rows[i]
         w = weight[r]
+        if w == 0.0:
+            continue
         g = w * target[r]
         for k in range(trees.shape[0]):
             j = trees[k]

@@ -22,9 +22,14 @@ tree array protocol (``tree_arrays()``), which
 :func:`csboost_plugins.rules.extract_rules` reads.
 
 Money weighting (our extension, not in either paper): pass per-row costs to
-``fit`` and every row is weighted by what misclassifying it costs,
-``sample_weight * (C_FN - C_TP)`` for positives and ``sample_weight * (C_FP - C_TN)``
-for negatives, so splits, leaf values and (FIGU) precisions are in money.
+``fit`` and the trees are grown on the exact reduction of example-dependent
+costs to weights: with ``c1``/``c0`` the row's cost of deciding 1/0, the total
+cost of any decision rule is ``const + sum_i |c1_i - c0_i| [h(x_i) != t_i]`` with
+``t_i = [c1_i < c0_i]``. So each row is weighted by ``sample_weight * |c1 - c0|``
+(``C_FN - C_TP`` for a positive, ``C_FP - C_TN`` for a negative under reasonable
+costs) and fitted to ``t`` (= y unless the costs make the other decision
+cheaper, e.g. a fraud smaller than the cost of investigating it). Splits, leaf
+values and (FIGU) precisions are then in money.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
@@ -88,24 +94,26 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         self._check_params()
         X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
                                  ensure_all_finite=True, ensure_min_samples=2)
+        check_classification_targets(y_raw)  # "Unknown label type: continuous" for regression targets
+        if type_of_target(y_raw) != "binary":
+            raise ValueError(f"Only binary classification is supported; y has {np.unique(y_raw).shape[0]} classes")
         y01, self.classes_ = check_binary_labels(y_raw, return_classes=True)
         n = X.shape[0]
         w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        target = y01.astype(np.float64)
         if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
             c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                             cost_matrix=cost_matrix)
-            money = np.where(y01 == 1, c[:, FN] - c[:, TP], c[:, FP] - c[:, TN])
-            if (money < 0).any():
-                raise ValueError(
-                    f"costs give {int((money < 0).sum())} row(s) a negative misclassification cost "
-                    "(C_FN < C_TP for a positive or C_FP < C_TN for a negative); cannot use them as weights"
-                )
-            w = w * money
+            # cost of deciding 1 and of deciding 0 for every row; total cost = const + sum |c1 - c0| [h != cheaper]
+            cost1 = np.where(y01 == 1, c[:, TP], c[:, FP])
+            cost0 = np.where(y01 == 1, c[:, FN], c[:, TN])
+            target = (cost1 < cost0).astype(np.float64)
+            w = w * np.abs(cost0 - cost1)
         if not w.sum() > 0:
             raise ValueError("sample_weight (times costs) sums to zero; nothing to fit")
         X_binned, n_bins, bin_min, bin_max = bin_features(X, self.max_bins)
         trees, splits = grow_trees(
-            X, X_binned, n_bins, bin_min, bin_max, y01.astype(np.float64), w,
+            X, X_binned, n_bins, bin_min, bin_max, target, w,
             union=self._union, max_rules=self.max_rules, max_trees=self.max_trees,
             max_depth=self.max_depth, min_impurity_decrease=float(self.min_impurity_decrease),
             precision_threshold=getattr(self, "precision_threshold", 0.5),
