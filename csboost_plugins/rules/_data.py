@@ -1,0 +1,58 @@
+"""Turn user data (numpy, pandas, scipy sparse refused) into the float64 matrix rules read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["as_float_matrix", "collect_categories"]
+
+
+def collect_categories(rules) -> dict:
+    """{feature index: training category values} over all rules (pandas categoricals)."""
+    cats: dict = {}
+    for r in rules:
+        for j, v in r.categories.items():
+            cats.setdefault(j, list(v))
+    return cats
+
+
+def as_float_matrix(X, rules, *, feature_names=None, order="C") -> np.ndarray:
+    """float64 2-D matrix of X; pandas ``category`` columns become codes of the training categories.
+
+    A pandas DataFrame whose columns contain every name in ``feature_names`` is
+    reordered to that order first. Category values unseen in training become NaN
+    (as lightgbm does). Non-numeric columns raise TypeError.
+    """
+    if hasattr(X, "tocsr") or hasattr(X, "toarray"):
+        raise TypeError("X must be dense (numpy or pandas); sparse input treats absent entries as missing in "
+                        "xgboost but as 0 in scikit-learn, so convert it explicitly")
+    cats = collect_categories(rules)
+    if isinstance(X, pd.DataFrame):
+        if feature_names is not None and all(isinstance(n, str) for n in feature_names) \
+                and set(feature_names) <= set(map(str, X.columns)) and list(X.columns) != list(feature_names):
+            X = X[list(feature_names)]
+        out = np.empty(X.shape, dtype=np.float64, order=order)
+        for j, (name, col) in enumerate(X.items()):
+            dt = col.dtype
+            if isinstance(dt, pd.CategoricalDtype):
+                if j in cats:
+                    codes = pd.Index(cats[j]).get_indexer(col.astype(object))
+                else:
+                    codes = col.cat.codes.to_numpy()
+                v = codes.astype(np.float64)
+                v[codes < 0] = np.nan
+                out[:, j] = v
+            elif pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
+                out[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            else:
+                raise TypeError(f"X column {name!r} has non-numeric dtype {dt}; encode it or make it a pandas "
+                                "category")
+        return out
+    try:
+        arr = np.asarray(X, dtype=np.float64, order=order)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X must be numeric, got {type(X).__name__} that cannot be converted to float") from exc
+    if arr.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows, features), got shape {arr.shape}")
+    return arr

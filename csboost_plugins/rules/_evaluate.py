@@ -1,0 +1,308 @@
+"""numba kernels: rule evaluation on rows, first matching rule, and per-rule weight sums
+over a prefix trie of conditions (the coverage counts of rule selection)."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ._rule import ZERO_THRESHOLD, CategorySet, Interval
+
+__all__ = ["CompiledConditions", "compile_conditions", "first_match", "coverage_matrix", "rule_mask_rows",
+           "trie_sums"]
+
+_Z = ZERO_THRESHOLD
+
+
+class CompiledConditions:
+    """Flat arrays of conditions (one entry per condition) and rules as CSR over them."""
+
+    def __init__(self, conditions, rule_conditions):
+        m = len(conditions)
+        self.feature = np.empty(m, np.int64)
+        self.kind = np.zeros(m, np.int8)
+        self.lo = np.full(m, -np.inf)
+        self.hi = np.full(m, np.inf)
+        self.lo_closed = np.ones(m, np.bool_)
+        self.hi_closed = np.ones(m, np.bool_)
+        self.missing = np.zeros(m, np.bool_)
+        self.zero_missing = np.zeros(m, np.bool_)
+        self.negate = np.zeros(m, np.bool_)
+        self.cat_ptr = np.zeros(m + 1, np.int64)
+        cats = []
+        for i, c in enumerate(conditions):
+            self.feature[i] = c.feature
+            self.missing[i] = c.missing
+            if isinstance(c, Interval):
+                self.lo[i], self.hi[i] = c.lower, c.upper
+                self.lo_closed[i], self.hi_closed[i] = c.lower_closed, c.upper_closed
+                self.zero_missing[i] = c.zero_missing
+            elif isinstance(c, CategorySet):
+                self.kind[i] = 1
+                self.negate[i] = c.negate
+                cats.extend(sorted(c.codes))
+            else:
+                raise TypeError(f"unknown condition type {type(c).__name__}")
+            self.cat_ptr[i + 1] = len(cats)
+        self.cats = np.asarray(cats, dtype=np.float64)
+        self.rule_ptr = np.zeros(len(rule_conditions) + 1, np.int64)
+        self.rule_cond = np.asarray([k for rc in rule_conditions for k in rc], dtype=np.int64)
+        self.rule_ptr[1:] = np.cumsum([len(rc) for rc in rule_conditions])
+
+    @property
+    def args(self):
+        return (self.feature, self.kind, self.lo, self.hi, self.lo_closed, self.hi_closed, self.missing,
+                self.zero_missing, self.negate, self.cat_ptr, self.cats)
+
+
+def compile_conditions(rules, feature_map=None) -> CompiledConditions:
+    """Compile rules (their merged conditions); ``feature_map`` renumbers features (old -> new column)."""
+    conds, index, rule_conditions = [], {}, []
+    for r in rules:
+        ks = []
+        for c in r.conditions:
+            if feature_map is not None:
+                c = _remap(c, feature_map[c.feature])
+            k = c.key
+            if k not in index:
+                index[k] = len(conds)
+                conds.append(c)
+            ks.append(index[k])
+        rule_conditions.append(ks)
+    return CompiledConditions(conds, rule_conditions)
+
+
+def _remap(c, j):
+    from dataclasses import replace
+    return replace(c, feature=j)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ok(x, c, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats):
+    if x != x:
+        return missing[c]
+    if zero_missing[c] and -_Z <= x <= _Z:
+        return missing[c]
+    if kind[c] == 0:
+        if x < lo[c] or (x == lo[c] and not lo_closed[c]):
+            return False
+        if x > hi[c] or (x == hi[c] and not hi_closed[c]):
+            return False
+        return True
+    code = np.trunc(x)  # truncation toward zero, as static_cast<int>
+    inset = False
+    if code >= 0.0:
+        a, b = cat_ptr[c], cat_ptr[c + 1]
+        while a < b:  # binary search in the sorted codes
+            mid = (a + b) // 2
+            if cats[mid] < code:
+                a = mid + 1
+            else:
+                b = mid
+        inset = a < cat_ptr[c + 1] and cats[a] == code
+    return inset != negate[c]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _first_match(X, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing,
+                 negate, cat_ptr, cats):
+    n = X.shape[0]
+    n_rules = rule_ptr.shape[0] - 1
+    out = np.full(n, -1, np.int64)
+    for i in prange(n):
+        for r in range(n_rules):
+            hit = True
+            for q in range(rule_ptr[r], rule_ptr[r + 1]):
+                c = rule_cond[q]
+                if not _ok(X[i, feature[c]], c, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
+                           cat_ptr, cats):
+                    hit = False
+                    break
+            if hit:
+                out[i] = r
+                break
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _coverage(X, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing,
+              negate, cat_ptr, cats):
+    n = X.shape[0]
+    n_rules = rule_ptr.shape[0] - 1
+    out = np.zeros((n, n_rules), np.bool_)
+    for i in prange(n):
+        for r in range(n_rules):
+            hit = True
+            for q in range(rule_ptr[r], rule_ptr[r + 1]):
+                c = rule_cond[q]
+                if not _ok(X[i, feature[c]], c, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
+                           cat_ptr, cats):
+                    hit = False
+                    break
+            out[i, r] = hit
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _rule_mask_rows(X, rows, r, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_closed, missing,
+                    zero_missing, negate, cat_ptr, cats):
+    out = np.ones(rows.shape[0], np.bool_)
+    for q in range(rule_ptr[r], rule_ptr[r + 1]):
+        c = rule_cond[q]
+        f = feature[c]
+        for j in range(rows.shape[0]):
+            if out[j]:
+                out[j] = _ok(X[rows[j], f], c, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
+                             cat_ptr, cats)
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _trie_sums(X, rows, W, group_ptr, node_cond, node_depth, node_end, term_ptr, term_rule, max_depth, n_rules,
+               feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats):
+    # Depth-first walk of the condition trie: buf[d] holds the rows satisfying the
+    # path down to the current node at depth d, so a shared prefix is evaluated once.
+    m = rows.shape[0]
+    k = W.shape[1]
+    out = np.zeros((n_rules, k))
+    n_groups = group_ptr.shape[0] - 1
+    for g in prange(n_groups):
+        buf = np.empty((max_depth + 1, m), np.int32)
+        cnt = np.zeros(max_depth + 1, np.int64)
+        for j in range(m):
+            buf[0, j] = j
+        cnt[0] = m
+        nd = group_ptr[g]
+        stop = group_ptr[g + 1]
+        while nd < stop:
+            d = node_depth[nd]
+            c = node_cond[nd]
+            f = feature[c]
+            p = 0
+            for j in range(cnt[d - 1]):
+                r = buf[d - 1, j]
+                if _ok(X[rows[r], f], c, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
+                       cat_ptr, cats):
+                    buf[d, p] = r
+                    p += 1
+            cnt[d] = p
+            if p == 0:
+                nd = node_end[nd]  # nothing reaches this node: skip its subtree
+                continue
+            for t in range(term_ptr[nd], term_ptr[nd + 1]):
+                rule = term_rule[t]
+                for j in range(p):
+                    r = buf[d, j]
+                    for q in range(k):
+                        out[rule, q] += W[r, q]
+            nd += 1
+    return out
+
+
+def first_match(X, cc: CompiledConditions) -> np.ndarray:
+    """Index of the first rule covering each row, -1 if none."""
+    return _first_match(X, cc.rule_ptr, cc.rule_cond, *cc.args)
+
+
+def coverage_matrix(X, cc: CompiledConditions) -> np.ndarray:
+    return _coverage(X, cc.rule_ptr, cc.rule_cond, *cc.args)
+
+
+def rule_mask_rows(X, rows, r, cc: CompiledConditions) -> np.ndarray:
+    return _rule_mask_rows(X, rows, r, cc.rule_ptr, cc.rule_cond, *cc.args)
+
+
+class ConditionTrie:
+    """Prefix trie of the rules' condition sequences (their unmerged tree paths when known).
+
+    Nodes are stored in preorder; ``node_end`` is the preorder index after a node's
+    subtree. Rules from one tree share the conditions of their common ancestors.
+    """
+
+    def __init__(self, rules):
+        seqs = [r.path if r.path is not None else r.conditions for r in rules]
+        conds, cindex = [], {}
+        children: list[dict] = [{}]
+        terms: list[list] = [[]]
+        for ri, seq in enumerate(seqs):
+            node = 0
+            for c in seq:
+                k = c.key
+                if k not in cindex:
+                    cindex[k] = len(conds)
+                    conds.append(c)
+                ci = cindex[k]
+                nxt = children[node].get(ci)
+                if nxt is None:
+                    nxt = len(children)
+                    children[node][ci] = nxt
+                    children.append({})
+                    terms.append([])
+                node = nxt
+            terms[node].append(ri)
+        self.root_rules = np.asarray(terms[0], dtype=np.int64)  # rules with no condition
+        # preorder layout
+        order, depth, cond, end = [], [], [], []
+        stack = [(child, ci, 1) for ci, child in reversed(list(children[0].items()))]
+        pos = {}
+        while stack:
+            node, ci, d = stack.pop()
+            pos[node] = len(order)
+            order.append(node)
+            depth.append(d)
+            cond.append(ci)
+            for ci2, ch in reversed(list(children[node].items())):
+                stack.append((ch, ci2, d + 1))
+        n = len(order)
+        self.node_cond = np.asarray(cond, dtype=np.int64)
+        self.node_depth = np.asarray(depth, dtype=np.int64)
+        # subtree end: next preorder node with depth <= own depth
+        end = np.full(n, n, dtype=np.int64)
+        stack_idx: list[int] = []
+        for i in range(n):
+            while stack_idx and depth[stack_idx[-1]] >= depth[i]:
+                end[stack_idx.pop()] = i
+            stack_idx.append(i)
+        self.node_end = end
+        tp = [0]
+        tr = []
+        for node in order:
+            tr.extend(terms[node])
+            tp.append(len(tr))
+        self.term_ptr = np.asarray(tp, dtype=np.int64)
+        self.term_rule = np.asarray(tr, dtype=np.int64)
+        self.max_depth = int(max(depth)) if depth else 0
+        self.top = np.flatnonzero(self.node_depth == 1)
+        self.cc = CompiledConditions(conds, [])
+        self.n_rules = len(rules)
+
+    def groups(self, n_groups: int) -> np.ndarray:
+        """Split the top-level subtrees into n_groups contiguous preorder ranges of similar size."""
+        n = len(self.node_cond)
+        if n == 0:
+            return np.zeros(1, np.int64)
+        n_groups = max(1, min(n_groups, len(self.top)))
+        sizes = np.diff(np.append(self.top, n))
+        cum = np.cumsum(sizes)
+        cuts = [0]
+        for g in range(1, n_groups):
+            cuts.append(int(self.top[np.searchsorted(cum, cum[-1] * g / n_groups)]))
+        cuts.append(n)
+        return np.unique(np.asarray(cuts, dtype=np.int64))
+
+    def sums(self, X, rows, W) -> np.ndarray:
+        """Per rule, the column sums of W over the rows (indices into X) the rule covers."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        W = np.ascontiguousarray(W, dtype=np.float64)
+        if len(self.node_cond) == 0:
+            out = np.zeros((self.n_rules, W.shape[1]))
+        else:
+            out = _trie_sums(X, rows, W, self.groups(numba.get_num_threads()), self.node_cond, self.node_depth,
+                             self.node_end, self.term_ptr, self.term_rule, self.max_depth, self.n_rules,
+                             *self.cc.args)
+        if len(self.root_rules):
+            out[self.root_rules] += W.sum(axis=0)
+        return out

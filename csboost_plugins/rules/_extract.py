@@ -1,0 +1,131 @@
+"""extract_rules: one candidate rule per leaf (or per node) of any supported tree model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._rule import Rule
+
+__all__ = ["extract_rules", "rules_from_tree", "TreeConditions"]
+
+
+class TreeConditions:
+    """A binary tree with the condition each child adds, in a library-neutral form.
+
+    ``left[i]`` / ``right[i]``: child positions (-1 at leaves); ``cond_left[i]`` /
+    ``cond_right[i]``: the condition a row satisfies iff the library routes it from
+    node i to that child; ``node_id[i]``: the library's own id (what ``apply`` /
+    ``pred_leaf`` return for leaves); ``value[i]``: the node's output.
+    """
+
+    def __init__(self, left, right, cond_left, cond_right, node_id, value, categories=None):
+        self.left, self.right = list(left), list(right)
+        self.cond_left, self.cond_right = cond_left, cond_right
+        self.node_id, self.value = list(node_id), list(value)
+        self.categories = categories or {}
+
+
+def rules_from_tree(tree: TreeConditions, *, nodes="leaves", feature_names=None, model_index=0, tree_index=0):
+    """One Rule per leaf (``nodes="leaves"``) or per non-root node (``nodes="all"``), root at position 0."""
+    out = []
+    stack = [(0, [])]
+    while stack:
+        i, path = stack.pop()
+        leaf = tree.left[i] == -1
+        if path and (leaf or nodes == "all"):
+            out.append(Rule(path, feature_names=feature_names,
+                            sources=[{"model": model_index, "tree": tree_index, "node": tree.node_id[i],
+                                      "leaf": bool(leaf)}],
+                            value=tree.value[i], categories=tree.categories, path=path))
+        if not leaf:
+            stack.append((tree.right[i], path + [tree.cond_right[i]]))
+            stack.append((tree.left[i], path + [tree.cond_left[i]]))
+    return out
+
+
+def _single_model_trees(model):
+    """(list of TreeConditions, feature_names) of one model, dispatched on its type."""
+    mod = type(model).__module__
+    if mod.startswith("xgboost"):
+        from ._extract_xgb import xgboost_trees
+        return xgboost_trees(model)
+    if mod.startswith("lightgbm"):
+        from ._extract_lgb import lightgbm_trees
+        return lightgbm_trees(model)
+    if hasattr(model, "tree_arrays"):
+        from ._extract_protocol import protocol_trees
+        return protocol_trees(model)
+    if mod.startswith("sklearn"):
+        from ._extract_sklearn import sklearn_trees
+        return sklearn_trees(model)
+    from ..tree_protocol import TreeArrays
+    if isinstance(model, TreeArrays) or (isinstance(model, (list, tuple)) and model
+                                          and all(isinstance(t, TreeArrays) for t in model)):
+        from ._extract_protocol import protocol_trees
+        return protocol_trees(model)
+    raise TypeError(
+        f"extract_rules does not support {type(model).__name__}: give an xgboost Booster/XGBClassifier, a lightgbm "
+        "Booster/LGBMClassifier, a scikit-learn DecisionTree/RandomForest/ExtraTrees/GradientBoosting model, a "
+        "model with tree_arrays(), TreeArrays, or a list of these")
+
+
+def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True) -> list:
+    """Candidate rules from the leaves (or all nodes) of tree models (RIFF section 3.1).
+
+    Parameters
+    ----------
+    model : a fitted model or a list/tuple of models (one pooled candidate set,
+        the RIFF paper's bagging extension). Supported: ``xgboost.Booster`` /
+        ``XGBModel`` (numerical and categorical splits), ``lightgbm.Booster`` /
+        ``LGBMModel`` (numerical, categorical, missing types NaN/Zero/None),
+        scikit-learn ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``,
+        ``ExtraTrees*``, ``GradientBoosting*``, any model exposing
+        ``tree_arrays()`` (this project's trees) and ``TreeArrays`` themselves.
+    feature_names : names for display and pandas column matching; defaults to
+        the model's own.
+    nodes : ``"leaves"`` (one rule per leaf, the paper) or ``"all"`` (every node
+        but the root: shorter rules, the paper's future work).
+    deduplicate : merge identical rules (same rows on every input), keeping all
+        their ``sources``, and drop rules no row can satisfy.
+
+    Returns
+    -------
+    list of :class:`Rule`. Each rule selects exactly the rows the library routes
+    to its node (float32 casts, ties at thresholds, missing values and lightgbm /
+    xgboost categorical sets included); ``rule.sources`` gives model, tree and the
+    library's node id.
+    """
+    if nodes not in ("leaves", "all"):
+        raise ValueError(f"nodes must be 'leaves' or 'all', got {nodes!r}")
+    from ..tree_protocol import TreeArrays
+    if isinstance(model, (list, tuple)) and not (model and all(isinstance(t, TreeArrays) for t in model)):
+        models = list(model)
+        if not models:
+            raise ValueError("model is an empty list")
+    else:
+        models = [model]
+    rules, names = [], None
+    for mi, m in enumerate(models):
+        trees, fnames = _single_model_trees(m)
+        if feature_names is None and fnames is not None:
+            if names is not None and list(names) != list(fnames):
+                raise ValueError(f"models 0 and {mi} have different feature names; pass feature_names= explicitly "
+                                 "if their columns are the same")
+            names = list(fnames)
+        for ti, t in enumerate(trees):
+            rules.extend(rules_from_tree(t, nodes=nodes, model_index=mi, tree_index=ti))
+    names = list(feature_names) if feature_names is not None else names
+    for r in rules:
+        r.feature_names = names
+    if not deduplicate:
+        return rules
+    pool: dict = {}
+    for r in rules:
+        if r.is_empty():
+            continue
+        k = r.key
+        if k in pool:
+            pool[k].sources.extend(r.sources)
+        else:
+            pool[k] = r
+    return list(pool.values())

@@ -1,0 +1,95 @@
+"""Rules from xgboost boosters, read from the native JSON model (``save_raw('json')``).
+
+Numerical split: ``float32(x) < split_condition`` goes left (the threshold is a
+float32); missing goes to ``default_left``. Categorical split (``split_type`` 1):
+a code in the node's set goes RIGHT, any other valid or negative code goes left,
+missing goes to the default child. Codes index the training categories stored in
+the model (``cats``), which xgboost uses to re-code pandas input by value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from ._extract import TreeConditions
+from ._rule import CategorySet, Interval, float32_lt_bound
+
+__all__ = ["xgboost_trees"]
+
+
+def _levels(cats: dict | None) -> dict:
+    """{feature: training category values} from the model's ``cats`` encoder."""
+    out = {}
+    if not cats:
+        return out
+    for j, enc in enumerate(cats.get("enc", [])):
+        values, offsets = enc.get("values", []), enc.get("offsets", [])
+        if offsets:
+            raw = bytes(values)
+            out[j] = [raw[offsets[i]:offsets[i + 1]].decode("utf-8") for i in range(len(offsets) - 1)]
+        elif values:
+            out[j] = list(values)
+    return out
+
+
+def _tree(t: dict, levels: dict) -> TreeConditions:
+    left, right = t["left_children"], t["right_children"]
+    n = len(left)
+    feat, cond = t["split_indices"], t["split_conditions"]
+    dl, stype = t["default_left"], t.get("split_type", [0] * n)
+    catsets = {}
+    for node, seg, size in zip(t.get("categories_nodes", []), t.get("categories_segments", []),
+                               t.get("categories_sizes", [])):
+        catsets[node] = tuple(sorted(int(c) for c in t["categories"][seg:seg + size]))
+    cl, cr = [None] * n, [None] * n
+    tree_cats = {}
+    for i in range(n):
+        if left[i] == -1:
+            continue
+        f, miss_left = int(feat[i]), bool(dl[i])
+        if stype[i] == 1:
+            codes = catsets[i]
+            cr[i] = CategorySet(f, codes=codes, negate=False, missing=not miss_left)
+            cl[i] = CategorySet(f, codes=codes, negate=True, missing=miss_left)
+            if f in levels:
+                tree_cats[f] = levels[f]
+        else:
+            t32 = np.float32(cond[i])
+            b, closed = float32_lt_bound(float(t32))
+            s = str(t32)
+            cl[i] = Interval(f, upper=b, upper_closed=closed, missing=miss_left, upper_text=f"< {s}")
+            cr[i] = Interval(f, lower=b, lower_closed=not closed, missing=not miss_left, lower_text=f">= {s}")
+    value = [float(cond[i]) if left[i] == -1 else math.nan for i in range(n)]
+    if int(t.get("tree_param", {}).get("size_leaf_vector", "1") or 1) > 1:
+        value = [math.nan] * n  # vector leaves (multi_output_tree): no scalar value
+    return TreeConditions(left, right, cl, cr, list(range(n)), value, categories=tree_cats)
+
+
+def xgboost_trees(model):
+    import xgboost as xgb
+    booster = model
+    if isinstance(model, xgb.XGBModel):
+        miss = model.get_params().get("missing", np.nan)
+        if miss is not None and not (isinstance(miss, float) and math.isnan(miss)):
+            raise ValueError(f"extract_rules supports xgboost models with missing=np.nan only, got missing={miss!r}")
+        booster = model.get_booster()
+        best = getattr(model, "best_iteration", None) if hasattr(model, "best_iteration") else None
+        try:
+            best = model.best_iteration
+        except AttributeError:
+            best = None
+        if best is not None:
+            booster = booster[: best + 1]  # the sklearn wrapper predicts with the best iteration only
+    if not isinstance(booster, xgb.Booster):
+        raise TypeError(f"expected an xgboost Booster or XGBModel, got {type(model).__name__}")
+    raw = json.loads(booster.save_raw("json"))
+    gb = raw["learner"]["gradient_booster"]
+    if gb.get("name") == "gblinear":
+        raise TypeError("extract_rules needs a tree booster, got booster='gblinear'")
+    mdl = gb["gbtree"]["model"] if gb.get("name") == "dart" else gb["model"]
+    levels = _levels(mdl.get("cats"))
+    names = booster.feature_names
+    return [_tree(t, levels) for t in mdl["trees"]], (list(names) if names is not None else None)

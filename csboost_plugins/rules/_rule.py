@@ -1,0 +1,344 @@
+"""Conditions and rules: exact per-feature constraints in float64.
+
+Every library compares differently (xgboost ``float32(x) < t``, scikit-learn
+``float32(x) <= t``, lightgbm ``x <= t`` in float64, this project's trees either
+way in float64). A condition stores the library's threshold for display and an
+*exact float64 bound* for evaluation: the set ``{x : float32(x) < t}`` equals
+``{x : x < b}`` or ``{x : x <= b}`` for one float64 ``b`` (the midpoint between
+two adjacent float32 numbers, closed or open by round-half-to-even). So the
+rule evaluates to the same rows on the float64 data as the library does after
+its own float32 cast, and a database running the SQL export routes ties alike.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+__all__ = ["Interval", "CategorySet", "Rule", "ZERO_THRESHOLD"]
+
+# lightgbm's kZeroThreshold (1e-35f): |x| <= it counts as zero for missing_type 'Zero'
+ZERO_THRESHOLD = float(np.float32(1e-35))
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _f32_floor(t: float) -> np.float32:
+    """Largest float32 <= t."""
+    with np.errstate(over="ignore"):
+        c = np.float32(t)
+    if float(c) > t:
+        c = np.nextafter(c, np.float32(-np.inf), dtype=np.float32)
+    return c
+
+
+def float32_le_bound(t: float) -> tuple[float, bool]:
+    """Return (b, closed) with ``{x: float32(x) <= t} == {x: x <= b if closed else x < b}``.
+
+    ``float32(x)`` rounds to nearest, ties to even, so the boundary is the
+    midpoint m between c = largest float32 <= t and its float32 successor; m
+    itself rounds to c iff c's last mantissa bit is 0.
+    """
+    if math.isnan(t):
+        raise ValueError("threshold is NaN")
+    c = _f32_floor(float(t))
+    if c == np.inf:  # t = +inf (scikit-learn's "only missing goes right" split): every number
+        return math.inf, True
+    if c == -np.inf:  # t < -float32 max: only x rounding to -inf (the tie rounds away from the odd max)
+        return -_F32_MAX - 2.0 ** 103, True
+    if float(c) == _F32_MAX:
+        return _F32_MAX + 2.0 ** 103, False  # m rounds to inf (f32 max has an odd mantissa)
+    n = np.nextafter(c, np.float32(np.inf), dtype=np.float32)
+    m = (float(c) + float(n)) / 2.0  # exact in float64
+    even = (int(np.array(c, dtype=np.float32).view(np.uint32)) & 1) == 0
+    return m, even
+
+
+def float32_lt_bound(t: float) -> tuple[float, bool]:
+    """Return (b, closed) with ``{x: float32(x) < t} == {x: x <= b if closed else x < b}`` (t a float32)."""
+    t32 = np.float32(t)
+    if float(t32) != float(t):
+        return float32_le_bound(float(_f32_floor(float(t))))
+    return float32_le_bound(float(np.nextafter(t32, np.float32(-np.inf), dtype=np.float32)))
+
+
+def _fmt(v: float) -> str:
+    if math.isfinite(v) and v == math.floor(v) and abs(v) < 1e15:
+        return str(int(v)) if v != 0 else "0"
+    return repr(float(v))
+
+
+def _tighter(a, ac, at, b, bc, bt, sign):
+    """The tighter of two bounds (sign +1: lower bounds, -1: upper bounds); open beats closed on ties."""
+    if sign * b > sign * a:
+        return b, bc, bt
+    if b == a and ac and not bc:
+        return b, bc, bt
+    return a, ac, at
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Numerical condition ``lower (<|<=) x[feature] (<|<=) upper``.
+
+    ``missing``: whether a missing value (NaN) satisfies the condition.
+    ``zero_missing``: lightgbm ``missing_type='Zero'``: ``|x| <= 1e-35`` is routed
+    like a missing value (by ``missing``) instead of by the interval.
+    ``lower_text`` / ``upper_text``: the library's own comparison (``">= 0.3"``),
+    only for display; evaluation uses the exact float64 bounds.
+    """
+
+    feature: int
+    lower: float = -math.inf
+    lower_closed: bool = True
+    upper: float = math.inf
+    upper_closed: bool = True
+    missing: bool = False
+    zero_missing: bool = False
+    lower_text: str | None = field(default=None, compare=False)
+    upper_text: str | None = field(default=None, compare=False)
+
+    kind = "interval"
+
+    @property
+    def key(self):
+        return ("i", self.feature, self.lower, self.lower_closed, self.upper, self.upper_closed,
+                self.missing, self.zero_missing)
+
+    def is_empty_interval(self) -> bool:
+        return self.lower > self.upper or (self.lower == self.upper and not (self.lower_closed and self.upper_closed))
+
+    def mergeable(self, other) -> bool:
+        return isinstance(other, Interval) and other.feature == self.feature and other.zero_missing == self.zero_missing
+
+    def merge(self, other: "Interval") -> "Interval":
+        """Intersection (x < 3 and x < 5 -> x < 3); missing satisfies both or neither."""
+        lo, lc, lt = _tighter(self.lower, self.lower_closed, self.lower_text,
+                              other.lower, other.lower_closed, other.lower_text, +1)
+        hi, hc, ht = _tighter(self.upper, self.upper_closed, self.upper_text,
+                              other.upper, other.upper_closed, other.upper_text, -1)
+        return replace(self, lower=lo, lower_closed=lc, upper=hi, upper_closed=hc, lower_text=lt, upper_text=ht,
+                       missing=self.missing and other.missing)
+
+    def mask(self, x: np.ndarray) -> np.ndarray:
+        """Reference (numpy) evaluation on one float64 column."""
+        x = np.asarray(x, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            inside = ((x > self.lower) | (self.lower_closed & (x == self.lower))) & \
+                     ((x < self.upper) | (self.upper_closed & (x == self.upper)))
+            special = np.isnan(x)
+            if self.zero_missing:
+                special |= np.abs(x) <= ZERO_THRESHOLD
+        return np.where(special, self.missing, inside)
+
+    def to_str(self, name: str) -> str:
+        has_lo = not (self.lower == -math.inf and self.lower_closed)
+        has_hi = not (self.upper == math.inf and self.upper_closed)
+        lo = (self.lower_text or ((">= " if self.lower_closed else "> ") + _fmt(self.lower))) if has_lo else ""
+        hi = (self.upper_text or (("<= " if self.upper_closed else "< ") + _fmt(self.upper))) if has_hi else ""
+        if has_lo and has_hi:
+            op, val = lo.split(" ", 1)
+            parts = [f"{val} {'<=' if op == '>=' else '<'} {name} {hi}"]
+        elif has_lo:
+            parts = [f"{name} {lo}"]
+        elif has_hi:
+            parts = [f"{name} {hi}"]
+        else:
+            parts = [f"{name} is not missing" if not self.missing else "True"]
+        s = parts[0]
+        if self.zero_missing:
+            s += f" (|{name}| <= 1e-35 counts as missing)"
+        if self.missing and (has_lo or has_hi):
+            s = f"({s} or {name} is missing)"
+        return s
+
+    def to_dict(self) -> dict:
+        def num(v):
+            return None if math.isinf(v) else v
+        return {"kind": "interval", "feature": self.feature, "lower": num(self.lower),
+                "lower_closed": self.lower_closed, "upper": num(self.upper), "upper_closed": self.upper_closed,
+                "missing": self.missing, "zero_missing": self.zero_missing,
+                "lower_text": self.lower_text, "upper_text": self.upper_text}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Interval":
+        return cls(feature=int(d["feature"]),
+                   lower=-math.inf if d["lower"] is None else float(d["lower"]), lower_closed=bool(d["lower_closed"]),
+                   upper=math.inf if d["upper"] is None else float(d["upper"]), upper_closed=bool(d["upper_closed"]),
+                   missing=bool(d["missing"]), zero_missing=bool(d.get("zero_missing", False)),
+                   lower_text=d.get("lower_text"), upper_text=d.get("upper_text"))
+
+
+@dataclass(frozen=True)
+class CategorySet:
+    """Categorical condition: ``trunc(x[feature]) in codes`` (or ``not in`` when ``negate``).
+
+    Codes are the library's integer category codes (x is truncated toward zero as
+    xgboost and lightgbm do); a negative code is in no set. ``missing`` says whether
+    NaN satisfies the condition. ``values`` optionally names the codes (pandas
+    training categories) for display and SQL.
+    """
+
+    feature: int
+    codes: tuple = ()
+    negate: bool = False
+    missing: bool = False
+    values: tuple | None = field(default=None, compare=False)
+
+    kind = "category"
+
+    @property
+    def key(self):
+        return ("c", self.feature, self.codes, self.negate, self.missing)
+
+    def mergeable(self, other) -> bool:
+        return isinstance(other, CategorySet) and other.feature == self.feature
+
+    def merge(self, other: "CategorySet") -> "CategorySet":
+        a, b = set(self.codes), set(other.codes)
+        if not self.negate and not other.negate:
+            codes, neg = a & b, False
+        elif self.negate and other.negate:
+            codes, neg = a | b, True
+        else:
+            codes, neg = (a - b, False) if not self.negate else (b - a, False)
+        return replace(self, codes=tuple(sorted(codes)), negate=neg, missing=self.missing and other.missing)
+
+    def mask(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        nan = np.isnan(x)
+        with np.errstate(invalid="ignore"):
+            code = np.trunc(np.where(nan, -1.0, x))
+        inset = np.isin(code, np.asarray(self.codes, dtype=np.float64)) & (code >= 0)
+        return np.where(nan, self.missing, inset != self.negate)
+
+    def code_names(self, level_names=None):
+        if level_names is None:
+            return [str(c) for c in self.codes]
+        return [repr(level_names[c]) if c < len(level_names) else str(c) for c in self.codes]
+
+    def to_str(self, name: str, level_names=None) -> str:
+        items = ", ".join(self.code_names(level_names))
+        s = f"{name} {'not in' if self.negate else 'in'} {{{items}}}"
+        if self.missing and not self.negate:
+            s = f"({s} or {name} is missing)"
+        elif not self.missing and self.negate:
+            s = f"({s} and {name} is not missing)"
+        return s
+
+    def to_dict(self) -> dict:
+        return {"kind": "category", "feature": self.feature, "codes": [int(c) for c in self.codes],
+                "negate": self.negate, "missing": self.missing}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CategorySet":
+        return cls(feature=int(d["feature"]), codes=tuple(int(c) for c in d["codes"]), negate=bool(d["negate"]),
+                   missing=bool(d["missing"]))
+
+
+def condition_from_dict(d: dict):
+    return (Interval if d["kind"] == "interval" else CategorySet).from_dict(d)
+
+
+def merge_conditions(conditions) -> list:
+    """Merge redundant conditions on the same feature (keeps first-occurrence order)."""
+    out: list = []
+    for c in conditions:
+        for j, o in enumerate(out):
+            if o.mergeable(c):
+                out[j] = o.merge(c)
+                break
+        else:
+            out.append(c)
+    return out
+
+
+class Rule:
+    """A conjunction of conditions predicting the positive class.
+
+    Parameters
+    ----------
+    conditions : list of :class:`Interval` / :class:`CategorySet` (merged on creation).
+    feature_names : names indexed by the conditions' ``feature``.
+    sources : where the rule came from, e.g. ``[{"model": 0, "tree": 3, "node": 17}]``;
+        ``node`` is the library's own node / leaf id (``apply`` / ``pred_leaf``).
+    value : the source node's output (leaf value, score or P(y=1)), for information.
+    categories : ``{feature: list of category values}`` (pandas training categories)
+        used to recode pandas ``category`` columns and to display / export values.
+    path : the unmerged root-to-node conditions (speeds selection up by sharing
+        prefixes; not serialised).
+    """
+
+    def __init__(self, conditions, feature_names=None, sources=None, value=None, categories=None, path=None):
+        self.conditions = merge_conditions(conditions)
+        self.feature_names = None if feature_names is None else list(feature_names)
+        self.sources = list(sources or [])
+        self.value = value
+        self.categories = dict(categories or {})
+        self.path = None if path is None else list(path)
+
+    @property
+    def key(self):
+        return tuple(sorted(c.key for c in self.conditions))
+
+    def __eq__(self, other):
+        return isinstance(other, Rule) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __len__(self):
+        return len(self.conditions)
+
+    @property
+    def features(self) -> list:
+        return sorted({c.feature for c in self.conditions})
+
+    def _name(self, j: int) -> str:
+        if self.feature_names is not None and j < len(self.feature_names):
+            return str(self.feature_names[j])
+        return f"x{j}"
+
+    def is_empty(self) -> bool:
+        """True if no row can satisfy the rule (e.g. x < 3 and x >= 5, missing excluded)."""
+        for c in self.conditions:
+            if isinstance(c, Interval) and c.is_empty_interval() and not c.missing:
+                return True
+            if isinstance(c, CategorySet) and not c.negate and not c.codes and not c.missing:
+                return True
+        return False
+
+    def __str__(self):
+        if not self.conditions:
+            return "True"
+        parts = []
+        for c in self.conditions:
+            if isinstance(c, CategorySet):
+                parts.append(c.to_str(self._name(c.feature), self.categories.get(c.feature)))
+            else:
+                parts.append(c.to_str(self._name(c.feature)))
+        return " and ".join(parts)
+
+    def __repr__(self):
+        return f"Rule({self})"
+
+    def mask(self, X) -> np.ndarray:
+        """Rows of X selected by the rule (reference numpy evaluation; see RuleSet for the fast path)."""
+        from ._data import as_float_matrix
+        Xf = as_float_matrix(X, [self])
+        out = np.ones(Xf.shape[0], dtype=bool)
+        for c in self.conditions:
+            out &= c.mask(Xf[:, c.feature])
+        return out
+
+    def to_dict(self) -> dict:
+        return {"conditions": [c.to_dict() for c in self.conditions],
+                "sources": self.sources, "value": None if self.value is None else float(self.value),
+                "categories": {str(k): list(v) for k, v in self.categories.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict, feature_names=None) -> "Rule":
+        return cls([condition_from_dict(c) for c in d["conditions"]], feature_names=feature_names,
+                   sources=d.get("sources"), value=d.get("value"),
+                   categories={int(k): v for k, v in d.get("categories", {}).items()})

@@ -1,0 +1,244 @@
+"""RuleSet: an ordered list of rules (an alert fires if any rule covers the row), the
+last one kept with probability rho (RIFF's randomised rule set)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..costs import FN, FP, TN, TP, check_binary_labels, check_costs
+from ._data import as_float_matrix, collect_categories
+from ._evaluate import compile_conditions, coverage_matrix, first_match
+from ._export import rule_query, rule_sql
+from ._rule import Rule
+
+__all__ = ["RuleSet"]
+
+
+class RuleSet:
+    """Ordered rules; a row is an alert iff a rule covers it.
+
+    Parameters
+    ----------
+    rules : list of :class:`Rule`, in selection order.
+    last_rule_probability : rho, the probability with which the last rule is in
+        force (RIFF section 3.2); every other rule is always in force. With
+        rho < 1 the expected FPR on the selection set equals the budget exactly.
+    feature_names : column names (pandas input is matched by name).
+    selection : optional dict of statistics on the selection set (filled by
+        :func:`riff_select`).
+    """
+
+    def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None):
+        self.rules = list(rules)
+        rho = float(last_rule_probability)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"last_rule_probability must lie in [0, 1], got {rho}")
+        self.last_rule_probability = rho
+        if feature_names is None:
+            for r in self.rules:
+                if r.feature_names is not None:
+                    feature_names = r.feature_names
+                    break
+        self.feature_names = None if feature_names is None else list(feature_names)
+        for r in self.rules:
+            r.feature_names = self.feature_names
+        self.selection = dict(selection or {})
+        self._compiled = None
+
+    # ------------------------------------------------------------------ basics
+    def __len__(self):
+        return len(self.rules)
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def __getitem__(self, i):
+        return self.rules[i]
+
+    @property
+    def rule_probabilities(self) -> np.ndarray:
+        """rho(c) for each rule: 1, ..., 1, rho."""
+        p = np.ones(len(self.rules))
+        if len(p):
+            p[-1] = self.last_rule_probability
+        return p
+
+    def __str__(self):
+        lines = []
+        for i, r in enumerate(self.rules):
+            tag = "" if i < len(self.rules) - 1 or self.last_rule_probability == 1.0 \
+                else f"   [in force with probability {self.last_rule_probability:.4g}]"
+            lines.append(f"{i + 1:>3}. IF {r}{tag}")
+        return "\n".join(lines) if lines else "(empty rule set)"
+
+    def __repr__(self):
+        return f"RuleSet({len(self.rules)} rules, rho={self.last_rule_probability:.4g})"
+
+    def __getstate__(self):
+        d = self.__dict__.copy()
+        d["_compiled"] = None
+        return d
+
+    # ------------------------------------------------------------ evaluation
+    def _prepare(self, X):
+        """float64 matrix of only the columns the rules use, and the compiled rules on it."""
+        Xf = as_float_matrix(X, self.rules, feature_names=self.feature_names)
+        used = sorted({c.feature for r in self.rules for c in r.conditions})
+        if used and used[-1] >= Xf.shape[1]:
+            raise ValueError(f"X has {Xf.shape[1]} columns but the rules use column index {used[-1]}")
+        if self._compiled is None:
+            fmap = {j: k for k, j in enumerate(used)}
+            self._compiled = (used, compile_conditions(self.rules, fmap))
+        used, cc = self._compiled
+        return np.ascontiguousarray(Xf[:, used]) if used else np.zeros((Xf.shape[0], 1)), cc
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the first rule covering each row (-1: no rule), numba, vectorised over rows."""
+        if not self.rules:
+            return np.full(as_float_matrix(X, []).shape[0], -1, np.int64)
+        Xu, cc = self._prepare(X)
+        return first_match(Xu, cc)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Probability that each row raises an alert: 1 if an always-on rule covers it,
+        rho if only the last rule does, 0 otherwise."""
+        fm = self.apply(X)
+        p = np.append(self.rule_probabilities, 0.0)
+        return p[fm]
+
+    def predict(self, X, *, last_rule="round", random_state=None) -> np.ndarray:
+        """0/1 alerts.
+
+        last_rule : how the randomised last rule is used: ``"round"`` (default; in
+            force iff rho > 1/2), ``"include"``, ``"exclude"`` (the budget then holds
+            for sure on the selection set), or ``"random"`` (in force with
+            probability rho, one draw for the whole rule set, ``random_state``).
+        """
+        rho = self.last_rule_probability
+        if last_rule == "round":
+            on = rho > 0.5
+        elif last_rule == "include":
+            on = True
+        elif last_rule == "exclude":
+            on = rho == 1.0
+        elif last_rule == "random":
+            from sklearn.utils import check_random_state
+            on = bool(check_random_state(random_state).random_sample() < rho)
+        else:
+            raise ValueError(f"last_rule must be 'round', 'include', 'exclude' or 'random', got {last_rule!r}")
+        fm = self.apply(X)
+        limit = len(self.rules) if on else len(self.rules) - 1
+        return ((fm >= 0) & (fm < limit)).astype(np.int64)
+
+    def coverage(self, X) -> np.ndarray:
+        """Boolean matrix (n_rows, n_rules): does rule j cover row i."""
+        if not self.rules:
+            return np.zeros((as_float_matrix(X, []).shape[0], 0), bool)
+        Xu, cc = self._prepare(X)
+        return coverage_matrix(Xu, cc)
+
+    def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+                 cost_matrix=None) -> dict:
+        """Expected performance of the randomised rule set on (X, y).
+
+        Returns a dict: ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision``
+        (all expected under rho, weighted by ``sample_weight``), ``n_rules``, and,
+        when costs are given (per row, as everywhere in this package), ``money_caught``
+        = sum over caught positives of C_FN - C_TP (loss prevented), ``cost`` = expected
+        total cost and ``savings`` against the cheaper trivial policy.
+        """
+        y = check_binary_labels(y, name="y", require_both=False)
+        p = self.predict_proba(X)
+        if p.shape[0] != y.shape[0]:
+            raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64).reshape(-1)
+        if w.shape[0] != len(y):
+            raise ValueError(f"sample_weight has length {w.shape[0]} but y has {len(y)} rows")
+        pos, neg = w * (y == 1), w * (y == 0)
+        tp, fp = float(p @ pos), float(p @ neg)
+        out = {
+            "n_rules": len(self.rules),
+            "tpr": tp / pos.sum() if pos.sum() > 0 else float("nan"),
+            "fpr": fp / neg.sum() if neg.sum() > 0 else float("nan"),
+            "alert_rate": (tp + fp) / w.sum() if w.sum() > 0 else float("nan"),
+            "precision": tp / (tp + fp) if tp + fp > 0 else float("nan"),
+        }
+        if fn_cost is not None or fp_cost is not None or cost_matrix is not None:
+            c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
+                            fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+            prevented = c[:, FN] - c[:, TP]
+            out["money_caught"] = float((p * pos) @ prevented)
+            out["money_at_risk"] = float(pos @ prevented)
+            out["money_recall"] = out["money_caught"] / out["money_at_risk"] if out["money_at_risk"] > 0 \
+                else float("nan")
+            row = np.where(y == 1, p * c[:, TP] + (1 - p) * c[:, FN], p * c[:, FP] + (1 - p) * c[:, TN])
+            out["cost"] = float(row @ w)
+            base = min(float(np.where(y == 1, c[:, FN], c[:, TN]) @ w), float(np.where(y == 1, c[:, TP], c[:, FP]) @ w))
+            out["savings"] = (base - out["cost"]) / base if base > 0 else float("nan")
+        return out
+
+    # ---------------------------------------------------------------- export
+    def _names(self):
+        n = 1 + max((c.feature for r in self.rules for c in r.conditions), default=-1)
+        names = list(self.feature_names) if self.feature_names is not None else []
+        return names + [f"x{j}" for j in range(len(names), n)]
+
+    def to_dict(self) -> dict:
+        return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
+                "last_rule_probability": self.last_rule_probability,
+                "rules": [r.to_dict() for r in self.rules],
+                "selection": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.selection.items()}}
+
+    def to_json(self, path=None, **kwargs) -> str:
+        """JSON text (exact float64 bounds, so rows are selected identically after a round trip)."""
+        s = json.dumps(self.to_dict(), **kwargs)
+        if path is not None:
+            with open(path, "w") as fh:
+                fh.write(s)
+        return s
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RuleSet":
+        names = d.get("feature_names")
+        rules = [Rule.from_dict(r, feature_names=names) for r in d["rules"]]
+        return cls(rules, last_rule_probability=d.get("last_rule_probability", 1.0), feature_names=names,
+                   selection=d.get("selection"))
+
+    @classmethod
+    def from_json(cls, text) -> "RuleSet":
+        """Inverse of :meth:`to_json` (a JSON string or a path to a file holding one)."""
+        if not isinstance(text, str):
+            raise TypeError(f"from_json takes a JSON string or file path, got {type(text).__name__}")
+        if not text.lstrip().startswith("{"):
+            with open(text) as fh:
+                text = fh.read()
+        return cls.from_dict(json.loads(text))
+
+    def to_sql(self, table="transactions", *, last_rule="round", where_only=False) -> str:
+        """``SELECT * FROM table WHERE ...`` selecting the alerts (or only the WHERE expression).
+
+        Columns are named by ``feature_names``; NULL is missing. Category rules on
+        pandas categoricals compare category values; on numeric codes they compare
+        ``trunc(x)`` through intervals. ``last_rule`` as in :meth:`predict`.
+        """
+        rules = self._active_rules(last_rule)
+        names, levels = self._names(), collect_categories(self.rules)
+        where = " OR ".join(rule_sql(r, names, levels) for r in rules) if rules else "1 = 0"
+        if where_only:
+            return where
+        return f"SELECT * FROM {table} WHERE {where}"
+
+    def to_pandas_query(self, *, last_rule="round") -> str:
+        """Expression for ``df.query(expr, engine="python")`` selecting the alerts."""
+        rules = self._active_rules(last_rule)
+        names, levels = self._names(), collect_categories(self.rules)
+        return " or ".join(rule_query(r, names, levels) for r in rules) if rules else "False"
+
+    def _active_rules(self, last_rule):
+        if last_rule not in ("round", "include", "exclude"):
+            raise ValueError(f"last_rule must be 'round', 'include' or 'exclude', got {last_rule!r}")
+        rho = self.last_rule_probability
+        on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
+        return self.rules if on else self.rules[:-1]
