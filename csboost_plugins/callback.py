@@ -14,10 +14,10 @@ __all__ = ["early_stopping", "record_money"]
 
 
 class _EarlyStoppingCallback:
-    order = 30
-    before_iteration = False
-
     def __init__(self, stopping_rounds, data_name, metric, min_delta, verbose):
+        # instance attributes: lgb.train setdefault()s "order" in the instance __dict__
+        self.order = 30
+        self.before_iteration = False
         if not (isinstance(stopping_rounds, int) and stopping_rounds >= 1):
             raise ValueError(f"stopping_rounds must be an integer >= 1, got {stopping_rounds!r}")
         if min_delta < 0:
@@ -75,10 +75,9 @@ def early_stopping(stopping_rounds, *, data_name=None, metric="savings", min_del
 
 
 class _RecordMoneyCallback:
-    order = 25
-    before_iteration = False
-
     def __init__(self, eval_result, decision):
+        self.order = 20  # before early stopping, so the stopping round is recorded too
+        self.before_iteration = False
         if not isinstance(eval_result, dict):
             raise TypeError("eval_result must be a dict")
         self.eval_result = eval_result

@@ -1,0 +1,206 @@
+"""lightgbm plugin: objective in params, money feval, callbacks, init score, CSLGBMClassifier."""
+
+import pickle
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+import sklearn
+from scipy.special import expit
+from sklearn.model_selection import KFold, cross_validate, train_test_split
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from csboost_plugins import lgb as clgb
+from csboost_plugins.metrics import (
+    bayes_minimum_risk,
+    expected_cost_loss,
+    expected_savings_score,
+    make_expected_savings_scorer,
+    savings_score,
+)
+from csdt.datasets import load_churn, make_fraud_transactions
+
+pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning")
+
+P = {"verbose": -1, "num_threads": 1, "num_leaves": 8, "learning_rate": 0.2, "deterministic": True,
+     "force_row_wise": True}
+
+
+@pytest.fixture(scope="module")
+def fraud():
+    b = make_fraud_transactions(6000, fraud_rate=0.05, random_state=1)
+    return b.data.to_numpy(), np.asarray(b.target), b.cost_matrix
+
+
+@pytest.fixture(scope="module")
+def churn_split():
+    b = load_churn()
+    return train_test_split(b.data, np.asarray(b.target), b.cost_matrix, test_size=0.4, random_state=0,
+                            stratify=b.target)
+
+
+def _sets(fraud):
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:3000], y[:3000], cost_matrix=C[:3000])
+    dva = clgb.cost_dataset(X[3000:4500], y[3000:4500], cost_matrix=C[3000:4500], reference=dtr)
+    dte = clgb.cost_dataset(X[4500:], y[4500:], cost_matrix=C[4500:], reference=dtr)
+    return dtr, dva, dte
+
+
+def test_native_objective_in_params_and_feval(fraud):
+    X, y, C = fraud
+    dtr, dva, _ = _sets(fraud)
+    res = {}
+    bst = lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 30, valid_sets=[dtr, dva],
+                    valid_names=["train", "val"], feval=clgb.money_metrics(),
+                    callbacks=[lgb.record_evaluation(res)])
+    clgb.bake_start_margin(bst, dtr)
+    s = clgb.predict_proba(bst, X[3000:4500])
+    yv, Cv = y[3000:4500], C[3000:4500]
+    assert res["val"]["savings"][-1] == pytest.approx(
+        savings_score(yv, bayes_minimum_risk(s, cost_matrix=Cv), cost_matrix=Cv), abs=1e-9)
+    assert res["val"]["expected_savings"][-1] == pytest.approx(expected_savings_score(yv, s, cost_matrix=Cv), abs=1e-9)
+    assert res["val"]["aec"][-1] == pytest.approx(expected_cost_loss(yv, s, cost_matrix=Cv, normalize=True), rel=1e-9)
+    assert res["train"]["aec"][-1] < 0.8 * res["train"]["aec"][0]
+
+
+def test_dataset_without_costs_is_a_clear_error(fraud):
+    X, y, C = fraud
+    dtr, _, _ = _sets(fraud)
+    plain = lgb.Dataset(X[3000:3500], label=y[3000:3500], reference=dtr)
+    with pytest.raises(ValueError, match="carries no costs.*cost_dataset"):
+        lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[plain], feval=clgb.savings_metric)
+    with pytest.raises(ValueError, match="carries no costs"):
+        lgb.train({**P, "objective": clgb.aec_objective()}, lgb.Dataset(X, label=y), 1)
+    with pytest.raises(ValueError, match="fp_cost has length"):
+        clgb.cost_dataset(X[:10], y[:10], fp_cost=np.ones(9), fn_cost=1.0)
+
+
+def test_eval_sets_use_their_own_costs_and_early_stopping_on_named_set(fraud):
+    X, y, C = fraud
+    dtr, dva, dte = _sets(fraud)
+    rec = {}
+    bst = lgb.train({**P, "objective": clgb.aec_objective(), "learning_rate": 0.3}, dtr, 150,
+                    valid_sets=[dte, dva], valid_names=["other", "val"], feval=clgb.money_metrics(),
+                    callbacks=[clgb.early_stopping(15, data_name="val", metric="savings"), clgb.record_money(rec)])
+    sav = np.asarray(rec["val"]["savings"])
+    assert bst.best_iteration == int(np.argmax(sav)) + 1
+    assert len(sav) == min(150, bst.best_iteration + 15)
+    clgb.bake_start_margin(bst, dtr)
+    # recorded money of every set equals the independent metric of that set at every 10th round
+    for k in range(1, bst.best_iteration + 1, 10):  # lgb.train keeps the trees up to the best round
+        for sl, name in ((slice(3000, 4500), "val"), (slice(4500, 6000), "other"), (slice(0, 3000), "training")):
+            s = clgb.predict_proba(bst, X[sl], num_iteration=k)
+            assert rec[name]["expected_savings"][k - 1] == pytest.approx(
+                expected_savings_score(y[sl], s, cost_matrix=C[sl]), abs=1e-9)
+            assert rec[name]["savings"][k - 1] == pytest.approx(
+                savings_score(y[sl], bayes_minimum_risk(s, cost_matrix=C[sl]), cost_matrix=C[sl]), abs=1e-9)
+    with pytest.raises(ValueError, match="no metric 'savings' on eval set 'nope'"):
+        lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 3, valid_sets=[dva], valid_names=["val"],
+                  feval=clgb.money_metrics(), callbacks=[clgb.early_stopping(2, data_name="nope")])
+
+
+def test_init_score_baked_into_model(fraud, tmp_path):
+    X, y, C = fraud
+    dtr, _, _ = _sets(fraud)
+    bst = lgb.train({**P, "objective": clgb.aec_objective(), "learning_rate": 1e-12}, dtr, 3)
+    raw_before = bst.predict(X, raw_score=True)
+    np.testing.assert_allclose(raw_before, 0.0, atol=1e-9)  # lightgbm alone forgets the init score (#1778)
+    clgb.bake_start_margin(bst, dtr)
+    prior = y[:3000].mean()
+    np.testing.assert_allclose(bst.predict(X, raw_score=True), np.log(prior / (1 - prior)), atol=1e-9)
+    np.testing.assert_allclose(bst.predict(X, raw_score=True, num_iteration=1), np.log(prior / (1 - prior)),
+                               atol=1e-9)
+    f = tmp_path / "m.txt"
+    bst.save_model(f)
+    np.testing.assert_allclose(lgb.Booster(model_file=str(f)).predict(X, raw_score=True),
+                               bst.predict(X, raw_score=True))
+
+
+def test_weights_multiply_gradient_hessian(fraud):
+    # integer weights == duplicated rows (few distinct values: identical bins; min_data_in_leaf=1)
+    rng = np.random.default_rng(2)
+    n = 400
+    X = rng.integers(0, 10, size=(n, 3)).astype(float)
+    y = (X[:, 0] + rng.normal(0, 3, n) > 5).astype(int)
+    C = np.column_stack([np.full(n, 2.0), rng.uniform(3, 20, n), np.zeros(n), np.zeros(n)])
+    w = rng.integers(1, 4, n).astype(float)
+    idx = np.repeat(np.arange(n), w.astype(int))
+    p = {**P, "objective": clgb.aec_objective(), "min_data_in_leaf": 1, "min_sum_hessian_in_leaf": 0.0}
+    dw = clgb.cost_dataset(X, y, cost_matrix=C, weight=w)
+    dd = clgb.cost_dataset(X[idx], y[idx], cost_matrix=C[idx])
+    bw = clgb.bake_start_margin(lgb.train(p, dw, 15), dw)
+    bd = clgb.bake_start_margin(lgb.train(p, dd, 15), dd)
+    np.testing.assert_allclose(bw.predict(X, raw_score=True), bd.predict(X, raw_score=True), rtol=1e-6, atol=1e-6)
+    du = clgb.cost_dataset(X, y, cost_matrix=C)
+    bu = clgb.bake_start_margin(lgb.train(p, du, 15), du)
+    assert np.abs(bu.predict(X, raw_score=True) - bw.predict(X, raw_score=True)).max() > 1e-3
+    # the scikit-learn wrapper path (f(y_true, y_pred, weight, group)) keeps the weights too (LightGBM#5027)
+    obj = clgb.aec_objective(cost_matrix=C)
+    m0 = float(np.full(1, bw.predict(X, raw_score=True)[0] * 0 + dw.csboost_start_margin)[0])
+    sk = lgb.LGBMClassifier(objective=obj, n_estimators=15, learning_rate=0.2, num_leaves=8, min_child_samples=1,
+                            min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True, force_row_wise=True)
+    sk.fit(X, y, sample_weight=w, init_score=np.full(n, m0))
+    np.testing.assert_allclose(sk.predict(X, raw_score=True) + m0, bw.predict(X, raw_score=True), rtol=1e-6,
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="holds costs for 400 rows"):
+        lgb.LGBMClassifier(objective=obj, n_estimators=1, verbose=-1).fit(X[:100], y[:100])
+
+
+def test_costs_times_1000_same_model(fraud):
+    X, y, C = fraud
+    e1 = clgb.CSLGBMClassifier(n_estimators=20, n_jobs=1, random_state=0).fit(X, y, cost_matrix=C)
+    e2 = clgb.CSLGBMClassifier(n_estimators=20, n_jobs=1, random_state=0).fit(X, y, cost_matrix=C * 1000.0)
+    np.testing.assert_allclose(e1.decision_function(X), e2.decision_function(X), rtol=1e-5, atol=1e-5)
+
+
+@parametrize_with_checks([clgb.CSLGBMClassifier(n_estimators=5, n_jobs=1, min_child_samples=1, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_estimator_contract_early_stopping_pickle_native(churn_split, tmp_path):
+    Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
+    est = clgb.CSLGBMClassifier(n_estimators=300, learning_rate=0.2, num_leaves=8, early_stopping_rounds=15,
+                                n_jobs=1, random_state=0)
+    est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[{"cost_matrix": Cte}])
+    sav = np.asarray(est.evals_result_["validation_0"]["savings"])
+    assert est.best_iteration_ == int(np.argmax(sav)) + 1 == est.n_estimators_
+    proba = est.predict_proba(Xte)
+    np.testing.assert_allclose(proba[:, 1], expit(est.decision_function(Xte)))
+    assert savings_score(yte, est.predict(Xte, cost_matrix=Cte), cost_matrix=Cte) == pytest.approx(sav.max(), abs=1e-9)
+    assert np.array_equal(est.predict(Xte), (proba[:, 1] > 0.5).astype(int))
+    est2 = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(est2.predict_proba(Xte), proba)
+    f = tmp_path / "cslgbm.txt"
+    est.booster_.save_model(f)
+    np.testing.assert_allclose(lgb.Booster(model_file=str(f)).predict(Xte.to_numpy(), raw_score=True),
+                               est.decision_function(Xte), rtol=1e-9)
+
+
+def test_estimator_beats_logloss_on_expected_savings_churn(churn_split):
+    Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
+    est = clgb.CSLGBMClassifier(n_estimators=100, num_leaves=8, n_jobs=1, random_state=0).fit(Xtr, ytr, cost_matrix=Ctr)
+    base = lgb.LGBMClassifier(n_estimators=100, num_leaves=8, n_jobs=1, random_state=0, verbose=-1).fit(Xtr, ytr)
+    es_aec = expected_savings_score(yte, est.predict_proba(Xte)[:, 1], cost_matrix=Cte)
+    es_ll = expected_savings_score(yte, base.predict_proba(Xte)[:, 1], cost_matrix=Cte)
+    assert es_aec > es_ll + 0.02, (es_aec, es_ll)
+
+
+def test_metadata_routing_cross_validate(churn_split):
+    Xtr, _, ytr, _, Ctr, _ = churn_split
+    X, y, C = Xtr.to_numpy()[:2000], ytr[:2000], Ctr[:2000]
+    fp, fn = C[:, 0], C[:, 1]
+    tp = C[:, 2]
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = clgb.CSLGBMClassifier(n_estimators=10, num_leaves=8, n_jobs=1, random_state=0)
+        est.set_fit_request(fp_cost=True, fn_cost=True, tp_cost=True)
+        got = cross_validate(est, X, y, cv=KFold(3), scoring=make_expected_savings_scorer(),
+                             params={"fp_cost": fp, "fn_cost": fn, "tp_cost": tp})["test_score"]
+    want = []
+    for tr, te in KFold(3).split(X):
+        m = clgb.CSLGBMClassifier(n_estimators=10, num_leaves=8, n_jobs=1, random_state=0).fit(
+            X[tr], y[tr], fp_cost=fp[tr], fn_cost=fn[tr], tp_cost=tp[tr])
+        want.append(expected_savings_score(y[te], m.predict_proba(X[te])[:, 1], fp_cost=fp[te], fn_cost=fn[te],
+                                           tp_cost=tp[te]))
+    np.testing.assert_allclose(got, want)

@@ -1,0 +1,271 @@
+"""xgboost plugin: native objective/metrics on cost-carrying DMatrix, and CSXGBClassifier."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sklearn
+import xgboost as xgb
+from scipy.special import expit
+from sklearn.model_selection import GridSearchCV, KFold, cross_validate, train_test_split
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from csboost_plugins import xgb as cxgb
+from csboost_plugins.metrics import (
+    bayes_minimum_risk,
+    expected_cost_loss,
+    expected_savings_score,
+    make_savings_scorer,
+    savings_score,
+)
+from csdt.datasets import load_churn, make_fraud_transactions
+
+pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning")
+
+
+@pytest.fixture(scope="module")
+def fraud():
+    b = make_fraud_transactions(6000, fraud_rate=0.05, random_state=0)
+    X = b.data.to_numpy()
+    return X, np.asarray(b.target), b.cost_matrix
+
+
+@pytest.fixture(scope="module")
+def churn_split():
+    b = load_churn()
+    X, y, C = b.data, np.asarray(b.target), b.cost_matrix
+    return train_test_split(X, y, C, test_size=0.4, random_state=0, stratify=y)
+
+
+def _params(dtrain, **extra):
+    return cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 3, "eta": 0.2, "nthread": 1, **extra})
+
+
+# ------------------------------------------------------------------ native API
+
+def test_native_train_metrics_match_metrics_module(fraud):
+    X, y, C = fraud
+    dtr = cxgb.cost_dmatrix(X[:3000], y[:3000], cost_matrix=C[:3000])
+    dva = cxgb.cost_dmatrix(X[3000:], y[3000:], cost_matrix=C[3000:])
+    res = {}
+    bst = xgb.train(_params(dtr), dtr, 30, obj=cxgb.aec_objective(), evals=[(dtr, "train"), (dva, "val")],
+                    custom_metric=cxgb.money_metrics(), evals_result=res, verbose_eval=False)
+    margin = bst.predict(dva, output_margin=True)
+    s = expit(margin.astype(np.float64))
+    yv, Cv = y[3000:], C[3000:]
+    assert res["val"]["savings"][-1] == pytest.approx(
+        savings_score(yv, bayes_minimum_risk(s, cost_matrix=Cv), cost_matrix=Cv), abs=1e-6)
+    assert res["val"]["expected_savings"][-1] == pytest.approx(expected_savings_score(yv, s, cost_matrix=Cv), abs=1e-6)
+    assert res["val"]["aec"][-1] == pytest.approx(expected_cost_loss(yv, s, cost_matrix=Cv, normalize=True), rel=1e-5)
+    # the objective minimises the training AEC
+    aec = res["train"]["aec"]
+    assert aec[-1] < 0.8 * aec[0]
+    assert np.array_equal(cxgb.bayes_decisions(bst, dva), bayes_minimum_risk(s, cost_matrix=Cv))
+
+
+def test_eval_sets_use_their_own_costs(fraud):
+    X, y, C = fraud
+    dtr = cxgb.cost_dmatrix(X[:3000], y[:3000], cost_matrix=C[:3000])
+    bst = xgb.train(_params(dtr), dtr, 10, obj=cxgb.aec_objective())
+    # two eval sets of the same length with different money: values differ and each matches its own costs
+    a, b = slice(3000, 4500), slice(4500, 6000)
+    da = cxgb.cost_dmatrix(X[a], y[a], cost_matrix=C[a])
+    db = cxgb.cost_dmatrix(X[b], y[b], cost_matrix=C[b])
+    res = {}
+    xgb.train(_params(dtr), dtr, 1, obj=cxgb.aec_objective(), evals=[(da, "a"), (db, "b")],
+              custom_metric=cxgb.expected_savings_metric, evals_result=res, verbose_eval=False)
+    for sl, name in ((a, "a"), (b, "b")):
+        dm = cxgb.cost_dmatrix(X[sl], y[sl], cost_matrix=C[sl])
+        booster1 = xgb.train(_params(dtr), dtr, 1, obj=cxgb.aec_objective())
+        s = expit(booster1.predict(dm, output_margin=True).astype(float))
+        assert res[name]["expected_savings"][0] == pytest.approx(
+            expected_savings_score(y[sl], s, cost_matrix=C[sl]), abs=1e-6)
+    # permuting an eval set's rows (with their costs) leaves the metric unchanged
+    perm = np.random.default_rng(0).permutation(1500)
+    dp = cxgb.cost_dmatrix(X[a][perm], y[a][perm], cost_matrix=C[a][perm])
+    v1 = cxgb.savings_metric(bst.predict(da, output_margin=True), da)[1]
+    v2 = cxgb.savings_metric(bst.predict(dp, output_margin=True), dp)[1]
+    assert v1 == pytest.approx(v2, abs=1e-12)
+
+
+def test_dmatrix_without_costs_is_a_clear_error(fraud):
+    X, y, C = fraud
+    plain = xgb.DMatrix(X[:100], label=y[:100])
+    with pytest.raises(ValueError, match="carries no costs.*cost_dmatrix"):
+        cxgb.savings_metric(np.zeros(100), plain)
+    with pytest.raises(ValueError, match="carries no costs"):
+        xgb.train({"base_score": 0.0}, plain, 1, obj=cxgb.aec_objective())
+    with pytest.raises(ValueError, match="fn_cost has length 99"):
+        cxgb.cost_dmatrix(X[:100], y[:100], fp_cost=1.0, fn_cost=np.ones(99))
+    with pytest.raises(ValueError, match="NaN"):
+        cxgb.cost_dmatrix(X[:3], y[:3], fp_cost=1.0, fn_cost=np.array([1.0, np.nan, 2.0]))
+    with pytest.raises(TypeError, match="DMatrix"):
+        cxgb.attach_costs(X, fp_cost=1.0, fn_cost=1.0)
+
+
+def test_weights_multiply_gradient_hessian_and_metrics():
+    # few distinct feature values: hist bins are exact, so weights == duplicated rows exactly
+    rng = np.random.default_rng(1)
+    n = 400
+    X = rng.integers(0, 12, size=(n, 3)).astype(float)
+    y = (X[:, 0] + rng.normal(0, 3, n) > 6).astype(int)
+    C = np.column_stack([np.full(n, 2.0), rng.uniform(1, 20, n), np.zeros(n), np.zeros(n)])
+    w = rng.integers(1, 4, n).astype(float)
+    idx = np.repeat(np.arange(n), w.astype(int))
+    dw = cxgb.cost_dmatrix(X, y, cost_matrix=C, weight=w)
+    dd = cxgb.cost_dmatrix(X[idx], y[idx], cost_matrix=C[idx])
+    p = {"tree_method": "hist", "max_depth": 3, "eta": 0.3, "nthread": 1}
+    bw = xgb.train(cxgb.aec_params(dw, p), dw, 15, obj=cxgb.aec_objective())
+    bd = xgb.train(cxgb.aec_params(dd, p), dd, 15, obj=cxgb.aec_objective())
+    Xt = xgb.DMatrix(X)
+    np.testing.assert_allclose(bw.predict(Xt, output_margin=True), bd.predict(Xt, output_margin=True), rtol=1e-5,
+                               atol=1e-5)
+    # unweighted training differs (the test can fail)
+    du = cxgb.cost_dmatrix(X, y, cost_matrix=C)
+    bu = xgb.train(cxgb.aec_params(du, p), du, 15, obj=cxgb.aec_objective())
+    assert np.abs(bu.predict(Xt, output_margin=True) - bw.predict(Xt, output_margin=True)).max() > 1e-3
+    m = bw.predict(dw, output_margin=True)
+    assert cxgb.aec_metric(m, dw)[1] == pytest.approx(cxgb.aec_metric(bw.predict(dd, output_margin=True), dd)[1],
+                                                      rel=1e-6)
+
+
+def test_costs_times_1000_same_model(fraud):
+    X, y, C = fraud
+    d1 = cxgb.cost_dmatrix(X, y, cost_matrix=C)
+    d2 = cxgb.cost_dmatrix(X, y, cost_matrix=C * 1000.0)
+    b1 = xgb.train(_params(d1), d1, 20, obj=cxgb.aec_objective())
+    b2 = xgb.train(_params(d2), d2, 20, obj=cxgb.aec_objective())
+    np.testing.assert_allclose(b1.predict(d1, output_margin=True), b2.predict(d2, output_margin=True), rtol=1e-5,
+                               atol=1e-5)
+    # estimator too, with the default min_child_weight / reg_lambda
+    e1 = cxgb.CSXGBClassifier(n_estimators=20, n_jobs=1, random_state=0).fit(X, y, cost_matrix=C)
+    e2 = cxgb.CSXGBClassifier(n_estimators=20, n_jobs=1, random_state=0).fit(X, y, cost_matrix=C * 1000.0)
+    np.testing.assert_allclose(e1.decision_function(X), e2.decision_function(X), rtol=1e-5, atol=1e-5)
+    assert e2.cost_scale_ == pytest.approx(1000 * e1.cost_scale_)
+
+
+def test_start_margin_in_base_score_is_applied_at_prediction(fraud, tmp_path):
+    X, y, C = fraud
+    d = cxgb.cost_dmatrix(X, y, cost_matrix=C)
+    p = _params(d, eta=1e-12)
+    bst = xgb.train(p, d, 2, obj=cxgb.aec_objective())
+    prior = y.mean()
+    np.testing.assert_allclose(bst.predict(xgb.DMatrix(X), output_margin=True), np.log(prior / (1 - prior)),
+                               atol=1e-5)
+    f = tmp_path / "m.json"
+    bst.save_model(f)
+    np.testing.assert_allclose(xgb.Booster(model_file=str(f)).predict(xgb.DMatrix(X), output_margin=True),
+                               bst.predict(xgb.DMatrix(X), output_margin=True))
+
+
+def test_hessian_policies_train_and_exact_is_worse(fraud):
+    X, y, C = fraud
+    dtr = cxgb.cost_dmatrix(X[:4000], y[:4000], cost_matrix=C[:4000])
+    dte = cxgb.cost_dmatrix(X[4000:], y[4000:], cost_matrix=C[4000:])
+    es = {}
+    for h in ("fisher", "abs", "bound"):
+        bst = xgb.train(_params(dtr), dtr, 40, obj=cxgb.aec_objective(hessian=h))
+        es[h] = cxgb.expected_savings_metric(bst.predict(dte, output_margin=True), dte)[1]
+    assert min(es.values()) > 0.2, es
+
+
+# ------------------------------------------------------------------ estimator
+
+@parametrize_with_checks([cxgb.CSXGBClassifier(n_estimators=5, n_jobs=1, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_estimator_predict_contract(churn_split):
+    Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
+    labels = np.where(ytr == 1, "churn", "stay")  # string labels: "stay" > "churn" is class 1
+    est = cxgb.CSXGBClassifier(n_estimators=30, max_depth=3, n_jobs=1, random_state=0)
+    est.fit(Xtr, ytr, cost_matrix=Ctr)
+    proba = est.predict_proba(Xte)
+    assert proba.shape == (len(yte), 2) and np.all((proba >= 0) & (proba <= 1))
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    np.testing.assert_allclose(proba[:, 1], expit(est.decision_function(Xte)))
+    assert np.array_equal(est.predict(Xte), (proba[:, 1] > 0.5).astype(int))
+    assert np.array_equal(est.predict(Xte, cost_matrix=Cte), bayes_minimum_risk(proba[:, 1], cost_matrix=Cte))
+    kw = dict(fp_cost=Cte[:, 0], fn_cost=Cte[:, 1], tp_cost=Cte[:, 2], tn_cost=Cte[:, 3])
+    assert np.array_equal(est.predict(Xte, **kw), est.predict(Xte, cost_matrix=Cte))
+    assert list(est.feature_names_in_) == list(Xtr.columns) and est.n_features_in_ == Xtr.shape[1]
+    s_labels = cxgb.CSXGBClassifier(n_estimators=5, n_jobs=1).fit(Xtr, labels, cost_matrix=Ctr)
+    assert set(s_labels.predict(Xte)) <= {"churn", "stay"}
+
+
+def test_estimator_beats_logloss_on_expected_savings_churn(churn_split):
+    Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
+    est = cxgb.CSXGBClassifier(n_estimators=100, max_depth=3, n_jobs=1, random_state=0).fit(Xtr, ytr, cost_matrix=Ctr)
+    base = xgb.XGBClassifier(n_estimators=100, max_depth=3, learning_rate=0.1, n_jobs=1, random_state=0).fit(Xtr, ytr)
+    es_aec = expected_savings_score(yte, est.predict_proba(Xte)[:, 1], cost_matrix=Cte)
+    es_ll = expected_savings_score(yte, base.predict_proba(Xte)[:, 1], cost_matrix=Cte)
+    assert es_aec > es_ll + 0.02, (es_aec, es_ll)
+
+
+def test_early_stopping_and_eval_costs(churn_split):
+    Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
+    est = cxgb.CSXGBClassifier(n_estimators=200, learning_rate=0.3, max_depth=3, early_stopping_rounds=10,
+                               n_jobs=1, random_state=0)
+    est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[{"cost_matrix": Cte}])
+    sav = np.asarray(est.evals_result_["validation_0"]["savings"])
+    assert est.best_iteration_ == int(np.argmax(sav))
+    assert est.n_estimators_ == est.best_iteration_ + 1 < 200
+    got = savings_score(yte, est.predict(Xte, cost_matrix=Cte), cost_matrix=Cte)
+    assert got == pytest.approx(sav.max(), abs=1e-6)
+    with pytest.raises(ValueError, match="eval_costs is required"):
+        est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)])
+    with pytest.raises(ValueError, match="cost_matrix has"):
+        est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[Ctr])
+    with pytest.raises(ValueError, match="needs an eval_set"):
+        cxgb.CSXGBClassifier(early_stopping_rounds=3).fit(Xtr, ytr, cost_matrix=Ctr)
+
+
+def test_estimator_bad_input(fraud):
+    X, y, C = fraud
+    est = cxgb.CSXGBClassifier(n_estimators=2, n_jobs=1)
+    with pytest.raises(ValueError, match="only one class"):
+        est.fit(X[:50], np.ones(50), cost_matrix=C[:50])
+    with pytest.raises(ValueError, match="Only binary"):
+        est.fit(X[:60], np.arange(60) % 3)
+    with pytest.raises(ValueError, match="fn_cost has length"):
+        est.fit(X, y, fp_cost=1.0, fn_cost=C[:10, 1])
+    with pytest.raises(ValueError, match="infinite"):
+        est.fit(X, y, fp_cost=np.r_[np.inf, C[1:, 0]], fn_cost=C[:, 1])
+    with pytest.raises(TypeError, match="missing costs: fn_cost"):
+        est.fit(X, y, fp_cost=C[:, 0])
+    with pytest.raises(ValueError, match="numeric"):
+        est.fit(np.array([["a", "b"]] * 10), np.arange(10) % 2)
+    with pytest.raises(ValueError, match="hessian must be one of"):
+        cxgb.CSXGBClassifier(hessian="newton").fit(X, y, cost_matrix=C)
+
+
+def test_pickle_and_native_save_load(churn_split, tmp_path):
+    Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
+    est = cxgb.CSXGBClassifier(n_estimators=20, max_depth=3, n_jobs=1, random_state=0).fit(Xtr, ytr, cost_matrix=Ctr)
+    est2 = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(est2.predict_proba(Xte), est.predict_proba(Xte))
+    f = tmp_path / "csxgb.ubj"
+    est.booster_.save_model(f)
+    loaded = xgb.Booster(model_file=str(f))
+    np.testing.assert_allclose(loaded.predict(xgb.DMatrix(Xte.to_numpy()), output_margin=True),
+                               est.decision_function(Xte), rtol=1e-6)
+
+
+def test_metadata_routing_cross_validate(churn_split):
+    Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
+    X, y, C = Xtr.to_numpy()[:2000], ytr[:2000], Ctr[:2000]
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = cxgb.CSXGBClassifier(n_estimators=10, max_depth=3, n_jobs=1, random_state=0)
+        est.set_fit_request(cost_matrix=True)
+        cv = KFold(3)
+        scorer = make_savings_scorer()
+        got = cross_validate(est, X, y, cv=cv, scoring=scorer, params={"cost_matrix": C})["test_score"]
+        gs = GridSearchCV(est, {"max_depth": [2, 3]}, cv=cv, scoring=scorer).fit(X, y, cost_matrix=C)
+    want = []
+    for tr, te in cv.split(X):
+        m = cxgb.CSXGBClassifier(n_estimators=10, max_depth=3, n_jobs=1, random_state=0).fit(
+            X[tr], y[tr], cost_matrix=C[tr])
+        want.append(savings_score(y[te], m.predict(X[te]), cost_matrix=C[te]))
+    np.testing.assert_allclose(got, want)
+    assert gs.best_params_["max_depth"] in (2, 3)
