@@ -1,0 +1,182 @@
+"""riff_select against an independent brute-force Algorithm 1, the randomised last rule, budgets,
+weights and the money variant; RuleSet.evaluate against direct computation; RIFFClassifier."""
+
+import pickle
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from csboost_plugins.rules import Interval, Rule, RuleSet, extract_rules, riff_select
+
+
+def _brute(masks, y, w, gain, budget_w, limit, max_rules=None):
+    """RIFF Algorithm 1 by sets and exact fractions: argmax precision on uncovered rows while budget < limit.
+    Ties: more gain, then lower index. Returns (order, per-prefix budget used)."""
+    n = len(y)
+    uncovered = set(range(n))
+    chosen, used, order, prefix = set(), Fraction(0), [], []
+    while used < limit and (max_rules is None or len(order) < max_rules):
+        best = None
+        for k, m in enumerate(masks):
+            if k in chosen:
+                continue
+            rows = [i for i in uncovered if m[i]]
+            g = sum((Fraction(gain[i]) for i in rows if y[i] == 1), Fraction(0))
+            b = sum((Fraction(w[i]) for i in rows if y[i] == 0), Fraction(0))
+            if g + b == 0:
+                continue
+            key = (g / (g + b), g, -k)
+            if best is None or key > best[0]:
+                best = (key, k)
+        if best is None:
+            break
+        k = best[1]
+        chosen.add(k)
+        order.append(k)
+        newly = {i for i in uncovered if masks[k][i]}
+        uncovered -= newly
+        used += sum((Fraction(budget_w[i]) for i in newly), Fraction(0))
+        prefix.append(used)
+    return order, prefix
+
+
+def _random_rules(rng, d, n_rules):
+    rules = []
+    for _ in range(n_rules):
+        conds = []
+        for f in rng.choice(d, size=rng.integers(1, 3), replace=False):
+            a, b = np.sort(rng.integers(0, 6, 2)).astype(float)
+            conds.append(Interval(int(f), lower=a, lower_closed=bool(rng.integers(2)), upper=b + 1,
+                                  upper_closed=bool(rng.integers(2)), missing=bool(rng.integers(2))))
+        rules.append(Rule(conds))
+    return rules
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_greedy_equals_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n, d = 120, 3
+    X = rng.integers(0, 7, size=(n, d)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (rng.random(n) < 0.3).astype(int)
+    y[:2] = [0, 1]
+    variant = seed % 4
+    w = np.ones(n) if variant in (0, 3) else rng.integers(1, 4, n).astype(float)
+    fn_cost = rng.integers(1, 50, n).astype(float) if variant >= 2 else None
+    if seed % 3 == 0:  # rules from trees (trie path sharing), pooled with random ones
+        rules = extract_rules(DecisionTreeClassifier(max_depth=3, random_state=seed).fit(np.nan_to_num(X), y))
+        rules += _random_rules(rng, d, 10)
+    else:
+        rules = _random_rules(rng, d, 25)
+    alert = seed % 5 == 4
+    budget = [0.05, 0.1, 0.2, 0.3][seed % 4]
+    rs = riff_select(rules, X, y, sample_weight=None if variant in (0, 3) else w, fn_cost=fn_cost,
+                     **({"max_alert_rate": budget} if alert else {"max_fpr": budget}))
+    masks = [r.mask(X) for r in rules]  # numpy reference evaluation, independent of the numba trie
+    gain = w * (fn_cost if fn_cost is not None else 1.0)
+    budget_w = w if alert else w * (y == 0)
+    total = Fraction(int(budget_w.sum())) if np.all(budget_w == np.round(budget_w)) else budget_w.sum()
+    limit = Fraction(budget).limit_denominator(1000) * total
+    order, prefix = _brute(masks, y, [int(v) for v in w], [int(v) for v in gain], [int(v) for v in budget_w], limit)
+    assert list(rs.selection["candidate_index"]) == order
+    assert [str(r) for r in rs.rules] == [str(rules[k]) for k in order]
+    # rho makes the expected budget use equal the budget exactly (when the pool can reach it)
+    if prefix and prefix[-1] > limit:
+        prev = prefix[-2] if len(prefix) > 1 else 0
+        rho = (limit - prev) / (prefix[-1] - prev)
+        assert rs.last_rule_probability == pytest.approx(float(rho), rel=1e-12)
+        ev = rs.evaluate(X, y, sample_weight=w)
+        assert ev["alert_rate" if alert else "fpr"] == pytest.approx(budget, rel=1e-12)
+        key = "expected_alert_rate" if alert else "expected_fpr"
+        assert rs.selection[key] == pytest.approx(budget, rel=1e-12)
+    else:
+        assert rs.last_rule_probability == 1.0
+
+
+def test_expected_tpr_and_evaluate_match_direct_computation():
+    rng = np.random.default_rng(1)
+    n = 3000
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 1.8).astype(int)
+    amount = rng.gamma(2, 50, n)
+    rules = extract_rules(DecisionTreeClassifier(max_leaf_nodes=40, random_state=0).fit(X, y))
+    rs = riff_select(rules, X, y, max_fpr=0.02)
+    cov = rs.coverage(X)
+    S_prev, S_last = cov[:, :-1].any(axis=1), cov.any(axis=1)
+    rho = rs.last_rule_probability
+    assert 0 < rho <= 1
+    fpr = lambda m: m[y == 0].mean()
+    tpr = lambda m: m[y == 1].mean()
+    assert fpr(S_prev) < 0.02 <= fpr(S_last)
+    assert (1 - rho) * fpr(S_prev) + rho * fpr(S_last) == pytest.approx(0.02, rel=1e-12)
+    exp_tpr = (1 - rho) * tpr(S_prev) + rho * tpr(S_last)
+    assert rs.selection["expected_tpr"] == pytest.approx(exp_tpr, rel=1e-12)
+    ev = rs.evaluate(X, y, fn_cost=amount, fp_cost=10.0)
+    assert ev["tpr"] == pytest.approx(exp_tpr, rel=1e-12)
+    p = np.where(S_prev, 1.0, np.where(S_last, rho, 0.0))
+    assert ev["money_caught"] == pytest.approx((p * amount)[y == 1].sum(), rel=1e-12)
+    cost = np.where(y == 1, (1 - p) * amount, p * 10.0).sum()
+    assert ev["cost"] == pytest.approx(cost, rel=1e-12)
+    # deterministic predictions: the first l-1 rules always keep the budget
+    assert fpr(rs.predict(X, last_rule="exclude").astype(bool)) < 0.02
+    np.testing.assert_array_equal(rs.predict(X, last_rule="include"), S_last)
+    np.testing.assert_array_equal(rs.apply(X) >= 0, S_last)
+    draws = np.array([rs.predict(X[:50], last_rule="random", random_state=s).sum() for s in range(400)])
+    rng2 = np.random.RandomState
+    on = np.array([rng2(s).random_sample() < rho for s in range(400)])
+    np.testing.assert_array_equal(draws, np.where(on, S_last[:50].sum(), S_prev[:50].sum()))
+
+
+def test_money_variant_catches_more_money():
+    rng = np.random.default_rng(2)
+    n = 6000
+    X = rng.normal(size=(n, 3))
+    amount = np.exp(rng.normal(3, 1.2, n))
+    X[:, 2] = np.log(amount)
+    y = ((X[:, 0] > 1.2) | (rng.random(n) < 0.02)).astype(int)
+    rules = extract_rules(DecisionTreeClassifier(max_leaf_nodes=60, random_state=0).fit(X, y))
+    a = riff_select(rules, X, y, max_fpr=0.01)
+    b = riff_select(rules, X, y, max_fpr=0.01, fn_cost=amount)
+    ea, eb = a.evaluate(X, y, fn_cost=amount, fp_cost=0.0), b.evaluate(X, y, fn_cost=amount, fp_cost=0.0)
+    assert eb["money_caught"] >= ea["money_caught"]
+    assert eb["fpr"] == pytest.approx(0.01) and ea["fpr"] == pytest.approx(0.01)
+    assert b.selection["expected_money_recall"] == pytest.approx(eb["money_recall"], rel=1e-9)
+
+
+def test_pool_within_budget_keeps_every_useful_rule():
+    X = np.arange(20.0).reshape(-1, 1)
+    y = (X[:, 0] >= 15).astype(int)
+    r = Rule([Interval(0, lower=15.0)])
+    rs = riff_select([r, Rule([Interval(0, upper=2.0, upper_closed=False)])], X, y, max_fpr=0.5)
+    assert len(rs) == 2 and rs.last_rule_probability == 1.0
+    rs = riff_select([r], X, y, max_fpr=0.5, max_rules=1)
+    assert len(rs) == 1
+
+
+def test_selection_pandas_and_errors():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    y = (df.a > 1).astype(int)
+    rules = extract_rules(DecisionTreeClassifier(max_depth=3).fit(df, y))
+    rs = riff_select(rules, df[["b", "a"]], y, max_fpr=0.05)  # matched by column name
+    assert rs.evaluate(df, y)["fpr"] == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="not both"):
+        riff_select(rules, df, y, max_fpr=0.1, max_alert_rate=0.1)
+    with pytest.raises(ValueError, match="max_fpr"):
+        riff_select(rules, df, y, max_fpr=0.0)
+    with pytest.raises(ValueError, match="rows"):
+        riff_select(rules, df, y[:-1])
+    with pytest.raises(ValueError, match="empty"):
+        riff_select([], df, y)
+    with pytest.raises(ValueError):
+        riff_select(rules, df, np.zeros(200))
+    with pytest.raises(ValueError, match="sample_weight"):
+        riff_select(rules, df, y, sample_weight=-np.ones(200))
+    with pytest.raises(ValueError, match="fn_cost"):
+        riff_select(rules, df, y, fn_cost=np.full(200, np.nan))
+    s = pickle.loads(pickle.dumps(rs))
+    np.testing.assert_array_equal(s.predict(df), rs.predict(df))
+    assert "IF" in str(rs)
