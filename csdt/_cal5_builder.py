@@ -45,6 +45,7 @@ class CAL5Tree:
         self.info: list[float] = []
         self.binary: TreeArrays | None = None
         self.binary_proba: np.ndarray | None = None
+        self.binary_leaf_kind: np.ndarray | None = None
 
     # -- construction -------------------------------------------------------------------
     def _add_node(self, counts, cost_sums, status, depth):
@@ -92,7 +93,7 @@ def _stats(k, c, n_classes):
             np.bincount(k, weights=c, minlength=n_classes))
 
 
-def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None) -> CAL5Tree:
+def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=True) -> CAL5Tree:
     """Grow a CAL5_OC tree on validated float64 X (n, d), class indices k and costs c >= 0."""
     tree = CAL5Tree(n_classes)
     counts, costs = _stats(k, c, n_classes)
@@ -131,7 +132,8 @@ def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None) -> CAL5Tree:
             child = tree._add_node(cn, cs, statuses[t], depth + 1)
             tree.children[node].append(child)
             stack.append((child, sub, f))
-    _merge_same_class_leaves(tree)
+    if merge_leaves:
+        _merge_same_class_leaves(tree)
     _to_binary(tree)
     return tree
 
@@ -170,14 +172,15 @@ def _merge_same_class_leaves(tree: CAL5Tree) -> None:
 
 def _to_binary(tree: CAL5Tree) -> None:
     """Write each multiway node as a chain of binary splits ``x <= b_t`` (left = interval t)."""
-    left, right, feat, thr, cnt, cst, lab = [], [], [], [], [], [], []
+    left, right, feat, thr, cnt, cst, lab, kind = [], [], [], [], [], [], [], []
 
-    def alloc(counts, costs, label):
+    def alloc(counts, costs, label, node=-1):
         left.append(-1), right.append(-1), feat.append(-1), thr.append(np.nan)
         cnt.append(counts), cst.append(costs), lab.append(label)
+        kind.append(tree.leaf_kind[node] if node >= 0 else "")
         return len(left) - 1
 
-    root = alloc(tree.counts[0], tree.cost_sums[0], tree.label[0])
+    root = alloc(tree.counts[0], tree.cost_sums[0], tree.label[0], 0)
     stack = [(0, root)]
     while stack:
         i, b = stack.pop()
@@ -187,7 +190,7 @@ def _to_binary(tree: CAL5Tree) -> None:
         cur = b
         for s in range(len(bounds)):
             feat[cur], thr[cur] = tree.feature[i], bounds[s]
-            lb = alloc(tree.counts[ch[s]], tree.cost_sums[ch[s]], tree.label[ch[s]])
+            lb = alloc(tree.counts[ch[s]], tree.cost_sums[ch[s]], tree.label[ch[s]], ch[s])
             left[cur] = lb
             stack.append((ch[s], lb))
             if s < len(bounds) - 1:
@@ -196,7 +199,7 @@ def _to_binary(tree: CAL5Tree) -> None:
                 sw = np.sum([tree.cost_sums[j] for j in ch[s + 1:]], axis=0)
                 nxt = alloc(sc, sw, _bayes_class(sc, sw))
             else:
-                nxt = alloc(tree.counts[ch[-1]], tree.cost_sums[ch[-1]], tree.label[ch[-1]])
+                nxt = alloc(tree.counts[ch[-1]], tree.cost_sums[ch[-1]], tree.label[ch[-1]], ch[-1])
                 stack.append((ch[-1], nxt))
             right[cur] = nxt
             cur = nxt
@@ -214,6 +217,7 @@ def _to_binary(tree: CAL5Tree) -> None:
         left_inclusive=True,
     )
     tree.binary_proba = proba
+    tree.binary_leaf_kind = np.array(kind, dtype=object)  # why each binary leaf is a leaf (LEAF_KINDS)
 
 
 def predict_leaf(tree: CAL5Tree, X) -> np.ndarray:

@@ -94,6 +94,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         "alpha": [Interval(numbers.Real, 0.0, 1.0, closed="right")],
         "s_max": [Interval(numbers.Real, 0.0, 1.0, closed="right")],
         "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "merge_leaves": ["boolean"],
     }
 
     def _example_costs(self, y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
@@ -141,7 +142,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         c = self._example_costs(y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         costs = self._costs_for_tree(y_idx, c)
         self.tree_ = build_tree(X, y_idx, costs, n_classes, float(self.alpha), float(self.s_max),
-                                self.max_depth)
+                                self.max_depth, bool(self.merge_leaves))
         return self
 
     # -- prediction -----------------------------------------------------------------------
@@ -230,6 +231,13 @@ class CAL5OCClassifier(_BaseCAL5):
     max_depth : int or None, default None
         Optional limit on the number of multiway levels (not in the paper; the
         paper's stopping rule is the statistical one).
+    merge_leaves : bool, default True
+        After growing, merge neighbouring leaf intervals of a node that decide the
+        same class, and turn a node whose intervals all decide one class into a
+        leaf (section 3.1: "adjacent intervals with the same class label are
+        merged"). Predictions are unchanged; trees get smaller and
+        ``predict_proba`` coarser. False keeps every interval with its reason
+        (dominant / no dominant class / undecided), as in the paper's figures.
 
     Attributes
     ----------
@@ -246,10 +254,11 @@ class CAL5OCClassifier(_BaseCAL5):
     transinformation (Proposition 1a).
     """
 
-    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None):
+    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True):
         self.alpha = alpha
         self.s_max = s_max
         self.max_depth = max_depth
+        self.merge_leaves = merge_leaves
 
     def _costs_for_tree(self, y_idx, cost):
         return np.ones(y_idx.shape[0]) if cost is None else cost
@@ -266,7 +275,7 @@ class CAL5Classifier(_BaseCAL5):
 
     Parameters
     ----------
-    alpha, s_max, max_depth : as in :class:`CAL5OCClassifier`.
+    alpha, s_max, max_depth, merge_leaves : as in :class:`CAL5OCClassifier`.
     class_cost : None, dict {class label: cost} or array-like in the order of
         ``classes_``, default None
         The cost of not recognising each class. When None and :meth:`fit` gets
@@ -282,10 +291,11 @@ class CAL5Classifier(_BaseCAL5):
 
     _parameter_constraints = {**_BaseCAL5._parameter_constraints, "class_cost": [dict, "array-like", None]}
 
-    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, class_cost=None):
+    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True, class_cost=None):
         self.alpha = alpha
         self.s_max = s_max
         self.max_depth = max_depth
+        self.merge_leaves = merge_leaves
         self.class_cost = class_cost
 
     def _costs_for_tree(self, y_idx, cost):

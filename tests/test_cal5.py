@@ -442,3 +442,20 @@ def test_creditscoring2_savings_on_held_out_rows():
     s_oc = savings_score(y[te], oc.predict(X[te]), **kw(te))
     s_cal5 = savings_score(y[te], cal5.predict(X[te]), **kw(te))
     assert s_oc > 0.1 and s_oc > s_cal5 + 0.05
+
+
+def test_merging_same_class_leaves_keeps_predictions():
+    X, y, c = make_nsep(2000, 1)
+    merged = CAL5OCClassifier(alpha=0.2, s_max=0.6).fit(X, y, cost=c)
+    raw = CAL5OCClassifier(alpha=0.2, s_max=0.6, merge_leaves=False).fit(X, y, cost=c)
+    np.testing.assert_array_equal(merged.predict(GRID), raw.predict(GRID))
+    assert merged.get_n_leaves() < raw.get_n_leaves()
+    # no node of the merged tree has two neighbouring leaves with the same class
+    t = merged.tree_
+    for i in t.reachable():
+        ch = t.children[i]
+        for a, b in zip(ch, ch[1:]):
+            assert not (t.feature[a] < 0 and t.feature[b] < 0 and t.label[a] == t.label[b])
+    # the raw tree shows the paper's reasons: dominant, undecided and no-split leaves
+    kinds = {raw.tree_.leaf_kind[i] for i in raw.tree_.reachable() if raw.tree_.feature[i] < 0}
+    assert {"dominates", "undecided"} <= kinds
