@@ -120,8 +120,18 @@ def _draw_features(allowed, k, state):
     perm = allowed.copy()
     for i in range(k):
         j = i + np.int64(_rand(state) % np.uint64(p - i))
-        perm[i], perm[j] = perm[j], perm[i]
-    return np.sort(perm[:k])
+        tmp = perm[i]
+        perm[i] = perm[j]
+        perm[j] = tmp
+    out = perm[:k].copy()
+    for i in range(1, k):  # insertion sort: k is small, and np.sort costs seconds of compile
+        v = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > v:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = v
+    return out
 
 
 @nb.njit(cache=True, nogil=True)
@@ -145,7 +155,9 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
     costcla = mode == MODE_COSTCLA
     best_first = max_leaf_nodes > 0
 
-    samples = np.arange(n).astype(np.int32) if hist_mode else np.empty(0, np.int32)
+    samples = np.empty(n if hist_mode else 0, np.int32)
+    for i in range(samples.shape[0]):
+        samples[i] = i
     flag = np.zeros(n, np.bool_)
     tmp_o = np.empty(n, np.int32)
     tmp_c = np.empty(n, np.int32)
@@ -236,7 +248,8 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             ok = False
             if costcla:
                 feats = _draw_features(allowed, max_features, state)
-                selected[:] = False
+                for fi in range(d):
+                    selected[fi] = False
                 for fi in range(feats.shape[0]):
                     selected[feats[fi]] = True
                 w0, w1 = weighted_cost_pair(crit, c0, c1, sp, nm)
@@ -281,7 +294,9 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
                 f_ok = _grow_f(f_ok, fcap)
                 f_seq = _grow_f(f_seq, fcap)
                 fs = np.empty((fcap, 4))
-                fs[:nf] = f_sums[:nf]
+                for j in range(nf):
+                    for s in range(4):
+                        fs[j, s] = f_sums[j, s]
                 f_sums = fs
             f_start[nf] = p_start
             f_end[nf] = p_end
@@ -338,7 +353,8 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             f_ml[i] = f_ml[last]
             f_gain[i] = f_gain[last]
             f_ok[i] = f_ok[last]
-            f_sums[i] = f_sums[last]
+            for s in range(4):
+                f_sums[i, s] = f_sums[last, s]
             f_seq[i] = f_seq[last]
         nf -= 1
         # ---- place the node
@@ -400,44 +416,32 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             t_gain[:nodes].copy(), t_depth[:nodes].copy())
 
 
-@nb.njit(cache=True, nogil=True)
 def presort(X):
-    """order (d, n) int32: rows sorted by each feature (stable, NaN last); codes: dense ranks."""
-    n, d = X.shape
-    order = np.empty((d, n), np.int32)
-    codes = np.empty((d, n), np.int32)
-    col = np.empty(n)
-    for f in range(d):
-        for i in range(n):
-            col[i] = X[i, f]
-        o = np.argsort(col, kind="mergesort")
-        c = 0
-        for k in range(n):
-            r = o[k]
-            order[f, k] = r
-            x = col[r]
-            if np.isnan(x):
-                codes[f, k] = NAN_CODE
-            else:
-                if k > 0 and x != col[o[k - 1]]:
-                    c += 1
-                codes[f, k] = c
-    return order, codes
+    """order (d, n) int32: rows sorted by each feature (stable, NaN last); codes: dense ranks.
+
+    numpy's sort (C, GIL released) rather than numba's, which costs seconds of compile.
+    """
+    order = np.argsort(X, axis=0, kind="stable").T.astype(np.int32)
+    codes = np.empty(order.shape, np.int32)
+    for f in range(X.shape[1]):
+        v = X[order[f], f]
+        c = np.empty(v.shape[0], np.int32)
+        c[0] = 0
+        np.cumsum(v[1:] != v[:-1], out=c[1:]) if v.shape[0] > 1 else None
+        c[np.isnan(v)] = NAN_CODE
+        codes[f] = c
+    return np.ascontiguousarray(order), codes
 
 
-@nb.njit(cache=True, nogil=True)
 def bin_codes(X, edges, nbins):
     """uint8 bin of every value: searchsorted(edges[f, :nbins-1], x, 'left'); NaN -> 255."""
     n, d = X.shape
     out = np.empty((n, d), np.uint8)
     for f in range(d):
-        e = edges[f, : nbins[f] - 1]
-        for i in range(n):
-            x = X[i, f]
-            if np.isnan(x):
-                out[i, f] = NAN_BIN
-            else:
-                out[i, f] = np.searchsorted(e, x, side="left")
+        x = X[:, f]
+        b = np.searchsorted(edges[f, : nbins[f] - 1], x, side="left")
+        b[np.isnan(x)] = NAN_BIN
+        out[:, f] = b
     return out
 
 
