@@ -325,6 +325,27 @@ def test_binned_search_finds_best_boundary_split():
     assert n_bins.max() <= 8
 
 
+@pytest.mark.parametrize("n", [5000, 230_000])  # the second takes the sampled-quantile path
+def test_binning_bins_are_ordered_and_exact(n):
+    from csdt._figs_binning import bin_features
+
+    rng = np.random.default_rng(n)
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 5, n), np.round(rng.exponential(size=n), 1),
+                         np.r_[np.zeros(n - 1), 7.0]])  # a rare value the quantile sample can miss
+    Xb, n_bins, lo, hi = bin_features(X, 255)
+    assert list(n_bins[1:]) == [5, len(np.unique(X[:, 2])), 2]  # <= 255 distinct values: one bin each
+    assert 200 <= n_bins[0] <= 255
+    for f in range(X.shape[1]):
+        order = np.argsort(X[:, f], kind="stable")
+        assert np.all(np.diff(Xb[order, f].astype(int)) >= 0)  # bins are monotone in x
+        mins = np.full(n_bins[f], np.inf)
+        maxs = np.full(n_bins[f], -np.inf)
+        np.minimum.at(mins, Xb[:, f], X[:, f])
+        np.maximum.at(maxs, Xb[:, f], X[:, f])
+        np.testing.assert_array_equal(mins, lo[f, : n_bins[f]])
+        np.testing.assert_array_equal(maxs, hi[f, : n_bins[f]])
+
+
 @pytest.mark.parametrize("model_cls", [FIGSClassifier, FIGUClassifier])
 def test_integer_sample_weight_equals_repeated_rows(model_cls):
     X, y = _toy(4, n=150)
@@ -393,6 +414,23 @@ def test_tree_arrays_protocol_reproduces_scores(model_cls):
             leaves = t.is_leaf
             assert (t.label[leaves] == 1).sum() >= 1
             assert np.all(t.label[leaves & (t.value >= model.precision_threshold)] == 1)
+
+
+@pytest.mark.parametrize("model_cls", [FIGSClassifier, FIGUClassifier])
+def test_extract_rules_reads_the_trees(model_cls):
+    """RIFF integration: one rule per leaf, covering exactly the rows our trees route there."""
+    rules_mod = pytest.importorskip("csboost_plugins.rules")
+    data = make_fraud_transactions(3000, fraud_rate=0.05, random_state=3)
+    X, y = data.data, np.asarray(data.target)
+    model = model_cls(max_rules=12).fit(X, y)
+    rules = rules_mod.extract_rules(model, deduplicate=False)
+    trees = model.tree_arrays()
+    assert len(rules) == sum(int(t.is_leaf.sum()) for t in trees)
+    leaves = [apply_tree_arrays(t, X.to_numpy(dtype=float)) for t in trees]
+    for r in rules:
+        src = r.sources[0]
+        np.testing.assert_array_equal(r.mask(X), leaves[src["tree"]] == src["node"])
+        assert r.value == pytest.approx(trees[src["tree"]].value[src["node"]])
 
 
 def test_print_shows_trees():
