@@ -354,4 +354,4 @@ def test_bad_input_errors():
     with pytest.raises(TypeError, match="non-numeric"):
         rs.predict(pd.DataFrame({"x0": ["a"] * 3, "x1": [1.0] * 3}))
     with pytest.raises(ValueError, match="columns"):
-        rs.predict(np.zeros((3, 1)))
+        rs.predict(np.zeros((3, 0)))
