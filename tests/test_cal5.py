@@ -232,6 +232,12 @@ def test_binary_chain_tree_arrays_reproduce_the_model():
     np.testing.assert_allclose(ta.n_samples[internal],
                                ta.n_samples[ta.children_left[internal]] + ta.n_samples[ta.children_right[internal]])
     assert ta.n_samples[0] == len(y)
+    # the stored leaf statistics are exactly the training rows that reach each leaf
+    train_leaf = apply_tree_arrays(ta, X)
+    np.testing.assert_allclose(np.bincount(train_leaf, minlength=ta.node_count)[ta.is_leaf], ta.n_samples[ta.is_leaf])
+    w1 = np.bincount(train_leaf, weights=cost * (y == 1), minlength=ta.node_count)
+    w = np.bincount(train_leaf, weights=cost, minlength=ta.node_count)
+    np.testing.assert_allclose(ta.value[ta.is_leaf], (w1 / w)[ta.is_leaf], rtol=1e-12)
     # node_cost = training cost of the node's label, from the raw rows at the root
     root_label = ta.label[0]
     assert ta.node_cost[0] == pytest.approx(cost[y != root_label].sum())
