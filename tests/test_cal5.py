@@ -237,7 +237,8 @@ def test_binary_chain_tree_arrays_reproduce_the_model():
     np.testing.assert_allclose(np.bincount(train_leaf, minlength=ta.node_count)[ta.is_leaf], ta.n_samples[ta.is_leaf])
     w1 = np.bincount(train_leaf, weights=cost * (y == 1), minlength=ta.node_count)
     w = np.bincount(train_leaf, weights=cost, minlength=ta.node_count)
-    np.testing.assert_allclose(ta.value[ta.is_leaf], (w1 / w)[ta.is_leaf], rtol=1e-12)
+    leaves = np.flatnonzero(ta.is_leaf)
+    np.testing.assert_allclose(ta.value[leaves], w1[leaves] / w[leaves], rtol=1e-12)
     # node_cost = training cost of the node's label, from the raw rows at the root
     root_label = ta.label[0]
     assert ta.node_cost[0] == pytest.approx(cost[y != root_label].sum())
