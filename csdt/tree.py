@@ -15,7 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from csboost_plugins.costs import check_binary_labels, check_costs
 from csboost_plugins.tree_protocol import TreeArrays
@@ -47,6 +48,18 @@ def _check_X(estimator, X, *, reset):
                 f"(e.g. sklearn.preprocessing.OrdinalEncoder): {exc}"
             ) from exc
         raise
+
+
+def _check_y(y):
+    """Binary labels -> (int64 0/1, classes_), with scikit-learn's error messages."""
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None")
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    if type_of_target(y) == "multiclass":
+        raise ValueError("Only binary classification is supported. The cost matrix is 2 x 2; "
+                         f"y has {np.unique(y).size} classes")
+    return check_binary_labels(y, return_classes=True)
 
 
 def _costs_or_unit(n, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
@@ -220,7 +233,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         (``val_fp_cost`` ... or ``val_cost_matrix``).
         """
         X = _check_X(self, X, reset=True)
-        y, classes = check_binary_labels(y, return_classes=True)
+        y, classes = _check_y(y)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = _costs_or_unit(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
@@ -337,7 +350,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The cost-optimal label of each row's leaf (argmin of the leaf's training money)."""
-        return self.classes_[self._predict_label_validated(self._X_predict(X))]
+        X = self._X_predict(X)
+        return self.classes_[self._predict_label_validated(X)]
 
     # ------------------------------------------------------------------ inspection
     @property
@@ -394,4 +408,5 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.classifier_tags.multi_class = False  # binary: the cost matrix is 2 x 2
         return tags
