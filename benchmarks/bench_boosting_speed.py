@@ -1,0 +1,94 @@
+"""Benchmark 3 (issue 3): cost of the plugin, seconds per boosting round of the AEC objective
+against the built-in logistic objective, same parameters, same data, both libraries.
+
+Data: ``--rows`` x 30 float32 features (default 1M), labels from a logistic model
+(about 12 % positives), card-fraud costs C_FP = C_TP = 10, C_FN = amount.
+The goal of the issue is a ratio of at most 1.25.
+
+    python benchmarks/bench_boosting_speed.py --rows 1000000 --rounds 20 --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import lightgbm as lgb
+import numpy as np
+import xgboost as xgb
+
+import warnings
+
+from csboost_plugins import lgb as clgb
+from csboost_plugins import xgb as cxgb
+from csboost_plugins.costs import CostWarning
+
+warnings.filterwarnings("ignore", category=CostWarning)
+
+
+def make_data(n, p=30, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p), dtype=np.float32)
+    beta = rng.normal(0, 0.6, p)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(X @ beta - 4.5)))).astype(np.float64)
+    amount = rng.lognormal(3.5, 1.2, n)
+    return X, y, amount
+
+
+def time_xgb(X, y, amount, rounds, threads, depth):
+    d = cxgb.cost_dmatrix(X, y, fp_cost=10.0, fn_cost=amount, tp_cost=10.0, nthread=threads)
+    base = {"tree_method": "hist", "max_depth": depth, "eta": 0.1, "nthread": threads, "max_bin": 256}
+    out = {}
+    for name, params, obj in (
+        ("built-in binary:logistic", {**base, "objective": "binary:logistic", "base_score": 0.5,
+                                      "disable_default_eval_metric": 1}, None),
+        ("AEC objective", cxgb.aec_params(d, {**base, "base_score": 0.0}), cxgb.aec_objective()),
+    ):
+        xgb.train(params, d, 1, obj=obj)  # warm-up: sketch/bins built once per DMatrix
+        t0 = time.perf_counter()
+        xgb.train(params, d, rounds, obj=obj)
+        out[name] = (time.perf_counter() - t0) / rounds
+    return out
+
+
+def time_lgb(X, y, amount, rounds, threads, leaves):
+    base = {"num_leaves": leaves, "learning_rate": 0.1, "num_threads": threads, "verbose": -1, "max_bin": 255,
+            "force_row_wise": True}
+    out = {}
+    d_plain = lgb.Dataset(X, label=y, params={"max_bin": 255, "verbose": -1}, free_raw_data=False).construct()
+    d_cost = clgb.cost_dataset(X, y, fp_cost=10.0, fn_cost=amount, tp_cost=10.0,
+                               params={"max_bin": 255, "verbose": -1}).construct()
+    for name, params, d in (
+        ("built-in binary", {**base, "objective": "binary", "metric": "None"}, d_plain),
+        ("AEC objective", {**base, "objective": clgb.aec_objective()}, d_cost),
+    ):
+        lgb.train(params, d, 1)
+        t0 = time.perf_counter()
+        lgb.train(params, d, rounds)
+        out[name] = (time.perf_counter() - t0) / rounds
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=2, help="best of this many timings")
+    a = ap.parse_args(argv)
+    X, y, amount = make_data(a.rows)
+    print(f"{a.rows} rows x {X.shape[1]} features, positives {y.mean():.3%}, {a.rounds} rounds, "
+          f"{a.threads} threads, best of {a.repeats}")
+    print("| library | objective | s / round | ratio vs built-in |")
+    print("|---|---|---|---|")
+    for lib, fn, kw in (("xgboost (hist, depth 6)", time_xgb, {"depth": 6}),
+                        ("lightgbm (31 leaves)", time_lgb, {"leaves": 31})):
+        runs = [fn(X, y, amount, a.rounds, a.threads, **kw) for _ in range(a.repeats)]
+        best = {k: min(r[k] for r in runs) for k in runs[0]}
+        names = list(best)
+        for k in names:
+            print(f"| {lib} | {k} | {best[k]:.4f} | {best[k] / best[names[0]]:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
