@@ -27,24 +27,75 @@ __all__ = ["bin_features"]
 _SAMPLE = 200_000  # rows used to place quantile cuts (as lightgbm's bin_construct_sample_cnt)
 
 
+_BLOCK = 2048  # rows per block of the binning pass
+_LUT_CELLS = 1024  # uniform cells between the first and last cut, each narrowing the binary search
+
+
 @njit(cache=True, nogil=True)
-def _assign_bins(col, cuts, X_binned, f, lo, hi):
-    """Bin k holds cuts[k-1] < v <= cuts[k]; record each bin's min and max value."""
-    m = cuts.shape[0]
-    for i in range(col.shape[0]):
-        v = col[i]
-        a, b = 0, m
-        while a < b:  # first cut >= v
-            c = (a + b) >> 1
-            if cuts[c] < v:
-                a = c + 1
-            else:
-                b = c
-        X_binned[i, f] = a
-        if v < lo[a]:
-            lo[a] = v
-        if v > hi[a]:
-            hi[a] = v
+def _cell_ranges(cuts, m):
+    """For each uniform cell over [cuts[0], cuts[m-1]], the range of possible bin indices."""
+    cell_lo = np.zeros(_LUT_CELLS + 1, np.int64)
+    cell_hi = np.full(_LUT_CELLS + 1, m, np.int64)
+    if m == 0:
+        return cell_lo, cell_hi, 0.0
+    first = cuts[0]
+    span = cuts[m - 1] - first
+    scale = _LUT_CELLS / span if span > 0 else 0.0
+    k = 0
+    for c in range(_LUT_CELLS + 1):
+        edge = first + c / scale if scale > 0 else first
+        while k < m and cuts[k] < edge:  # first cut >= the cell's left edge
+            k += 1
+        cell_lo[c] = k
+    for c in range(_LUT_CELLS):
+        cell_hi[c] = min(cell_lo[c + 1] + 1, m)
+    return cell_lo, cell_hi, scale
+
+
+@njit(cache=True, nogil=True)
+def _assign_bins(X, cuts, n_cuts, X_binned, lo, hi):
+    """One pass over the rows: bin k of feature f holds cuts[f, k-1] < x <= cuts[f, k].
+
+    Records each bin's smallest and largest value in lo / hi.
+    """
+    n, d = X.shape
+    cell_lo = np.zeros((d, _LUT_CELLS + 1), np.int64)
+    cell_hi = np.zeros((d, _LUT_CELLS + 1), np.int64)
+    scale = np.zeros(d)
+    for f in range(d):
+        cl, ch, sc = _cell_ranges(cuts[f], n_cuts[f])
+        cell_lo[f] = cl
+        cell_hi[f] = ch
+        scale[f] = sc
+    for start in range(0, n, _BLOCK):  # row blocks: the block and one feature's cells stay in cache
+        stop = min(start + _BLOCK, n)
+        for f in range(d):
+            m = n_cuts[f]
+            for i in range(start, stop):
+                v = X[i, f]
+                if m == 0 or v <= cuts[f, 0]:
+                    a = 0
+                elif v > cuts[f, m - 1]:
+                    a = m
+                else:
+                    c = int((v - cuts[f, 0]) * scale[f])
+                    if c > _LUT_CELLS:
+                        c = _LUT_CELLS
+                    a = cell_lo[f, c]
+                    b = cell_hi[f, c]
+                    if a > 0:
+                        a -= 1  # rounding of the cell index: widen by one
+                    while a < b:  # first cut >= v
+                        mid = (a + b) >> 1
+                        if cuts[f, mid] < v:
+                            a = mid + 1
+                        else:
+                            b = mid
+                X_binned[i, f] = a
+                if v < lo[f, a]:
+                    lo[f, a] = v
+                if v > hi[f, a]:
+                    hi[f, a] = v
 
 
 def bin_features(X: np.ndarray, max_bins: int):
@@ -59,39 +110,42 @@ def bin_features(X: np.ndarray, max_bins: int):
     """
     n, d = X.shape
     dtype = np.uint8 if max_bins <= 256 else np.uint16
-    X_binned = np.empty((n, d), dtype=dtype)
-    sample = None
-    if n > _SAMPLE:
-        sample = np.sort(np.random.default_rng(0).choice(n, _SAMPLE, replace=False))
-    per_feature = []
+    sampled = n > _SAMPLE
+    S = X[np.sort(np.random.default_rng(0).choice(n, _SAMPLE, replace=False))] if sampled else X
+    all_cuts = []
     for f in range(d):
-        col = np.ascontiguousarray(X[:, f])
-        part = np.sort(col if sample is None else col[sample])
+        part = np.sort(S[:, f])
         n_distinct = 1 + int(np.count_nonzero(part[1:] != part[:-1]))
-        if n_distinct <= max_bins and sample is not None:
-            values = np.unique(col)  # the sample may miss rare values
+        if n_distinct <= max_bins:
+            values = np.unique(X[:, f]) if sampled else np.unique(part)  # the sample may miss rare values
             n_distinct = values.shape[0]
-        elif n_distinct <= max_bins:
-            values = np.unique(part)
         if n_distinct <= max_bins:
             cuts = values[:-1]  # one bin per distinct value
         else:
             idx = (np.arange(1, max_bins) * part.shape[0]) // max_bins
             cuts = np.unique(part[idx])
             cuts = cuts[cuts < part[-1]]
-        lo = np.full(cuts.shape[0] + 1, np.inf)
-        hi = np.full(cuts.shape[0] + 1, -np.inf)
-        _assign_bins(col, cuts, X_binned, f, lo, hi)
-        keep = lo <= hi  # drop bins without training values
+        all_cuts.append(cuts)
+    n_cuts = np.array([c.shape[0] for c in all_cuts], dtype=np.int64)
+    cuts = np.zeros((d, max(1, int(n_cuts.max()) if d else 1)))
+    for f, c in enumerate(all_cuts):
+        cuts[f, : c.shape[0]] = c
+    X_binned = np.empty((n, d), dtype=dtype)
+    lo = np.full((d, cuts.shape[1] + 1), np.inf)
+    hi = np.full((d, cuts.shape[1] + 1), -np.inf)
+    _assign_bins(X, cuts, n_cuts, X_binned, lo, hi)
+    per_feature = []
+    for f in range(d):
+        keep = lo[f, : n_cuts[f] + 1] <= hi[f, : n_cuts[f] + 1]  # drop bins without training values
         if not keep.all():
             remap = (np.cumsum(keep) - 1).astype(dtype)
             X_binned[:, f] = remap[X_binned[:, f]]
-        per_feature.append((lo[keep], hi[keep]))
-    n_bins = np.array([lo.shape[0] for lo, _ in per_feature], dtype=np.int64)
+        per_feature.append((lo[f, : n_cuts[f] + 1][keep], hi[f, : n_cuts[f] + 1][keep]))
+    n_bins = np.array([b.shape[0] for b, _ in per_feature], dtype=np.int64)
     width = int(n_bins.max()) if d else 1
     bin_min = np.full((d, width), np.nan)
     bin_max = np.full((d, width), np.nan)
-    for f, (lo, hi) in enumerate(per_feature):
-        bin_min[f, : lo.shape[0]] = lo
-        bin_max[f, : hi.shape[0]] = hi
+    for f, (a, b) in enumerate(per_feature):
+        bin_min[f, : a.shape[0]] = a
+        bin_max[f, : b.shape[0]] = b
     return X_binned, n_bins, bin_min, bin_max

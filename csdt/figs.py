@@ -245,6 +245,9 @@ class FIGSClassifier(_GreedyTreesBase):
       the first leaf (tree, node order) win, so fits are deterministic.
     * A split must decrease the loss by more than a numerical zero
       (1e-12 x total weight); imodels accepts any split its stump returns.
+    * Thresholds are float64 midpoints of the data; scikit-learn (so imodels)
+      takes them from a float32 copy of X, so they agree to float32 precision.
+    * Rows of zero weight are ignored by the split search, as in scikit-learn.
 
     Attributes
     ----------
