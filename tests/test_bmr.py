@@ -169,7 +169,7 @@ def _expected_failures(est):
     return {}
 
 
-@parametrize_with_checks([BayesMinimumRiskClassifier(calibration="isotonic"), ThresholdingOptimization(cv=None)],
+@parametrize_with_checks([BayesMinimumRiskClassifier(calibration="isotonic", cv=None), ThresholdingOptimization(cv=None)],
                          expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

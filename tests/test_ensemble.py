@@ -181,7 +181,8 @@ def test_dask_backend_gives_the_same_model(credit):
     X, y, c, tr, te = credit
     kw = dict(n_estimators=4, combination="weighted_voting", random_state=7)
     local = CostSensitiveRandomPatchesClassifier(**kw).fit(X[tr], y[tr], cost_matrix=c[tr])
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+    # in-process worker keeps the test fast; the speed benchmark runs a separate worker process
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
             remote = CostSensitiveRandomPatchesClassifier(**kw, n_jobs=-1).fit(X[tr], y[tr], cost_matrix=c[tr])

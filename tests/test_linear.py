@@ -205,6 +205,6 @@ def test_real_data_beats_cost_insensitive_logistic_regression():
 
 
 @parametrize_with_checks([CostSensitiveLogisticRegression(),
-                          CostSensitiveLogisticRegressionCV(lambdas=[0.0, 0.01], cv=2)])
+                          CostSensitiveLogisticRegressionCV(lambdas=[0.01], cv=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
