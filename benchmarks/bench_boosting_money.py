@@ -68,10 +68,22 @@ AEC_VARIANTS = {
     "AEC abs (floor 0.1), start 0": ("abs", 0.0, 0.0),
     "AEC bound, start prior": ("bound", "prior", 0.0),
     "AEC fisher + 0.1 logloss, start prior": ("fisher", "prior", 0.1),
+    "AEC fisher, start cost-prior": ("fisher", "cost_prior", 0.0),
+    "AEC abs (floor 0.1), start cost-prior": ("abs", "cost_prior", 0.0),
 }
+ES_SUFFIX = {" + ES(val savings)": "savings", " + ES(val AEC)": "aec"}
 METHODS = (["logloss", "logloss + ES(val savings)", "logloss cost-weighted"]
            + [f"{k}{es}" for k in AEC_VARIANTS for es in ("", " + ES(val savings)")]
+           + [f"{k} + ES(val AEC)" for k in ("AEC fisher, start 0", "AEC fisher, start cost-prior",
+                                              "AEC abs (floor 0.1), start cost-prior")]
            + ["empulse CSBoost"])
+
+
+def _aec_variant(method):
+    for suffix, metric in ES_SUFFIX.items():
+        if method.endswith(suffix):
+            return AEC_VARIANTS[method[: -len(suffix)]], metric
+    return AEC_VARIANTS[method], None
 
 
 def _split(y, seed):
@@ -106,11 +118,10 @@ def _fit_xgb(method, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, seed):
                                                   n_jobs=1, random_state=seed, tree_method="hist"))
         est.fit(Xtr, ytr, fp_cost=Ctr[:, 0], fn_cost=Ctr[:, 1], tp_cost=Ctr[:, 2], tn_cost=Ctr[:, 3])
         return est.predict_proba(Xte)[:, 1]
-    hess, start, alpha = AEC_VARIANTS[method.replace(" + ES(val savings)", "")]
-    es = "ES" in method
+    (hess, start, alpha), es = _aec_variant(method)
     est = cxgb.CSXGBClassifier(n_estimators=ROUNDS, learning_rate=LR, max_depth=XGB_DEPTH, hessian=hess,
                                start_margin=start, logloss_weight=alpha, early_stopping_rounds=ES_ROUNDS if es else None,
-                               decision="0.5", n_jobs=1, random_state=seed)
+                               eval_metric=es or "savings", decision="0.5", n_jobs=1, random_state=seed)
     kw = dict(eval_set=[(Xva, yva)], eval_costs=[{"cost_matrix": Cva}]) if es else {}
     est.fit(Xtr, ytr, cost_matrix=Ctr, **kw)
     return est.predict_proba(Xte)[:, 1]
@@ -136,12 +147,11 @@ def _fit_lgb(method, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, seed):
                                                    n_jobs=1, random_state=seed, verbose=-1))
         est.fit(Xtr, ytr, fp_cost=Ctr[:, 0], fn_cost=Ctr[:, 1], tp_cost=Ctr[:, 2], tn_cost=Ctr[:, 3])
         return est.predict_proba(Xte)[:, 1]
-    hess, start, alpha = AEC_VARIANTS[method.replace(" + ES(val savings)", "")]
-    es = "ES" in method
+    (hess, start, alpha), es = _aec_variant(method)
     est = clgb.CSLGBMClassifier(n_estimators=ROUNDS, learning_rate=LR, num_leaves=LGB_LEAVES, hessian=hess,
                                 start_margin=start, logloss_weight=alpha,
-                                early_stopping_rounds=ES_ROUNDS if es else None, decision="0.5", n_jobs=1,
-                                random_state=seed)
+                                early_stopping_rounds=ES_ROUNDS if es else None, eval_metric=es or "savings",
+                                decision="0.5", n_jobs=1, random_state=seed)
     kw = dict(eval_set=[(Xva, yva)], eval_costs=[{"cost_matrix": Cva}]) if es else {}
     est.fit(Xtr, ytr, cost_matrix=Ctr, **kw)
     return est.predict_proba(Xte)[:, 1]

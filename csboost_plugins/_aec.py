@@ -124,25 +124,36 @@ def cost_scale(d, sample_weight=None) -> float:
     return scale
 
 
-def start_margin(y, sample_weight=None, *, kind="prior") -> float:
-    """Starting margin eta_0 of the boosting (never 0 by accident, where h_exact = 0).
+def start_margin(y, sample_weight=None, *, kind="prior", d=None) -> float:
+    """Starting margin eta_0 of the boosting, chosen on purpose.
 
     ``kind="prior"``: logit of the (sample-weighted) positive rate, the margin
-    logloss boosting starts from, clipped to [-10, 10]; a float is returned as is.
+    logloss boosting starts from. ``kind="cost_prior"``: logit of the share of
+    regret mass that prefers predicting 1, rho = sum_{d_i<0} w_i |d_i| / sum_i w_i |d_i|
+    (needs ``d``): the logloss start of the cost-folded problem of
+    :func:`encode_costs_as_weights`. A float is returned as is (0 puts every row at
+    s = 1/2, the AEC decision boundary; fine for the "fisher" hessian, which is
+    largest there, but where the "exact" hessian vanishes). Clipped to [-10, 10].
     """
     if not isinstance(kind, str):
         v = float(kind)
         if not np.isfinite(v):
             raise ValueError(f"start_margin must be finite, got {kind!r}")
         return v
-    if kind != "prior":
-        raise ValueError(f"start_margin must be 'prior' or a float, got {kind!r}")
-    y = np.asarray(y, dtype=np.float64)
-    if sample_weight is None:
-        rate = float(y.mean())
+    if kind == "prior":
+        y = np.asarray(y, dtype=np.float64)
+        num, den = (float(y.sum()), float(y.shape[0])) if sample_weight is None else (
+            float(y @ sample_weight), float(np.sum(sample_weight)))
+    elif kind == "cost_prior":
+        if d is None:
+            raise ValueError("start_margin='cost_prior' needs the regret differences d")
+        a = np.abs(np.asarray(d, dtype=np.float64))
+        if sample_weight is not None:
+            a = a * sample_weight
+        num, den = float(a[np.asarray(d) < 0].sum()), float(a.sum())
     else:
-        w = np.asarray(sample_weight, dtype=np.float64)
-        rate = float(y @ w) / float(w.sum())
+        raise ValueError(f"start_margin must be 'prior', 'cost_prior' or a float, got {kind!r}")
+    rate = num / den if den > 0 else 0.5
     rate = min(max(rate, 1e-6), 1 - 1e-6)
     return float(np.clip(np.log(rate) - np.log1p(-rate), -10.0, 10.0))
 

@@ -98,7 +98,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise ValueError("early_stopping_rounds needs an eval_set (with its eval_costs)")
         d = _aec.regret_difference(y01, costs)
         self.cost_scale_ = _aec.cost_scale(d, w)
-        self.start_margin_ = _aec.start_margin(y01, w, kind=self.start_margin)
+        self.start_margin_ = _aec.start_margin(y01, w, kind=self.start_margin, d=d)
         self._fit_booster(X, y01.astype(np.float64), costs, w, evals, self.start_margin_)
         return self
 

@@ -105,7 +105,11 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     elif start_margin is None:
         margin = None
     else:
-        margin = _aec.start_margin(y01, weight, kind=start_margin)
+        d = None
+        if start_margin == "cost_prior":
+            d = _aec.regret_difference(y01, check_costs(y01.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                        tn_cost=tn_cost, cost_matrix=cost_matrix, warn=False))
+        margin = _aec.start_margin(y01, weight, kind=start_margin, d=d)
     init = None if margin is None else np.full(y01.shape[0], margin)
     dataset_kwargs.setdefault("free_raw_data", False)
     ds = lgb.Dataset(X, label=y01, weight=weight, init_score=init, reference=reference, **dataset_kwargs)
@@ -303,7 +307,7 @@ def predict_proba(booster, X, *, num_iteration=None):
     return _aec.sigmoid(booster.predict(X, raw_score=True, num_iteration=num_iteration))
 
 
-def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight=None):
+def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight=None, start_margin=0.0):
     """Label, weight and init score (dask arrays, partitioned like ``y``) for ``DaskLGBMClassifier``.
 
     Returns ``(z, weight, init_score, info)``: fit
@@ -327,6 +331,8 @@ def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_we
         raise ValueError("cost scale is 0: the expected cost does not depend on the model")
     rate = min(max(float(pos) / float(tot_w), 1e-6), 1 - 1e-6)
     margin = float(np.clip(np.log(rate / (1 - rate)), -10, 10))
+    if start_margin != "prior":
+        margin = _aec.start_margin(None, kind=start_margin)
     z = (d < 0).astype("int64")
     return z, a / scale, y * 0.0 + margin, {"cost_scale": scale, "start_margin": margin}
 

@@ -132,8 +132,13 @@ def _cached(dmatrix, cost_scale):
 
 
 def start_margin(dmatrix, kind="prior") -> float:
-    """Start margin for ``base_score``: logit of the weighted positive rate of ``dmatrix`` (or ``kind`` if a float)."""
-    return _aec.start_margin(dmatrix.get_label(), _weight(dmatrix), kind=kind)
+    """Start margin for ``base_score`` (see :func:`csboost_plugins._aec.start_margin`)."""
+    y, w = dmatrix.get_label(), _weight(dmatrix)
+    d = _aec.regret_difference(y, get_costs(dmatrix)) if kind == "cost_prior" else None
+    return _aec.start_margin(y, w, kind=kind, d=d)
+
+
+start_margin_of = start_margin
 
 
 def aec_params(dtrain, params=None, *, start_margin="prior"):
@@ -143,7 +148,7 @@ def aec_params(dtrain, params=None, *, start_margin="prior"):
     so it is applied again at every prediction.
     """
     out = dict(params or {})
-    out["base_score"] = _aec.start_margin(dtrain.get_label(), _weight(dtrain), kind=start_margin)
+    out["base_score"] = start_margin_of(dtrain, start_margin)
     out.setdefault("disable_default_eval_metric", 1)
     return out
 
@@ -265,12 +270,14 @@ def bayes_decisions(booster, dmatrix, *, iteration_range=(0, 0)):
     return bayes_minimum_risk(predict_proba(booster, dmatrix, iteration_range=iteration_range), cost_matrix=costs)
 
 
-def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, weight=None):
+def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, weight=None,
+                      start_margin=0.0):
     """A ``xgboost.dask.DaskDMatrix`` whose label/weight carry the AEC (costs partitioned with the data).
 
     ``X`` a dask array/DataFrame; ``y`` and each cost a dask array (or scalar)
     chunked like ``X``'s rows. Returns ``(dtrain, info)`` where ``info`` has
-    ``cost_scale`` and ``start_margin`` computed over all partitions; train with
+    ``cost_scale`` and ``start_margin`` ("prior": computed over all partitions, or the
+    float given, default 0 as in the estimators); train with
     ``xgboost.dask.train(client, {..., "base_score": info["start_margin"]}, dtrain,
     obj=aec_objective(costs_in_weight=True))``.
     """
@@ -291,7 +298,9 @@ def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.
     rate = min(max(float(pos) / float(tot_w), 1e-6), 1 - 1e-6)
     z = (d < 0).astype("float64")
     dtrain = dxgb.DaskDMatrix(client, X, label=z, weight=w_abs / scale)
-    info = {"cost_scale": scale, "start_margin": float(np.clip(np.log(rate / (1 - rate)), -10, 10))}
+    prior = float(np.clip(np.log(rate / (1 - rate)), -10, 10))
+    info = {"cost_scale": scale, "start_margin": prior if start_margin == "prior" else _aec.start_margin(
+        None, kind=start_margin)}
     return dtrain, info
 
 
