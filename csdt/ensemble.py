@@ -164,10 +164,21 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=self.n_estimators)
         self._seeds, self._n_rows, self._n_feats = seeds, n_rows, n_feats
         subsets = [draw_subset(int(s), n, d, n_rows, n_feats, self._bootstrap) for s in seeds]
-        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads", verbose=self.verbose)(
-            delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s))
-            for s, (rows, feats) in zip(seeds, subsets)
-        )
+        tasks = (delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s))
+                 for s, (rows, feats) in zip(seeds, subsets))
+        if self.verbose:  # a progress bar (tqdm when installed, else joblib's messages)
+            trees = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(tasks)
+            try:
+                from tqdm.auto import tqdm
+
+                trees = tqdm(trees, total=len(seeds), desc=type(self).__name__, unit="tree")
+            except ImportError:
+                trees = Parallel(n_jobs=self.n_jobs, prefer="threads", verbose=10)(
+                    delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s))
+                    for s, (rows, feats) in zip(seeds, subsets))
+            self.estimators_ = list(trees)
+        else:
+            self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
         self.estimators_features_ = [feats for _, feats in subsets]
         oob = np.column_stack([out_of_bag_mask(rows, n) for rows, _ in subsets])
         self._fit_combiner(X, yi, costs, oob)
@@ -297,7 +308,8 @@ _PARAMS_DOC = """
     random_state : int, RandomState or None
         Seeds every tree's rows, features and split draws.
     verbose : int
-        joblib progress messages while fitting (``>= 1``).
+        ``>= 1``: a progress bar over the trees while fitting (tqdm if installed, else
+        joblib's progress messages).
 
     Attributes
     ----------

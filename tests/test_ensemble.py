@@ -230,3 +230,15 @@ def test_costs_routed_through_cross_validate(credit):
                           CostSensitiveBaggingClassifier(n_estimators=3, combination="stacking", random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_verbose_progress_bar_same_model(capsys):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 6))
+    y = (X[:, 0] + rng.normal(size=2000) > 1).astype(int)
+    quiet = CostSensitiveRandomPatchesClassifier(n_estimators=8, random_state=0).fit(X, y, fp_cost=1.0, fn_cost=5.0)
+    loud = CostSensitiveRandomPatchesClassifier(n_estimators=8, random_state=0, verbose=1).fit(
+        X, y, fp_cost=1.0, fn_cost=5.0)
+    err = capsys.readouterr().err
+    assert "8/8" in err or "Done" in err
+    np.testing.assert_array_equal(quiet.predict_proba(X), loud.predict_proba(X))
