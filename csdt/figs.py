@@ -225,7 +225,8 @@ class FIGSClassifier(_GreedyTreesBase):
         n; the same units as imodels).
     max_bins : int, default=255
         Features with at most this many distinct values are searched exactly;
-        others are cut at quantiles into this many bins.
+        others are cut at quantiles into this many bins. Memory: about
+        20 bytes x n_features x max_bins per leaf.
     link : {"clip", "sigmoid"}, default="clip"
         ``predict_proba``: ``clip(s, 0, 1)`` (the FIGS paper) or
         ``sigmoid(2 s - 1)``, which equals imodels' default softmax over its
@@ -248,6 +249,9 @@ class FIGSClassifier(_GreedyTreesBase):
     * Thresholds are float64 midpoints of the data; scikit-learn (so imodels)
       takes them from a float32 copy of X, so they agree to float32 precision.
     * Rows of zero weight are ignored by the split search, as in scikit-learn.
+
+    The fit is deterministic (no ``random_state``: nothing is sampled except a
+    fixed-seed row sample that places quantile bins when n > 200 000).
 
     Attributes
     ----------
