@@ -135,6 +135,7 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
     all_rows = np.arange(n, dtype=np.int64)
     target = y.astype(np.float64).copy()  # FIGS: the residual R (updated in place); FIGU: y
     usable_all = np.ones(n, dtype=np.bool_)
+    wy = weight * y  # FIGU: leaf precision numerators
     covered = np.zeros((1, n), dtype=np.bool_)  # FIGU: covered[row] by tree row
     cover_count = np.zeros(n, dtype=np.int64)
     total_w = float(weight.sum())
@@ -191,7 +192,7 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
         usable = usable_all if not union else (cover_count - covered[row]) == 0
         small, small_rows, large = (left, rows_l, right) if rows_l.shape[0] <= rows_r.shape[0] else (right, rows_r, left)
         sc = st.alloc(row, small)
-        build_histogram(X_binned, small_rows.astype(np.int64), target, weight, usable, st.G, st.H, st.N, sc)
+        build_histogram(X_binned, small_rows.astype(np.int64, copy=False), target, weight, usable, st.G, st.H, st.N, sc)
         subtract_histogram(st.G, st.H, st.N, s, sc)
         st.reassign(s, row, large)
         slot_left, slot_right = (sc, s) if small == left else (s, sc)
@@ -207,10 +208,10 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
             shift_histogram(st.G, st.H, slot_left, delta_l)
             shift_histogram(st.G, st.H, slot_right, delta_r)
             delta = np.where(go_left, delta_l, delta_r)
-            update_residual_histograms(X_binned, rows.astype(np.int64), delta, weight, target, others,
+            update_residual_histograms(X_binned, rows.astype(np.int64, copy=False), delta, weight, target, others,
                                        st.leaf_of, st.slot_of, st.G)
         else:
-            prec = lambda r, ws: float(weight[r] @ y[r]) / ws if ws > 0 else 0.0
+            prec = lambda r, ws: float(wy[r].sum()) / ws if ws > 0 else 0.0
             tree.value[left], tree.value[right] = prec(rows_l, wsum_l), prec(rows_r, wsum_r)
             leaves = tree.leaves()
             leaf_prec = np.asarray(tree.value)[leaves]
@@ -222,7 +223,7 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
             before = cover_count[changed]
             after = before + np.where(new_cov[changed], 1, -1)
             covered[row] = new_cov
-            update_usable_histograms(X_binned, changed.astype(np.int64), target, weight, row, others, covered,
+            update_usable_histograms(X_binned, changed.astype(np.int64, copy=False), target, weight, row, others, covered,
                                      before, after, st.leaf_of, st.slot_of, st.G, st.H, st.N)
             cover_count[changed] = after
 
