@@ -77,6 +77,8 @@ class _State:
         self.free = []
         self.owner = {}  # slot -> (tree row, node)
         self.leaf_of = np.zeros((1, n), dtype=np.int32)  # row 0: the new-tree candidate
+        self.covered = np.zeros((1, n), dtype=np.bool_)  # FIGU: covered[row] by tree row
+        self.n_rows = 1  # rows in use (capacity = leaf_of.shape[0])
         self.slot_of = np.full((1, max_nodes), -1, dtype=np.int64)
         self.gain = self.feature = self.threshold = None
         self.left_g = self.left_w = self.tot_g = self.tot_w = None
@@ -112,11 +114,15 @@ class _State:
         self.owner[s] = (row, node)
         self.slot_of[row, node] = s
 
-    def add_tree_row(self, extra_rows=None):
-        """Append one tree row to the per-row arrays (capacity doubles)."""
-        row = self.leaf_of.shape[0]
-        self.leaf_of = np.vstack([self.leaf_of, np.zeros((1, self.n), np.int32)])
-        self.slot_of = np.vstack([self.slot_of, np.full((1, self.max_nodes), -1, np.int64)])
+    def add_tree_row(self):
+        """Start one more tree row in the per-row arrays (capacity doubles when full)."""
+        row = self.n_rows
+        if row == self.leaf_of.shape[0]:
+            extra = row  # double
+            self.leaf_of = np.vstack([self.leaf_of, np.zeros((extra, self.n), np.int32)])
+            self.slot_of = np.vstack([self.slot_of, np.full((extra, self.max_nodes), -1, np.int64)])
+            self.covered = np.vstack([self.covered, np.zeros((extra, self.n), np.bool_)])
+        self.n_rows += 1
         return row
 
 
@@ -136,7 +142,6 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
     target = y.astype(np.float64).copy()  # FIGS: the residual R (updated in place); FIGU: y
     usable_all = np.ones(n, dtype=np.bool_)
     wy = weight * y  # FIGU: leaf precision numerators
-    covered = np.zeros((1, n), dtype=np.bool_)  # FIGU: covered[row] by tree row
     cover_count = np.zeros(n, dtype=np.int64)
     total_w = float(weight.sum())
     tol = 1e-12 * max(total_w, 1.0)  # numerical zero of a gain (weight x target^2)
@@ -172,7 +177,6 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
             tree = GrownTree()
             trees.append(tree)
             row = st.add_tree_row()
-            covered = np.vstack([covered, np.zeros((1, n), np.bool_)])
             tree.n_samples[0] = total_w
             tree.value[0] = (g_tot / w_tot if not union
                              else float(weight @ y) / total_w if total_w > 0 else 0.0)
@@ -180,6 +184,7 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
             st.G[sp], st.H[sp], st.N[sp] = st.G[s], st.H[s], st.N[s]
             s, node = sp, 0
         tree = trees[row - 1]
+        covered = st.covered
         rows = np.flatnonzero(st.leaf_of[row] == node)
         go_left = X[rows, f] <= thr
         rows_l, rows_r = rows[go_left], rows[~go_left]
@@ -198,7 +203,7 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
         slot_left, slot_right = (sc, s) if small == left else (s, sc)
         wsum_l, wsum_r = float(weight[rows_l].sum()), float(weight[rows_r].sum())
         tree.n_samples[left], tree.n_samples[right] = wsum_l, wsum_r
-        others = np.array([r for r in range(st.leaf_of.shape[0]) if r != row], dtype=np.int64)
+        others = np.array([r for r in range(st.n_rows) if r != row], dtype=np.int64)
 
         if not union:
             delta_l, delta_r = gl / wl, (g_tot - gl) / (w_tot - wl)
