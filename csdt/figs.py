@@ -86,10 +86,12 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         y : array-like (n,), two classes (the larger / later one is positive).
         sample_weight : array-like (n,) >= 0, optional.
         fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix : optional per-row costs
-            (money). When given, each row's weight is multiplied by its
-            misclassification cost (``C_FN - C_TP`` for positives, ``C_FP - C_TN``
-            for negatives); our extension. Without costs every row weighs
-            ``sample_weight`` (unit costs).
+            (money; our extension). When given, each row's weight is multiplied
+            by ``|c1 - c0|`` (its cost of deciding 1 minus that of deciding 0:
+            ``C_FN - C_TP`` for a positive, ``C_FP - C_TN`` for a negative under
+            reasonable costs) and its target is the cheaper decision (see the
+            module docstring). Without costs every row weighs ``sample_weight``
+            (unit costs), so the model passes scikit-learn's generic checks.
         """
         self._check_params()
         X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
