@@ -29,6 +29,7 @@ from ._splitter import (
     best_split_exact,
     best_split_histogram,
     build_histogram,
+    subtract_histogram,
     partition_samples,
     partition_sorted,
 )
@@ -164,6 +165,20 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
     tmp_o = np.empty(n, np.int32)
     tmp_c = np.empty(n, np.int32)
     hist = np.zeros((d if hist_mode else 0, 256, 4))
+    # histogram subtraction (LightGBM): a parent's histogram minus its smaller child's is
+    # the larger child's; needs every candidate feature in each histogram, so it is used
+    # when max_features draws all allowed features. Slots of a bounded pool (<= 256 MB).
+    use_sub = hist_mode and max_features >= allowed.shape[0]
+    n_slots = 0
+    if use_sub:
+        n_slots = max(2, min(64, (1 << 28) // (d * 256 * 4 * 8)))
+    pool = np.zeros((n_slots, d if use_sub else 0, 256, 4))
+    free = np.empty(n_slots, np.int64)
+    for j in range(n_slots):
+        free[j] = n_slots - 1 - j
+    nfree = n_slots
+    child_slot_l = -1
+    child_slot_r = -1
     suf0 = np.empty(n + 1 if costcla else 0)
     suf1 = np.empty(n + 1 if costcla else 0)
     sufp = np.empty(n + 1 if costcla else 0)
@@ -183,6 +198,7 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
     f_ok = np.empty(fcap, np.bool_)
     f_sums = np.empty((fcap, 4), np.float64)  # c0, c1, n_pos, n
     f_seq = np.empty(fcap, np.int64)
+    f_slot = np.empty(fcap, np.int64)
     nf = 0
     seq = 0
 
@@ -248,6 +264,14 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             ml = False
             nl = 0
             ok = False
+            slot = -1
+            if use_sub:
+                if pending == 2:
+                    slot = child_slot_l if p_isleft else child_slot_r
+                if slot < 0 and nfree > 0:
+                    nfree -= 1
+                    slot = free[nfree]
+                    build_histogram(pool[slot], bcodes, stats, samples, p_start, p_end, allowed)
             if costcla:
                 feats = _draw_features(allowed, max_features, state)
                 for fi in range(d):
@@ -272,8 +296,12 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
                         and (max_depth < 0 or p_depth < max_depth)):
                     feats = _draw_features(allowed, max_features, state)
                     if hist_mode:
-                        build_histogram(hist, bcodes, stats, samples, p_start, p_end, feats)
-                        g, bf, thr, ml, nl = best_split_histogram(hist, edges, nbins, feats, crit,
+                        if slot >= 0:
+                            h = pool[slot]
+                        else:
+                            h = hist
+                            build_histogram(h, bcodes, stats, samples, p_start, p_end, feats)
+                        g, bf, thr, ml, nl = best_split_histogram(h, edges, nbins, feats, crit,
                                                                   weighted, min_leaf, s0, s1, sp,
                                                                   m, imp)
                     else:
@@ -281,6 +309,10 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
                                                               p_end, feats, crit, weighted,
                                                               min_leaf, s0, s1, sp, imp)
                     ok = bf >= 0 and g > GAIN_EPS and g >= min_gain
+            if slot >= 0 and not ok:
+                free[nfree] = slot
+                nfree += 1
+                slot = -1
             # ---- append to the frontier
             if nf == fcap:
                 fcap *= 2
@@ -295,6 +327,7 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
                 f_gain = _grow_f(f_gain, fcap)
                 f_ok = _grow_f(f_ok, fcap)
                 f_seq = _grow_f(f_seq, fcap)
+                f_slot = _grow_f(f_slot, fcap)
                 fs = np.empty((fcap, 4))
                 for j in range(nf):
                     for s in range(4):
@@ -315,6 +348,7 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             f_sums[nf, 2] = sp
             f_sums[nf, 3] = nm
             f_seq[nf] = seq
+            f_slot[nf] = slot
             seq += 1
             nf += 1
         if nf == 0:
@@ -339,6 +373,7 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
         e_ml = f_ml[i]
         e_gain = f_gain[i]
         e_ok = f_ok[i]
+        e_slot = f_slot[i]
         e_c0 = f_sums[i, 0]
         e_c1 = f_sums[i, 1]
         e_pos = f_sums[i, 2]
@@ -358,6 +393,7 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             for s in range(4):
                 f_sums[i, s] = f_sums[last, s]
             f_seq[i] = f_seq[last]
+            f_slot[i] = f_slot[last]
         nf -= 1
         # ---- place the node
         if nodes == cap:
@@ -400,6 +436,26 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             t_ml[node] = e_ml
             if hist_mode:
                 nl = partition_samples(X, samples, e_start, e_end, e_feat, e_thr, e_ml, tmp_o)
+                child_slot_l = -1
+                child_slot_r = -1
+                if e_slot >= 0:
+                    if nfree > 0:
+                        # build the smaller child, subtract it from the parent for the larger
+                        nfree -= 1
+                        ns = free[nfree]
+                        small_left = nl <= e_end - e_start - nl
+                        if small_left:
+                            build_histogram(pool[ns], bcodes, stats, samples, e_start, e_start + nl,
+                                            allowed)
+                        else:
+                            build_histogram(pool[ns], bcodes, stats, samples, e_start + nl, e_end,
+                                            allowed)
+                        subtract_histogram(pool[e_slot], pool[ns], allowed)
+                        child_slot_l = ns if small_left else e_slot
+                        child_slot_r = e_slot if small_left else ns
+                    else:
+                        free[nfree] = e_slot
+                        nfree += 1
             else:
                 nl = partition_sorted(X, order, codes, e_start, e_end, e_feat, e_thr, e_ml, flag,
                                       tmp_o, tmp_c)
@@ -412,38 +468,68 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
         else:
             n_final_leaves += 1
             pending = 0
+            if e_slot >= 0:
+                free[nfree] = e_slot
+                nfree += 1
     return (t_left[:nodes].copy(), t_right[:nodes].copy(), t_feat[:nodes].copy(),
             t_thr[:nodes].copy(), t_ml[:nodes].copy(), t_n[:nodes].copy(), t_pos[:nodes].copy(),
             t_c0[:nodes].copy(), t_c1[:nodes].copy(), t_label[:nodes].copy(),
             t_gain[:nodes].copy(), t_depth[:nodes].copy())
 
 
+def _sort_column(X, order, codes, f):
+    v = np.ascontiguousarray(X[:, f])  # one column at a time: no transposed copy of X
+    o = np.argsort(v)  # ties need no order: equal codes never split
+    order[f] = o
+    sv = v[o]
+    c = codes[f]
+    c[0] = 0
+    if sv.shape[0] > 1:
+        np.cumsum(sv[1:] != sv[:-1], out=c[1:])
+    c[np.isnan(sv)] = NAN_CODE
+
+
 def presort(X):
     """order (d, n) int32: rows sorted by each feature (stable, NaN last); codes: dense ranks.
 
-    numpy's sort (C, GIL released) rather than numba's, which costs seconds of compile.
+    numpy's sort on contiguous columns (C code, GIL released; two threads) rather than
+    numba's, which costs seconds of compile.
     """
-    order = np.argsort(X, axis=0, kind="stable").T.astype(np.int32)
-    codes = np.empty(order.shape, np.int32)
-    for f in range(X.shape[1]):
-        v = X[order[f], f]
-        c = np.empty(v.shape[0], np.int32)
-        c[0] = 0
-        np.cumsum(v[1:] != v[:-1], out=c[1:]) if v.shape[0] > 1 else None
-        c[np.isnan(v)] = NAN_CODE
-        codes[f] = c
-    return np.ascontiguousarray(order), codes
+    n, d = X.shape
+    order = np.empty((d, n), np.int32)
+    codes = np.empty((d, n), np.int32)
+    if n * d >= 2_000_000 and d > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2) as ex:
+            list(ex.map(lambda f: _sort_column(X, order, codes, f), range(d)))
+    else:
+        for f in range(d):
+            _sort_column(X, order, codes, f)
+    return order, codes
 
 
+@nb.njit(cache=True, nogil=True)
 def bin_codes(X, edges, nbins):
-    """uint8 bin of every value: searchsorted(edges[f, :nbins-1], x, 'left'); NaN -> 255."""
+    """uint8 bin of every value: the first edge >= x (lower bound) of edges[f, :nbins-1]; NaN -> 255."""
     n, d = X.shape
     out = np.empty((n, d), np.uint8)
-    for f in range(d):
-        x = X[:, f]
-        b = np.searchsorted(edges[f, : nbins[f] - 1], x, side="left")
-        b[np.isnan(x)] = NAN_BIN
-        out[:, f] = b
+    for i in range(n):
+        for f in range(d):
+            x = X[i, f]
+            if np.isnan(x):
+                out[i, f] = NAN_BIN
+                continue
+            m = nbins[f] - 1  # number of edges
+            if m == 0:
+                out[i, f] = 0
+                continue
+            base = 0
+            while m > 1:  # branch-free lower bound (compiles to conditional moves)
+                half = m >> 1
+                base = base + half if edges[f, base + half] < x else base
+                m -= half
+            out[i, f] = base + (1 if edges[f, base] < x else 0)
     return out
 
 
@@ -519,7 +605,7 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
     stats, a0, a1, yf = row_stats(y, costs, crit)
     n, d = X.shape
     if mode == MODE_HIST:
-        edges, nbins = bin_edges(X, max_bins, rng_seed=seed)
+        edges, nbins = bin_edges(X, max_bins, rng_seed=0)  # fixed sample: same bins run to run
         bcodes = bin_codes(X, edges, nbins)
         order = np.empty((0, 0), np.int32)
         codes = np.empty((0, 0), np.int32)

@@ -141,6 +141,16 @@ def build_histogram(hist, bcodes, stats, samples, start, end, feats):
 
 
 @nb.njit(cache=True, nogil=True)
+def subtract_histogram(parent, child, feats):
+    """parent -= child on the features ``feats`` (the larger sibling's histogram)."""
+    for fi in range(feats.shape[0]):
+        f = feats[fi]
+        for b in range(parent.shape[1]):
+            for s in range(4):
+                parent[f, b, s] -= child[f, b, s]
+
+
+@nb.njit(cache=True, nogil=True)
 def best_split_histogram(hist, edges, nbins, feats, crit, weighted, min_leaf, s0, s1, sp, m,
                          parent_imp):
     """Search the bin edges of ``feats`` on a node histogram (see build_histogram)."""
