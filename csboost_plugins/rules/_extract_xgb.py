@@ -76,9 +76,8 @@ def xgboost_trees(model):
         if miss is not None and not (isinstance(miss, float) and math.isnan(miss)):
             raise ValueError(f"extract_rules supports xgboost models with missing=np.nan only, got missing={miss!r}")
         booster = model.get_booster()
-        best = getattr(model, "best_iteration", None) if hasattr(model, "best_iteration") else None
         try:
-            best = model.best_iteration
+            best = model.best_iteration  # set only after early stopping
         except AttributeError:
             best = None
         if best is not None:

@@ -58,13 +58,14 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     estimator : tree model (default ``DecisionTreeClassifier(max_leaf_nodes=32)``);
         anything :func:`extract_rules` reads. If its ``fit`` accepts cost keywords
         and costs are given, the induction subset's costs are passed on.
-    max_fpr, max_alert_rate : the budget (give one; default max_fpr=0.01).
+    max_fpr, max_alert_rate : the budget: an FPR budget (default 0.01), or, when
+        ``max_alert_rate`` is set, an alert-rate budget (max_fpr is then ignored).
     selection_size : share of training rows used for selection.
     sample_ratio : share of each part drawn into its subset.
     positive_rate, selection_positive_rate : positive share of the subsets (None: natural).
     nodes : "leaves" or "all" candidate nodes.
     rank_by : "precision" (the paper) or "money" (money caught per false positive,
-        needs ``fn_cost`` in fit).
+        money = C_FN - C_TP per positive row; needs ``fn_cost`` or ``cost_matrix`` in fit).
     random_state : seeds the split, the sampling and the estimator.
 
     Costs: ``fit(X, y, fn_cost=..., fp_cost=...)`` or ``cost_matrix=``; without costs the
@@ -137,15 +138,16 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         if _num_samples(X) != n:
             raise ValueError(f"X has {_num_samples(X)} rows but y has {n}")
         costs = None
-        if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
-            costs = check_costs(n, fp_cost=0.0 if fp_cost is None and cost_matrix is None else fp_cost,
-                                fn_cost=fn_cost if cost_matrix is None or fn_cost is not None else None,
-                                tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix) \
-                if cost_matrix is None else check_costs(n, cost_matrix=cost_matrix)
+        if cost_matrix is not None:
+            costs = check_costs(n, cost_matrix=cost_matrix, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                tn_cost=tn_cost)
+        elif fn_cost is not None:  # fp_cost is optional here: the money ranking only needs C_FN
+            costs = check_costs(n, fp_cost=0.0 if fp_cost is None else fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                tn_cost=tn_cost)
+        elif fp_cost is not None:
+            raise ValueError("fp_cost was given without fn_cost; give both (or cost_matrix=)")
         if self.rank_by == "money" and costs is None:
             raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fn_cost=...) or cost_matrix=")
-        if self.max_fpr is not None and self.max_alert_rate is not None and self.max_fpr != 0.01:
-            raise ValueError("give max_fpr or max_alert_rate, not both")
         w = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty((n, 0)))
         if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
             raise ValueError("RIFFClassifier needs positive sample_weight on both classes")
@@ -185,7 +187,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             else {"max_fpr": self.max_fpr}
         self.rule_set_ = riff_select(self.candidates_, _safe_indexing(X, sel), yb[sel],
                                      sample_weight=None if w is None else w[sel],
-                                     fn_cost=None if self.rank_by != "money" else costs[sel, 1], **budget)
+                                     fn_cost=None if self.rank_by != "money"
+                                     else np.maximum(costs[sel, 1] - costs[sel, 2], 0.0), **budget)
         return self
 
     def _check(self, X):
