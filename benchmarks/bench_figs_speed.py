@@ -70,7 +70,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     fmt = lambda v, p: "n/a" if np.isnan(v) else f"{v:.{p}f}"
     for n, d, tr, tf, sp, tu, ar, ao, au in rows:
-        print(f"| {n} x {d} | {fmt(tr, 2)} | {tf:.3f} | {fmt(sp, 0)}x | {tu:.3f} | {fmt(ar, 4)} | {ao:.4f} | {au:.4f} |")
+        print(f"| {n} x {d} | {fmt(tr, 2)} | {tf:.3f} | {fmt(sp, 0) + ('x' if np.isfinite(sp) else '')} | {tu:.3f} | {fmt(ar, 4)} | {ao:.4f} | {au:.4f} |")
 
 
 if __name__ == "__main__":
