@@ -46,7 +46,8 @@ def main():
     rows = []
     for size in args.sizes.split(","):
         n, d = (int(v) for v in size.split("x"))
-        X, y = make_classification(n_samples=int(n / 0.75), n_features=d, n_informative=10, random_state=0)
+        X, y = make_classification(n_samples=int(n / 0.75), n_features=d, n_informative=min(10, d),
+                                   n_redundant=0 if d < 12 else 2, random_state=0)
         Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
         t_figs, figs = _fit_time(lambda: FIGSClassifier(max_rules=args.max_rules), Xtr, ytr, args.repeats)
         t_figu, figu = _fit_time(lambda: FIGUClassifier(max_rules=args.max_rules), Xtr, ytr, args.repeats)
