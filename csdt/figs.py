@@ -163,6 +163,16 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "trees_")
         return list(self.trees_)
 
+    @property
+    def feature_importances_(self):
+        """Share of the total split gain (weighted squared-error decrease) per feature."""
+        check_is_fitted(self, "trees_")
+        imp = np.zeros(self.n_features_in_)
+        for _, _, f, _, gain in self.splits_:
+            imp[f] += gain
+        total = imp.sum()
+        return imp / total if total > 0 else imp
+
     def decision_function(self, X):
         """Raw score: sum of leaf values (FIGS) or largest leaf precision (FIGU)."""
         check_is_fitted(self, "trees_")
@@ -260,6 +270,7 @@ class FIGSClassifier(_GreedyTreesBase):
     trees_ : list of TreeArrays (also via ``tree_arrays()``).
     splits_ : list of (tree, node, feature, threshold, gain) in the order made.
     complexity_ : int, number of splits.
+    feature_importances_ : share of the total split gain per feature.
     classes_, n_features_in_, feature_names_in_.
     """
 
