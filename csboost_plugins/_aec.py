@@ -18,17 +18,19 @@ The exact h_i is zero at s = 1/2 and has the sign of -d_i where s > 1/2, so a
 Newton leaf value -sum g / sum h is undefined or points uphill: xgboost#10105,
 LightGBM#2239. :func:`aec_grad_hess` therefore offers hessian *policies*:
 
-``"fisher"`` (default)
+``"abs"`` (default, chosen by benchmark 1; see benchmarks/results/boosting.md)
+    h_i = |d_i| s (1-s) max(|1-2s|, floor): the R csboost's |(1-2s) g| (floor 0,
+    started at margin 0.51 to dodge the zero at s = 1/2); the floor (``hessian_floor``, default 0.1) keeps the
+    step finite near s = 1/2 (at most 1/floor margin units per round); floor 0
+    reproduces |(1-2s) g| exactly. Far from s = 1/2 it is the exact curvature's size.
+``"fisher"``
     h_i = |d_i| s (1-s): the Bernoulli Fisher information in margin space, weighted
     by the row's regret. Always > 0 except where the gradient vanishes too
     (saturation), and |g_i| / h_i = 1, so a leaf's Newton step
     -sum g / sum h lies in [-1, 1] margin units (times the learning rate): a
-    bounded natural-gradient step. It is the Gauss-Newton-type surrogate.
-``"abs"``
-    h_i = |d_i| s (1-s) max(|1-2s|, floor): Hoeppner's csboost / empulse use
-    |(1-2s) g| (floor 0); the floor (``hessian_floor``, default 0.1) keeps the
-    step finite near s = 1/2 (at most 1/floor margin units per round); floor 0
-    reproduces csboost / empulse exactly.
+    bounded natural-gradient step. It is the Gauss-Newton-type surrogate, and what
+    empulse's CSBoostClassifier uses (benchmark 1 reproduces its numbers exactly
+    with ``hessian="fisher", start_margin=0``).
 ``"bound"``
     h_i = |d_i| / (6 sqrt 3): the global bound max |s(1-s)(1-2s)| = 1/(6 sqrt 3)
     on the curvature, a majorisation step that can never overshoot.
@@ -158,7 +160,7 @@ def start_margin(y, sample_weight=None, *, kind="prior", d=None) -> float:
     return float(np.clip(np.log(rate) - np.log1p(-rate), -10.0, 10.0))
 
 
-def aec_grad_hess(margin, d, *, y=None, sample_weight=None, hessian="fisher", hessian_floor=0.1,
+def aec_grad_hess(margin, d, *, y=None, sample_weight=None, hessian="abs", hessian_floor=0.1,
                   logloss_weight=0.0):
     """Gradient and hessian of ``sum_i w_i [d_i s_i + alpha * logloss_i]`` w.r.t. each margin.
 
@@ -213,7 +215,38 @@ def encode_costs_as_weights(y, d, sample_weight=None, scale=None):
     return z, w, scale
 
 
-def weighted_aec_grad_hess(margin, z, weight, *, hessian="fisher", hessian_floor=0.1):
+def fold_costs_dask(y, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight=None, start_margin="cost_prior"):
+    """:func:`encode_costs_as_weights` for dask arrays (chunk-wise), with global scale and start margin.
+
+    Returns ``(z, weight, info)``: label z = [d < 0] and weight w |d| / scale as dask
+    arrays partitioned like ``y``; ``info`` holds ``cost_scale`` and ``start_margin``
+    computed over all partitions (one ``dask.compute``).
+    """
+    import dask
+
+    y = y.astype("float64")
+    d = (y * tp_cost + (1 - y) * fp_cost) - (y * fn_cost + (1 - y) * tn_cost)
+    a = abs(d) if sample_weight is None else abs(d) * sample_weight
+    tot_w = y.shape[0] if sample_weight is None else sample_weight.sum()
+    pos = y.sum() if sample_weight is None else (y * sample_weight).sum()
+    tot_a, a_neg, tot_w, pos = dask.compute(a.sum(), (a * (d < 0)).sum(), tot_w, pos)
+    scale = float(tot_a) / float(tot_w)
+    if not scale > 0:
+        raise ValueError("cost scale is 0: the expected cost does not depend on the model")
+    if isinstance(start_margin, str):
+        if start_margin not in ("prior", "cost_prior"):
+            raise ValueError(f"start_margin must be 'prior', 'cost_prior' or a float, got {start_margin!r}")
+        num, den = (float(pos), float(tot_w)) if start_margin == "prior" else (float(a_neg), float(tot_a))
+        rate = min(max(num / den, 1e-6), 1 - 1e-6)
+        margin = float(np.clip(np.log(rate) - np.log1p(-rate), -10.0, 10.0))
+    else:
+        margin = float(start_margin)
+        if not np.isfinite(margin):
+            raise ValueError(f"start_margin must be finite, got {start_margin!r}")
+    return (d < 0).astype("int64"), a / scale, {"cost_scale": scale, "start_margin": margin}
+
+
+def weighted_aec_grad_hess(margin, z, weight, *, hessian="abs", hessian_floor=0.1):
     """:func:`aec_grad_hess` for costs encoded by :func:`encode_costs_as_weights`."""
     d = 1.0 - 2.0 * np.asarray(z, dtype=np.float64)
     return aec_grad_hess(margin, d, sample_weight=weight, hessian=hessian, hessian_floor=hessian_floor)

@@ -91,11 +91,11 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
 
 
 def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, weight=None,
-                 start_margin="prior", reference=None, **dataset_kwargs):
+                 start_margin="cost_prior", reference=None, **dataset_kwargs):
     """A ``lgb.Dataset`` carrying its rows' costs, with ``init_score`` = the start margin.
 
-    ``start_margin``: "prior" (logit of the weighted positive rate of ``y``), a
-    float, or ``None`` for no init score. With ``reference=dtrain`` (validation
+    ``start_margin``: "cost_prior" (default) or "prior" (see
+    :func:`csboost_plugins._aec.start_margin`), a float, or ``None`` for no init score. With ``reference=dtrain`` (validation
     sets) the training set's start margin is reused, so validation scores start
     where training scores start. ``free_raw_data`` defaults to False.
     """
@@ -163,7 +163,7 @@ class AECObjective:
     :class:`csboost_plugins.xgb.AECObjective`.
     """
 
-    def __init__(self, *, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
+    def __init__(self, *, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
                  fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False):
         _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
         if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
@@ -221,7 +221,7 @@ def _len_of(*vals):
     raise ValueError("aec_objective(fp_cost=..., fn_cost=...) needs per-row arrays (one per training row)")
 
 
-def aec_objective(*, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
+def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
                   fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False) -> AECObjective:
     """The AEC objective for lightgbm; see :class:`AECObjective`."""
     return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
@@ -307,7 +307,8 @@ def predict_proba(booster, X, *, num_iteration=None):
     return _aec.sigmoid(booster.predict(X, raw_score=True, num_iteration=num_iteration))
 
 
-def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight=None, start_margin=0.0):
+def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight=None,
+                     start_margin="cost_prior"):
     """Label, weight and init score (dask arrays, partitioned like ``y``) for ``DaskLGBMClassifier``.
 
     Returns ``(z, weight, init_score, info)``: fit
@@ -316,25 +317,8 @@ def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_we
     need ``+ info["start_margin"]`` (or :func:`bake_start_margin` on
     ``model.booster_``). ``info`` also holds the global ``cost_scale``.
     """
-    import dask
-
-    y = y.astype("float64")
-    c1 = y * tp_cost + (1 - y) * fp_cost
-    c0 = y * fn_cost + (1 - y) * tn_cost
-    d = c1 - c0
-    a = abs(d) if sample_weight is None else abs(d) * sample_weight
-    tot_w = y.shape[0] if sample_weight is None else sample_weight.sum()
-    pos = y.sum() if sample_weight is None else (y * sample_weight).sum()
-    tot_a, tot_w, pos = dask.compute(a.sum(), tot_w, pos)
-    scale = float(tot_a) / float(tot_w)
-    if not scale > 0:
-        raise ValueError("cost scale is 0: the expected cost does not depend on the model")
-    rate = min(max(float(pos) / float(tot_w), 1e-6), 1 - 1e-6)
-    margin = float(np.clip(np.log(rate / (1 - rate)), -10, 10))
-    if start_margin != "prior":
-        margin = _aec.start_margin(None, kind=start_margin)
-    z = (d < 0).astype("int64")
-    return z, a / scale, y * 0.0 + margin, {"cost_scale": scale, "start_margin": margin}
+    z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, sample_weight, start_margin)
+    return z, w, w * 0.0 + info["start_margin"], info
 
 
 class CSLGBMClassifier(CostSensitiveBoostingMixin):
@@ -357,8 +341,8 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
 
     def __init__(self, n_estimators=100, learning_rate=0.1, num_leaves=31, max_depth=-1, min_child_samples=20,
                  min_child_weight=1e-3, reg_lambda=0.0, reg_alpha=0.0, subsample=1.0, subsample_freq=0,
-                 colsample_bytree=1.0, max_bin=255, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0,
-                 start_margin="prior", early_stopping_rounds=None, eval_metric="savings", decision="bmr",
+                 colsample_bytree=1.0, max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0,
+                 start_margin="cost_prior", early_stopping_rounds=None, eval_metric="aec", decision="0.5",
                  random_state=None, n_jobs=None, params=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate

@@ -141,7 +141,7 @@ def start_margin(dmatrix, kind="prior") -> float:
 start_margin_of = start_margin
 
 
-def aec_params(dtrain, params=None, *, start_margin="prior"):
+def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
     """Copy of ``params`` with ``base_score`` = the start margin and xgboost's default metric off.
 
     With ``obj=`` xgboost reads ``base_score`` as a margin and saves it in the model,
@@ -158,7 +158,7 @@ class AECObjective:
 
     Parameters
     ----------
-    hessian : {"fisher", "abs", "bound", "exact"}, default "fisher"
+    hessian : {"abs", "fisher", "bound", "exact"}, default "abs"
         Hessian policy (see :mod:`csboost_plugins._aec`); the gradient is always exact.
     hessian_floor : float in [0, 1], default 0.1
         Floor on |1-2s| for ``hessian="abs"``.
@@ -171,7 +171,7 @@ class AECObjective:
         Read costs folded into label and weight by :func:`dask_cost_dmatrix`.
     """
 
-    def __init__(self, *, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
+    def __init__(self, *, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
                  costs_in_weight=False):
         _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
         if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
@@ -199,7 +199,7 @@ class AECObjective:
                 f"logloss_weight={self.logloss_weight!r}, cost_scale={self.cost_scale!r})")
 
 
-def aec_objective(*, hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
+def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
                   costs_in_weight=False) -> AECObjective:
     """The AEC objective for ``xgb.train(obj=...)``; see :class:`AECObjective`."""
     return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
@@ -271,39 +271,20 @@ def bayes_decisions(booster, dmatrix, *, iteration_range=(0, 0)):
 
 
 def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, weight=None,
-                      start_margin=0.0):
+                      start_margin="cost_prior"):
     """A ``xgboost.dask.DaskDMatrix`` whose label/weight carry the AEC (costs partitioned with the data).
 
     ``X`` a dask array/DataFrame; ``y`` and each cost a dask array (or scalar)
-    chunked like ``X``'s rows. Returns ``(dtrain, info)`` where ``info`` has
-    ``cost_scale`` and ``start_margin`` ("prior": computed over all partitions, or the
-    float given, default 0 as in the estimators); train with
+    chunked like ``X``'s rows. Returns ``(dtrain, info)`` where ``info`` has the
+    ``cost_scale`` and ``start_margin`` computed over all partitions (as the
+    estimators do); train with
     ``xgboost.dask.train(client, {..., "base_score": info["start_margin"]}, dtrain,
     obj=aec_objective(costs_in_weight=True))``.
     """
-    import dask
     from xgboost import dask as dxgb
 
-    y = y.astype("float64")
-    c1 = y * tp_cost + (1 - y) * fp_cost
-    c0 = y * fn_cost + (1 - y) * tn_cost
-    d = c1 - c0
-    w_abs = abs(d) if weight is None else abs(d) * weight
-    tot_w = y.shape[0] if weight is None else weight.sum()
-    pos = y.sum() if weight is None else (y * weight).sum()
-    tot_abs, tot_w, pos = dask.compute(w_abs.sum(), tot_w, pos)
-    scale = float(tot_abs) / float(tot_w)
-    if not scale > 0:
-        raise ValueError("cost scale is 0: the expected cost does not depend on the model")
-    rate = min(max(float(pos) / float(tot_w), 1e-6), 1 - 1e-6)
-    z = (d < 0).astype("float64")
-    dtrain = dxgb.DaskDMatrix(client, X, label=z, weight=w_abs / scale)
-    prior = float(np.clip(np.log(rate / (1 - rate)), -10, 10))
-    info = {"cost_scale": scale, "start_margin": prior if start_margin == "prior" else _aec.start_margin(
-        None, kind=start_margin)}
-    return dtrain, info
-
-
+    z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, weight, start_margin)
+    return dxgb.DaskDMatrix(client, X, label=z.astype("float64"), weight=w), info
 
 
 def _seed(random_state):
@@ -332,14 +313,21 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         cost-scaled hessian, so they mean the same for any currency).
     hessian, hessian_floor, logloss_weight :
         AEC objective (see :class:`AECObjective`).
-    start_margin : "prior" or float
-        Starting margin (``base_score``); "prior" = logit of the weighted positive rate.
+    start_margin : "cost_prior", "prior" or float
+        Starting margin (``base_score``); "cost_prior" (default) = logit of the share of
+        regret mass preferring class 1, "prior" = logit of the weighted positive rate
+        (see :func:`csboost_plugins._aec.start_margin`).
     early_stopping_rounds : int or None
         Stop when ``eval_metric`` on the last eval set has not improved for this many rounds;
         the booster is cut at the best round.
-    eval_metric : {"savings", "expected_savings", "aec"}
-    decision : {"bmr", "0.5"}
-        Decision rule of the "savings" eval metric.
+    eval_metric : {"aec", "savings", "expected_savings"}
+        Metric watched by early stopping. "aec" (default) is smooth; savings of 0/1
+        decisions is flat while every s is on one side of 1/2 and stopped too early
+        in benchmark 1.
+    decision : {"0.5", "bmr"}
+        Decision rule of the "savings" eval metric; "0.5" (default) matches ``predict(X)``:
+        the AEC minimiser already holds the costs, and Bayes minimum risk on its
+        (uncalibrated) probabilities would count them twice.
     random_state, n_jobs : seed and threads (``nthread``).
     params : dict, optional
         Further native xgboost parameters (override the above).
@@ -353,8 +341,8 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
 
     def __init__(self, n_estimators=100, learning_rate=0.1, max_depth=6, min_child_weight=1.0, reg_lambda=1.0,
                  reg_alpha=0.0, gamma=0.0, subsample=1.0, colsample_bytree=1.0, max_bin=256, tree_method="hist",
-                 hessian="fisher", hessian_floor=0.1, logloss_weight=0.0, start_margin="prior",
-                 early_stopping_rounds=None, eval_metric="savings", decision="bmr", random_state=None,
+                 hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
+                 early_stopping_rounds=None, eval_metric="aec", decision="0.5", random_state=None,
                  n_jobs=None, params=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate

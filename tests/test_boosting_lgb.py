@@ -107,9 +107,11 @@ def test_init_score_baked_into_model(fraud, tmp_path):
     raw_before = bst.predict(X, raw_score=True)
     np.testing.assert_allclose(raw_before, 0.0, atol=1e-9)  # lightgbm alone forgets the init score (#1778)
     clgb.bake_start_margin(bst, dtr)
-    prior = y[:3000].mean()
-    np.testing.assert_allclose(bst.predict(X, raw_score=True), np.log(prior / (1 - prior)), atol=1e-9)
-    np.testing.assert_allclose(bst.predict(X, raw_score=True, num_iteration=1), np.log(prior / (1 - prior)),
+    yt, Ct = y[:3000], C[:3000]
+    d = np.where(yt == 1, Ct[:, 2] - Ct[:, 1], Ct[:, 0] - Ct[:, 3])
+    rho = np.abs(d)[d < 0].sum() / np.abs(d).sum()  # default start: the regret share preferring 1
+    np.testing.assert_allclose(bst.predict(X, raw_score=True), np.log(rho / (1 - rho)), atol=1e-9)
+    np.testing.assert_allclose(bst.predict(X, raw_score=True, num_iteration=1), np.log(rho / (1 - rho)),
                                atol=1e-9)
     f = tmp_path / "m.txt"
     bst.save_model(f)
@@ -154,7 +156,15 @@ def test_costs_times_1000_same_model(fraud):
     np.testing.assert_allclose(e1.decision_function(X), e2.decision_function(X), rtol=1e-5, atol=1e-5)
 
 
-@parametrize_with_checks([clgb.CSLGBMClassifier(n_estimators=5, n_jobs=1, min_child_samples=1, random_state=0)])
+def _expected_failures(est):
+    # lightgbm builds its histogram bins from row *counts* (min_data_in_bin, bin_construct_sample_cnt), so
+    # duplicated rows get other bin edges than weighted rows; the weights themselves enter gradient and
+    # hessian exactly (test_weights_multiply_gradient_hessian checks it with exact bins)
+    return {"check_sample_weight_equivalence_on_dense_data": "lightgbm bins rows by count, not by weight"}
+
+
+@parametrize_with_checks([clgb.CSLGBMClassifier(n_estimators=5, n_jobs=1, min_child_samples=1, random_state=0)],
+                         expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -164,11 +174,13 @@ def test_estimator_contract_early_stopping_pickle_native(churn_split, tmp_path):
     est = clgb.CSLGBMClassifier(n_estimators=300, learning_rate=0.2, num_leaves=8, early_stopping_rounds=15,
                                 n_jobs=1, random_state=0)
     est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[{"cost_matrix": Cte}])
+    aec = np.asarray(est.evals_result_["validation_0"]["aec"])  # default eval_metric="aec"
     sav = np.asarray(est.evals_result_["validation_0"]["savings"])
-    assert est.best_iteration_ == int(np.argmax(sav)) + 1 == est.n_estimators_
+    assert est.best_iteration_ == int(np.argmin(aec)) + 1 == est.n_estimators_
     proba = est.predict_proba(Xte)
     np.testing.assert_allclose(proba[:, 1], expit(est.decision_function(Xte)))
-    assert savings_score(yte, est.predict(Xte, cost_matrix=Cte), cost_matrix=Cte) == pytest.approx(sav.max(), abs=1e-9)
+    assert savings_score(yte, est.predict(Xte), cost_matrix=Cte) == pytest.approx(sav[est.best_iteration_ - 1],
+                                                                                  abs=1e-9)
     assert np.array_equal(est.predict(Xte), (proba[:, 1] > 0.5).astype(int))
     est2 = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(est2.predict_proba(Xte), proba)

@@ -149,9 +149,14 @@ def test_start_margin_in_base_score_is_applied_at_prediction(fraud, tmp_path):
     d = cxgb.cost_dmatrix(X, y, cost_matrix=C)
     p = _params(d, eta=1e-12)
     bst = xgb.train(p, d, 2, obj=cxgb.aec_objective())
-    prior = y.mean()
-    np.testing.assert_allclose(bst.predict(xgb.DMatrix(X), output_margin=True), np.log(prior / (1 - prior)),
+    # default start: logit of the regret share preferring 1 (frauds: amount - 10, legit: 10)
+    regret1 = np.where(y == 1, np.maximum(C[:, 1] - C[:, 2], 0), 0).sum()
+    regret_all = np.abs(np.where(y == 1, C[:, 2] - C[:, 1], C[:, 0] - C[:, 3])).sum()
+    rho = regret1 / regret_all
+    np.testing.assert_allclose(bst.predict(xgb.DMatrix(X), output_margin=True), np.log(rho / (1 - rho)),
                                atol=1e-5)
+    prior = y.mean()
+    assert cxgb.aec_params(d, start_margin="prior")["base_score"] == pytest.approx(np.log(prior / (1 - prior)))
     f = tmp_path / "m.json"
     bst.save_model(f)
     np.testing.assert_allclose(xgb.Booster(model_file=str(f)).predict(xgb.DMatrix(X), output_margin=True),
@@ -208,11 +213,16 @@ def test_early_stopping_and_eval_costs(churn_split):
     est = cxgb.CSXGBClassifier(n_estimators=200, learning_rate=0.3, max_depth=3, early_stopping_rounds=10,
                                n_jobs=1, random_state=0)
     est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[{"cost_matrix": Cte}])
+    aec = np.asarray(est.evals_result_["validation_0"]["aec"])  # default eval_metric="aec"
+    sav = np.asarray(est.evals_result_["validation_0"]["savings"])
+    assert est.best_iteration_ == int(np.argmin(aec))
+    assert est.n_estimators_ == est.best_iteration_ + 1 < 200
+    got = savings_score(yte, est.predict(Xte), cost_matrix=Cte)  # decision='0.5' by default
+    assert got == pytest.approx(sav[est.best_iteration_], abs=1e-6)
+    est.set_params(eval_metric="savings").fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)],
+                                              eval_costs=[{"cost_matrix": Cte}])
     sav = np.asarray(est.evals_result_["validation_0"]["savings"])
     assert est.best_iteration_ == int(np.argmax(sav))
-    assert est.n_estimators_ == est.best_iteration_ + 1 < 200
-    got = savings_score(yte, est.predict(Xte, cost_matrix=Cte), cost_matrix=Cte)
-    assert got == pytest.approx(sav.max(), abs=1e-6)
     with pytest.raises(ValueError, match="eval_costs is required"):
         est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)])
     with pytest.raises(ValueError, match="cost_matrix has"):
