@@ -56,7 +56,7 @@ def _cell_ranges(cuts, m):
 def _assign_bins(X, cuts, n_cuts, X_binned, lo, hi):
     """One pass over the rows: bin k of feature f holds cuts[f, k-1] < x <= cuts[f, k].
 
-    Records each bin's smallest and largest value in lo / hi.
+    Records each bin's smallest and largest value in lo / hi; NaN gets code n_cuts[f] + 1.
     """
     n, d = X.shape
     cell_lo = np.zeros((d, _LUT_CELLS + 1), np.int64)
@@ -73,6 +73,9 @@ def _assign_bins(X, cuts, n_cuts, X_binned, lo, hi):
             m = n_cuts[f]
             for i in range(start, stop):
                 v = X[i, f]
+                if v != v:  # NaN: the missing-value bin, one past the value bins
+                    X_binned[i, f] = m + 1
+                    continue
                 if m == 0 or v <= cuts[f, 0]:
                     a = 0
                 elif v > cuts[f, m - 1]:
@@ -99,25 +102,28 @@ def _assign_bins(X, cuts, n_cuts, X_binned, lo, hi):
 
 
 def bin_features(X: np.ndarray, max_bins: int):
-    """Bin every column of a finite float64 matrix.
+    """Bin every column of a float64 matrix (NaN = missing, no infinities).
 
     Returns
     -------
-    X_binned : (n, d) uint8 (max_bins <= 256) or uint16, C-ordered.
-    n_bins : (d,) int64, bins used per feature.
+    X_binned : (n, d) uint8 (max_bins <= 255) or uint16, C-ordered; a missing
+        value of feature f has code ``n_bins[f]`` (one past its value bins).
+    n_bins : (d,) int64, value bins used per feature.
     bin_min, bin_max : (d, max(n_bins)) float64, smallest / largest training
         value in each bin (NaN past ``n_bins[f]``).
     """
     n, d = X.shape
-    dtype = np.uint8 if max_bins <= 256 else np.uint16
+    dtype = np.uint8 if max_bins <= 255 else np.uint16  # room for the missing-value code
     sampled = n > _SAMPLE
     S = X[np.sort(np.random.default_rng(0).choice(n, _SAMPLE, replace=False))] if sampled else X
     all_cuts = []
     for f in range(d):
         part = np.sort(S[:, f])
-        n_distinct = 1 + int(np.count_nonzero(part[1:] != part[:-1]))
+        part = part[~np.isnan(part)]
+        n_distinct = 1 + int(np.count_nonzero(part[1:] != part[:-1])) if part.shape[0] else 0
         if n_distinct <= max_bins:
             values = np.unique(X[:, f]) if sampled else np.unique(part)  # the sample may miss rare values
+            values = values[~np.isnan(values)]
             n_distinct = values.shape[0]
         if n_distinct <= max_bins:
             cuts = values[:-1]  # one bin per distinct value
@@ -138,11 +144,11 @@ def bin_features(X: np.ndarray, max_bins: int):
     for f in range(d):
         keep = lo[f, : n_cuts[f] + 1] <= hi[f, : n_cuts[f] + 1]  # drop bins without training values
         if not keep.all():
-            remap = (np.cumsum(keep) - 1).astype(dtype)
+            remap = np.append(np.cumsum(keep) - 1, keep.sum()).astype(dtype)  # last: the missing code
             X_binned[:, f] = remap[X_binned[:, f]]
         per_feature.append((lo[f, : n_cuts[f] + 1][keep], hi[f, : n_cuts[f] + 1][keep]))
     n_bins = np.array([b.shape[0] for b, _ in per_feature], dtype=np.int64)
-    width = int(n_bins.max()) if d else 1
+    width = max(1, int(n_bins.max())) if d else 1
     bin_min = np.full((d, width), np.nan)
     bin_max = np.full((d, width), np.nan)
     for f, (a, b) in enumerate(per_feature):

@@ -42,22 +42,24 @@ class GrownTree:
 
     def __init__(self):
         self.children_left, self.children_right = [-1], [-1]
-        self.feature, self.threshold = [-1], [np.nan]
+        self.feature, self.threshold, self.missing_left = [-1], [np.nan], [False]
         self.value, self.n_samples, self.depth, self.gain = [0.0], [0.0], [0], [np.nan]
 
-    def add_children(self, node, feature, threshold, gain):
+    def add_children(self, node, feature, threshold, missing_left, gain):
         left = len(self.children_left)
         for _ in range(2):
             self.children_left.append(-1)
             self.children_right.append(-1)
             self.feature.append(-1)
             self.threshold.append(np.nan)
+            self.missing_left.append(False)
             self.value.append(0.0)
             self.n_samples.append(0.0)
             self.depth.append(self.depth[node] + 1)
             self.gain.append(np.nan)
         self.children_left[node], self.children_right[node] = left, left + 1
         self.feature[node], self.threshold[node], self.gain[node] = feature, threshold, gain
+        self.missing_left[node] = missing_left
         return left, left + 1
 
     def leaves(self):
@@ -69,7 +71,7 @@ class _State:
 
     def __init__(self, X_binned, n_bins, max_nodes):
         n, d = X_binned.shape
-        self.n, self.d, self.width = n, d, int(n_bins.max())
+        self.n, self.d, self.width = n, d, int(n_bins.max()) + 1  # + the missing-value bin
         self.max_nodes = max_nodes
         self.G = np.zeros((0, d, self.width))
         self.H = np.zeros((0, d, self.width))
@@ -80,7 +82,7 @@ class _State:
         self.covered = np.zeros((1, n), dtype=np.bool_)  # FIGU: covered[row] by tree row
         self.n_rows = 1  # rows in use (capacity = leaf_of.shape[0])
         self.slot_of = np.full((1, max_nodes), -1, dtype=np.int64)
-        self.gain = self.feature = self.threshold = None
+        self.gain = self.feature = self.threshold = self.missing_left = None
         self.left_g = self.left_w = self.tot_g = self.tot_w = None
 
     def alloc(self, row, node):
@@ -90,9 +92,10 @@ class _State:
             grow = lambda a: np.concatenate([a, np.zeros((new - old,) + a.shape[1:], a.dtype)])
             self.G, self.H, self.N = grow(self.G), grow(self.H), grow(self.N)
             self.free.extend(range(new - 1, old - 1, -1))
-            for name in ("gain", "feature", "threshold", "left_g", "left_w", "tot_g", "tot_w"):
+            for name in ("gain", "feature", "threshold", "missing_left", "left_g", "left_w", "tot_g", "tot_w"):
                 a = getattr(self, name)
-                fresh = np.zeros(new, dtype=np.int64 if name == "feature" else np.float64)
+                dtype = {"feature": np.int64, "missing_left": np.bool_}.get(name, np.float64)
+                fresh = np.zeros(new, dtype=dtype)
                 if a is not None:
                     fresh[:old] = a
                 setattr(self, name, fresh)
@@ -154,7 +157,7 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
     while len(splits) < max_rules:
         live = np.array(sorted(st.owner, key=lambda s: st.owner[s]), dtype=np.int64)
         best_splits(st.G, st.H, st.N, live, n_bins, bin_min, bin_max, st.gain, st.feature,
-                    st.threshold, st.left_g, st.left_w, st.tot_g, st.tot_w)
+                    st.threshold, st.missing_left, st.left_g, st.left_w, st.tot_g, st.tot_w)
         best_slot, best_gain = -1, -np.inf
         for s in live:
             row, node = st.owner[int(s)]
@@ -168,7 +171,7 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
             break
         s = best_slot
         row, node = st.owner[s]
-        f, thr = int(st.feature[s]), float(st.threshold[s])
+        f, thr, miss_left = int(st.feature[s]), float(st.threshold[s]), bool(st.missing_left[s])
         gl, wl, g_tot, w_tot = st.left_g[s], st.left_w[s], st.tot_g[s], st.tot_w[s]
 
         base = None
@@ -186,9 +189,10 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
         tree = trees[row - 1]
         covered = st.covered
         rows = np.flatnonzero(st.leaf_of[row] == node)
-        go_left = X[rows, f] <= thr
+        x = X[rows, f]
+        go_left = (x <= thr) | np.isnan(x) if miss_left else x <= thr
         rows_l, rows_r = rows[go_left], rows[~go_left]
-        left, right = tree.add_children(node, f, thr, best_gain)
+        left, right = tree.add_children(node, f, thr, miss_left, best_gain)
         st.leaf_of[row, rows_l] = left
         st.leaf_of[row, rows_r] = right
         splits.append((row - 1, node, f, thr, best_gain))

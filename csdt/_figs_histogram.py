@@ -74,62 +74,90 @@ def shift_histogram(G, H, s, delta):
 
 @njit(cache=True, nogil=True)
 def _best_split_one(G, H, N, s, n_bins, bin_min, bin_max):
+    """Best (gain, feature, threshold, missing_left, left sums, totals) of slot s.
+
+    Bin ``n_bins[f]`` holds the rows where feature f is missing. Every threshold
+    is tried with the missing rows on the left and on the right, plus the split
+    "all values left, missing right" (threshold +inf), as scikit-learn does.
+    Without missing rows in the leaf they go to the child with more rows
+    (ties right), where unseen missing values are sent at prediction.
+    """
     d = G.shape[1]
     total_g = 0.0
     total_w = 0.0
     total_n = 0
-    for b in range(n_bins[0]):
+    for b in range(n_bins[0] + 1):
         total_g += G[s, 0, b]
         total_w += H[s, 0, b]
         total_n += N[s, 0, b]
     best_gain = -np.inf
     best_f = -1
     best_thr = np.nan
+    best_ml = False
     best_gl = 0.0
     best_wl = 0.0
     if total_n < 2 or total_w <= 0.0:
-        return best_gain, best_f, best_thr, best_gl, best_wl, total_g, total_w
+        return best_gain, best_f, best_thr, best_ml, best_gl, best_wl, total_g, total_w
     base = total_g * total_g / total_w
     for f in range(d):
+        mb = n_bins[f]
+        gm = G[s, f, mb]
+        wm = H[s, f, mb]
+        nm = N[s, f, mb]
+        n_values = total_n - nm
         gl = 0.0
         wl = 0.0
+        nl = 0
         prev = -1
-        for b in range(n_bins[f]):
-            if N[s, f, b] == 0:
+        for b in range(mb + 1):
+            if b < mb and N[s, f, b] == 0:
                 continue
-            if prev >= 0:
-                wr = total_w - wl
-                if wl > 0.0 and wr > 0.0:
-                    gr = total_g - gl
-                    gain = gl * gl / wl + gr * gr / wr - base
-                    if gain > best_gain:
-                        a = bin_max[f, prev]
-                        c = bin_min[f, b]
-                        # scikit-learn's midpoint, falling back to the left value on rounding
-                        thr = a / 2.0 + c / 2.0
-                        if thr == c or thr == np.inf or thr == -np.inf:
-                            thr = a
-                        best_gain = gain
-                        best_f = f
-                        best_thr = thr
-                        best_gl = gl
-                        best_wl = wl
-            gl += G[s, f, b]
-            wl += H[s, f, b]
-            prev = b
-    return best_gain, best_f, best_thr, best_gl, best_wl, total_g, total_w
+            if prev >= 0 and (b < mb or nm > 0):
+                if b < mb:
+                    a = bin_max[f, prev]
+                    c = bin_min[f, b]
+                    # scikit-learn's midpoint, falling back to the left value on rounding
+                    thr = a / 2.0 + c / 2.0
+                    if thr == c or thr == np.inf or thr == -np.inf:
+                        thr = a
+                    n_options = 2 if nm > 0 else 1
+                else:  # all values left, missing right
+                    thr = np.inf
+                    n_options = 1
+                for option in range(n_options):
+                    ml = option == 1
+                    g_left = gl + gm if ml else gl
+                    w_left = wl + wm if ml else wl
+                    w_right = total_w - w_left
+                    if w_left > 0.0 and w_right > 0.0:
+                        g_right = total_g - g_left
+                        gain = g_left * g_left / w_left + g_right * g_right / w_right - base
+                        if gain > best_gain:
+                            best_gain = gain
+                            best_f = f
+                            best_thr = thr
+                            best_ml = ml if nm > 0 else nl > n_values - nl
+                            best_gl = g_left
+                            best_wl = w_left
+            if b < mb:
+                gl += G[s, f, b]
+                wl += H[s, f, b]
+                nl += N[s, f, b]
+                prev = b
+    return best_gain, best_f, best_thr, best_ml, best_gl, best_wl, total_g, total_w
 
 
 @njit(cache=True, nogil=True)
 def best_splits(G, H, N, slots, n_bins, bin_min, bin_max, out_gain, out_feature, out_threshold,
-                out_left_g, out_left_w, out_g, out_w):
+                out_missing_left, out_left_g, out_left_w, out_g, out_w):
     """Best split of every slot in ``slots`` (gain -inf when the leaf cannot split)."""
     for i in range(slots.shape[0]):
         s = slots[i]
-        gain, f, thr, gl, wl, g, w = _best_split_one(G, H, N, s, n_bins, bin_min, bin_max)
+        gain, f, thr, ml, gl, wl, g, w = _best_split_one(G, H, N, s, n_bins, bin_min, bin_max)
         out_gain[s] = gain
         out_feature[s] = f
         out_threshold[s] = thr
+        out_missing_left[s] = ml
         out_left_g[s] = gl
         out_left_w[s] = wl
         out_g[s] = g
@@ -186,8 +214,10 @@ def update_usable_histograms(X_binned, rows, target, weight, changed_tree, trees
 
 
 @njit(cache=True, nogil=True)
-def predict_trees(X, tree_offsets, children_left, children_right, feature, threshold, value, combine_max):
-    """Per-row sum (FIGS) or max (FIGU) over trees of the leaf value reached by ``x <= threshold``."""
+def predict_trees(X, tree_offsets, children_left, children_right, feature, threshold, missing_left, value,
+                  combine_max):
+    """Per-row sum (FIGS) or max (FIGU) over trees of the leaf value reached by ``x <= threshold``
+    (NaN follows ``missing_left``)."""
     n = X.shape[0]
     n_trees = tree_offsets.shape[0] - 1
     out = np.zeros(n)
@@ -197,7 +227,8 @@ def predict_trees(X, tree_offsets, children_left, children_right, feature, thres
             base = tree_offsets[t]
             node = 0
             while children_left[base + node] != -1:
-                if X[i, feature[base + node]] <= threshold[base + node]:
+                x = X[i, feature[base + node]]
+                if x <= threshold[base + node] or (x != x and missing_left[base + node]):
                     node = children_left[base + node]
                 else:
                     node = children_right[base + node]

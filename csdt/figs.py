@@ -21,6 +21,13 @@ take most of its fit time), and both expose their trees through the project's
 tree array protocol (``tree_arrays()``), which
 :func:`csboost_plugins.rules.extract_rules` reads.
 
+Missing values (NaN in X) are handled as in scikit-learn's trees: each
+candidate threshold is tried with the rows missing that feature on the left and
+on the right, plus the split "all values left, missing right"; a node that saw
+no missing value sends unseen ones to the child with more training rows. The
+direction is stored per node (``TreeArrays.missing_left``), so rules extracted
+from the trees say where a missing value goes. Infinite values are rejected.
+
 Money weighting (our extension, not in either paper): pass per-row costs to
 ``fit`` and the trees are grown on the exact reduction of example-dependent
 costs to weights: with ``c1``/``c0`` the row's cost of deciding 1/0, the total
@@ -82,7 +89,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame (n, d), numeric and finite.
+        X : array-like or DataFrame (n, d), numeric; NaN = missing, no infinities.
         y : array-like (n,), two classes (the larger / later one is positive).
         sample_weight : array-like (n,) >= 0, optional.
         fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix : optional per-row costs
@@ -95,7 +102,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
-                                 ensure_all_finite=True, ensure_min_samples=2)
+                                 ensure_all_finite="allow-nan", ensure_min_samples=2)
         check_classification_targets(y_raw)  # "Unknown label type: continuous" for regression targets
         if type_of_target(y_raw) != "binary":
             raise ValueError(f"Only binary classification is supported; y has {np.unique(y_raw).shape[0]} classes")
@@ -132,7 +139,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
                 label = self._cover_labels(t)
             self.trees_.append(TreeArrays(
                 children_left=t.children_left, children_right=t.children_right, feature=t.feature,
-                threshold=t.threshold, missing_left=np.zeros(len(t.children_left), bool), value=t.value,
+                threshold=t.threshold, missing_left=t.missing_left, value=t.value,
                 label=label, n_samples=t.n_samples, node_cost=t.gain, left_inclusive=True,
                 feature_names=names,
             ))
@@ -141,7 +148,8 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         sizes = np.array([0] + [t.node_count for t in self.trees_])
         self._offsets = np.cumsum(sizes)
         cat = lambda name: np.concatenate([getattr(t, name) for t in self.trees_])
-        self._flat = (cat("children_left"), cat("children_right"), cat("feature"), cat("threshold"), cat("value"))
+        self._flat = (cat("children_left"), cat("children_right"), cat("feature"), cat("threshold"),
+                      cat("missing_left"), cat("value"))
 
     def _cover_labels(self, t):
         cl = np.asarray(t.children_left)
@@ -176,9 +184,9 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Raw score: sum of leaf values (FIGS) or largest leaf precision (FIGU)."""
         check_is_fitted(self, "trees_")
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_all_finite=True)
-        cl, cr, feat, thr, val = self._flat
-        return predict_trees(X, self._offsets, cl, cr, feat, thr, val, self._union)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_all_finite="allow-nan")
+        cl, cr, feat, thr, ml, val = self._flat
+        return predict_trees(X, self._offsets, cl, cr, feat, thr, ml, val, self._union)
 
     def predict(self, X):
         """Class with predicted probability above 0.5 (ties to the negative class)."""
@@ -188,7 +196,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
         return tags
 
     def __str__(self):
@@ -261,6 +269,8 @@ class FIGSClassifier(_GreedyTreesBase):
     * Thresholds are float64 midpoints of the data; scikit-learn (so imodels)
       takes them from a float32 copy of X, so they agree to float32 precision.
     * Rows of zero weight are ignored by the split search, as in scikit-learn.
+    * Missing values are supported (scikit-learn's rule, see the module
+      docstring); imodels 3.0.4 rejects them.
 
     The fit is deterministic (no ``random_state``: nothing is sampled except a
     fixed-seed row sample that places quantile bins when n > 200 000).

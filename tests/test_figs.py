@@ -387,6 +387,34 @@ def test_one_tree_is_best_first_cart(seed, model_cls):
     np.testing.assert_allclose(ours.feature_importances_, cart.feature_importances_, atol=1e-10)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("model_cls", [FIGUClassifier, FIGSClassifier])
+def test_missing_values_one_tree_is_cart(seed, model_cls):
+    """NaN handling equals scikit-learn's CART: each threshold tried with missing rows on both
+    sides, plus "values left, missing right"; unseen NaN go to the child with more rows."""
+    rng = np.random.default_rng(50 + seed)
+    n = 300
+    X = rng.normal(size=(n, 4))
+    y = ((X[:, 0] + 0.5 * X[:, 1] + 0.8 * rng.normal(size=n)) > 0.3).astype(int)
+    X[rng.random((n, 4)) < 0.15] = np.nan
+    X[:, 3] = rng.normal(size=n)  # one complete feature
+    y[np.isnan(X[:, 1]) & (rng.random(n) < 0.6)] = 1  # missingness carries signal
+    k = 8
+    ours = model_cls(max_rules=k, max_trees=1, max_bins=1000).fit(X, y)  # 300 distinct values: exact bins
+    cart = DecisionTreeClassifier(max_leaf_nodes=k + 1, random_state=seed).fit(X, y)
+    t, sk = ours.trees_[0], cart.tree_
+    np.testing.assert_array_equal(t.missing_left[~t.is_leaf], sk.missing_go_to_left[sk.children_left != -1])
+    assert sk.node_count == t.node_count == 2 * k + 1
+    walk = lambda tr: {"root": 0, "left": lambda i: None if tr.children_left[i] == -1 else tr.children_left[i],
+                       "right": lambda i: tr.children_right[i], "feature": lambda i: int(tr.feature[i]),
+                       "threshold": lambda i: float(tr.threshold[i]), "value": lambda i: 0.0}
+    _same_structure(_structure(walk(t)), _structure(walk(sk)))
+    X_new = rng.normal(size=(500, 4))
+    X_new[rng.random((500, 4)) < 0.3] = np.nan
+    for Z in (X, X_new):
+        np.testing.assert_allclose(ours.predict_proba(Z), cart.predict_proba(Z), atol=1e-12)
+
+
 # ---------------------------------------------------------------------------------------
 # Binned search, weights, costs
 # ---------------------------------------------------------------------------------------
@@ -509,11 +537,14 @@ def test_tree_arrays_protocol_reproduces_scores(model_cls):
 
 @pytest.mark.parametrize("model_cls", [FIGSClassifier, FIGUClassifier])
 def test_extract_rules_reads_the_trees(model_cls):
-    """RIFF integration: one rule per leaf, covering exactly the rows our trees route there."""
+    """RIFF integration: one rule per leaf, covering exactly the rows our trees route there
+    (missing values included)."""
     rules_mod = pytest.importorskip("csboost_plugins.rules")
     data = make_fraud_transactions(3000, fraud_rate=0.05, random_state=3)
-    X, y = data.data, np.asarray(data.target)
+    X, y = data.data.copy(), np.asarray(data.target)
+    X = X.mask(np.random.default_rng(3).random(X.shape) < 0.1)  # 10 % missing values
     model = model_cls(max_rules=12).fit(X, y)
+    assert any(t.missing_left[~t.is_leaf].any() for t in model.tree_arrays())
     rules = rules_mod.extract_rules(model, deduplicate=False)
     trees = model.tree_arrays()
     assert len(rules) == sum(int(t.is_leaf.sum()) for t in trees)
@@ -571,7 +602,7 @@ def test_pickle_round_trip(model_cls):
 @pytest.mark.parametrize(
     "kwargs,fit_kwargs,exc,match",
     [
-        ({}, {"X": np.array([[np.nan, 1.0], [2.0, 3.0]])}, ValueError, "NaN"),
+        ({}, {"X": np.array([[np.inf, 1.0], [2.0, 3.0], [1.0, 1.0], [0.0, 2.0]])}, ValueError, "infinity"),
         ({}, {"X": np.array([["a", "b"], ["c", "d"]])}, ValueError, "float|convert"),
         ({}, {"y": [0, 1, 2, 1]}, ValueError, "binary"),
         ({}, {"y": [1, 1, 1, 1]}, ValueError, "one class"),
