@@ -451,16 +451,21 @@ def test_binning_bins_are_ordered_and_exact(n):
     rng = np.random.default_rng(n)
     X = np.column_stack([rng.normal(size=n), rng.integers(0, 5, n), np.round(rng.exponential(size=n), 1),
                          np.r_[np.zeros(n - 1), 7.0]])  # a rare value the quantile sample can miss
+    X[rng.random(n) < 0.1, 0] = np.nan  # missing values get the code n_bins[f]
     Xb, n_bins, lo, hi = bin_features(X, 255)
     assert list(n_bins[1:]) == [5, len(np.unique(X[:, 2])), 2]  # <= 255 distinct values: one bin each
     assert 200 <= n_bins[0] <= 255
+    miss = np.isnan(X[:, 0])
+    assert np.all(Xb[miss, 0] == n_bins[0]) and np.all(Xb[~miss, 0] < n_bins[0])
     for f in range(X.shape[1]):
-        order = np.argsort(X[:, f], kind="stable")
-        assert np.all(np.diff(Xb[order, f].astype(int)) >= 0)  # bins are monotone in x
+        ok = ~np.isnan(X[:, f])
+        x, b = X[ok, f], Xb[ok, f].astype(np.int64)
+        order = np.argsort(x, kind="stable")
+        assert np.all(np.diff(b[order]) >= 0)  # bins are monotone in x
         mins = np.full(n_bins[f], np.inf)
         maxs = np.full(n_bins[f], -np.inf)
-        np.minimum.at(mins, Xb[:, f], X[:, f])
-        np.maximum.at(maxs, Xb[:, f], X[:, f])
+        np.minimum.at(mins, b, x)
+        np.maximum.at(maxs, b, x)
         np.testing.assert_array_equal(mins, lo[f, : n_bins[f]])
         np.testing.assert_array_equal(maxs, hi[f, : n_bins[f]])
 
