@@ -7,7 +7,8 @@ root, is made, each leaf evaluated against the residuals
 ``r_i = y - sum_{j != i} f_j(x)`` (RIFF paper eq. 1), until ``max_rules`` splits.
 The score of a row is the sum of its leaf values over the trees.
 
-:class:`FIGUClassifier` is FIGU, Greedy Tree Unions (RIFF paper, Lucas et al.,
+:class:`FIGUClassifier` is FIGU, Greedy Tree Unions ("RIFF: Inducing Rules for Fraud
+Detection from Decision Trees",
 section 3.1): the same greedy loop, but the target is ``y`` and when a leaf of
 tree i is evaluated the rows already covered by another tree j are discarded
 (eq. 2). Tree j covers a row if the row's leaf in j has precision (weighted
