@@ -45,7 +45,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
@@ -86,6 +86,18 @@ def _fit_tree(tree_params, X, y, costs, rows, feats, seed):
         t.feature[inner] = feats[t.feature[inner]]
         tree.n_features_in_ = d
     return tree
+
+
+def _walk_trees(trees, X, need_proba):
+    """(n, len(trees)) leaf labels (int8) and optionally leaf P(y=1) of the given trees."""
+    votes = np.empty((X.shape[0], len(trees)), dtype=np.int8)
+    probas = np.empty((X.shape[0], len(trees))) if need_proba else None
+    for j, tree in enumerate(trees):
+        leaf = tree._apply_validated(X)
+        votes[:, j] = tree.tree_.label[leaf]
+        if need_proba:
+            probas[:, j] = tree.tree_.value[leaf]
+    return votes, probas
 
 
 def _savings_of(y, decision, costs):
@@ -222,16 +234,22 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ prediction
     def _tree_outputs(self, X, need_proba=False):
-        """(n, T) cost-optimal leaf labels M_j(x) (int8) and, if asked, leaf P(y=1)."""
+        """(n, T) cost-optimal leaf labels M_j(x) (int8) and, if asked, leaf P(y=1).
+
+        One vectorised numba walk per tree (GIL released); for large inputs the trees are
+        split into blocks walked in parallel threads (always local threads, even under a
+        dask joblib context: shipping the trees would cost more than the walk).
+        """
         n, T = X.shape[0], len(self.estimators_)
-        votes = np.empty((n, T), dtype=np.int8)
-        probas = np.empty((n, T)) if need_proba else None
-        for j, tree in enumerate(self.estimators_):  # one vectorised numba walk per tree
-            leaf = tree._apply_validated(X)
-            votes[:, j] = tree.tree_.label[leaf]
-            if need_proba:
-                probas[:, j] = tree.tree_.value[leaf]
-        return votes, probas
+        n_threads = effective_n_jobs(self.n_jobs) if self.n_jobs not in (None, 1) else 1
+        if n_threads > 1 and n * T >= 200_000:
+            blocks = [b for b in np.array_split(np.arange(T), min(n_threads, T)) if b.size]
+            parts = Parallel(n_jobs=len(blocks), backend="threading")(
+                delayed(_walk_trees)([self.estimators_[j] for j in b], X, need_proba) for b in blocks)
+            votes = np.concatenate([p[0] for p in parts], axis=1)
+            probas = np.concatenate([p[1] for p in parts], axis=1) if need_proba else None
+            return votes, probas
+        return _walk_trees(self.estimators_, X, need_proba)
 
     def _proba1(self, X):
         check_is_fitted(self, "estimators_")
