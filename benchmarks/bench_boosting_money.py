@@ -217,6 +217,44 @@ def table(res):
     return "\n".join(lines)
 
 
+DEFAULT = "AEC abs (floor 0.1), start cost-prior"  # the estimators' defaults
+
+
+def summary(res):
+    """Mean over every data set, library and seed per method; and the default against the anchors."""
+    agg = {}
+    for k, v in res.items():
+        method = k.split("|")[3]
+        agg.setdefault(method, []).append(v)
+    lines = ["### Mean over all data sets x libraries x seeds", "",
+             "| method | runs | sav (BMR) | sav@.5 | E[sav] |", "|---|---|---|---|---|"]
+    for method in sorted(agg, key=lambda m: -np.mean([r["savings_05"] for r in agg[m]])):
+        rows = agg[method]
+        lines.append(f"| {method} | {len(rows)} | " + " | ".join(
+            f"{np.mean([r[m] for r in rows]):.3f}" for m in ("savings_bmr", "savings_05", "expected_savings")) + " |")
+    lines += ["", f"### Default ({DEFAULT}) against logloss + BMR and empulse CSBoost (means over seeds)", "",
+              "| data set | library | default sav@.5 | logloss+BMR sav | default E[sav] | logloss E[sav] | "
+              "empulse sav@.5 | empulse E[sav] | default sav BMR | empulse sav BMR |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    seeds = sorted({int(k.split("|")[1]) for k in res})
+
+    def mean(name, lib, method, key):
+        v = [res[f"{name}|{s}|{lib}|{method}"][key] for s in seeds if f"{name}|{s}|{lib}|{method}" in res]
+        return float(np.mean(v)) if v else float("nan")
+
+    for name in DATASETS:
+        for lib in ("xgboost", "lightgbm"):
+            a, b = mean(name, lib, DEFAULT, "savings_05"), mean(name, lib, "logloss", "savings_bmr")
+            c, d = mean(name, lib, DEFAULT, "expected_savings"), mean(name, lib, "logloss", "expected_savings")
+            if np.isnan(a):
+                continue
+            e, f = mean(name, lib, "empulse CSBoost", "savings_05"), mean(name, lib, "empulse CSBoost", "expected_savings")
+            g, h = mean(name, lib, DEFAULT, "savings_bmr"), mean(name, lib, "empulse CSBoost", "savings_bmr")
+            lines.append(f"| {name} | {lib} | {a:.3f} | {b:.3f} | {c:.3f} | {d:.3f} | {e:.3f} | {f:.3f} | "
+                         f"{g:.3f} | {h:.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
@@ -227,10 +265,11 @@ def main(argv=None):
     ap.add_argument("--table", default=None, help="only print the table of a results JSON")
     a = ap.parse_args(argv)
     if a.table:
-        print(table(json.loads(Path(a.table).read_text())))
+        res = json.loads(Path(a.table).read_text())
+        print(table(res) + "\n" + summary(res))
         return
     res = run(a.datasets, a.seeds, a.libs, a.methods, a.out)
-    print(table(res))
+    print(table(res) + "\n" + summary(res))
 
 
 if __name__ == "__main__":

@@ -138,7 +138,7 @@ def start_margin(dmatrix, kind="prior") -> float:
     return _aec.start_margin(y, w, kind=kind, d=d)
 
 
-start_margin_of = start_margin
+_start_margin_of = start_margin  # aec_params has a keyword of the same name
 
 
 def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
@@ -148,7 +148,7 @@ def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
     so it is applied again at every prediction.
     """
     out = dict(params or {})
-    out["base_score"] = start_margin_of(dtrain, start_margin)
+    out["base_score"] = _start_margin_of(dtrain, start_margin)
     out.setdefault("disable_default_eval_metric", 1)
     return out
 
