@@ -1,7 +1,7 @@
 """Speed of the CSDT tree vs scikit-learn and empulse, measured side by side in one run.
 
-Every (model, size) fit runs in a fresh subprocess so that peak memory (ru_maxrss
-growth during the fit) is per fit; each subprocess first fits a 2k-row tree so
+Every (model, size) fit runs in a fresh subprocess; peak memory is the largest growth
+of the resident set during the fit (sampled every 2 ms); each subprocess first fits a 2k-row tree so
 numba compilation (cached) is excluded. Our trees are fitted twice and compared
 array by array ("identical run to run").
 
@@ -45,10 +45,31 @@ def make_data(n):
     return np.ascontiguousarray(X), b.target.astype(np.int64), np.ascontiguousarray(b.cost_matrix)
 
 
-def _rss_mb():
-    import resource
+class _PeakRSS:
+    """Samples this process's resident memory every 2 ms in a thread (fits release the GIL)."""
 
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    def __enter__(self):
+        import threading
+
+        self._page = os.sysconf("SC_PAGE_SIZE")
+        self.base = self.peak = self._now()
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+        return self
+
+    def _now(self):
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * self._page / 2**20
+
+    def _run(self):
+        while not self._stop.wait(0.002):
+            self.peak = max(self.peak, self._now())
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._t.join()
+        self.peak = max(self.peak, self._now())
 
 
 def run_one(model, n, depth, path):
@@ -63,11 +84,14 @@ def run_one(model, n, depth, path):
     input_mb = X.nbytes / 2**20
     fit = _fitter(model, depth)
     fit(X[:2000], y[:2000], C[:2000])  # warm-up: numba compile (cached) / imports
-    base = _rss_mb()
-    t0 = time.perf_counter()
-    m = fit(X, y, C)
-    sec = time.perf_counter() - t0
-    peak = _rss_mb() - base
+    import gc
+
+    gc.collect()
+    with _PeakRSS() as mem:
+        t0 = time.perf_counter()
+        m = fit(X, y, C)
+        sec = time.perf_counter() - t0
+    peak = mem.peak - mem.base
     out = {"model": model, "n": n, "sec": sec, "peak_mb": peak, "input_mb": input_mb}
     if model.startswith("csdt"):
         m2 = fit(X, y, C)
@@ -122,6 +146,7 @@ def main():
     ap.add_argument("--sizes", nargs="*", default=["10000", "100000", "1000000", "cs1"])
     ap.add_argument("--depth", type=int, default=10)
     ap.add_argument("--models", nargs="*", default=MODELS)
+    ap.add_argument("--skip", nargs="*", default=[], help="model:size pairs to skip, e.g. sklearn:5000000")
     ap.add_argument("--compile", action="store_true", help="only the compile latency")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -143,6 +168,8 @@ def main():
         np.savez(path, X=X, y=y, C=C)  # children load exactly the input: RSS growth = the fit's
         del X, y, C
         for model in args.models:
+            if f"{model}:{n}" in args.skip:
+                continue
             p = subprocess.run([sys.executable, __file__, "--depth", str(args.depth), "--child", model, n,
                                 path], capture_output=True, text=True)
             if p.returncode:

@@ -171,7 +171,9 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
     use_sub = hist_mode and max_features >= allowed.shape[0]
     n_slots = 0
     if use_sub:
-        n_slots = max(2, min(64, (1 << 28) // (d * 256 * 4 * 8)))
+        # depth-first keeps at most depth + 2 histograms alive at once
+        cap_slots = 64 if (best_first or max_depth < 0) else max_depth + 2
+        n_slots = max(2, min(cap_slots, (1 << 28) // (d * 256 * 4 * 8)))
     pool = np.zeros((n_slots, d if use_sub else 0, 256, 4))
     free = np.empty(n_slots, np.int64)
     for j in range(n_slots):
