@@ -180,3 +180,47 @@ def test_selection_pandas_and_errors():
     s = pickle.loads(pickle.dumps(rs))
     np.testing.assert_array_equal(s.predict(df), rs.predict(df))
     assert "IF" in str(rs)
+
+
+def _dense_greedy(C, y, max_fpr):
+    """Algorithm 1 on a dense coverage matrix (numpy), same tie-break as riff_select."""
+    unc = np.ones(len(y), bool)
+    neg_total = (y == 0).sum()
+    chosen, fp = [], 0
+    while fp < max_fpr * neg_total:
+        cu = C & unc[:, None]
+        tp_c, fp_c = cu[y == 1].sum(axis=0), cu[y == 0].sum(axis=0)
+        mass = tp_c + fp_c
+        prec = np.where(mass > 0, tp_c / np.maximum(mass, 1), -1.0)
+        prec[chosen] = -1
+        if prec.max() < 0:
+            break
+        best = np.flatnonzero(prec == prec.max())
+        k = int(best[np.argmax(tp_c[best])])
+        chosen.append(k)
+        fp += fp_c[k]
+        unc &= ~C[:, k]
+    return chosen
+
+
+def test_parallel_trie_path_on_pooled_boosters_matches_dense_greedy():
+    import lightgbm as lgb
+    import xgboost as xgb
+    from csboost_plugins.rules._data import as_float_matrix
+    from csboost_plugins.rules._evaluate import ConditionTrie
+    rng = np.random.default_rng(5)
+    n = 30000  # above the serial threshold: the initial counts take the parallel trie walk
+    X = rng.normal(size=(n, 6))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * np.nan_to_num(X[:, 2]) + rng.normal(size=n)) > 2.2)
+    y = y.astype(int)
+    pool = extract_rules([lgb.LGBMClassifier(n_estimators=8, num_leaves=12, verbose=-1).fit(X[:5000], y[:5000]),
+                          xgb.XGBClassifier(n_estimators=4, max_depth=3).fit(X[:5000], y[:5000])])
+    C = np.column_stack([r.mask(X) for r in pool])  # numpy reference evaluation
+    trie = ConditionTrie(pool)
+    assert (trie.node_comp > 0).any()  # complementary siblings are partitioned in one pass
+    W = np.column_stack([y, 1 - y]).astype(float)
+    S = trie.sums(as_float_matrix(X, pool, order="F"), np.arange(n), W)
+    np.testing.assert_array_equal(S, C.T.astype(float) @ W)
+    rs = riff_select(pool, X, y, max_fpr=0.02)
+    assert list(rs.selection["candidate_index"]) == _dense_greedy(C, y, 0.02)

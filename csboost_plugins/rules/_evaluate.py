@@ -126,6 +126,38 @@ def _filter(X, rows, src, n_src, dst, c, feature, kind, lo, hi, lo_closed, hi_cl
     return p
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _partition(X, rows, src, n_src, dst_in, dst_out, c, feature, kind, lo, hi, lo_closed, hi_closed, missing,
+               zero_missing, negate, cat_ptr, cats):
+    """One pass: entries satisfying condition c to dst_in, the others to dst_out; returns the first count."""
+    f = feature[c]
+    p = 0
+    q = 0
+    if kind[c] == 0:
+        lo_c, hi_c, lc, hc = lo[c], hi[c], lo_closed[c], hi_closed[c]
+        m, z = missing[c], zero_missing[c]
+        for j in range(n_src):
+            s = src[j]
+            x = X[rows[s], f]
+            special = (x != x) | (z & (x >= -_Z) & (x <= _Z))
+            inside = ((x > lo_c) | ((x == lo_c) & lc)) & ((x < hi_c) | ((x == hi_c) & hc))
+            ok = (special & m) | ((not special) & inside)
+            dst_in[p] = s
+            dst_out[q] = s
+            p += ok
+            q += not ok
+    else:
+        for j in range(n_src):
+            s = src[j]
+            if _ok_category(X[rows[s], f], c, missing, negate, cat_ptr, cats):
+                dst_in[p] = s
+                p += 1
+            else:
+                dst_out[q] = s
+                q += 1
+    return p
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _first_match(X, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing,
                  negate, cat_ptr, cats):
@@ -203,22 +235,35 @@ def _rule_mask_rows(X, rows, r, rule_ptr, rule_cond, feature, kind, lo, hi, lo_c
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trie_walk(X, rows, W, out, node_start, node_stop, node_cond, node_depth, node_end, term_ptr, term_rule,
-               max_depth, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats):
+def _trie_walk(X, rows, W, out, node_start, node_stop, node_cond, node_depth, node_end, node_comp, term_ptr,
+               term_rule, max_depth, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
+               cat_ptr, cats):
     # Depth-first walk of the condition trie: buf[d] holds the positions (into rows) satisfying
-    # the path down to the current node at depth d, so a shared prefix is evaluated once.
+    # the path down to the current node at depth d, so a shared prefix is evaluated once. When
+    # two siblings are complementary (the two sides of one split), one pass partitions the parent's
+    # rows: node_comp = 1 (first of such a pair) keeps the other side in alt[d], 2 (second) reuses it.
     m = rows.shape[0]
     k = W.shape[1]
     buf = np.empty((max_depth + 1, m), np.int32)  # half the memory traffic of int64
+    alt = np.empty((max_depth + 1, m), np.int32)
     cnt = np.zeros(max_depth + 1, np.int64)
+    cnt_alt = np.zeros(max_depth + 1, np.int64)
     for j in range(m):
         buf[0, j] = j
     cnt[0] = m
     nd = node_start
     while nd < node_stop:
         d = node_depth[nd]
-        p = _filter(X, rows, buf[d - 1], cnt[d - 1], buf[d], node_cond[nd], feature, kind, lo, hi, lo_closed,
-                    hi_closed, missing, zero_missing, negate, cat_ptr, cats)
+        if node_comp[nd] == 2 and nd != node_start:  # (a group may start at the second of a pair)
+            p = cnt_alt[d]
+            buf[d, :p] = alt[d, :p]
+        elif node_comp[nd] == 1:
+            p = _partition(X, rows, buf[d - 1], cnt[d - 1], buf[d], alt[d], node_cond[nd], feature, kind, lo, hi,
+                           lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats)
+            cnt_alt[d] = cnt[d - 1] - p
+        else:
+            p = _filter(X, rows, buf[d - 1], cnt[d - 1], buf[d], node_cond[nd], feature, kind, lo, hi, lo_closed,
+                        hi_closed, missing, zero_missing, negate, cat_ptr, cats)
         cnt[d] = p
         if p == 0:
             nd = node_end[nd]  # nothing reaches this node: skip its subtree
@@ -233,21 +278,24 @@ def _trie_walk(X, rows, W, out, node_start, node_stop, node_cond, node_depth, no
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _trie_sums(X, rows, W, group_ptr, node_cond, node_depth, node_end, term_ptr, term_rule, max_depth, n_rules,
-               feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats):
+def _trie_sums(X, rows, W, group_ptr, node_cond, node_depth, node_end, node_comp, term_ptr, term_rule, max_depth,
+               n_rules, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats):
     out = np.zeros((n_rules, W.shape[1]))
     for g in prange(group_ptr.shape[0] - 1):  # groups own disjoint rules: no write conflicts
-        _trie_walk(X, rows, W, out, group_ptr[g], group_ptr[g + 1], node_cond, node_depth, node_end, term_ptr,
+        _trie_walk(X, rows, W, out, group_ptr[g], group_ptr[g + 1], node_cond, node_depth, node_end, node_comp,
+                   term_ptr,
                    term_rule, max_depth, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
                    cat_ptr, cats)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _trie_sums_serial(X, rows, W, node_cond, node_depth, node_end, term_ptr, term_rule, max_depth, n_rules,
-                      feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats):
+def _trie_sums_serial(X, rows, W, node_cond, node_depth, node_end, node_comp, term_ptr, term_rule, max_depth,
+                      n_rules, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr,
+                      cats):
     out = np.zeros((n_rules, W.shape[1]))
-    _trie_walk(X, rows, W, out, 0, node_cond.shape[0], node_cond, node_depth, node_end, term_ptr, term_rule,
+    _trie_walk(X, rows, W, out, 0, node_cond.shape[0], node_cond, node_depth, node_end, node_comp, term_ptr,
+               term_rule,
                max_depth, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate, cat_ptr, cats)
     return out
 
@@ -263,6 +311,22 @@ def coverage_matrix(X, cc: CompiledConditions) -> np.ndarray:
 
 def rule_mask_rows(X, rows, r, cc: CompiledConditions) -> np.ndarray:
     return _rule_mask_rows(X, rows, r, cc.rule_ptr, cc.rule_cond, *cc.args)
+
+
+def _complementary(a, b) -> bool:
+    """True if every row satisfies exactly one of the conditions a, b."""
+    if isinstance(a, Interval) and isinstance(b, Interval):
+        if a.feature != b.feature or a.zero_missing != b.zero_missing or a.missing == b.missing:
+            return False
+        for u, v in ((a, b), (b, a)):
+            if (u.lower == -math.inf and u.lower_closed and v.upper == math.inf and v.upper_closed
+                    and u.upper == v.lower and u.upper_closed != v.lower_closed):
+                return True
+        return False
+    if isinstance(a, CategorySet) and isinstance(b, CategorySet):
+        return (a.feature == b.feature and a.codes == b.codes and a.negate != b.negate
+                and a.missing != b.missing)
+    return False
 
 
 class ConditionTrie:
@@ -317,6 +381,14 @@ class ConditionTrie:
                 end[stack_idx.pop()] = i
             stack_idx.append(i)
         self.node_end = end
+        # complementary consecutive siblings (both sides of one split): partition in one pass
+        comp = np.zeros(n, dtype=np.int8)
+        for node in [0] + order:
+            kids = list(children[node].items())
+            for (ca, a), (cb, b) in zip(kids, kids[1:]):
+                if comp[pos[a]] == 0 and _complementary(conds[ca], conds[cb]):
+                    comp[pos[a]], comp[pos[b]] = 1, 2
+        self.node_comp = comp
         tp = [0]
         tr = []
         for node in order:
@@ -350,11 +422,13 @@ class ConditionTrie:
         if len(self.node_cond) == 0:
             out = np.zeros((self.n_rules, W.shape[1]))
         elif len(rows) < 20000:  # a parallel launch costs more than it saves on few rows
-            out = _trie_sums_serial(X, rows, W, self.node_cond, self.node_depth, self.node_end, self.term_ptr,
+            out = _trie_sums_serial(X, rows, W, self.node_cond, self.node_depth, self.node_end, self.node_comp,
+                                    self.term_ptr,
                                     self.term_rule, self.max_depth, self.n_rules, *self.cc.args)
         else:
             out = _trie_sums(X, rows, W, self.groups(numba.get_num_threads()), self.node_cond, self.node_depth,
-                             self.node_end, self.term_ptr, self.term_rule, self.max_depth, self.n_rules,
+                             self.node_end, self.node_comp, self.term_ptr, self.term_rule, self.max_depth,
+                             self.n_rules,
                              *self.cc.args)
         if len(self.root_rules):
             out[self.root_rules] += W.sum(axis=0)

@@ -92,7 +92,8 @@ class RuleSet:
             fmap = {j: k for k, j in enumerate(used)}
             self._compiled = (used, compile_conditions(self.rules, fmap))
         used, cc = self._compiled
-        return np.ascontiguousarray(Xf[:, used]) if used else np.zeros((Xf.shape[0], 1)), cc
+        # column-major: the kernels scan one column at a time
+        return np.asfortranarray(Xf[:, used]) if used else np.zeros((Xf.shape[0], 1)), cc
 
     def apply(self, X) -> np.ndarray:
         """Index of the first rule covering each row (-1: no rule), numba, vectorised over rows."""
