@@ -17,12 +17,13 @@ def collect_categories(rules) -> dict:
     return cats
 
 
-def as_float_matrix(X, rules, *, feature_names=None, order="C") -> np.ndarray:
+def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) -> np.ndarray:
     """float64 2-D matrix of X; pandas ``category`` columns become codes of the training categories.
 
     A pandas DataFrame whose columns contain every name in ``feature_names`` is
     reordered to that order first. Category values unseen in training become NaN
-    (as lightgbm does). Non-numeric columns raise TypeError.
+    (as lightgbm does). Non-numeric columns raise TypeError. ``columns``: convert
+    only these column indices (in this order); the others are not even read.
     """
     if hasattr(X, "tocsr") or hasattr(X, "toarray"):
         raise TypeError("X must be dense (numpy or pandas); sparse input treats absent entries as missing in "
@@ -32,8 +33,12 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C") -> np.ndarray:
         if feature_names is not None and all(isinstance(n, str) for n in feature_names) \
                 and set(feature_names) <= set(map(str, X.columns)) and list(X.columns) != list(feature_names):
             X = X[list(feature_names)]
-        out = np.empty(X.shape, dtype=np.float64, order=order)
-        for j, (name, col) in enumerate(X.items()):
+        cols = range(X.shape[1]) if columns is None else columns
+        if len(cols) and max(cols) >= X.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} columns but the rules use column index {max(cols)}")
+        out = np.empty((X.shape[0], len(cols)), dtype=np.float64, order=order)
+        for k, j in enumerate(cols):
+            name, col = X.columns[j], X.iloc[:, j]
             dt = col.dtype
             if isinstance(dt, pd.CategoricalDtype):
                 if j in cats:
@@ -42,9 +47,9 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C") -> np.ndarray:
                     codes = col.cat.codes.to_numpy()
                 v = codes.astype(np.float64)
                 v[codes < 0] = np.nan
-                out[:, j] = v
+                out[:, k] = v
             elif pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
-                out[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+                out[:, k] = col.to_numpy(dtype=np.float64, na_value=np.nan)
             else:
                 raise TypeError(f"X column {name!r} has non-numeric dtype {dt}; encode it or make it a pandas "
                                 "category")
@@ -55,4 +60,8 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C") -> np.ndarray:
         raise TypeError(f"X must be numeric, got {type(X).__name__} that cannot be converted to float") from exc
     if arr.ndim != 2:
         raise ValueError(f"X must be 2-D (rows, features), got shape {arr.shape}")
+    if columns is not None:
+        if len(columns) and max(columns) >= arr.shape[1]:
+            raise ValueError(f"X has {arr.shape[1]} columns but the rules use column index {max(columns)}")
+        arr = np.asarray(arr[:, list(columns)], order=order)
     return arr

@@ -83,17 +83,23 @@ class RuleSet:
 
     # ------------------------------------------------------------ evaluation
     def _prepare(self, X):
-        """float64 matrix of only the columns the rules use, and the compiled rules on it."""
-        Xf = as_float_matrix(X, self.rules, feature_names=self.feature_names)
-        used = sorted({c.feature for r in self.rules for c in r.conditions})
-        if used and used[-1] >= Xf.shape[1]:
-            raise ValueError(f"X has {Xf.shape[1]} columns but the rules use column index {used[-1]}")
+        """(float64 matrix, compiled rules on its columns).
+
+        numpy input is used as it is (no copy of a float64 array); other input
+        (pandas) is converted column by column, only the columns the rules use,
+        column-major (the kernels scan one column at a time)."""
         if self._compiled is None:
-            fmap = {j: k for k, j in enumerate(used)}
-            self._compiled = (used, compile_conditions(self.rules, fmap))
-        used, cc = self._compiled
-        # column-major: the kernels scan one column at a time
-        return np.asfortranarray(Xf[:, used]) if used else np.zeros((Xf.shape[0], 1)), cc
+            used = sorted({c.feature for r in self.rules for c in r.conditions})
+            self._compiled = (used, compile_conditions(self.rules, {j: k for k, j in enumerate(used)}),
+                              compile_conditions(self.rules))
+        used, cc_sub, cc_full = self._compiled
+        if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiub":
+            Xa = as_float_matrix(X, self.rules)
+            if used and used[-1] >= Xa.shape[1]:
+                raise ValueError(f"X has {Xa.shape[1]} columns but the rules use column index {used[-1]}")
+            return Xa, cc_full
+        Xu = as_float_matrix(X, self.rules, feature_names=self.feature_names, order="F", columns=used)
+        return (Xu if used else np.zeros((Xu.shape[0], 1))), cc_sub
 
     def apply(self, X) -> np.ndarray:
         """Index of the first rule covering each row (-1: no rule), numba, vectorised over rows."""
