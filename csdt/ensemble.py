@@ -52,7 +52,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins.costs import FN, FP, TN, TP
-from csboost_plugins.tree_protocol import TreeArrays
 
 from ._ensemble_inducers import draw_subset, out_of_bag_mask, resolve_count
 from .linear import CostSensitiveLogisticRegression, _check_y, _resolve_costs

@@ -18,7 +18,7 @@ from csdt import (
     CostSensitiveRandomForestClassifier,
     CostSensitiveRandomPatchesClassifier,
 )
-from csdt.datasets import load_churn, load_creditscoring1
+from csdt.datasets import load_creditscoring1
 
 CLASSES = [CostSensitiveBaggingClassifier, CostSensitivePastingClassifier,
            CostSensitiveRandomForestClassifier, CostSensitiveRandomPatchesClassifier]
