@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -193,3 +194,15 @@ def test_end_to_end_with_our_costcla_mode_tree_matches_costcla(costcla_ref):
     th = ThresholdingOptimization(CostSensitiveDecisionTreeClassifier(num_pct=100), cv=None).fit(
         Xt, yt, cost_matrix=ct)
     assert th.threshold_ == pytest.approx(ref["thresholding_nocal_threshold"], rel=1e-12)
+
+
+def test_predict_time_costs_routed_through_a_pipeline(credit):
+    X, y, c, tr, va, te = credit
+    with sklearn.config_context(enable_metadata_routing=True):
+        bmr = BayesMinimumRiskClassifier(LogisticRegression(max_iter=1000), cv=None).set_predict_request(
+            cost_matrix=True).set_fit_request(cost_matrix=False)
+        pipe = make_pipeline(StandardScaler(), bmr).fit(X[tr], y[tr])
+        got = pipe.predict(X[te], cost_matrix=c[te])
+    s = pipe[-1].predict_proba(pipe[0].transform(X[te]))[:, 1]
+    np.testing.assert_array_equal(got, bayes_minimum_risk(s, cost_matrix=c[te]))
+    assert got.sum() != pipe[-1].predict(pipe[0].transform(X[te])).sum()  # unit costs decide otherwise
