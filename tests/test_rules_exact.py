@@ -355,3 +355,25 @@ def test_bad_input_errors():
         rs.predict(pd.DataFrame({"x0": ["a"] * 3, "x1": [1.0] * 3}))
     with pytest.raises(ValueError, match="columns"):
         rs.predict(np.zeros((3, 0)))
+
+
+def test_sklearn_hist_gradient_boosting_exact():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    X, y, rng = _data(seed=8)
+    m = HistGradientBoostingClassifier(max_iter=5, max_leaf_nodes=8, random_state=0).fit(X, y)
+    th = {}
+    for it in m._predictors:
+        for p in it:
+            nd = p.nodes[~p.nodes["is_leaf"].astype(bool)]
+            for f, t in zip(nd["feature_idx"], nd["num_threshold"]):
+                if np.isfinite(t):
+                    th.setdefault(int(f), []).append(float(t))
+    Z = _probe(np.nan_to_num(X), th, rng)
+    rules = extract_rules(m, deduplicate=False)
+    cov = RuleSet(rules).coverage(Z)
+    score = np.full(len(Z), float(np.ravel(m._baseline_prediction)[0]))
+    for t in range(len(m._predictors)):
+        ks = [k for k, r in enumerate(rules) if r.sources[0]["tree"] == t]
+        np.testing.assert_array_equal(cov[:, ks].sum(axis=1), 1)
+        score += np.array([rules[k].value for k in ks])[cov[:, ks].argmax(axis=1)]
+    np.testing.assert_allclose(score, m.decision_function(Z), rtol=1e-12, atol=1e-12)

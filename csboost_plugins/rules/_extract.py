@@ -78,6 +78,7 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         the RIFF paper's bagging extension). Supported: ``xgboost.Booster`` /
         ``XGBModel`` (numerical and categorical splits), ``lightgbm.Booster`` /
         ``LGBMModel`` (numerical, categorical, missing types NaN/Zero/None),
+        scikit-learn ``HistGradientBoosting*`` (numerical splits),
         scikit-learn ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``,
         ``ExtraTrees*``, ``GradientBoosting*``, any model exposing
         ``tree_arrays()`` (this project's trees) and ``TreeArrays`` themselves.

@@ -42,9 +42,31 @@ def _tree(est) -> TreeConditions:
     return TreeConditions(left, right, cl, cr, list(range(n)), value.tolist())
 
 
+def _hist_tree(pred) -> TreeConditions:
+    """HistGradientBoosting predictor: ``x <= num_threshold`` (float64) goes left, NaN by
+    ``missing_go_to_left``."""
+    nodes = pred.nodes
+    n = len(nodes)
+    if np.any(nodes["is_categorical"] & ~nodes["is_leaf"].astype(bool)):
+        raise ValueError("extract_rules does not support categorical splits of HistGradientBoosting models")
+    leaf = nodes["is_leaf"].astype(bool)
+    left = np.where(leaf, -1, nodes["left"].astype(np.int64))  # (uint32 field: cast before -1)
+    right = np.where(leaf, -1, nodes["right"].astype(np.int64))
+    cl, cr = [None] * n, [None] * n
+    for i in np.flatnonzero(~leaf):
+        f, thr, ml = int(nodes["feature_idx"][i]), float(nodes["num_threshold"][i]), bool(nodes["missing_go_to_left"][i])
+        s = repr(thr)
+        cl[i] = Interval(f, upper=thr, upper_closed=True, missing=ml, upper_text=f"<= {s}")
+        cr[i] = Interval(f, lower=thr, lower_closed=False, missing=not ml, lower_text=f"> {s}")
+    return TreeConditions(left, right, cl, cr, list(range(n)), nodes["value"].tolist())
+
+
 def sklearn_trees(model):
     from sklearn.utils.validation import check_is_fitted
     check_is_fitted(model)
+    if hasattr(model, "_predictors"):  # HistGradientBoosting*: one predictor per iteration and class
+        names = [str(c) for c in model.feature_names_in_] if hasattr(model, "feature_names_in_") else None
+        return [_hist_tree(p) for it in model._predictors for p in it], names
     if hasattr(model, "tree_"):
         ests = [model]
     elif hasattr(model, "estimators_"):
