@@ -185,6 +185,10 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
     suf1 = np.empty(n + 1 if costcla else 0)
     sufp = np.empty(n + 1 if costcla else 0)
     selected = np.zeros(d, np.bool_)
+    exact = mode == MODE_EXACT
+    g0 = np.empty(n if exact else 0)
+    g1 = np.empty(n if exact else 0)
+    gp = np.empty(n if exact else 0)
 
     # frontier (nodes created, not yet placed)
     fcap = 64
@@ -309,7 +313,8 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
                     else:
                         g, bf, thr, ml, nl = best_split_exact(X, stats, order, codes, p_start,
                                                               p_end, feats, crit, weighted,
-                                                              min_leaf, s0, s1, sp, imp)
+                                                              min_leaf, s0, s1, sp, imp,
+                                                              g0, g1, gp)
                     ok = bf >= 0 and g > GAIN_EPS and g >= min_gain
             if slot >= 0 and not ok:
                 free[nfree] = slot

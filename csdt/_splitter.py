@@ -45,9 +45,12 @@ def _midpoint(a, b):
 
 @nb.njit(cache=True, nogil=True)
 def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, min_leaf,
-                     s0, s1, sp, parent_imp):
+                     s0, s1, sp, parent_imp, g0, g1, gp):
     """Exact search over all distinct thresholds of the features ``feats``.
 
+    ``g0``/``g1``/``gp`` are scratch arrays (length >= node size): the rows' stats are
+    first gathered in sorted order (independent loads, so the CPU overlaps the cache
+    misses), then scanned sequentially.
     Returns (gain, feature, threshold, missing_left, n_left); feature -1 if none.
     """
     m = end - start
@@ -73,14 +76,18 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
             ns1 += stats[r, 1]
             nsp += stats[r, 2]
         nn = m - nv
+        for k in range(nv - 1):
+            r = order[f, start + k]
+            g0[k] = stats[r, 0]
+            g1[k] = stats[r, 1]
+            gp[k] = stats[r, 2]
         l0 = 0.0
         l1 = 0.0
         lp = 0.0
         for k in range(nv - 1):
-            r = order[f, start + k]
-            l0 += stats[r, 0]
-            l1 += stats[r, 1]
-            lp += stats[r, 2]
+            l0 += g0[k]
+            l1 += g1[k]
+            lp += gp[k]
             if codes[f, start + k + 1] == codes[f, start + k]:
                 continue
             nl = k + 1
