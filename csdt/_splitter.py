@@ -28,7 +28,7 @@ scikit-learn >= 1.3 does).
 import numba as nb
 import numpy as np
 
-from ._criterion import impurity, split_gain, weighted_cost_pair
+from ._criterion import DIRECT_COST, impurity, split_gain, weighted_cost_pair
 
 NAN_CODE = np.int32(2147483647)
 NAN_BIN = 255
@@ -55,6 +55,8 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
     """
     m = end - start
     n = float(m)
+    direct = crit == DIRECT_COST and not weighted and parent_imp != 0.0
+    abs_imp = abs(parent_imp)
     best_gain = -np.inf
     best_f = -1
     best_k = -1  # position of the last non-missing left row; -2 = threshold +inf
@@ -92,7 +94,12 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
                 continue
             nl = k + 1
             if nl >= min_leaf and m - nl >= min_leaf:
-                g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n, l0, l1, lp, float(nl))
+                if direct:  # the default criterion, inlined: (I - I_c(S_l) - I_c(S_r)) / |I|
+                    r0 = s0 - l0
+                    r1 = s1 - l1
+                    g = (parent_imp - ((l0 if l0 < l1 else l1) + (r0 if r0 < r1 else r1))) / abs_imp
+                else:
+                    g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n, l0, l1, lp, float(nl))
                 if g > best_gain:
                     best_gain = g
                     best_f = f
