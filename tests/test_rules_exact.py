@@ -256,12 +256,12 @@ def test_protocol_tree_arrays_exact(left_inclusive):
     rules = extract_rules(Model(), deduplicate=False)
     leaves = np.column_stack([apply_tree_arrays(t, Z)] * 2)
     _check(rules, leaves, Z)
-    assert {str(r) for r in rules} == ({"(amount <= 1.0 or amount is missing) and age <= -2.5",
-                                        "(amount <= 1.0 or amount is missing) and (age > -2.5 or age is missing)",
-                                        "amount > 1.0"} if left_inclusive else
-                                       {"(amount < 1.0 or amount is missing) and age < -2.5",
-                                        "(amount < 1.0 or amount is missing) and (age >= -2.5 or age is missing)",
-                                        "amount >= 1.0"})
+    assert {str(r) for r in rules} == ({"(amount <= 1 or amount is missing) and age <= -2.5",
+                                        "(amount <= 1 or amount is missing) and (age > -2.5 or age is missing)",
+                                        "amount > 1"} if left_inclusive else
+                                       {"(amount < 1 or amount is missing) and age < -2.5",
+                                        "(amount < 1 or amount is missing) and (age >= -2.5 or age is missing)",
+                                        "amount >= 1"})
     assert len(extract_rules(Model())) == 3  # the two identical trees pool into 3 deduplicated rules
     assert len(extract_rules(t, nodes="all")) == 4
 

@@ -48,7 +48,7 @@ def _tree(struct: dict, levels: dict) -> TreeConditions:
         elif node["decision_type"] == "<=":
             thr = float(node["threshold"])
             mt = node.get("missing_type", "None")
-            s = repr(thr)
+            s = f"{thr:.6g}"  # display only (6 digits); evaluation and exports use the exact double
             if mt == "NaN":
                 ml, zm = dl, False
             elif mt == "Zero":

@@ -326,7 +326,7 @@ class Rule:
     def mask(self, X) -> np.ndarray:
         """Rows of X selected by the rule (reference numpy evaluation; see RuleSet for the fast path)."""
         from ._data import as_float_matrix
-        Xf = as_float_matrix(X, [self])
+        Xf = as_float_matrix(X, [self], feature_names=self.feature_names)
         out = np.ones(Xf.shape[0], dtype=bool)
         for c in self.conditions:
             out &= c.mask(Xf[:, c.feature])

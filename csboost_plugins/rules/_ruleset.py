@@ -165,11 +165,12 @@ class RuleSet:
             raise ValueError(f"sample_weight has length {w.shape[0]} but y has {len(y)} rows")
         pos, neg = w * (y == 1), w * (y == 0)
         tp, fp = float(p @ pos), float(p @ neg)
+        npos, nneg, ntot = float(pos.sum()), float(neg.sum()), float(w.sum())
         out = {
             "n_rules": len(self.rules),
-            "tpr": tp / pos.sum() if pos.sum() > 0 else float("nan"),
-            "fpr": fp / neg.sum() if neg.sum() > 0 else float("nan"),
-            "alert_rate": (tp + fp) / w.sum() if w.sum() > 0 else float("nan"),
+            "tpr": tp / npos if npos > 0 else float("nan"),
+            "fpr": fp / nneg if nneg > 0 else float("nan"),
+            "alert_rate": (tp + fp) / ntot if ntot > 0 else float("nan"),
             "precision": tp / (tp + fp) if tp + fp > 0 else float("nan"),
         }
         if fn_cost is not None or fp_cost is not None or cost_matrix is not None:
