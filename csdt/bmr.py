@@ -36,6 +36,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins.costs import check_binary_labels, check_costs
@@ -171,11 +172,11 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs)
         if cv is None:
             return self.estimator_.predict_proba(X)[:, 1]
-        p = np.empty(X.shape[0])
+        p = np.empty(y.shape[0])
         folds = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
         for tr, te in folds.split(X, y):
-            m = _fit_estimator(clone(self._default_estimator()), X[tr], y[tr], costs[tr])
-            p[te] = m.predict_proba(X[te])[:, 1]
+            m = _fit_estimator(clone(self._default_estimator()), _safe_indexing(X, tr), y[tr], costs[tr])
+            p[te] = m.predict_proba(_safe_indexing(X, te))[:, 1]
         return p
 
     def _fit_calibrator(self, p, y):
@@ -190,8 +191,8 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _calibrated(self, X):
         check_is_fitted(self, "estimator_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        p = self.estimator_.predict_proba(X)[:, 1]
+        validate_data(self, X, dtype=np.float64, reset=False)  # checks only: the wrapped
+        p = self.estimator_.predict_proba(X)[:, 1]  # estimator gets X as given (pandas names)
         return self._apply_calibration(p)
 
     def _apply_calibration(self, p):
@@ -253,9 +254,9 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the estimator (unless prefit) and the calibrator."""
         self._validate_common()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, self.classes_ = _check_y(y)
-        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = _resolve_costs(y.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         # no calibrator: the out-of-fold fits would be wasted
         cv = None if (self.calibration is None and self.cv != "prefit") else self.cv
         p = self._fit_probabilities(X, yi, costs, cv)
@@ -288,9 +289,9 @@ class ThresholdingOptimization(_ProbaDecisionBase):
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the estimator (unless prefit), the calibrator and ``threshold_``."""
         self._validate_common()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, self.classes_ = _check_y(y)
-        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = _resolve_costs(y.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         p = self._fit_probabilities(X, yi, costs, self.cv)
         self._fit_calibrator(p, yi)
         self.threshold_, self.cost_ = cost_optimal_threshold(yi, self._apply_calibration(p),
