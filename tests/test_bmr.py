@@ -206,3 +206,18 @@ def test_predict_time_costs_routed_through_a_pipeline(credit):
     s = pipe[-1].predict_proba(pipe[0].transform(X[te]))[:, 1]
     np.testing.assert_array_equal(got, bayes_minimum_risk(s, cost_matrix=c[te]))
     assert got.sum() != pipe[-1].predict(pipe[0].transform(X[te])).sum()  # unit costs decide otherwise
+
+
+def test_pandas_feature_names_reach_the_wrapped_estimator(credit):
+    import warnings
+
+    b = load_creditscoring1()
+    X, y, c, tr, va, te = credit
+    df = b.data
+    lr = _lr().fit(df.iloc[tr], y[tr])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # "X does not have valid feature names"
+        bmr = BayesMinimumRiskClassifier(lr, calibration="rocch", cv="prefit").fit(df.iloc[va], y[va])
+        bmr.predict(df.iloc[te], cost_matrix=c[te])
+        BayesMinimumRiskClassifier(_lr(), calibration="isotonic", cv=2).fit(df.iloc[va], y[va])
+    assert list(bmr.feature_names_in_) == list(df.columns)
