@@ -124,6 +124,8 @@ def test_xgboost_categorical_exact():
     dft["c"] = dft["c"].cat.reorder_categories(list("utsrqp"))
     leaves = b.predict(xgb.DMatrix(dft, enable_categorical=True), pred_leaf=True).astype(np.int64)
     _check(rules, leaves, dft)
+    rs = RuleSet([r for r in rules if "c " in str(r)][:6])
+    _check_sql_and_query(rs, dft.astype({"c": object}), rs.predict(dft, last_rule="include"))
 
 
 def _lgb_thresholds(booster):
