@@ -66,7 +66,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     nodes : "leaves" or "all" candidate nodes.
     rank_by : "precision" (the paper) or "money" (money caught per false positive,
         money = C_FN - C_TP per positive row; needs ``fn_cost`` or ``cost_matrix`` in fit).
-    random_state : seeds the split, the sampling and the estimator.
+    random_state : seeds the split, the sampling and the estimator (when its own
+        random_state is None).
 
     Costs: ``fit(X, y, fn_cost=..., fp_cost=...)`` or ``cost_matrix=``; without costs the
     rule selection is the paper's count-based one (unit costs). Costs are routed
@@ -168,7 +169,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             est = DecisionTreeClassifier(max_leaf_nodes=32, random_state=rng.randint(2 ** 31 - 1))
         else:
             est = clone(self.estimator)
-            if "random_state" in est.get_params():
+            if est.get_params().get("random_state", 0) is None:  # seed it unless the user did
                 est.set_params(random_state=rng.randint(2 ** 31 - 1))
         X_ind = _safe_indexing(X, ind)
         fit_kw = {}
