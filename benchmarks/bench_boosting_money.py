@@ -33,7 +33,6 @@ from pathlib import Path
 import lightgbm as lgb
 import numpy as np
 import xgboost as xgb
-from scipy.special import expit
 from sklearn.model_selection import train_test_split
 
 from csboost_plugins import _aec

@@ -95,9 +95,9 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     """A ``lgb.Dataset`` carrying its rows' costs, with ``init_score`` = the start margin.
 
     ``start_margin``: "cost_prior" (default) or "prior" (see
-    :func:`csboost_plugins._aec.start_margin`), a float, or ``None`` for no init score. With ``reference=dtrain`` (validation
-    sets) the training set's start margin is reused, so validation scores start
-    where training scores start. ``free_raw_data`` defaults to False.
+    :func:`csboost_plugins._aec.start_margin`), a float, or ``None`` for no init
+    score. With ``reference=dtrain`` (validation sets) the training set's start
+    margin is reused, so validation scores start where training scores start. ``free_raw_data`` defaults to False.
     """
     y01 = check_binary_labels(y, name="y", require_both=False)
     if reference is not None and getattr(reference, _MARGIN_ATTR, None) is not None:
@@ -107,8 +107,9 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     else:
         d = None
         if start_margin == "cost_prior":
-            d = _aec.regret_difference(y01, check_costs(y01.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                                                        tn_cost=tn_cost, cost_matrix=cost_matrix, warn=False))
+            costs = check_costs(y01.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix, warn=False)
+            d = _aec.regret_difference(y01, costs)
         margin = _aec.start_margin(y01, weight, kind=start_margin, d=d)
     init = None if margin is None else np.full(y01.shape[0], margin)
     dataset_kwargs.setdefault("free_raw_data", False)

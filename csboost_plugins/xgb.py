@@ -131,7 +131,7 @@ def _cached(dmatrix, cost_scale):
     return out
 
 
-def start_margin(dmatrix, kind="prior") -> float:
+def start_margin(dmatrix, kind="cost_prior") -> float:
     """Start margin for ``base_score`` (see :func:`csboost_plugins._aec.start_margin`)."""
     y, w = dmatrix.get_label(), _weight(dmatrix)
     d = _aec.regret_difference(y, get_costs(dmatrix)) if kind == "cost_prior" else None
