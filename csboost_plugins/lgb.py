@@ -9,10 +9,11 @@ Native use (the objective goes in ``params``; lightgbm 4 removed ``fobj=``)::
     dval = clgb.cost_dataset(Xv, yv, fp_cost=10.0, fn_cost=amount_v, reference=dtrain)
     params = {"objective": clgb.aec_objective(), "learning_rate": 0.05, "verbose": -1}
     bst = lgb.train(params, dtrain, 300, valid_sets=[dval], valid_names=["val"],
-                    feval=clgb.money_metrics(),
-                    callbacks=[clgb.early_stopping(30, data_name="val", metric="savings")])
+                    feval=clgb.money_metrics(decision="0.5"),   # aec, expected_savings, savings
+                    callbacks=[clgb.early_stopping(30, data_name="val", metric="aec")])
     clgb.bake_start_margin(bst, dtrain)          # raw scores now include the start margin
     margin = bst.predict(Xt, raw_score=True, num_iteration=bst.best_iteration)
+    decisions = margin > 0                       # s > 1/2: the AEC model's own decision (see xgb docs)
 
 lightgbm does not store a Dataset's ``init_score`` in the model (LightGBM#1778):
 :func:`bake_start_margin` adds the start margin to every leaf of the first tree,

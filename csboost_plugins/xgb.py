@@ -9,17 +9,25 @@ Native use::
     dval = cxgb.cost_dmatrix(Xv, yv, fp_cost=10.0, fn_cost=amount_v)
     params = cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 4, "eta": 0.1})
     bst = xgb.train(params, dtrain, 300, obj=cxgb.aec_objective(),
-                    evals=[(dval, "val")], custom_metric=cxgb.savings_metric,
+                    evals=[(dval, "val")], custom_metric=cxgb.money_metric("savings", decision="0.5"),
                     maximize=True, early_stopping_rounds=30)
     margin = bst.predict(xgb.DMatrix(Xt), output_margin=True,
                          iteration_range=(0, bst.best_iteration + 1))
+    decisions = margin > 0                       # s > 1/2: the AEC model's own decision
+
+Which decision: the AEC pushes s towards 0/1 and already holds the costs, so its
+natural decision is s > 1/2 (margin > 0); Bayes minimum risk on its probabilities
+counts the costs twice (benchmarks/results/boosting.md). For a logloss model use
+``money_metric("savings", decision="bmr", preds="probability")``. Early stopping on
+savings is flat while every s is on one side of 1/2; ``aec_metric`` (minimise) is
+the smooth alternative the estimators use by default.
 
 ``aec_params`` puts the start margin in ``base_score``: with a custom objective
 xgboost treats ``base_score`` as a margin and stores it in the model, so
 ``output_margin=True`` predictions (also after ``save_model`` / ``load_model``)
 already include it. Probabilities are ``scipy.special.expit(margin)``
 (:func:`csboost_plugins._aec.sigmoid`); Bayes-minimum-risk decisions with each
-row's own costs are ``csboost_plugins.metrics.bayes_minimum_risk(expit(margin),
+row's own costs (the right rule for calibrated, e.g. logloss, probabilities) are ``csboost_plugins.metrics.bayes_minimum_risk(expit(margin),
 fp_cost=..., fn_cost=...)``, or :func:`bayes_decisions` on a cost DMatrix.
 
 Costs travel *with the DMatrix* (:func:`cost_dmatrix` / :func:`attach_costs`):

@@ -47,8 +47,8 @@ def main(argv=None):
     # ---------------------------------------------------------------- xgboost
     dtrain = cxgb.cost_dmatrix(Xtr, ytr, cost_matrix=Ctr)  # each DMatrix carries its own rows' costs
     dval = cxgb.cost_dmatrix(Xva, yva, cost_matrix=Cva)
-    params = cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 4, "eta": 0.1, "nthread": 2},
-                             start_margin=0.0)
+    # start margin (base_score): logit of the share of regret money preferring "fraud" (default)
+    params = cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 4, "eta": 0.1, "nthread": 2})
     hist_x = {}
     bst = xgb.train(params, dtrain, 400, obj=cxgb.aec_objective(), evals=[(dtrain, "train"), (dval, "val")],
                     custom_metric=cxgb.money_metrics(decision="0.5"),  # savings last: early stopping watches it
@@ -61,7 +61,7 @@ def main(argv=None):
           f"expected savings {expected_savings_score(yte, s, cost_matrix=Cte):.3f}")
 
     # ---------------------------------------------------------------- lightgbm
-    ltrain = clgb.cost_dataset(Xtr, ytr, cost_matrix=Ctr, start_margin=0.0)
+    ltrain = clgb.cost_dataset(Xtr, ytr, cost_matrix=Ctr)  # init_score = the same default start margin
     lval = clgb.cost_dataset(Xva, yva, cost_matrix=Cva, reference=ltrain)  # same start margin as training
     hist_l = {}
     lbst = lgb.train({"objective": clgb.aec_objective(), "num_leaves": 15, "learning_rate": 0.1, "verbose": -1,

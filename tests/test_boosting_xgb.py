@@ -163,7 +163,7 @@ def test_start_margin_in_base_score_is_applied_at_prediction(fraud, tmp_path):
                                bst.predict(xgb.DMatrix(X), output_margin=True))
 
 
-def test_hessian_policies_train_and_exact_is_worse(fraud):
+def test_hessian_policies_all_train(fraud):
     X, y, C = fraud
     dtr = cxgb.cost_dmatrix(X[:4000], y[:4000], cost_matrix=C[:4000])
     dte = cxgb.cost_dmatrix(X[4000:], y[4000:], cost_matrix=C[4000:])
