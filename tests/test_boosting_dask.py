@@ -14,6 +14,8 @@ from csdt.datasets import make_fraud_transactions
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("dask.distributed")
+# xgboost.dask and lightgbm.dask import dask.dataframe, which needs pyarrow (pyproject's dev extra must list it)
+pytest.importorskip("pyarrow", reason="dask.dataframe (imported by xgboost.dask / lightgbm.dask) needs pyarrow")
 
 pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning",
                                         "ignore::UserWarning", "ignore::DeprecationWarning")
