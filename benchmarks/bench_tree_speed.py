@@ -171,7 +171,7 @@ def main():
             if f"{model}:{n}" in args.skip:
                 continue
             p = subprocess.run([sys.executable, __file__, "--depth", str(args.depth), "--child", model, n,
-                                path], capture_output=True, text=True)
+                                path], capture_output=True, text=True, check=False)
             if p.returncode:
                 print(f"{model} n={n} failed: {p.stderr.strip().splitlines()[-1:]}")
                 continue
@@ -180,7 +180,7 @@ def main():
             print(json.dumps(r), flush=True)
         os.remove(path)
     print()
-    print(f"| rows | model | fit s | x faster than empulse | x faster than sklearn | nodes | peak MB / input MB | identical |")
+    print("| rows | model | fit s | x faster than empulse | x faster than sklearn | nodes | peak MB / input MB | identical |")
     print("|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         rs = {r["model"]: r for r in rows if r["n"] == n}

@@ -29,9 +29,9 @@ from ._splitter import (
     best_split_exact,
     best_split_histogram,
     build_histogram,
-    subtract_histogram,
     partition_samples,
     partition_sorted,
+    subtract_histogram,
 )
 
 MODE_EXACT, MODE_HIST, MODE_COSTCLA = 0, 1, 2
@@ -78,7 +78,7 @@ class Tree:
     def max_depth(self) -> int:
         return int(self.depth.max()) if self.node_count else 0
 
-    def subset(self, keep: np.ndarray) -> "Tree":
+    def subset(self, keep: np.ndarray) -> Tree:
         """The tree restricted to the nodes ``keep`` (a subtree-closed mask), renumbered."""
         new_id = np.cumsum(keep) - 1
         out = {}
@@ -290,7 +290,7 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
                 for fi in range(feats.shape[0]):
                     selected[feats[fi]] = True
                 w0, w1 = weighted_cost_pair(crit, c0, c1, sp, nm)
-                cost_base = w1 if w1 < w0 else w0
+                cost_base = min(w0, w1)
                 g, bf, thr, nl = best_split_costcla(X, a0, a1, yv, order, p_start, p_end, selected,
                                                     crit, weighted, num_pct, cost_base,
                                                     suf0, suf1, sufp)
@@ -620,7 +620,6 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
     X = np.ascontiguousarray(X, dtype=np.float64)
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     stats, a0, a1, yf = row_stats(y, costs, crit)
-    n, d = X.shape
     if mode == MODE_HIST:
         edges, nbins = bin_edges(X, max_bins, rng_seed=0)  # fixed sample: same bins run to run
         bcodes = bin_codes(X, edges, nbins)

@@ -22,7 +22,7 @@ What ``s0``/``s1`` hold depends on the criterion:
 
 * ``cost_entropy`` (CAL5_OC paper, section 2, eqs. 2-10): every example carries its
   misclassification cost ``m_i = C_FN_i - C_TP_i`` (positives) or ``C_FP_i - C_TN_i``
-  (negatives); ``s0 = sum of m_i over negatives``, ``s1 = over positives`` and
+  (negatives), clipped at 0; ``s0 = sum of m_i over negatives``, ``s1 = over positives`` and
   ``I = H^c(s0, s1)`` in bits (:func:`csdt._cost_information.cost_entropy_binary`).
   Children are always weighted by their cost share ``p^c(S_l) = (s0_l + s1_l) / (s0 + s1)``
   so that ``I - sum p^c H^c`` is exactly the cost-dependent transinformation (eq. 10).

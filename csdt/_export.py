@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 
 def _names(model, feature_names):
     if feature_names is not None:
@@ -85,7 +83,7 @@ def plot_tree(model, ax=None, feature_names=None, max_depth=None, fontsize=8, de
         else:
             text = _node_text(t, k, decimals, True).replace(", ", "\n")
         ax.text(x / width, yy, text, ha="center", va="center", fontsize=fontsize,
-                bbox=dict(boxstyle="round", fc=colors.get(int(t.label[k]), "white"), ec="grey"))
+                bbox={"boxstyle": "round", "fc": colors.get(int(t.label[k]), "white"), "ec": "grey"})
     ax.set_axis_off()
     ax.set_ylim(min(p[1] for p in pos.values()) - 0.5, 0.5)
     ax.set_xlim(-0.1, 1.1)

@@ -97,7 +97,7 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
                 if direct:  # the default criterion, inlined: (I - I_c(S_l) - I_c(S_r)) / |I|
                     r0 = s0 - l0
                     r1 = s1 - l1
-                    g = (parent_imp - ((l0 if l0 < l1 else l1) + (r0 if r0 < r1 else r1))) / abs_imp
+                    g = (parent_imp - ((min(l1, l0)) + (min(r1, r0)))) / abs_imp
                 else:
                     g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n, l0, l1, lp, float(nl))
                 if g > best_gain:
@@ -243,8 +243,7 @@ def _pct_value(X, order, f, start, m, q):
     idx = (q / 100.0) * (m - 1)
     lo = int(np.floor(idx))
     hi = lo + 1
-    if hi > m - 1:
-        hi = m - 1
+    hi = min(hi, m - 1)
     w = idx - lo
     return X[order[f, start + lo], f] * (1.0 - w) + X[order[f, start + hi], f] * w
 
@@ -265,14 +264,12 @@ def best_split_costcla(X, a0, a1, yv, order, start, end, selected, crit, weighte
     best_gain = -np.inf
     best_f = 0
     best_t = 0.0
-    best_nl = 0
     for f in range(d):
         if not selected[f]:
             if 0.0 > best_gain:
                 best_gain = 0.0
                 best_f = f
                 best_t = 0.0
-                best_nl = -1
             continue
         # right-hand sums, accumulated from the end as costcla's separate np.sum would
         suf0[m] = 0.0
@@ -313,7 +310,6 @@ def best_split_costcla(X, a0, a1, yv, order, start, end, selected, crit, weighte
                 best_gain = g
                 best_f = f
                 best_t = t
-                best_nl = -1
     # rows going left under the chosen rule
     nl = 0
     for k in range(start, end):

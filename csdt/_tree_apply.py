@@ -29,8 +29,7 @@ def decision_path_rows(X, left, right, feature, threshold, missing_left, depth):
     indptr = np.zeros(n + 1, np.int64)
     max_len = 1
     for k in range(depth.shape[0]):
-        if depth[k] + 1 > max_len:
-            max_len = depth[k] + 1
+        max_len = max(max_len, depth[k] + 1)
     indices = np.empty(n * max_len, np.int64)
     pos = 0
     for i in range(n):

@@ -9,7 +9,6 @@ search), ``_builder`` (growth), ``_pruning`` (cost and error pruning), ``_tree_a
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -219,10 +218,10 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             mode = MODE_EXACT
         if self.pruning not in (None, "cost", "error"):
             raise ValueError(f"pruning must be None, 'cost' or 'error', got {self.pruning!r}")
-        return dict(mode=mode, crit=crit, weighted=bool(self.criterion_weight), max_depth=max_depth,
-                    min_split=min_split, min_leaf=min_leaf, min_gain=float(self.min_gain),
-                    max_features=k, max_leaf_nodes=max_leaf,
-                    num_pct=int(self.num_pct or 0), max_bins=int(self.max_bins or 255))
+        return {"mode": mode, "crit": crit, "weighted": bool(self.criterion_weight), "max_depth": max_depth,
+                    "min_split": min_split, "min_leaf": min_leaf, "min_gain": float(self.min_gain),
+                    "max_features": k, "max_leaf_nodes": max_leaf,
+                    "num_pct": int(self.num_pct or 0), "max_bins": int(self.max_bins or 255)}
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,

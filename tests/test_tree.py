@@ -122,7 +122,7 @@ def test_root_split_equals_brute_force(crit, weighted, nan_frac, integer):
 
 def test_histogram_mode_equals_exact_when_bins_cover_all_values():
     X, y, C = random_problem(7, n=200, d=4, integer=True, nan_frac=0.05)
-    kw = dict(max_depth=4, min_gain=0.0)
+    kw = {"max_depth": 4, "min_gain": 0.0}
     a = CSDT(**kw).fit(X, y, cost_matrix=C).tree_
     b = CSDT(max_bins=255, **kw).fit(X, y, cost_matrix=C).tree_
     for f in ("children_left", "feature", "threshold", "missing_left", "label", "n_samples"):
@@ -300,7 +300,7 @@ def test_plot_runs():
 
 
 def test_unit_costs_when_none_given_and_string_labels():
-    X, y, C = random_problem(8, n=300, d=3)
+    X, y, _ = random_problem(8, n=300, d=3)
     labels = np.array(["good", "bad"])[y]  # "bad" < "good": bad -> 0
     m = CSDT(max_depth=3).fit(X, labels)
     assert set(m.predict(X)) <= {"good", "bad"}

@@ -58,11 +58,11 @@ def _assert_same_tree(ours, theirs):
 
 
 def _params(p):
-    return dict(criterion=p.get("criterion", "direct_cost"),
-                criterion_weight=p.get("criterion_weight", False),
-                max_depth=p.get("max_depth"), min_samples_split=p.get("min_samples_split", 2),
-                min_samples_leaf=p.get("min_samples_leaf", 1), min_gain=p.get("min_gain", 0.001),
-                num_pct=p.get("num_pct", 100))
+    return {"criterion": p.get("criterion", "direct_cost"),
+                "criterion_weight": p.get("criterion_weight", False),
+                "max_depth": p.get("max_depth"), "min_samples_split": p.get("min_samples_split", 2),
+                "min_samples_leaf": p.get("min_samples_leaf", 1), "min_gain": p.get("min_gain", 0.001),
+                "num_pct": p.get("num_pct", 100)}
 
 
 CONFIGS = ["default_unpruned", "default_pruned_in_fit", "pi_cost", "pi_cost_pruned_in_fit",
