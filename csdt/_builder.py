@@ -99,7 +99,8 @@ class Tree:
 @nb.njit(cache=True, nogil=True)
 def _grow_f(a, cap):
     b = np.empty(cap, a.dtype)
-    b[: a.shape[0]] = a
+    for i in range(a.shape[0]):  # a plain loop: slice assignment costs seconds of compile
+        b[i] = a[i]
     return b
 
 
