@@ -379,3 +379,18 @@ def test_sklearn_hist_gradient_boosting_exact():
         np.testing.assert_array_equal(cov[:, ks].sum(axis=1), 1)
         score += np.array([rules[k].value for k in ks])[cov[:, ks].argmax(axis=1)]
     np.testing.assert_allclose(score, m.decision_function(Z), rtol=1e-12, atol=1e-12)
+
+
+def test_early_stopping_uses_the_trees_the_wrapper_predicts_with():
+    X, y, rng = _data(seed=9)
+    Xtr, ytr, Xva, yva = X[:400], y[:400], X[400:], y[400:]
+    m = xgb.XGBClassifier(n_estimators=200, max_depth=2, learning_rate=0.5, early_stopping_rounds=2)
+    m.fit(Xtr, ytr, eval_set=[(Xva, yva)], verbose=False)
+    assert m.best_iteration + 1 < 200
+    trees = {r.sources[0]["tree"] for r in extract_rules(m, deduplicate=False)}
+    assert trees == set(range(m.best_iteration + 1))
+    g = lgb.LGBMClassifier(n_estimators=200, num_leaves=4, learning_rate=0.5, verbose=-1)
+    g.fit(Xtr, ytr, eval_set=[(Xva, yva)], callbacks=[lgb.early_stopping(2, verbose=False)])
+    assert 0 < g.best_iteration_ < 200
+    trees = {r.sources[0]["tree"] for r in extract_rules(g, deduplicate=False)}
+    assert trees == set(range(g.best_iteration_))
