@@ -67,9 +67,10 @@ def riff_eval(est, Xtr, ytr, cmtr, Xte, yte, cmte, seed, rank_by="precision", co
 
 
 def methods():
-    import csdt
     import lightgbm as lgb
     import xgboost as xgb
+
+    import csdt
     return {
         "CART+RIFF": lambda s: None,  # tuned below
         "CART+RIFF (money)": lambda s: None,
@@ -118,7 +119,7 @@ def run(name, seeds, scale, only=None):
                 best = (tpr_va, splits, clf)
         _, splits, clf = best
         ev = clf.rule_set_.evaluate(Xte, y[te], cost_matrix=cm[te])
-        add(f"CART+RIFF", ev["tpr"], ev["fpr"], ev["money_recall"], len(clf.rule_set_), time.perf_counter() - t)
+        add("CART+RIFF", ev["tpr"], ev["fpr"], ev["money_recall"], len(clf.rule_set_), time.perf_counter() - t)
         tp, mr = at_fpr(clf.estimator_.predict_proba(Xte)[:, 1], y[te], money[te])
         add("CART (score, same tree)", tp, FPR, mr, float("nan"), 0.0)
         t = time.perf_counter()

@@ -10,7 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
-from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier, RandomForestClassifier)
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from csboost_plugins.rules import RuleSet, extract_rules

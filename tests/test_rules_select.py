@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from csboost_plugins.rules import Interval, Rule, RuleSet, extract_rules, riff_select
+from csboost_plugins.rules import Interval, Rule, extract_rules, riff_select
 
 
 def _brute(masks, y, w, gain, budget_w, limit, max_rules=None):
@@ -206,6 +206,7 @@ def _dense_greedy(C, y, max_fpr):
 def test_parallel_trie_path_on_pooled_boosters_matches_dense_greedy():
     import lightgbm as lgb
     import xgboost as xgb
+
     from csboost_plugins.rules._data import as_float_matrix
     from csboost_plugins.rules._evaluate import ConditionTrie
     rng = np.random.default_rng(5)

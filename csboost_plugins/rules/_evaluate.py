@@ -11,8 +11,8 @@ from numba import njit, prange
 
 from ._rule import ZERO_THRESHOLD, CategorySet, Interval
 
-__all__ = ["CompiledConditions", "compile_conditions", "first_match", "coverage_matrix", "rule_mask_rows",
-           "trie_sums"]
+__all__ = ["CompiledConditions", "ConditionTrie", "compile_conditions", "first_match", "coverage_matrix",
+           "rule_mask_rows"]
 
 _Z = ZERO_THRESHOLD
 

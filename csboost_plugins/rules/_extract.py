@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._rule import Rule
 
 __all__ = ["extract_rules", "rules_from_tree", "TreeConditions"]

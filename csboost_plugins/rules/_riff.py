@@ -4,18 +4,16 @@ extract candidate rules, select a low-FPR rule set) as a scikit-learn estimator.
 from __future__ import annotations
 
 import inspect
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval as _PInterval, StrOptions
-from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import Interval as _PInterval
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
-from numbers import Real
-
-from ..costs import check_binary_labels, check_costs
+from ..costs import check_costs
 from ._data import as_float_matrix
 from ._extract import extract_rules
 from ._select import riff_select
