@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     GradientBoostingClassifier,
@@ -398,3 +400,22 @@ def test_early_stopping_uses_the_trees_the_wrapper_predicts_with():
     assert 0 < g.best_iteration_ < 200
     trees = {r.sources[0]["tree"] for r in extract_rules(g, deduplicate=False)}
     assert trees == set(range(g.best_iteration_))
+
+
+@settings(max_examples=300, deadline=None)
+@given(t=st.floats(allow_nan=False, width=64), k=st.integers(-3, 3))
+def test_float32_bounds_equal_the_float32_cast(t, k):
+    """{x : float32(x) <= t} and {x : float32(x) < t32} are exactly the float64 half-lines we store."""
+    from csboost_plugins.rules._rule import float32_le_bound, float32_lt_bound
+    with np.errstate(over="ignore"):
+        for bound_fn, t_used, cmp in ((float32_le_bound, t, np.less_equal),
+                                      (float32_lt_bound, float(np.float32(t)), np.less)):
+            b, closed = bound_fn(t_used)
+            xs = [b, t, t_used]
+            for _ in range(abs(k) + 1):
+                xs += [np.nextafter(xs[-3], -np.inf), np.nextafter(xs[-3], np.inf)]
+            xs = np.asarray([x for x in xs if np.isfinite(x)] or [0.0])
+            lhs = cmp(xs.astype(np.float32), np.float32(t_used)) if bound_fn is float32_lt_bound \
+                else xs.astype(np.float32).astype(np.float64) <= t_used
+            rhs = xs <= b if closed else xs < b
+            np.testing.assert_array_equal(lhs, rhs)

@@ -58,6 +58,8 @@ def float32_le_bound(t: float) -> tuple[float, bool]:
 def float32_lt_bound(t: float) -> tuple[float, bool]:
     """Return (b, closed) with ``{x: float32(x) < t} == {x: x <= b if closed else x < b}`` (t a float32)."""
     t32 = np.float32(t)
+    if t32 == -np.inf:  # nothing is below -inf
+        return -math.inf, False
     if float(t32) != float(t):
         return float32_le_bound(float(_f32_floor(float(t))))
     return float32_le_bound(float(np.nextafter(t32, np.float32(-np.inf), dtype=np.float32)))
