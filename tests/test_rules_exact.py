@@ -357,10 +357,11 @@ def test_bad_input_errors():
     m = xgb.XGBClassifier(n_estimators=1, missing=0.0).fit(np.eye(4), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="missing"):
         extract_rules(m)
-    rules = extract_rules(DecisionTreeClassifier(max_depth=2).fit(np.arange(20.0).reshape(10, 2), [0, 1] * 5))
+    rules = extract_rules(DecisionTreeClassifier(max_depth=2, random_state=0).fit(np.arange(20.0).reshape(10, 2),
+                                                                                [0, 1] * 5))
     rs = RuleSet(rules)
     with pytest.raises(TypeError, match="non-numeric"):
-        rs.predict(pd.DataFrame({"x0": ["a"] * 3, "x1": [1.0] * 3}))
+        rs.predict(pd.DataFrame({"x0": ["a"] * 3, "x1": ["b"] * 3}))  # only used columns are read
     with pytest.raises(ValueError, match="columns"):
         rs.predict(np.zeros((3, 0)))
 
