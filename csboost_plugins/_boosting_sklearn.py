@@ -14,18 +14,10 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _aec
-from .costs import check_binary_labels, check_costs
+from .costs import check_binary_labels, check_costs, check_fit_costs
 from .metrics import bayes_minimum_risk
 
 _COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
-
-
-def _unit_or_given(n, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, *, warn=True):
-    """Costs as (n, 4); no costs at all means unit costs C_FP = C_FN = 1 (expected 0-1 loss)."""
-    if fp_cost is None and fn_cost is None and cost_matrix is None:
-        fp_cost = fn_cost = 1.0
-    return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                       cost_matrix=cost_matrix, warn=warn)
 
 
 class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
@@ -90,7 +82,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         if y01.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y01.shape[0]} rows but X has {X.shape[0]}")
         self.classes_ = classes
-        costs = _unit_or_given(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         evals = self._check_evals(eval_set, eval_costs, eval_sample_weight,
                                   unit=(fp_cost is None and fn_cost is None and cost_matrix is None))
@@ -139,8 +132,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                 kw = dict(ck)
                 kw.setdefault("tp_cost", 0.0)
                 kw.setdefault("tn_cost", 0.0)
-                ck = _unit_or_given(Xk.shape[0], kw.get("fp_cost"), kw.get("fn_cost"), kw["tp_cost"],
-                                    kw["tn_cost"], kw.get("cost_matrix"))
+                ck = check_fit_costs(Xk.shape[0], fp_cost=kw.get("fp_cost"), fn_cost=kw.get("fn_cost"),
+                                     tp_cost=kw["tp_cost"], tn_cost=kw["tn_cost"], cost_matrix=kw.get("cost_matrix"))
             else:
                 ck = check_costs(Xk.shape[0], cost_matrix=ck)
             if wk is not None:

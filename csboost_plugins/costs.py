@@ -28,6 +28,7 @@ __all__ = [
     "TN",
     "CostWarning",
     "check_costs",
+    "check_fit_costs",
     "check_binary_labels",
     "split_costs",
     "fraud_cost_matrix",
@@ -154,6 +155,20 @@ def check_costs(
                 stacklevel=2,
             )
     return out
+
+
+def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                    warn: bool = True) -> np.ndarray:
+    """:func:`check_costs` for an estimator's ``fit``: no costs at all means unit costs.
+
+    When neither ``fp_cost``, ``fn_cost`` nor ``cost_matrix`` is given the costs are
+    ``C_FP = C_FN = 1`` (with ``tp_cost``/``tn_cost`` as given), i.e. the expected
+    0-1 loss, so estimators pass scikit-learn's generic checks without costs.
+    """
+    if fp_cost is None and fn_cost is None and cost_matrix is None:
+        fp_cost = fn_cost = 1.0
+    return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                       cost_matrix=cost_matrix, warn=warn)
 
 
 def _nonzero(v) -> bool:

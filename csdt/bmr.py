@@ -39,10 +39,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.costs import check_binary_labels, check_costs, check_fit_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
-from .linear import _check_y, _resolve_costs
+from .linear import _check_y
 
 __all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalibrator",
            "cost_optimal_threshold"]
@@ -256,7 +256,8 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         self._validate_common()
         _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, self.classes_ = _check_y(y)
-        costs = _resolve_costs(y.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         # no calibrator: the out-of-fold fits would be wasted
         cv = None if (self.calibration is None and self.cv != "prefit") else self.cv
         p = self._fit_probabilities(X, yi, costs, cv)
@@ -266,7 +267,8 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Bayes minimum risk decision of every row with its own costs."""
         s = self._calibrated(X)
-        costs = _resolve_costs(s.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         return self.classes_[bayes_minimum_risk(s, cost_matrix=costs)]
 
 
@@ -291,7 +293,8 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         self._validate_common()
         _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, self.classes_ = _check_y(y)
-        costs = _resolve_costs(y.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         p = self._fit_probabilities(X, yi, costs, self.cv)
         self._fit_calibrator(p, yi)
         self.threshold_, self.cost_ = cost_optimal_threshold(yi, self._apply_calibration(p),

@@ -55,10 +55,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from csboost_plugins.costs import FN, FP, TN, TP
+from csboost_plugins.costs import FN, FP, TN, TP, check_fit_costs
 
 from ._ensemble_inducers import draw_subset, out_of_bag_mask, resolve_count
-from .linear import CostSensitiveLogisticRegression, _check_y, _resolve_costs
+from .linear import CostSensitiveLogisticRegression, _check_y
 from .tree import CostSensitiveDecisionTreeClassifier, _check_X
 
 __all__ = [
@@ -171,7 +171,8 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
                                      if np.asarray(y).ndim == 2 else y)
         if yi.shape[0] != X.shape[0]:
             raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
-        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         n, d = X.shape
         n_rows, n_feats, tree_params = self._check_params(n, d)
         self._n_train = n

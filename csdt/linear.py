@@ -37,20 +37,12 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
 from ._linear_objective import aec_and_gradient, cost_slope_and_offset
 
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
-
-
-def _resolve_costs(n, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
-    """Validated (n, 4) costs; unit misclassification costs when none are given."""
-    if fp_cost is None and fn_cost is None and cost_matrix is None:
-        fp_cost = fn_cost = 1.0
-    return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                       cost_matrix=cost_matrix)
 
 
 def _check_y(y):
@@ -136,7 +128,8 @@ class CostSensitiveLogisticRegression(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, classes = _check_y(y)
         self.classes_ = classes
-        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         return self._fit_arrays(X, yi, costs)
 
     def _fit_arrays(self, X, yi, costs):
@@ -276,7 +269,8 @@ class CostSensitiveLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, classes = _check_y(y)
         self.classes_ = classes
-        costs = _resolve_costs(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         self.lambdas_ = self._candidates(X, yi, costs)
         cv = self.cv
         if isinstance(cv, numbers.Integral):

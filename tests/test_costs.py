@@ -8,6 +8,7 @@ from csboost_plugins.costs import (
     CostWarning,
     check_binary_labels,
     check_costs,
+    check_fit_costs,
     churn_cost_matrix,
     cost_characteristic,
     credit_scoring_cost_matrix,
@@ -148,3 +149,15 @@ def test_cost_characteristic_kinds():
     b = (z - 0.5) / 1.0
     assert ed.kind == "example-dependent"
     assert ed.mu_b == pytest.approx(b.mean()) and ed.sigma_b == pytest.approx(b.std())
+
+
+def test_check_fit_costs_unit_without_costs_else_check_costs():
+    np.testing.assert_array_equal(check_fit_costs(3), np.tile([1.0, 1.0, 0.0, 0.0], (3, 1)))
+    np.testing.assert_array_equal(check_fit_costs(2, tp_cost=0.5)[:, 2], 0.5)
+    fn = np.array([5.0, 7.0])
+    np.testing.assert_array_equal(check_fit_costs(2, fp_cost=1.0, fn_cost=fn),
+                                  check_costs(2, fp_cost=1.0, fn_cost=fn))
+    with pytest.raises(TypeError, match="fn_cost"):
+        check_fit_costs(2, fp_cost=1.0)  # one of the two is not "no costs"
+    with pytest.raises(ValueError, match="length 2 but there are 3"):
+        check_fit_costs(3, fp_cost=1.0, fn_cost=fn)
