@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -18,6 +19,13 @@ from .costs import check_binary_labels, check_costs, check_fit_costs
 from .metrics import bayes_minimum_risk
 
 _COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
+
+
+def native_seed(random_state) -> int:
+    """The integer seed handed to xgboost / lightgbm for a scikit-learn ``random_state``."""
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):

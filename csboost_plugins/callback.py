@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import lightgbm as lgb
 
+from ._money_eval import COSTS_ATTR
+
 __all__ = ["early_stopping", "record_money"]
 
 
@@ -90,7 +92,7 @@ class _RecordMoneyCallback:
         if env.iteration == env.begin_iteration:
             self.eval_result.clear()
         parts = [MoneyMetric(k, decision=self.decision) for k in ("savings", "expected_savings")]
-        sets = [(bst.train_set, "training")] if getattr(bst.train_set, "csboost_costs", None) is not None else []
+        sets = [(bst.train_set, "training")] if getattr(bst.train_set, COSTS_ATTR, None) is not None else []
         sets += list(zip(bst.valid_sets, bst.name_valid_sets))
         for ds, name in sets:
             get_costs(ds)  # clear error for an eval set without costs

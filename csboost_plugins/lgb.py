@@ -37,13 +37,11 @@ weight by :func:`csboost_plugins._aec.encode_costs_as_weights`, see
 
 from __future__ import annotations
 
-import numbers
-
 import lightgbm as lgb
 import numpy as np
 
-from . import _aec
-from ._boosting_sklearn import CostSensitiveBoostingMixin
+from . import _aec, _money_eval
+from ._boosting_sklearn import CostSensitiveBoostingMixin, native_seed
 from .callback import early_stopping, record_money
 from .costs import check_binary_labels, check_costs
 
@@ -67,7 +65,6 @@ __all__ = [
     "CSLGBMClassifier",
 ]
 
-_ATTR = "csboost_costs"
 _MARGIN_ATTR = "csboost_start_margin"
 
 
@@ -86,9 +83,7 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
         raise TypeError(f"dataset must be a lightgbm.Dataset, got {type(dataset).__name__}")
     costs = check_costs(_n_rows(dataset), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, warn=warn)
-    setattr(dataset, _ATTR, costs)
-    dataset.__dict__.pop("_csboost_cache", None)
-    return dataset
+    return _money_eval.store_costs(dataset, costs)
 
 
 def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, weight=None,
@@ -122,17 +117,11 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
 
 def get_costs(dataset) -> np.ndarray:
     """The (n, 4) costs a Dataset carries; ``ValueError`` naming the fix if it has none."""
-    costs = getattr(dataset, _ATTR, None)
-    if costs is None:
-        raise ValueError(
-            "this lightgbm Dataset carries no costs: build it with csboost_plugins.lgb.cost_dataset(X, y, "
-            "fp_cost=..., fn_cost=...) or call attach_costs(dataset, fp_cost=..., fn_cost=...) "
-            "(costs are never matched to an eval set by length or order)"
-        )
-    n = _n_rows(dataset)
-    if costs.shape[0] != n:
-        raise ValueError(f"the Dataset has {n} rows but carries costs for {costs.shape[0]}")
-    return costs
+    return _money_eval.stored_costs(
+        dataset, _n_rows, kind="Dataset",
+        missing="this lightgbm Dataset carries no costs: build it with csboost_plugins.lgb.cost_dataset(X, y, "
+                "fp_cost=..., fn_cost=...) or call attach_costs(dataset, fp_cost=..., fn_cost=...) "
+                "(costs are never matched to an eval set by length or order)")
 
 
 def _weight(dataset):
@@ -140,21 +129,14 @@ def _weight(dataset):
     return None if w is None or len(w) == 0 else np.asarray(w, dtype=np.float64)
 
 
-def _cached(dataset, cost_scale):
-    cache = dataset.__dict__.get("_csboost_cache")
-    if cache is not None and cache[0] == cost_scale:
-        return cache[1]
-    costs = get_costs(dataset)
-    y = np.asarray(dataset.get_label(), dtype=np.float64)
-    w = _weight(dataset)
-    d = _aec.regret_difference(y, costs)
-    scale = _aec.cost_scale(d, w) if cost_scale == "auto" else float(cost_scale)
-    out = (y, d / scale, w)
-    dataset.__dict__["_csboost_cache"] = (cost_scale, out)
-    return out
+def _label(dataset):
+    return np.asarray(dataset.get_label(), dtype=np.float64)
 
 
-class AECObjective:
+_IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)
+
+
+class AECObjective(_money_eval.AECObjectiveBase):
     """Callable AEC objective for ``params["objective"]`` / ``LGBMClassifier(objective=)``.
 
     lightgbm calls it as ``f(preds, dataset)`` from ``lgb.train`` (costs and weight
@@ -167,32 +149,19 @@ class AECObjective:
 
     def __init__(self, *, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
                  fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False):
-        _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
-        if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
-            raise ValueError(f"cost_scale must be 'auto' or a positive float, got {cost_scale!r}")
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.cost_scale = cost_scale
-        self.costs_in_weight = costs_in_weight
+        super().__init__(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
+                         cost_scale=cost_scale, costs_in_weight=costs_in_weight)
         self.costs = None
         if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
             self.costs = check_costs(None if cost_matrix is not None else _len_of(fp_cost, fn_cost),
                                      fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                      cost_matrix=cost_matrix)
 
-    def _grad_hess(self, m, y, d, w):
-        return _aec.aec_grad_hess(m, d, y=y, sample_weight=w, hessian=self.hessian,
-                                  hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
+    _io = _IO
 
     def __call__(self, preds, data, weight=None, group=None):
         if isinstance(data, lgb.Dataset):  # lgb.train: f(preds, dataset)
-            m = np.asarray(preds, dtype=np.float64).reshape(-1)
-            if self.costs_in_weight:
-                y = np.asarray(data.get_label(), dtype=np.float64)
-                return self._grad_hess(m, y, 1.0 - 2.0 * y, _weight(data))
-            y, d, w = _cached(data, self.cost_scale)
-            return self._grad_hess(m, y, d, w)
+            return self._data_grad_hess(preds, data)
         # scikit-learn wrapper: f(y_true, y_pred, weight, group)
         y = np.asarray(preds, dtype=np.float64).reshape(-1)
         m = np.asarray(data, dtype=np.float64).reshape(-1)
@@ -211,10 +180,6 @@ class AECObjective:
         scale = _aec.cost_scale(d, w) if self.cost_scale == "auto" else float(self.cost_scale)
         return self._grad_hess(m, y, d / scale, w)
 
-    def __repr__(self):
-        return (f"AECObjective(hessian={self.hessian!r}, hessian_floor={self.hessian_floor!r}, "
-                f"logloss_weight={self.logloss_weight!r}, cost_scale={self.cost_scale!r})")
-
 
 def _len_of(*vals):
     for v in vals:
@@ -231,30 +196,17 @@ def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_
                         cost_matrix=cost_matrix, costs_in_weight=costs_in_weight)
 
 
-class MoneyMetric:
+class MoneyMetric(_money_eval.MoneyMetricBase):
     """``feval=`` for ``lgb.train``: returns ``(name, value, is_higher_better)`` on the eval set's own costs.
 
     ``preds="margin"`` when training with :class:`AECObjective` (lightgbm passes raw
     scores for custom objectives), ``"probability"`` with ``objective="binary"``.
     """
 
-    def __init__(self, metric="savings", *, decision="bmr", preds="margin"):
-        _aec.check_metric_params(metric, decision, preds)
-        self.metric, self.decision, self.preds = metric, decision, preds
-        self.__name__ = metric
-
-    def value(self, preds, dataset) -> float:
-        costs = get_costs(dataset)
-        p = np.asarray(preds, dtype=np.float64).reshape(-1)
-        s = _aec.sigmoid(p) if self.preds == "margin" else p
-        y = np.asarray(dataset.get_label(), dtype=np.float64)
-        return _aec.money_metric_value(self.metric, s, y, costs, _weight(dataset), self.decision)
+    _io = _IO
 
     def __call__(self, preds, dataset):
         return self.metric, self.value(preds, dataset), _aec.METRICS[self.metric]
-
-    def __repr__(self):
-        return f"MoneyMetric({self.metric!r}, decision={self.decision!r}, preds={self.preds!r})"
 
 
 def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
@@ -370,11 +322,6 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
         self.params = params
 
     def _native_params(self):
-        from sklearn.utils import check_random_state
-
-        rs = self.random_state
-        seed = int(rs) if isinstance(rs, numbers.Integral) else int(
-            check_random_state(rs).randint(np.iinfo(np.int32).max))
         p = {
             "objective": AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
                                       logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_),
@@ -382,7 +329,7 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
             "min_data_in_leaf": self.min_child_samples, "min_sum_hessian_in_leaf": self.min_child_weight,
             "lambda_l2": self.reg_lambda, "lambda_l1": self.reg_alpha, "bagging_fraction": self.subsample,
             "bagging_freq": self.subsample_freq, "feature_fraction": self.colsample_bytree,
-            "max_bin": self.max_bin, "seed": seed, "verbose": -1, "deterministic": True,
+            "max_bin": self.max_bin, "seed": native_seed(self.random_state), "verbose": -1, "deterministic": True,
             "force_row_wise": True,
         }
         if self.n_jobs is not None:
@@ -393,12 +340,12 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
     def _fit_booster(self, X, y, costs, w, evals, margin0):
         dtrain = lgb.Dataset(X, label=y, weight=w, init_score=np.full(X.shape[0], margin0), free_raw_data=False,
                              params={"max_bin": self.max_bin, "verbose": -1})
-        setattr(dtrain, _ATTR, costs)
+        _money_eval.store_costs(dtrain, costs)
         valid_sets, names = [], []
         for k, (Xk, yk, ck, wk) in enumerate(evals):
             dv = lgb.Dataset(Xk, label=yk, weight=wk, init_score=np.full(Xk.shape[0], margin0), reference=dtrain,
                              free_raw_data=False)
-            setattr(dv, _ATTR, ck)
+            _money_eval.store_costs(dv, ck)
             valid_sets.append(dv)
             names.append(f"validation_{k}")
         evals_result = {}

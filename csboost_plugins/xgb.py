@@ -43,13 +43,11 @@ Under dask the worker-side DMatrix is rebuilt from label and weight only, so
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import xgboost as xgb
 
-from . import _aec
-from ._boosting_sklearn import CostSensitiveBoostingMixin
+from . import _aec, _money_eval
+from ._boosting_sklearn import CostSensitiveBoostingMixin, native_seed
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
@@ -72,9 +70,6 @@ __all__ = [
     "CSXGBClassifier",
 ]
 
-_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
-
-
 def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                  warn=True):
     """Attach per-row costs to an existing ``xgb.DMatrix`` (or QuantileDMatrix); returns it.
@@ -86,9 +81,7 @@ def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
         raise TypeError(f"dmatrix must be an xgboost.DMatrix, got {type(dmatrix).__name__}")
     costs = check_costs(dmatrix.num_row(), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                         tn_cost=tn_cost, cost_matrix=cost_matrix, warn=warn)
-    setattr(dmatrix, _ATTR, costs)
-    dmatrix.__dict__.pop("_csboost_cache", None)
-    return dmatrix
+    return _money_eval.store_costs(dmatrix, costs)
 
 
 def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
@@ -107,16 +100,11 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
 
 def get_costs(dmatrix) -> np.ndarray:
     """The (n, 4) ``[C_FP, C_FN, C_TP, C_TN]`` costs a DMatrix carries; ``ValueError`` if none."""
-    costs = getattr(dmatrix, _ATTR, None)
-    if costs is None:
-        raise ValueError(
-            "this DMatrix carries no costs: build it with csboost_plugins.xgb.cost_dmatrix(X, y, "
-            "fp_cost=..., fn_cost=...) or call attach_costs(dmatrix, fp_cost=..., fn_cost=...) "
-            "(costs are never matched to an eval set by length or order)"
-        )
-    if costs.shape[0] != dmatrix.num_row():
-        raise ValueError(f"the DMatrix has {dmatrix.num_row()} rows but carries costs for {costs.shape[0]}")
-    return costs
+    return _money_eval.stored_costs(
+        dmatrix, xgb.DMatrix.num_row, kind="DMatrix",
+        missing="this DMatrix carries no costs: build it with csboost_plugins.xgb.cost_dmatrix(X, y, "
+                "fp_cost=..., fn_cost=...) or call attach_costs(dmatrix, fp_cost=..., fn_cost=...) "
+                "(costs are never matched to an eval set by length or order)")
 
 
 def _weight(dmatrix):
@@ -124,19 +112,11 @@ def _weight(dmatrix):
     return None if w.size == 0 else w.astype(np.float64)
 
 
-def _cached(dmatrix, cost_scale):
-    """(y, scaled d, weight) of a cost DMatrix, computed once per DMatrix and cost scale."""
-    cache = dmatrix.__dict__.get("_csboost_cache")
-    if cache is not None and cache[0] == cost_scale:
-        return cache[1]
-    costs = get_costs(dmatrix)
-    y = dmatrix.get_label().astype(np.float64)
-    w = _weight(dmatrix)
-    d = _aec.regret_difference(y, costs)
-    scale = _aec.cost_scale(d, w) if cost_scale == "auto" else float(cost_scale)
-    out = (y, d / scale, w)
-    dmatrix.__dict__["_csboost_cache"] = (cost_scale, out)
-    return out
+def _label(dmatrix):
+    return dmatrix.get_label().astype(np.float64)
+
+
+_IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)
 
 
 def start_margin(dmatrix, kind="cost_prior") -> float:
@@ -161,7 +141,7 @@ def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
     return out
 
 
-class AECObjective:
+class AECObjective(_money_eval.AECObjectiveBase):
     """``obj=`` for ``xgb.train``: gradient and hessian of the cost-scaled AEC (paper eq. 16).
 
     Parameters
@@ -179,32 +159,10 @@ class AECObjective:
         Read costs folded into label and weight by :func:`dask_cost_dmatrix`.
     """
 
-    def __init__(self, *, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
-                 costs_in_weight=False):
-        _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
-        if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
-            raise ValueError(f"cost_scale must be 'auto' or a positive float, got {cost_scale!r}")
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.cost_scale = cost_scale
-        self.costs_in_weight = costs_in_weight
+    _io = _IO
 
     def __call__(self, predt, dtrain):
-        m = np.asarray(predt, dtype=np.float64).reshape(-1)
-        if self.costs_in_weight:
-            z = dtrain.get_label().astype(np.float64)
-            w = _weight(dtrain)
-            d = 1.0 - 2.0 * z
-            return _aec.aec_grad_hess(m, d, y=z, sample_weight=w, hessian=self.hessian,
-                                      hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
-        y, d, w = _cached(dtrain, self.cost_scale)
-        return _aec.aec_grad_hess(m, d, y=y, sample_weight=w, hessian=self.hessian,
-                                  hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
-
-    def __repr__(self):
-        return (f"AECObjective(hessian={self.hessian!r}, hessian_floor={self.hessian_floor!r}, "
-                f"logloss_weight={self.logloss_weight!r}, cost_scale={self.cost_scale!r})")
+        return self._data_grad_hess(predt, dtrain)
 
 
 def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
@@ -214,7 +172,7 @@ def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_
                         cost_scale=cost_scale, costs_in_weight=costs_in_weight)
 
 
-class MoneyMetric:
+class MoneyMetric(_money_eval.MoneyMetricBase):
     """``custom_metric=`` for ``xgb.train``: a money metric on each eval set's own costs.
 
     ``metric`` is ``"savings"`` (BMR decisions with the rows' costs, or s > 1/2 with
@@ -224,23 +182,10 @@ class MoneyMetric:
     stopping on savings needs ``maximize=True`` in ``xgb.train``.
     """
 
-    def __init__(self, metric="savings", *, decision="bmr", preds="margin"):
-        _aec.check_metric_params(metric, decision, preds)
-        self.metric, self.decision, self.preds = metric, decision, preds
-        self.__name__ = metric
-
-    def value(self, predt, dmatrix) -> float:
-        costs = get_costs(dmatrix)
-        p = np.asarray(predt, dtype=np.float64).reshape(-1)
-        s = _aec.sigmoid(p) if self.preds == "margin" else p
-        y = dmatrix.get_label().astype(np.float64)
-        return _aec.money_metric_value(self.metric, s, y, costs, _weight(dmatrix), self.decision)
+    _io = _IO
 
     def __call__(self, predt, dmatrix):
         return self.metric, self.value(predt, dmatrix)
-
-    def __repr__(self):
-        return f"MoneyMetric({self.metric!r}, decision={self.decision!r}, preds={self.preds!r})"
 
 
 def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
@@ -293,14 +238,6 @@ def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.
 
     z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, weight, start_margin)
     return dxgb.DaskDMatrix(client, X, label=z.astype("float64"), weight=w), info
-
-
-def _seed(random_state):
-    from sklearn.utils import check_random_state
-
-    if isinstance(random_state, numbers.Integral):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 class CSXGBClassifier(CostSensitiveBoostingMixin):
@@ -380,7 +317,7 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
             "min_child_weight": self.min_child_weight, "lambda": self.reg_lambda, "alpha": self.reg_alpha,
             "gamma": self.gamma, "subsample": self.subsample, "colsample_bytree": self.colsample_bytree,
             "max_bin": self.max_bin, "base_score": margin0, "disable_default_eval_metric": 1,
-            "seed": _seed(self.random_state), "verbosity": 0,
+            "seed": native_seed(self.random_state), "verbosity": 0,
         }
         if self.n_jobs is not None:
             p["nthread"] = self.n_jobs
@@ -390,7 +327,7 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
     def _dmatrix(self, X, y=None, w=None, costs=None):
         dm = xgb.DMatrix(X, label=y, weight=w, missing=np.nan, nthread=self.n_jobs or -1)
         if costs is not None:
-            setattr(dm, _ATTR, costs)
+            _money_eval.store_costs(dm, costs)
         return dm
 
     def _fit_booster(self, X, y, costs, w, evals, margin0):
