@@ -348,30 +348,14 @@ class CostSensitiveBaggingClassifier(_BaseECSDT):
     __doc__ = ("Bagging of cost-sensitive decision trees (CSB): bootstrap rows, all features.\n"
                + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
                                     features_doc="Features per tree (N_f), drawn without replacement."))
-    _bootstrap = True
-
-    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
-                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
-                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
-        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
-                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
-                         num_pct, final_estimator, n_jobs, random_state, verbose)
+    _bootstrap = True  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
 class CostSensitivePastingClassifier(_BaseECSDT):
     __doc__ = ("Pasting of cost-sensitive decision trees (CSP): rows without replacement, all features.\n"
                + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
                                     features_doc="Features per tree (N_f), drawn without replacement."))
-    _bootstrap = False
-
-    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
-                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
-                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
-        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
-                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
-                         num_pct, final_estimator, n_jobs, random_state, verbose)
+    _bootstrap = False  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
 class CostSensitiveRandomForestClassifier(_BaseECSDT):
