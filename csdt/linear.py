@@ -62,7 +62,34 @@ def _check_positive(value, name, *, allow_zero=False, integer=False):
         raise ValueError(f"{name} must be {need} {'integer' if integer else 'number'}, got {value!r}")
 
 
-class CostSensitiveLogisticRegression(ClassifierMixin, BaseEstimator):
+class _LinearScoreMixin(ClassifierMixin):
+    """Prediction of a fitted linear model ``coef_``, ``intercept_`` (binary, log-odds score)."""
+
+    _fitted_attr = "coef_"  # checked by ``decision_function``
+
+    def decision_function(self, X):
+        """Linear score ``b0 + beta . x`` (log-odds)."""
+        check_is_fitted(self, self._fitted_attr)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_.ravel() + self.intercept_[0]
+
+    def predict_proba(self, X):
+        """``[1 - s(x), s(x)]`` with ``s(x) = sigmoid(b0 + beta . x)``."""
+        s = expit(self.decision_function(X))
+        return np.column_stack((1.0 - s, s))
+
+    def predict(self, X):
+        """``classes_[1]`` where ``s(x) > 0.5``, else ``classes_[0]``."""
+        decision = (self.decision_function(X) > 0).astype(np.int64)
+        return self.classes_[decision]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     """Logistic regression that minimises average expected cost + L1 (cslogit).
 
     Parameters
@@ -186,29 +213,8 @@ class CostSensitiveLogisticRegression(ClassifierMixin, BaseEstimator):
         self.converged_ = bool(res.success)
         return self
 
-    def decision_function(self, X):
-        """Linear score ``b0 + beta . x`` (log-odds)."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_.ravel() + self.intercept_[0]
 
-    def predict_proba(self, X):
-        """``[1 - s(x), s(x)]`` with ``s(x) = sigmoid(b0 + beta . x)``."""
-        s = expit(self.decision_function(X))
-        return np.column_stack((1.0 - s, s))
-
-    def predict(self, X):
-        """``classes_[1]`` where ``s(x) > 0.5``, else ``classes_[0]``."""
-        decision = (self.decision_function(X) > 0).astype(np.int64)
-        return self.classes_[decision]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-
-class CostSensitiveLogisticRegressionCV(ClassifierMixin, BaseEstimator):
+class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
     """:class:`CostSensitiveLogisticRegression` with ``lambda_l1`` chosen by cross-validation.
 
     For each candidate lambda the model is fitted on ``cv`` stratified folds and scored
@@ -256,6 +262,8 @@ class CostSensitiveLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.gtol = gtol
         self.random_state = random_state
+
+    _fitted_attr = "best_estimator_"
 
     def _base(self, lam):
         return CostSensitiveLogisticRegression(
@@ -318,21 +326,3 @@ class CostSensitiveLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         if self.scoring == "aec":
             return expected_cost_loss(y, m.predict_proba(X)[:, 1], cost_matrix=costs, normalize=True)
         return savings_score(y, (m.decision_function(X) > 0).astype(np.int64), cost_matrix=costs)
-
-    def decision_function(self, X):
-        check_is_fitted(self, "best_estimator_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_.ravel() + self.intercept_[0]
-
-    def predict_proba(self, X):
-        s = expit(self.decision_function(X))
-        return np.column_stack((1.0 - s, s))
-
-    def predict(self, X):
-        decision = (self.decision_function(X) > 0).astype(np.int64)
-        return self.classes_[decision]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
