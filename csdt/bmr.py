@@ -146,6 +146,21 @@ def _fit_estimator(est, X, y, costs):
 class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting: the wrapped estimator plus probabilities to calibrate or tune on."""
 
+    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
+        self.estimator = estimator
+        self.calibration = calibration
+        self.cv = cv
+        self.random_state = random_state
+
+    def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+        """Validate the parameters, ``y`` (sets ``classes_``) and the training costs; returns ``(yi, costs)``."""
+        self._validate_common()
+        _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        yi, self.classes_ = _check_y(y)
+        costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
+        return yi, costs
+
     def _validate_common(self):
         if self.calibration not in _CALIBRATIONS:
             raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {self.calibration!r}")
@@ -245,19 +260,9 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     ``predict == bayes_minimum_risk(predict_proba(X)[:, 1], costs)`` by construction.
     """
 
-    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
-        self.estimator = estimator
-        self.calibration = calibration
-        self.cv = cv
-        self.random_state = random_state
-
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the estimator (unless prefit) and the calibrator."""
-        self._validate_common()
-        _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, self.classes_ = _check_y(y)
-        costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+        yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         # no calibrator: the out-of-fold fits would be wasted
         cv = None if (self.calibration is None and self.cv != "prefit") else self.cv
         p = self._fit_probabilities(X, yi, costs, cv)
@@ -282,19 +287,9 @@ class ThresholdingOptimization(_ProbaDecisionBase):
     Compare scikit-learn's ``TunedThresholdClassifierCV`` (see module docstring).
     """
 
-    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
-        self.estimator = estimator
-        self.calibration = calibration
-        self.cv = cv
-        self.random_state = random_state
-
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the estimator (unless prefit), the calibrator and ``threshold_``."""
-        self._validate_common()
-        _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, self.classes_ = _check_y(y)
-        costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+        yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         p = self._fit_probabilities(X, yi, costs, self.cv)
         self._fit_calibrator(p, yi)
         self.threshold_, self.cost_ = cost_optimal_threshold(yi, self._apply_calibration(p),
