@@ -99,6 +99,14 @@ def _ok_category(x, c, missing, negate, cat_ptr, cats):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _ok_interval(x, lo_c, hi_c, lc, hc, m, z):
+    """Branch-free interval test of one value; NaN (and, with ``z``, |x| <= _Z) is missing, sent by ``m``."""
+    special = (x != x) | (z & (x >= -_Z) & (x <= _Z))
+    inside = ((x > lo_c) | ((x == lo_c) & lc)) & ((x < hi_c) | ((x == hi_c) & hc))
+    return (special & m) | ((not special) & inside)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _filter(X, rows, src, n_src, dst, c, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing,
             negate, cat_ptr, cats):
     """Write to dst the entries of src[:n_src] whose row rows[src[j]] satisfies condition c; return the count.
@@ -112,11 +120,8 @@ def _filter(X, rows, src, n_src, dst, c, feature, kind, lo, hi, lo_closed, hi_cl
         m, z = missing[c], zero_missing[c]
         for j in range(n_src):
             s = src[j]
-            x = X[rows[s], f]
-            special = (x != x) | (z & (x >= -_Z) & (x <= _Z))
-            inside = ((x > lo_c) | ((x == lo_c) & lc)) & ((x < hi_c) | ((x == hi_c) & hc))
             dst[p] = s
-            p += (special & m) | ((not special) & inside)
+            p += _ok_interval(X[rows[s], f], lo_c, hi_c, lc, hc, m, z)
     else:
         for j in range(n_src):
             s = src[j]
@@ -138,10 +143,7 @@ def _partition(X, rows, src, n_src, dst_in, dst_out, c, feature, kind, lo, hi, l
         m, z = missing[c], zero_missing[c]
         for j in range(n_src):
             s = src[j]
-            x = X[rows[s], f]
-            special = (x != x) | (z & (x >= -_Z) & (x <= _Z))
-            inside = ((x > lo_c) | ((x == lo_c) & lc)) & ((x < hi_c) | ((x == hi_c) & hc))
-            ok = (special & m) | ((not special) & inside)
+            ok = _ok_interval(X[rows[s], f], lo_c, hi_c, lc, hc, m, z)
             dst_in[p] = s
             dst_out[q] = s
             p += ok
@@ -156,6 +158,16 @@ def _partition(X, rows, src, n_src, dst_in, dst_out, c, feature, kind, lo, hi, l
                 dst_out[q] = s
                 q += 1
     return p
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _filter_rule(X, rows, cur, k, r, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_closed, missing,
+                 zero_missing, negate, cat_ptr, cats):
+    """Keep in cur[:k] (in place) the entries whose row satisfies every condition of rule r; return the count."""
+    for q in range(rule_ptr[r], rule_ptr[r + 1]):
+        k = _filter(X, rows, cur, k, cur, rule_cond[q], feature, kind, lo, hi, lo_closed, hi_closed, missing,
+                    zero_missing, negate, cat_ptr, cats)
+    return k
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -177,10 +189,8 @@ def _first_match(X, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_cl
             if n_act == 0:
                 break
             cur[:n_act] = active[:n_act]
-            k = n_act
-            for q in range(rule_ptr[r], rule_ptr[r + 1]):
-                k = _filter(X, rows, cur, k, cur, rule_cond[q], feature, kind, lo, hi, lo_closed, hi_closed,
-                            missing, zero_missing, negate, cat_ptr, cats)
+            k = _filter_rule(X, rows, cur, n_act, r, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed,
+                             hi_closed, missing, zero_missing, negate, cat_ptr, cats)
             if k == 0:
                 continue
             for j in range(k):
@@ -211,9 +221,8 @@ def _coverage(X, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_close
             k = stop - start
             for j in range(k):
                 cur[j] = j
-            for q in range(rule_ptr[r], rule_ptr[r + 1]):
-                k = _filter(X, rows, cur, k, cur, rule_cond[q], feature, kind, lo, hi, lo_closed, hi_closed,
-                            missing, zero_missing, negate, cat_ptr, cats)
+            k = _filter_rule(X, rows, cur, k, r, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_closed,
+                             missing, zero_missing, negate, cat_ptr, cats)
             for j in range(k):
                 out[start + cur[j], r] = True
     return out
@@ -224,10 +233,8 @@ def _rule_mask_rows(X, rows, r, rule_ptr, rule_cond, feature, kind, lo, hi, lo_c
                     zero_missing, negate, cat_ptr, cats):
     m = rows.shape[0]
     cur = np.arange(m)
-    k = m
-    for q in range(rule_ptr[r], rule_ptr[r + 1]):
-        k = _filter(X, rows, cur, k, cur, rule_cond[q], feature, kind, lo, hi, lo_closed, hi_closed, missing,
-                    zero_missing, negate, cat_ptr, cats)
+    k = _filter_rule(X, rows, cur, m, r, rule_ptr, rule_cond, feature, kind, lo, hi, lo_closed, hi_closed, missing,
+                     zero_missing, negate, cat_ptr, cats)
     out = np.zeros(m, np.bool_)
     for j in range(k):
         out[cur[j]] = True
