@@ -106,17 +106,18 @@ def condition_query(c, name: str, levels=None) -> str:
     return f"({notnan} and {body})"
 
 
-def rule_sql(rule, names, levels) -> str:
+def _rule_expr(rule, names, levels, condition, conj, true) -> str:
+    """The conjunction ``conj`` of a rule's conditions rendered by ``condition``; ``(true)`` for no condition."""
     if not rule.conditions:
-        return "(1 = 1)"
-    return "(" + " AND ".join(condition_sql(c, names[c.feature], levels.get(c.feature)
+        return f"({true})"
+    return "(" + f" {conj} ".join(condition(c, names[c.feature], levels.get(c.feature)
                                             if isinstance(c, CategorySet) else None)
-                              for c in rule.conditions) + ")"
+                                  for c in rule.conditions) + ")"
+
+
+def rule_sql(rule, names, levels) -> str:
+    return _rule_expr(rule, names, levels, condition_sql, "AND", "1 = 1")
 
 
 def rule_query(rule, names, levels) -> str:
-    if not rule.conditions:
-        return "(True)"
-    return "(" + " and ".join(condition_query(c, names[c.feature], levels.get(c.feature)
-                                              if isinstance(c, CategorySet) else None)
-                              for c in rule.conditions) + ")"
+    return _rule_expr(rule, names, levels, condition_query, "and", "True")
