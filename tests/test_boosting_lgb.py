@@ -119,15 +119,9 @@ def test_init_score_baked_into_model(fraud, tmp_path):
                                bst.predict(X, raw_score=True))
 
 
-def test_weights_multiply_gradient_hessian(fraud):
+def test_weights_multiply_gradient_hessian(fraud, weights_as_duplicates):
     # integer weights == duplicated rows (few distinct values: identical bins; min_data_in_leaf=1)
-    rng = np.random.default_rng(2)
-    n = 400
-    X = rng.integers(0, 10, size=(n, 3)).astype(float)
-    y = (X[:, 0] + rng.normal(0, 3, n) > 5).astype(int)
-    C = np.column_stack([np.full(n, 2.0), rng.uniform(3, 20, n), np.zeros(n), np.zeros(n)])
-    w = rng.integers(1, 4, n).astype(float)
-    idx = np.repeat(np.arange(n), w.astype(int))
+    X, y, C, w, idx = weights_as_duplicates(seed=2, levels=10, cut=5, fn_low=3)
     p = {**P, "objective": clgb.aec_objective(), "min_data_in_leaf": 1, "min_sum_hessian_in_leaf": 0.0}
     dw = clgb.cost_dataset(X, y, cost_matrix=C, weight=w)
     dd = clgb.cost_dataset(X[idx], y[idx], cost_matrix=C[idx])
@@ -142,7 +136,7 @@ def test_weights_multiply_gradient_hessian(fraud):
     m0 = float(np.full(1, bw.predict(X, raw_score=True)[0] * 0 + dw.csboost_start_margin)[0])
     sk = lgb.LGBMClassifier(objective=obj, n_estimators=15, learning_rate=0.2, num_leaves=8, min_child_samples=1,
                             min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True, force_row_wise=True)
-    sk.fit(X, y, sample_weight=w, init_score=np.full(n, m0))
+    sk.fit(X, y, sample_weight=w, init_score=np.full(len(y), m0))
     np.testing.assert_allclose(sk.predict(X, raw_score=True) + m0, bw.predict(X, raw_score=True), rtol=1e-6,
                                atol=1e-6)
     with pytest.raises(ValueError, match="holds costs for 400 rows"):

@@ -103,15 +103,9 @@ def test_dmatrix_without_costs_is_a_clear_error(fraud):
         cxgb.attach_costs(X, fp_cost=1.0, fn_cost=1.0)
 
 
-def test_weights_multiply_gradient_hessian_and_metrics():
+def test_weights_multiply_gradient_hessian_and_metrics(weights_as_duplicates):
     # few distinct feature values: hist bins are exact, so weights == duplicated rows exactly
-    rng = np.random.default_rng(1)
-    n = 400
-    X = rng.integers(0, 12, size=(n, 3)).astype(float)
-    y = (X[:, 0] + rng.normal(0, 3, n) > 6).astype(int)
-    C = np.column_stack([np.full(n, 2.0), rng.uniform(1, 20, n), np.zeros(n), np.zeros(n)])
-    w = rng.integers(1, 4, n).astype(float)
-    idx = np.repeat(np.arange(n), w.astype(int))
+    X, y, C, w, idx = weights_as_duplicates(seed=1, levels=12, cut=6, fn_low=1)
     dw = cxgb.cost_dmatrix(X, y, cost_matrix=C, weight=w)
     dd = cxgb.cost_dmatrix(X[idx], y[idx], cost_matrix=C[idx])
     p = {"tree_method": "hist", "max_depth": 3, "eta": 0.3, "nthread": 1}
