@@ -72,6 +72,11 @@ def _as_cost_column(value, name: str, n: int | None) -> np.ndarray | float:
         raise ValueError(f"{name} must be a scalar or 1-D, got an array of shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} rows (y / X)")
+    return _check_finite(arr, name)
+
+
+def _check_finite(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` itself; ``ValueError`` counting its NaN (or infinite) entries otherwise."""
     bad = ~np.isfinite(arr)
     if bad.any():
         kind = "NaN" if np.isnan(arr).any() else "infinite"
@@ -121,11 +126,7 @@ def check_costs(
             )
         if n is not None and cm.shape[0] != n:
             raise ValueError(f"cost_matrix has {cm.shape[0]} rows but there are {n} rows (y / X)")
-        bad = ~np.isfinite(cm)
-        if bad.any():
-            kind = "NaN" if np.isnan(cm).any() else "infinite"
-            raise ValueError(f"cost_matrix contains {int(bad.sum())} {kind} value(s); costs must be finite")
-        out = np.ascontiguousarray(cm)
+        out = np.ascontiguousarray(_check_finite(cm, "cost_matrix"))
     else:
         if fp_cost is None or fn_cost is None:
             missing = [k for k, v in (("fp_cost", fp_cost), ("fn_cost", fn_cost)) if v is None]
