@@ -43,6 +43,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from csboost_plugins.costs import CostWarning
 from csboost_plugins.rules import extract_rules, riff_select
+from csboost_plugins.rules._riff import _subsample as subsample  # RIFFClassifier's own rebalancing
 from csdt import FIGSClassifier, FIGUClassifier
 from csdt.datasets import load_creditscoring1, load_creditscoring2, make_fraud_transactions
 
@@ -53,14 +54,6 @@ MAX_FPR = 0.01
 def recall_at_fpr(y, score, max_fpr=MAX_FPR):
     fpr, tpr, _ = roc_curve(y, score)
     return float(np.interp(max_fpr, fpr, tpr))
-
-
-def subsample(idx, y, ratio, positive_rate, rng):
-    n_target = max(2, int(round(ratio * len(idx))))
-    pos, neg = idx[y[idx] == 1], idx[y[idx] == 0]
-    n_pos = max(1, min(len(pos), int(round(positive_rate * n_target))))
-    n_neg = max(1, min(len(neg), int(round(n_pos * (1 - positive_rate) / positive_rate))))
-    return np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False), rng.choice(neg, n_neg, replace=False)]))
 
 
 def load(name, fraud_n):
