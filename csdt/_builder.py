@@ -97,21 +97,12 @@ class Tree:
 
 # ----------------------------------------------------------------- random features
 @nb.njit(cache=True, nogil=True)
-def _rand(state):
-    """xorshift64* step: the tree's own RNG (deterministic, thread-safe)."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return (x * np.uint64(2685821657736338717)) >> np.uint64(33)
-
-
-@nb.njit(cache=True, nogil=True)
 def _draw_features(allowed, k, state, perm):
     """k features drawn without replacement from ``allowed`` (sorted ascending).
 
-    Returns ``perm[:k]`` (``perm`` is scratch of the length of ``allowed``).
+    Returns ``perm[:k]`` (``perm`` is scratch of the length of ``allowed``). The
+    random numbers are the tree's own xorshift64* stream in ``state`` (deterministic,
+    thread-safe).
     """
     p = allowed.shape[0]
     for i in range(p):
@@ -119,7 +110,13 @@ def _draw_features(allowed, k, state, perm):
     if k >= p:
         return perm[:p]
     for i in range(k):
-        j = i + np.int64(_rand(state) % np.uint64(p - i))
+        x = state[0]  # xorshift64* step
+        x ^= x >> np.uint64(12)
+        x ^= x << np.uint64(25)
+        x ^= x >> np.uint64(27)
+        state[0] = x
+        rnd = (x * np.uint64(2685821657736338717)) >> np.uint64(33)
+        j = i + np.int64(rnd % np.uint64(p - i))
         tmp = perm[i]
         perm[i] = perm[j]
         perm[j] = tmp

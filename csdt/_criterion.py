@@ -99,21 +99,6 @@ def impurity(crit, s0, s1, n_pos, n):
 
 
 @nb.njit(cache=True, nogil=True)
-def child_weights(crit, weighted, s0, s1, n, s0_l, s1_l, n_l):
-    """(w_l, w_r) of the gain: 1/1 unweighted, row shares, or cost-mass shares."""
-    if crit == COST_ENTROPY:
-        tot = s0 + s1
-        if tot <= 0.0:
-            return 0.5, 0.5
-        wl = (s0_l + s1_l) / tot
-        return wl, 1.0 - wl
-    if crit == GINI or crit == ENTROPY or weighted:
-        wl = n_l / n
-        return wl, 1.0 - wl
-    return 1.0, 1.0
-
-
-@nb.njit(cache=True, nogil=True)
 def split_gain(crit, weighted, parent_imp, s0, s1, p, n, s0_l, s1_l, p_l, n_l):
     """Relative gain (I - w_l I_l - w_r I_r) / |I| of one candidate split; 0 if I == 0."""
     if parent_imp == 0.0:
@@ -124,7 +109,16 @@ def split_gain(crit, weighted, parent_imp, s0, s1, p, n, s0_l, s1_l, p_l, n_l):
     p_r = p - p_l
     il = impurity(crit, s0_l, s1_l, p_l, n_l)
     ir = impurity(crit, s0_r, s1_r, p_r, n_r)
-    wl, wr = child_weights(crit, weighted, s0, s1, n, s0_l, s1_l, n_l)
+    # child weights (w_l, w_r): 1/1 unweighted, row shares, or cost-mass shares
+    wl = 1.0
+    wr = 1.0
+    if crit == COST_ENTROPY:
+        tot = s0 + s1
+        wl = (s0_l + s1_l) / tot if tot > 0.0 else 0.5
+        wr = 1.0 - wl
+    elif crit == GINI or crit == ENTROPY or weighted:
+        wl = n_l / n
+        wr = 1.0 - wl
     return (parent_imp - (wl * il + wr * ir)) / abs(parent_imp)
 
 

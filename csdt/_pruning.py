@@ -27,42 +27,35 @@ suite checks it against a brute-force one-node-at-a-time search.
 import numba as nb
 import numpy as np
 
-from ._tree_apply import decision_path_rows
+from ._tree_apply import apply_rows
 
 RULE_PAPER, RULE_COSTCLA = 0, 1
 
 
 @nb.njit(cache=True, nogil=True)
-def _subtree_totals(left, right, leaf_cost, R, nint):
-    """R[k] = validation cost of the current subtree of k, nint[k] = its internal nodes.
+def prune_kernel(left, right, leaf_cost, rule, min_gain, R, nint, reach):
+    """Collapse nodes one at a time, in place on the child arrays ``left``/``right``.
 
-    Node ids are created after their parent's, so a reverse sweep visits children first.
+    ``R``, ``nint`` (float64 / int64) and ``reach`` (bool) are scratch of one entry per
+    node (allocated by the caller: array allocation in a kernel is one more compiled
+    function). Per step, ``R[k]`` = validation cost of the current subtree of k and
+    ``nint[k]`` = its internal nodes; node ids are created after their parent's, so a
+    reverse sweep visits children first.
     """
-    for k in range(left.shape[0] - 1, -1, -1):
-        if left[k] == -1:
-            R[k] = leaf_cost[k]
-            nint[k] = 0
-        else:
-            R[k] = R[left[k]] + R[right[k]]
-            nint[k] = 1 + nint[left[k]] + nint[right[k]]
-
-
-@nb.njit(cache=True, nogil=True)
-def prune_kernel(left, right, leaf_cost, rule, min_gain):
-    """Collapse nodes one at a time; returns the new (left, right) child arrays."""
-    left = left.copy()
-    right = right.copy()
     m = left.shape[0]
-    R = np.empty(m)
-    nint = np.empty(m, np.int64)
-    reach = np.zeros(m, np.bool_)
     while True:
-        _subtree_totals(left, right, leaf_cost, R, nint)
+        for k in range(m - 1, -1, -1):
+            if left[k] == -1:
+                R[k] = leaf_cost[k]
+                nint[k] = 0
+            else:
+                R[k] = R[left[k]] + R[right[k]]
+                nint[k] = 1 + nint[left[k]] + nint[right[k]]
         if nint[0] == 0:
             break
         # nodes still in the tree
-        reach[:] = False
-        reach[0] = True
+        for k in range(m):
+            reach[k] = k == 0
         for k in range(m):
             if reach[k] and left[k] != -1:
                 reach[left[k]] = True
@@ -93,15 +86,17 @@ def prune_kernel(left, right, leaf_cost, rule, min_gain):
         right[best] = -1
         if rule == RULE_COSTCLA and best == 0:
             break
-    return left, right
 
 
 def validation_leaf_costs(tree, X, y, costs, kind):
     """Per node: validation money (kind "cost") or misclassified rows ("error") of the
-    rows reaching the node if the node were a leaf with its label."""
-    indptr, idx = decision_path_rows(X, tree.children_left, tree.children_right, tree.feature,
-                                     tree.threshold, tree.missing_left, tree.depth)
-    lengths = np.diff(indptr)
+    rows reaching the node if the node were a leaf with its label.
+
+    Sums over each row's leaf, then added up the tree, children before parents
+    (node ids grow away from the root).
+    """
+    leaf = apply_rows(X, tree.children_left, tree.children_right, tree.feature, tree.threshold,
+                      tree.missing_left)
     pos = y == 1
     if kind == "cost":
         r0 = np.where(pos, costs[:, 1], costs[:, 3])
@@ -110,16 +105,24 @@ def validation_leaf_costs(tree, X, y, costs, kind):
         r0 = pos.astype(np.float64)
         r1 = (~pos).astype(np.float64)
     m = tree.node_count
-    v0 = np.bincount(idx, weights=np.repeat(r0, lengths), minlength=m)
-    v1 = np.bincount(idx, weights=np.repeat(r1, lengths), minlength=m)
-    return np.where(tree.label == 1, v1, v0)
+    v = np.stack([np.bincount(leaf, weights=r0, minlength=m),
+                  np.bincount(leaf, weights=r1, minlength=m)], axis=1)
+    left, right, depth = tree.children_left, tree.children_right, tree.depth
+    inner = np.flatnonzero(left != -1)
+    for level in range(int(depth.max()) if m else 0, -1, -1):  # one numpy step per depth
+        k = inner[depth[inner] == level]
+        v[k] = v[left[k]] + v[right[k]]
+    return np.where(tree.label == 1, v[:, 1], v[:, 0])
 
 
 def prune_tree(tree, X, y, costs, kind, rule=RULE_PAPER, min_gain=0.0):
     """Return a pruned copy of ``tree`` (see module doc)."""
     leaf_cost = validation_leaf_costs(tree, X, y, costs, kind)
-    left, right = prune_kernel(tree.children_left, tree.children_right, leaf_cost, int(rule),
-                               float(min_gain))
+    left = tree.children_left.copy()
+    right = tree.children_right.copy()
+    m = left.shape[0]
+    prune_kernel(left, right, leaf_cost, int(rule), float(min_gain), np.empty(m),
+                 np.empty(m, np.int64), np.empty(m, np.bool_))
     keep = np.zeros(tree.node_count, bool)
     keep[0] = True
     for k in range(tree.node_count):  # ids grow away from the root

@@ -35,15 +35,6 @@ NAN_BIN = 255
 
 
 @nb.njit(cache=True, nogil=True)
-def _midpoint(a, b):
-    """Threshold between two consecutive distinct values with a <= t < b."""
-    t = a / 2.0 + b / 2.0
-    if t >= b or t < a or not np.isfinite(t):
-        t = a
-    return t
-
-
-@nb.njit(cache=True, nogil=True)
 def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, min_leaf,
                      s0, s1, sp, parent_imp, g0, g1, gp):
     """Exact search over all distinct thresholds of the features ``feats``.
@@ -131,9 +122,12 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
         if best_k == -2:
             thr = np.inf
         else:
+            # midpoint between the two consecutive distinct values, with a <= t < b
             a = X[order[best_f, start + best_k], best_f]
             b = X[order[best_f, start + best_k + 1], best_f]
-            thr = _midpoint(a, b)
+            thr = a / 2.0 + b / 2.0
+            if thr >= b or thr < a or not np.isfinite(thr):
+                thr = a
     return best_gain, best_f, thr, best_ml, best_nl
 
 
