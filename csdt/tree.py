@@ -339,8 +339,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         """Sparse CSR indicator (n_samples, n_nodes) of the nodes each row visits."""
         X = self._X_predict(X)
         t = self.tree_
-        indptr, idx = decision_path_rows(X, t.children_left, t.children_right, t.feature,
-                                         t.threshold, t.missing_left, t.depth)
+        indptr, idx = decision_path_rows(self._apply_validated(X), t.children_left,
+                                         t.children_right, t.depth)
         return sp.csr_matrix((np.ones(idx.shape[0], np.int64), idx, indptr),
                              shape=(X.shape[0], t.node_count))
 

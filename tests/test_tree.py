@@ -291,6 +291,25 @@ def test_pandas_input_pickle_protocol_and_decision_path():
     assert txt.count("class") == t.n_leaves
 
 
+def test_decision_path_equals_a_walk_of_the_tree_arrays():
+    """Every row's CSR path is the node sequence of a plain walk (root first), NaN included."""
+    X, y, C = random_problem(11, n=400, d=3, nan_frac=0.1)
+    m = CSDT(max_depth=6, min_gain=0.0).fit(X, y, cost_matrix=C)
+    Xv, yv, Cv = random_problem(12, n=300, d=3, nan_frac=0.1)
+    for model in (m, clone(m).fit(X, y, cost_matrix=C).prune(Xv, yv, cost_matrix=Cv)):
+        t = model.tree_
+        P = model.decision_path(X)
+        assert P.shape == (X.shape[0], t.node_count)
+        for i in range(X.shape[0]):
+            node, walk = 0, [0]
+            while t.children_left[node] != -1:
+                x = X[i, t.feature[node]]
+                left = t.missing_left[node] if np.isnan(x) else x <= t.threshold[node]
+                node = t.children_left[node] if left else t.children_right[node]
+                walk.append(node)
+            np.testing.assert_array_equal(P.indices[P.indptr[i]:P.indptr[i + 1]], walk)
+
+
 def test_plot_runs():
     mpl = pytest.importorskip("matplotlib")
     mpl.use("Agg")
