@@ -35,6 +35,17 @@ NAN_BIN = 255
 
 
 @nb.njit(cache=True, nogil=True)
+def _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf, l0, l1, lp, nl):
+    """split_gain of a candidate with left sums (l0, l1, lp, nl); -inf if a child has
+    fewer than ``min_leaf`` rows. Shared by the exact and histogram scans (one compiled
+    copy of the criterion code rather than one per call site).
+    """
+    if nl < min_leaf or m - nl < min_leaf:
+        return -np.inf
+    return split_gain(crit, weighted, parent_imp, s0, s1, sp, n, l0, l1, lp, float(nl))
+
+
+@nb.njit(cache=True, nogil=True)
 def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, min_leaf,
                      s0, s1, sp, parent_imp, g0, g1, gp):
     """Exact search over all distinct thresholds of the features ``feats``.
@@ -97,20 +108,18 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
                     best_k = k
                     best_nl = nl
                     best_ml = nn == 0 and nl >= m - nl
-            if nn > 0:
-                nl2 = nl + nn
-                if nl2 >= min_leaf and m - nl2 >= min_leaf:
-                    g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n,
-                                   l0 + ns0, l1 + ns1, lp + nsp, float(nl2))
-                    if g > best_gain:
-                        best_gain = g
-                        best_f = f
-                        best_k = k
-                        best_nl = nl2
-                        best_ml = True
-        if nn > 0 and nv >= min_leaf and nn >= min_leaf:
-            g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n,
-                           s0 - ns0, s1 - ns1, sp - nsp, float(nv))
+            if nn > 0:  # the same cut with the NaN rows on the left
+                g = _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf,
+                                l0 + ns0, l1 + ns1, lp + nsp, nl + nn)
+                if g > best_gain:
+                    best_gain = g
+                    best_f = f
+                    best_k = k
+                    best_nl = nl + nn
+                    best_ml = True
+        if nn > 0:  # every non-missing row left, NaN right (threshold +inf)
+            g = _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf,
+                            s0 - ns0, s1 - ns1, sp - nsp, nv)
             if g > best_gain:
                 best_gain = g
                 best_f = f
@@ -191,28 +200,25 @@ def best_split_histogram(hist, edges, nbins, feats, crit, weighted, min_leaf, s0
             nl += cnt
             if nl == nv:
                 break
-            if nl >= min_leaf and m - nl >= min_leaf:
-                g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n, l0, l1, lp, float(nl))
+            g = _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf, l0, l1, lp, nl)
+            if g > best_gain:
+                best_gain = g
+                best_f = f
+                best_b = b
+                best_nl = nl
+                best_ml = nn == 0 and nl >= m - nl
+            if nn > 0:  # the same cut with the NaN rows on the left
+                g = _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf,
+                                l0 + ns0, l1 + ns1, lp + nsp, nl + nn)
                 if g > best_gain:
                     best_gain = g
                     best_f = f
                     best_b = b
-                    best_nl = nl
-                    best_ml = nn == 0 and nl >= m - nl
-            if nn > 0:
-                nl2 = nl + nn
-                if nl2 >= min_leaf and m - nl2 >= min_leaf:
-                    g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n,
-                                   l0 + ns0, l1 + ns1, lp + nsp, float(nl2))
-                    if g > best_gain:
-                        best_gain = g
-                        best_f = f
-                        best_b = b
-                        best_nl = nl2
-                        best_ml = True
-        if nn > 0 and nv >= min_leaf and nn >= min_leaf:
-            g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n,
-                           s0 - ns0, s1 - ns1, sp - nsp, float(nv))
+                    best_nl = nl + nn
+                    best_ml = True
+        if nn > 0:  # every non-missing row left, NaN right (threshold +inf)
+            g = _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf,
+                            s0 - ns0, s1 - ns1, sp - nsp, nv)
             if g > best_gain:
                 best_gain = g
                 best_f = f
