@@ -144,7 +144,8 @@ def _grow(X, stats, costs, rows, tmp_o, perm, state, srt, exact, hist, costcla, 
           num_pct):
     """Growth loop; see :func:`grow` (which allocates every scratch array).
 
-    ``rows[start:end]`` are a node's rows. The mode's data come as tuples, the absent
+    ``rows[start:end]`` are a node's rows; ``perm`` (scratch of the random feature
+    draws) is None when every allowed feature is searched. The mode's data come as tuples, the absent
     modes' as None: ``srt`` = (order, codes, flag, tmp_c) (exact and costcla modes),
     ``exact`` = (g0, g1, gp), ``hist`` = (bcodes, edges, nbins, hist, pool, free),
     ``costcla`` = (a0, a1, yv, suf0, suf1, sufp, selected). numba prunes the branches
@@ -224,7 +225,9 @@ def _grow(X, stats, costs, rows, tmp_o, perm, state, srt, exact, hist, costcla, 
             ok = False
             slot = -1
             if costcla is not None:
-                feats = _draw_features(allowed, max_features, state, perm)
+                feats = allowed
+                if perm is not None:  # max_features < number of allowed features
+                    feats = _draw_features(allowed, max_features, state, perm)
                 selected = costcla[6]
                 for fi in range(d):
                     selected[fi] = False
@@ -254,7 +257,9 @@ def _grow(X, stats, costs, rows, tmp_o, perm, state, srt, exact, hist, costcla, 
                 imp = impurity(crit, s0, s1, sp, nm)
                 if (m >= min_split and m >= 2 * min_leaf and imp != 0.0
                         and (max_depth < 0 or p_depth < max_depth)):
-                    feats = _draw_features(allowed, max_features, state, perm)
+                    feats = allowed
+                    if perm is not None:
+                        feats = _draw_features(allowed, max_features, state, perm)
                     if hist is not None:
                         if slot >= 0:
                             h = hist[4][slot]
@@ -442,7 +447,9 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
         else:
             costcla = (a0, a1, yv, np.empty(n + 1), np.empty(n + 1), np.empty(n + 1),
                        np.zeros(d, np.bool_))
-    t_i, t_x = _grow(X, stats, costs, rows, np.empty(n, np.int32), np.empty_like(allowed), state,
+    # random feature subsets only when fewer than all allowed features are drawn
+    perm = np.empty_like(allowed) if max_features < allowed.shape[0] else None
+    t_i, t_x = _grow(X, stats, costs, rows, np.empty(n, np.int32), perm, state,
                      srt, exact, hist, costcla, crit, weighted, max_depth, min_split, min_leaf,
                      min_gain, max_features, max_leaf_nodes, allowed, num_pct)
     return (t_i[:, _T_LEFT].copy(), t_i[:, _T_RIGHT].copy(), t_i[:, _T_FEAT].copy(),
