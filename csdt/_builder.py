@@ -21,7 +21,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._criterion import COST_CRITERIA, impurity, node_label, weighted_cost_pair
+from ._criterion import (
+    _INTERNAL,
+    COST_CRITERIA,
+    impurity,
+    node_label,
+    weighted_cost_pair,
+)
 from ._splitter import (
     NAN_BIN,
     NAN_CODE,
@@ -96,7 +102,7 @@ class Tree:
 
 
 # ----------------------------------------------------------------- random features
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def _draw_features(allowed, k, state, perm):
     """k features drawn without replacement from ``allowed`` (sorted ascending).
 

