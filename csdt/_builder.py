@@ -416,7 +416,7 @@ def _grow(X, stats, costs, rows, tmp_o, perm, state, srt, exact, hist, costcla, 
             if hist is not None and e_slot >= 0:
                 hist[5][nfree] = e_slot
                 nfree += 1
-    return t_i[:nodes].copy(), t_x[:nodes].copy()
+    return t_i, t_x, nodes  # sliced by the caller (a copy in numba is one more compile)
 
 
 def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, crit, weighted,
@@ -455,9 +455,10 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
                        np.zeros(d, np.bool_))
     # random feature subsets only when fewer than all allowed features are drawn
     perm = np.empty_like(allowed) if max_features < allowed.shape[0] else None
-    t_i, t_x = _grow(X, stats, costs, rows, np.empty(n, np.int32), perm, state,
-                     srt, exact, hist, costcla, crit, weighted, max_depth, min_split, min_leaf,
-                     min_gain, max_features, max_leaf_nodes, allowed, num_pct)
+    t_i, t_x, nodes = _grow(X, stats, costs, rows, np.empty(n, np.int32), perm, state, srt, exact,
+                            hist, costcla, crit, weighted, max_depth, min_split, min_leaf,
+                            min_gain, max_features, max_leaf_nodes, allowed, num_pct)
+    t_i, t_x = t_i[:nodes], t_x[:nodes]
     return (t_i[:, _T_LEFT].copy(), t_i[:, _T_RIGHT].copy(), t_i[:, _T_FEAT].copy(),
             t_x[:, _T_THR].copy(), t_i[:, _T_ML] != 0, t_x[:, _T_N].copy(), t_x[:, _T_POS].copy(),
             t_x[:, _T_C0].copy(), t_x[:, _T_C1].copy(), t_i[:, _T_LABEL].copy(),

@@ -95,19 +95,22 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
             if codes[f, start + k + 1] == codes[f, start + k]:
                 continue
             nl = k + 1
-            if nl >= min_leaf and m - nl >= min_leaf:
-                if direct:  # the default criterion, inlined: (I - I_c(S_l) - I_c(S_r)) / |I|
-                    r0 = s0 - l0
-                    r1 = s1 - l1
-                    g = (parent_imp - ((min(l1, l0)) + (min(r1, r0)))) / abs_imp
-                else:
-                    g = split_gain(crit, weighted, parent_imp, s0, s1, sp, n, l0, l1, lp, float(nl))
-                if g > best_gain:
-                    best_gain = g
-                    best_f = f
-                    best_k = k
-                    best_nl = nl
-                    best_ml = nn == 0 and nl >= m - nl
+            if not direct:
+                g = _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf, l0, l1, lp,
+                                nl)
+            elif nl >= min_leaf and m - nl >= min_leaf:
+                # the default criterion, inlined: (I - I_c(S_l) - I_c(S_r)) / |I|
+                r0 = s0 - l0
+                r1 = s1 - l1
+                g = (parent_imp - ((min(l1, l0)) + (min(r1, r0)))) / abs_imp
+            else:
+                g = -np.inf
+            if g > best_gain:
+                best_gain = g
+                best_f = f
+                best_k = k
+                best_nl = nl
+                best_ml = nn == 0 and nl >= m - nl
             if nn > 0:  # the same cut with the NaN rows on the left
                 g = _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf,
                                 l0 + ns0, l1 + ns1, lp + nsp, nl + nn)
