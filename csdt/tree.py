@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
 from ._builder import MODE_COSTCLA, MODE_EXACT, MODE_HIST, build_tree
@@ -59,14 +59,6 @@ def _check_y(y):
         raise ValueError("Only binary classification is supported. The cost matrix is 2 x 2; "
                          f"y has {np.unique(y).size} classes")
     return check_binary_labels(y, return_classes=True)
-
-
-def _costs_or_unit(n, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
-    """Validated (n, 4) costs; unit costs (fp_cost = fn_cost = 1) when none are given."""
-    if cost_matrix is None and fp_cost is None and fn_cost is None:
-        fp_cost = fn_cost = 1.0
-    return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                       cost_matrix=cost_matrix)
 
 
 class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
@@ -237,7 +229,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         y, classes = _check_y(y)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
-        costs = _costs_or_unit(X.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
         if self.num_pct is not None and np.isnan(X).any():
             raise ValueError("costcla mode (num_pct) does not support NaN in X; use the exact mode")
         params = self._resolve_params(X.shape[1])
@@ -261,7 +254,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         yv = check_binary_labels(y, name="y_val", require_both=False)
         if yv.shape[0] != Xv.shape[0]:
             raise ValueError(f"y_val has {yv.shape[0]} rows but X_val has {Xv.shape[0]}")
-        cv = _costs_or_unit(Xv.shape[0], fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        cv = check_fit_costs(Xv.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                             cost_matrix=cost_matrix)
         return Xv, yv, cv
 
     def _fit_arrays(self, X, y, costs, params, feature_subset):
