@@ -4,18 +4,17 @@ Costs are partitioned with the data (folded into label and weight chunk by chunk
 the distributed models' test savings must be close to the single-machine models'.
 """
 
+# dask, distributed and pyarrow are dev-extra dependencies: a missing one fails the run, never skips it
+import dask.array as da
+import dask.distributed as distributed
 import numpy as np
+import pyarrow  # noqa: F401  (xgboost.dask / lightgbm.dask import dask.dataframe, which needs it)
 import pytest
 
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
 from csboost_plugins.metrics import expected_savings_score, savings_score
 from csdt.datasets import make_fraud_transactions
-
-da = pytest.importorskip("dask.array")
-distributed = pytest.importorskip("dask.distributed")
-# xgboost.dask and lightgbm.dask import dask.dataframe, which needs pyarrow (pyproject's dev extra must list it)
-pytest.importorskip("pyarrow", reason="dask.dataframe (imported by xgboost.dask / lightgbm.dask) needs pyarrow")
 
 pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning",
                                         "ignore::UserWarning", "ignore::DeprecationWarning")

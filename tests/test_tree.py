@@ -311,7 +311,7 @@ def test_decision_path_equals_a_walk_of_the_tree_arrays():
 
 
 def test_plot_runs():
-    mpl = pytest.importorskip("matplotlib")
+    import matplotlib as mpl  # dev extra: must not skip silently
     mpl.use("Agg")
     X, y, C = random_problem(6, n=200, d=3)
     ax = CSDT(max_depth=3, min_gain=0.0).fit(X, y, cost_matrix=C).plot()
