@@ -485,7 +485,8 @@ def _sort_column(X, order, codes, f):
 
 
 def presort(X):
-    """order (d, n) int32: rows sorted by each feature (stable, NaN last); codes: dense ranks.
+    """order (d, n) int32: rows sorted by each feature (NaN last; ties in any fixed order);
+    codes (d, n) int32: along that order, the dense rank of each value (NaN: NAN_CODE).
 
     numpy's sort on contiguous columns (C code, GIL released; two threads) rather than
     numba's, which costs seconds of compile.
