@@ -1,12 +1,18 @@
-"""First-call (numba compile) latency of the CSDT tree in a fresh process.
+"""First-call latency of the CSDT tree in a fresh process: AOT kernels vs numba JIT.
 
 For each configuration a new ``python -c`` process times the first
 ``CostSensitiveDecisionTreeClassifier(**params).fit`` (plus one ``predict_proba``) on a
-300 x 3 random data set, after the imports. "cold" runs with an empty numba cache
-(a fresh temporary ``NUMBA_CACHE_DIR``, which is the same as deleting the
-``csdt/__pycache__/*.nbi|*.nbc`` files but leaves the other engineers' caches alone);
-"cached" repeats the process with the cache the cold run wrote. Each configuration
-gets its own empty cache, so the cold numbers do not share compiled kernels.
+300 x 3 random data set, after the imports. Two paths (see ``csdt/_aot.py``):
+
+* "AOT": the kernels the install compiled ahead of time (``csdt._kernels_aot``), the
+  default whenever the extension is built and current;
+* "JIT": ``CSDT_JIT=1``, numba's JIT kernels. "cold" runs with an empty numba cache (a
+  fresh temporary ``NUMBA_CACHE_DIR``, which is the same as deleting the
+  ``csdt/__pycache__/*.nbi|*.nbc`` files but leaves the other engineers' caches alone);
+  "cached" repeats the process with the cache the cold run wrote. Each configuration
+  gets its own empty cache, so the cold numbers do not share compiled kernels.
+
+The AOT column also uses an empty numba cache: nothing may be compiled on that path.
 
     python benchmarks/bench_tree_compile.py                 # all configurations
     python benchmarks/bench_tree_compile.py --configs default --repeat 3
@@ -45,9 +51,9 @@ print(t_fit, time.perf_counter() - t)
 """
 
 
-def run(config, cache_dir):
+def run(config, cache_dir, jit=True):
     params, fit_extra = CONFIGS[config]
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, CSDT_JIT="1" if jit else "0")
     out = subprocess.check_output([sys.executable, "-c", CODE.format(params=params, fit_extra=fit_extra)],
                                   env=env, text=True)
     fit_s, total_s = map(float, out.split()[-2:])
@@ -59,17 +65,25 @@ def main():
     ap.add_argument("--configs", nargs="*", default=list(CONFIGS))
     ap.add_argument("--repeat", type=int, default=1, help="cold runs per configuration (median)")
     args = ap.parse_args()
-    print("| configuration | cold fit s | cold fit+predict s | cached fit s | cached fit+predict s |")
-    print("|---|---|---|---|---|")
+    from csdt import _aot
+
+    if _aot.module() is None:
+        print("NOTE: csdt._kernels_aot is not built or stale; the AOT column runs the JIT")
+    print("| configuration | AOT cold fit+predict s | JIT cold fit s | JIT cold fit+predict s "
+          "| JIT cached fit s | JIT cached fit+predict s |")
+    print("|---|---|---|---|---|---|")
     for config in args.configs:
-        cold, cached = [], []
+        cold, cached, aot = [], [], []
         for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory() as d:
+                aot.append(run(config, d, jit=False)[1])
             with tempfile.TemporaryDirectory() as d:
                 cold.append(run(config, d))
                 cached.append(run(config, d))
         med = [statistics.median(v[i] for v in cold) for i in (0, 1)]
         medc = [statistics.median(v[i] for v in cached) for i in (0, 1)]
-        print(f"| {config} | {med[0]:.2f} | {med[1]:.2f} | {medc[0]:.2f} | {medc[1]:.2f} |", flush=True)
+        print(f"| {config} | {statistics.median(aot):.3f} | {med[0]:.2f} | {med[1]:.2f} | {medc[0]:.2f} "
+              f"| {medc[1]:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

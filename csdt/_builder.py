@@ -24,6 +24,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from . import _aot
 from ._criterion import (
     _INTERNAL,
     COST_CRITERIA,
@@ -459,9 +460,11 @@ def grow(X, stats, costs, a0, a1, yv, order, codes, bcodes, edges, nbins, mode, 
                        np.zeros(d, np.bool_))
     # random feature subsets only when fewer than all allowed features are drawn
     perm = np.empty_like(allowed) if max_features < allowed.shape[0] else None
-    t_i, t_x, nodes = _grow(X, stats, costs, rows, np.empty(n, np.int32), perm, state, srt, exact,
-                            hist, costcla, crit, weighted, max_depth, min_split, min_leaf,
-                            min_gain, max_features, max_leaf_nodes, allowed, num_pct)
+    name = "grow_" + ("hist" if mode == MODE_HIST else "exact" if mode == MODE_EXACT else "costcla")
+    t_i, t_x, nodes = _aot.run(name + ("_perm" if perm is not None else ""), _grow, X, stats, costs,
+                               rows, np.empty(n, np.int32), perm, state, srt, exact, hist, costcla,
+                               crit, weighted, max_depth, min_split, min_leaf, min_gain,
+                               max_features, max_leaf_nodes, allowed, num_pct)
     t_i, t_x = t_i[:nodes], t_x[:nodes]
     return (t_i[:, _T_LEFT].copy(), t_i[:, _T_RIGHT].copy(), t_i[:, _T_FEAT].copy(),
             t_x[:, _T_THR].copy(), t_i[:, _T_ML] != 0, t_x[:, _T_N].copy(), t_x[:, _T_POS].copy(),
@@ -520,7 +523,7 @@ def bin_codes(X, edges, nbins):
             list(ex.map(lambda s: _bin_codes_into(X[s], edges, nbins, out[s]),
                         (slice(0, h), slice(h, n))))
     else:
-        _bin_codes_into(X, edges, nbins, out)
+        _aot.run("bin_codes_into", _bin_codes_into, X, edges, nbins, out)
     return out
 
 

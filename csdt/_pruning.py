@@ -27,6 +27,7 @@ suite checks it against a brute-force one-node-at-a-time search.
 import numba as nb
 import numpy as np
 
+from . import _aot
 from ._tree_apply import apply_rows
 
 RULE_PAPER, RULE_COSTCLA = 0, 1
@@ -95,8 +96,8 @@ def validation_leaf_costs(tree, X, y, costs, kind):
     Sums over each row's leaf, then added up the tree, children before parents
     (node ids grow away from the root).
     """
-    leaf = apply_rows(X, tree.children_left, tree.children_right, tree.feature, tree.threshold,
-                      tree.missing_left)
+    leaf = _aot.run("apply_rows", apply_rows, X, tree.children_left, tree.children_right,
+                    tree.feature, tree.threshold, tree.missing_left)
     pos = y == 1
     if kind == "cost":
         r0 = np.where(pos, costs[:, 1], costs[:, 3])
@@ -121,8 +122,8 @@ def prune_tree(tree, X, y, costs, kind, rule=RULE_PAPER, min_gain=0.0):
     left = tree.children_left.copy()
     right = tree.children_right.copy()
     m = left.shape[0]
-    prune_kernel(left, right, leaf_cost, int(rule), float(min_gain), np.empty(m),
-                 np.empty(m, np.int64), np.empty(m, np.bool_))
+    _aot.run("prune_kernel", prune_kernel, left, right, leaf_cost, int(rule), float(min_gain),
+             np.empty(m), np.empty(m, np.int64), np.empty(m, np.bool_))
     keep = np.zeros(tree.node_count, bool)
     keep[0] = True
     for k in range(tree.node_count):  # ids grow away from the root

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
+from . import _aot
 from ._builder import MODE_COSTCLA, MODE_EXACT, MODE_HIST, build_tree
 from ._criterion import COST_CRITERIA, CRITERIA
 from ._pruning import RULE_COSTCLA, RULE_PAPER, prune_tree
@@ -311,8 +312,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _apply_validated(self, X):
         t = self.tree_
-        return apply_rows(X, t.children_left, t.children_right, t.feature, t.threshold,
-                          t.missing_left)
+        return _aot.run("apply_rows", apply_rows, X, t.children_left, t.children_right, t.feature,
+                        t.threshold, t.missing_left)
 
     def _predict_proba_validated(self, X):
         """P(y=1) of every row (Laplace leaf rate), shape (n,); X validated float64 C-order."""

