@@ -17,8 +17,26 @@ def collect_categories(rules) -> dict:
     return cats
 
 
+def _numeric_levels(cats: dict) -> dict:
+    """The entries of ``cats`` whose training categories are all numbers (matched by value in numeric columns)."""
+    return {j: v for j, v in cats.items()
+            if v and all(isinstance(c, (int, float, np.number)) and not isinstance(c, bool) for c in v)}
+
+
+def _recode(values: np.ndarray, levels) -> np.ndarray:
+    """Index of each value among the training categories ``levels`` (exact match; others -> NaN)."""
+    codes = pd.Index(np.asarray(levels, dtype=np.float64)).get_indexer(values)
+    out = codes.astype(np.float64)
+    out[codes < 0] = np.nan
+    return out
+
+
 def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) -> np.ndarray:
     """float64 2-D matrix of X; pandas ``category`` columns become codes of the training categories.
+
+    A numeric column whose rules carry numeric training categories (scikit-learn
+    HistGradientBoosting's ordinal-encoded categorical features) is re-coded the
+    same way, by exact value, with unknown values -> NaN, as the model does.
 
     A pandas DataFrame whose columns contain every name in ``feature_names`` is
     reordered to that order first. Category values unseen in training become NaN
@@ -29,6 +47,7 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) ->
         raise TypeError("X must be dense (numpy or pandas); sparse input treats absent entries as missing in "
                         "xgboost but as 0 in scikit-learn, so convert it explicitly")
     cats = collect_categories(rules)
+    num_levels = _numeric_levels(cats)
     if isinstance(X, pd.DataFrame):
         if feature_names is not None and all(isinstance(n, str) for n in feature_names) \
                 and set(feature_names) <= set(map(str, X.columns)) and list(X.columns) != list(feature_names):
@@ -50,6 +69,8 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) ->
                 out[:, k] = v
             elif pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
                 out[:, k] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+                if j in num_levels:
+                    out[:, k] = _recode(out[:, k], num_levels[j])
             else:
                 raise TypeError(f"X column {name!r} has non-numeric dtype {dt}; encode it or make it a pandas "
                                 "category")
@@ -64,4 +85,11 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) ->
         if len(columns) and max(columns) >= arr.shape[1]:
             raise ValueError(f"X has {arr.shape[1]} columns but the rules use column index {max(columns)}")
         arr = np.asarray(arr[:, list(columns)], order=order)
+    else:
+        columns = range(arr.shape[1])
+    recode = [(k, j) for k, j in enumerate(columns) if j in num_levels]
+    if recode:
+        arr = np.array(arr, dtype=np.float64, order=order, copy=True)  # never write into the caller's array
+        for k, j in recode:
+            arr[:, k] = _recode(arr[:, k], num_levels[j])
     return arr

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._rule import Rule
 
-__all__ = ["extract_rules", "rules_from_tree", "TreeConditions"]
+__all__ = ["extract_rules", "rules_from_tree", "TreeConditions", "check_output"]
+
+
+def check_output(output, n_outputs: int, model_name: str):
+    """Validate ``output`` (None or an integer in [0, n_outputs)); returns it as int or None."""
+    if output is None:
+        return None
+    if isinstance(output, bool) or not isinstance(output, (int, np.integer)):
+        raise TypeError(f"output must be None or an integer, got {type(output).__name__}")
+    if not 0 <= int(output) < n_outputs:
+        raise ValueError(f"output must lie in [0, {n_outputs}) for this {model_name} with {n_outputs} output(s), "
+                         f"got {output}")
+    return int(output)
 
 
 class TreeConditions:
@@ -41,25 +55,27 @@ def rules_from_tree(tree: TreeConditions, *, nodes="leaves", feature_names=None,
     return out
 
 
-def _single_model_trees(model):
+def _single_model_trees(model, output=None):
     """(list of TreeConditions, feature_names) of one model, dispatched on its type."""
     mod = type(model).__module__
     if mod.startswith("xgboost"):
         from ._extract_xgb import xgboost_trees
-        return xgboost_trees(model)
+        return xgboost_trees(model, output=output)
     if mod.startswith("lightgbm"):
         from ._extract_lgb import lightgbm_trees
-        return lightgbm_trees(model)
+        return lightgbm_trees(model, output=output)
     if hasattr(model, "tree_arrays"):
         from ._extract_protocol import protocol_trees
+        check_output(output, 1, type(model).__name__)
         return protocol_trees(model)
     if mod.startswith("sklearn"):
         from ._extract_sklearn import sklearn_trees
-        return sklearn_trees(model)
+        return sklearn_trees(model, output=output)
     from ..tree_protocol import TreeArrays
     if isinstance(model, TreeArrays) or (isinstance(model, (list, tuple)) and model
                                           and all(isinstance(t, TreeArrays) for t in model)):
         from ._extract_protocol import protocol_trees
+        check_output(output, 1, "TreeArrays")
         return protocol_trees(model)
     raise TypeError(
         f"extract_rules does not support {type(model).__name__}: give an xgboost Booster/XGBClassifier, a lightgbm "
@@ -67,7 +83,7 @@ def _single_model_trees(model):
         "model with tree_arrays(), TreeArrays, or a list of these")
 
 
-def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True) -> list:
+def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True, output=None) -> list:
     """Candidate rules from the leaves (or all nodes) of tree models (RIFF section 3.1).
 
     Parameters
@@ -76,7 +92,8 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         the RIFF paper's bagging extension). Supported: ``xgboost.Booster`` /
         ``XGBModel`` (numerical and categorical splits), ``lightgbm.Booster`` /
         ``LGBMModel`` (numerical, categorical, missing types NaN/Zero/None),
-        scikit-learn ``HistGradientBoosting*`` (numerical splits),
+        xgboost ``multi_strategy="multi_output_tree"`` (vector leaves, see ``output``),
+        scikit-learn ``HistGradientBoosting*`` (numerical and categorical splits),
         scikit-learn ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``,
         ``ExtraTrees*``, ``GradientBoosting*``, any model exposing
         ``tree_arrays()`` (this project's trees) and ``TreeArrays`` themselves.
@@ -86,6 +103,16 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         but the root: shorter rules, the paper's future work).
     deduplicate : merge identical rules (same rows on every input), keeping all
         their ``sources``, and drop rules no row can satisfy.
+    output : None or int k, which output (class of a multi-class model, target
+        of a multi-target one) ``rule.value`` refers to. With k, a leaf rule's
+        value is the leaf's additive contribution to output k's raw margin
+        (boosters: component k of a vector leaf; 0.0 for a leaf of a tree that
+        belongs to another class), so base margin + the values of the rules
+        covering a row = the model's raw margin of output k; for single trees and
+        forests, the class-k probability (classifiers) or target k (regressors).
+        None keeps each leaf's own scalar value; a model whose leaves are vectors
+        (xgboost ``multi_output_tree`` with several outputs) then raises
+        ``ValueError``. Rule conditions do not depend on ``output``.
 
     Returns
     -------
@@ -105,7 +132,7 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         models = [model]
     rules, names = [], None
     for mi, m in enumerate(models):
-        trees, fnames = _single_model_trees(m)
+        trees, fnames = _single_model_trees(m, output)
         if feature_names is None and fnames is not None:
             if names is not None and list(names) != list(fnames):
                 raise ValueError(f"models 0 and {mi} have different feature names; pass feature_names= explicitly "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ._extract import TreeConditions
+from ._extract import TreeConditions, check_output
 from ._rule import CategorySet, Interval
 
 __all__ = ["lightgbm_trees"]
@@ -87,7 +87,7 @@ def _levels(dump: dict) -> dict:
     return {j: list(v) for j, v in zip(cat_idx, pc)}
 
 
-def lightgbm_trees(model):
+def lightgbm_trees(model, output=None):
     import lightgbm as lgb
     booster, num_iteration = model, None
     if isinstance(model, lgb.LGBMModel):
@@ -99,4 +99,10 @@ def lightgbm_trees(model):
     dump = booster.dump_model(num_iteration=num_iteration)
     levels = _levels(dump)
     trees = [_tree(t["tree_structure"], levels) for t in dump["tree_info"]]
+    k = int(dump.get("num_tree_per_iteration", 1) or 1)
+    output = check_output(output, k, "lightgbm model")
+    if output is not None:  # tree t adds to output t % k only
+        for ti, tc in enumerate(trees):
+            if ti % k != output:
+                tc.value = [0.0 if tc.left[i] == -1 else math.nan for i in range(len(tc.value))]
     return trees, list(dump.get("feature_names", [])) or None

@@ -5,6 +5,16 @@ float32); missing goes to ``default_left``. Categorical split (``split_type`` 1)
 a code in the node's set goes RIGHT, any other valid or negative code goes left,
 missing goes to the default child. Codes index the training categories stored in
 the model (``cats``), which xgboost uses to re-code pandas input by value.
+
+Leaf values: a scalar tree's leaf value is its ``split_conditions`` entry. A
+``multi_strategy="multi_output_tree"`` tree (``tree_param.size_leaf_vector`` k > 1)
+has vector leaves: a leaf's ``right_children`` entry is its slot s and its
+value for output j is ``leaf_weights[s * k + j]``. Its paths are ordinary rules;
+only the value needs an output (``extract_rules(..., output=j)``). With
+one-output-per-tree multi-class models (the default) tree t adds to output
+``tree_info[t]`` only. Raw margin of output j = base_score[j] (margin space) +
+sum over trees of the rule values for ``output=j``; DART trees are scaled by
+their ``weight_drop``.
 """
 
 from __future__ import annotations
@@ -14,7 +24,7 @@ import math
 
 import numpy as np
 
-from ._extract import TreeConditions
+from ._extract import TreeConditions, check_output
 from ._rule import CategorySet, Interval, float32_lt_bound
 
 __all__ = ["xgboost_trees"]
@@ -35,7 +45,26 @@ def _levels(cats: dict | None) -> dict:
     return out
 
 
-def _tree(t: dict, levels: dict) -> TreeConditions:
+def _leaf_values(t: dict, output, group: int, scale: float, tree_index: int) -> list:
+    """Value of every node for ``output`` (NaN at internal nodes): see the module docstring."""
+    left, n = t["left_children"], len(t["left_children"])
+    k = int(t.get("tree_param", {}).get("size_leaf_vector", "1") or 1)
+    if k > 1:
+        if output is None:
+            raise ValueError(
+                f"xgboost tree {tree_index} was grown with multi_strategy='multi_output_tree': its leaves hold "
+                f"{k} values (one per class or target), so a rule has no single value; pass output=<0..{k - 1}> "
+                "to extract_rules to value the rules by that output's leaf component")
+        weights = np.asarray(t["leaf_weights"], dtype=np.float32).reshape(-1, k)[:, output]
+        slot = t["right_children"]  # at leaves: the slot into leaf_weights
+        return [float(weights[slot[i]]) * scale if left[i] == -1 else math.nan for i in range(n)]
+    cond = t["split_conditions"]
+    if output is not None and group != output:
+        return [0.0 if left[i] == -1 else math.nan for i in range(n)]  # this tree adds to another output
+    return [float(cond[i]) * scale if left[i] == -1 else math.nan for i in range(n)]
+
+
+def _tree(t: dict, levels: dict, value: list) -> TreeConditions:
     left, right = t["left_children"], t["right_children"]
     n = len(left)
     feat, cond = t["split_indices"], t["split_conditions"]
@@ -62,13 +91,10 @@ def _tree(t: dict, levels: dict) -> TreeConditions:
             s = str(t32)
             cl[i] = Interval(f, upper=b, upper_closed=closed, missing=miss_left, upper_text=f"< {s}")
             cr[i] = Interval(f, lower=b, lower_closed=not closed, missing=not miss_left, lower_text=f">= {s}")
-    value = [float(cond[i]) if left[i] == -1 else math.nan for i in range(n)]
-    if int(t.get("tree_param", {}).get("size_leaf_vector", "1") or 1) > 1:
-        value = [math.nan] * n  # vector leaves (multi_output_tree): no scalar value
     return TreeConditions(left, right, cl, cr, list(range(n)), value, categories=tree_cats)
 
 
-def xgboost_trees(model):
+def xgboost_trees(model, output=None):
     import xgboost as xgb
     booster = model
     if isinstance(model, xgb.XGBModel):
@@ -89,6 +115,13 @@ def xgboost_trees(model):
     if gb.get("name") == "gblinear":
         raise TypeError("extract_rules needs a tree booster, got booster='gblinear'")
     mdl = gb["gbtree"]["model"] if gb.get("name") == "dart" else gb["model"]
+    lmp = raw["learner"]["learner_model_param"]
+    n_outputs = max(int(lmp.get("num_class", 0) or 0), int(lmp.get("num_target", 1) or 1), 1)
+    output = check_output(output, n_outputs, "xgboost model")
+    trees = mdl["trees"]
+    groups = mdl.get("tree_info") or [0] * len(trees)
+    scale = gb.get("weight_drop") or [1.0] * len(trees)  # DART: tree t's output is scaled by weight_drop[t]
     levels = _levels(mdl.get("cats"))
     names = booster.feature_names
-    return [_tree(t, levels) for t in mdl["trees"]], (list(names) if names is not None else None)
+    out = [_tree(t, levels, _leaf_values(t, output, int(groups[i]), float(scale[i]), i)) for i, t in enumerate(trees)]
+    return out, (list(names) if names is not None else None)
