@@ -12,6 +12,7 @@ GradientBoosting) and single trees, JSON / SQL (sqlite3) / pandas-query exports,
 """
 
 import json
+import pickle
 import sqlite3
 
 import lightgbm as lgb
@@ -94,6 +95,8 @@ def _check_exports(rules, X_rules, df_sql):
     json.loads(rs.to_json())
     np.testing.assert_array_equal(rs2.predict(X_rules, last_rule="include"), expect)
     assert [str(r) for r in rs2] == [str(r) for r in rs]
+    rs3 = pickle.loads(pickle.dumps(rs))
+    np.testing.assert_array_equal(rs3.predict(X_rules, last_rule="include"), expect)
     np.testing.assert_array_equal(_sqlite_rows(rs, df_sql), expect.astype(bool))
     q = df_sql.query(rs.to_pandas_query(last_rule="include"), engine="python")
     got = np.zeros(len(df_sql), bool)

@@ -79,7 +79,7 @@ def _single_model_trees(model, output=None):
         return protocol_trees(model)
     raise TypeError(
         f"extract_rules does not support {type(model).__name__}: give an xgboost Booster/XGBClassifier, a lightgbm "
-        "Booster/LGBMClassifier, a scikit-learn DecisionTree/RandomForest/ExtraTrees/GradientBoosting model, a "
+        "Booster/LGBMClassifier, a scikit-learn DecisionTree/RandomForest/ExtraTrees/(Hist)GradientBoosting model, a "
         "model with tree_arrays(), TreeArrays, or a list of these")
 
 
@@ -118,7 +118,7 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
     -------
     list of :class:`Rule`. Each rule selects exactly the rows the library routes
     to its node (float32 casts, ties at thresholds, missing values and lightgbm /
-    xgboost categorical sets included); ``rule.sources`` gives model, tree and the
+    xgboost / HistGradientBoosting categorical sets included); ``rule.sources`` gives model, tree and the
     library's node id.
     """
     if nodes not in ("leaves", "all"):
