@@ -49,7 +49,7 @@ def _check_leaves(rules, leaves, X):
         expect = leaves[:, src["tree"]] == src["node"]
         np.testing.assert_array_equal(cov[:, k], expect, err_msg=f"rule {r} tree {src['tree']} node {src['node']}")
         np.testing.assert_array_equal(r.mask(X), expect)
-    for t, ks in _by_tree(rules).items():
+    for ks in _by_tree(rules).values():
         np.testing.assert_array_equal(cov[:, ks].sum(axis=1), 1)
     return cov
 
@@ -355,7 +355,7 @@ def test_hist_gradient_boosting_categorical_numpy_multiclass_per_output():
 def test_hist_gradient_boosting_regressor_only_numeric_splits_with_categorical_columns():
     """Categorical columns move to the front of the model's internal matrix: numeric split features must be
     mapped back to the user's columns even in trees without a categorical split."""
-    df, y, rng = _hgb_frame(seed=8)
+    df, _, rng = _hgb_frame(seed=8)
     target = np.nan_to_num(df.amount.to_numpy()) / 100 + rng.normal(size=len(df)) * 0.1
     m = HistGradientBoostingRegressor(max_iter=3, max_leaf_nodes=4, categorical_features=["merchant"],
                                       random_state=0).fit(df, target)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._rule import Rule
 
-__all__ = ["extract_rules", "rules_from_tree", "TreeConditions", "check_output"]
+__all__ = ["TreeConditions", "check_output", "extract_rules", "rules_from_tree"]
 
 
 def check_output(output, n_outputs: int, model_name: str):
