@@ -66,29 +66,40 @@ def _summed_values(rules, cov, n_trees, start, dtype=np.float64):
     return acc
 
 
-def _sqlite_rows(rs, df):
-    """Rows of df (an object/float frame, NaN/None -> NULL) selected by rs.to_sql() in sqlite3."""
+def _sqlite_rows(rule_sets, df):
+    """For each rule set, the rows of df (an object/float frame, NaN/None -> NULL) its to_sql() selects in sqlite3."""
     con = sqlite3.connect(":memory:")
     cols = list(df.columns)
     con.execute("CREATE TABLE t (rowid_ INTEGER, " + ", ".join('"' + c + '"' for c in cols) + ")")
     rows = [(i, *[None if v is None or (isinstance(v, float) and np.isnan(v)) else
                   (v if isinstance(v, str) else float(v)) for v in r]) for i, r in enumerate(df.itertuples(index=False))]
     con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * (len(cols) + 1))})", rows)
+    out = []
+    for rs in rule_sets:
+        got = np.zeros(len(df), bool)
+        sql = rs.to_sql("t", last_rule="include").replace("SELECT *", "SELECT rowid_")
+        got[[r[0] for r in con.execute(sql)]] = True
+        out.append(got)
+    return out
+
+
+def _query_rows(rs, df):
+    q = df.query(rs.to_pandas_query(last_rule="include"), engine="python")
     got = np.zeros(len(df), bool)
-    got[[r[0] for r in con.execute(rs.to_sql("t", last_rule="include").replace("SELECT *", "SELECT rowid_"))]] = True
+    got[df.index.get_indexer(q.index)] = True
     return got
 
 
 def _check_exports(rules, X_rules, df_sql):
-    """JSON round trip selects the same rows; SQL in sqlite3 and the pandas query select the same rows.
-    Uses up to 8 of ``rules`` whose union leaves some rows out."""
+    """JSON round trip and pickle select the same rows; SQL in sqlite3 and the pandas query select the same
+    rows, for each rule alone and for the rule set of up to 8 of ``rules`` whose union leaves some rows out."""
     cov = RuleSet(rules).coverage(X_rules)
     keep, union = [], np.zeros(len(cov), bool)
     for k in range(len(rules)):
         if len(keep) < 8 and (union | cov[:, k]).sum() < len(union):
-            keep.append(rules[k])
+            keep.append(k)
             union |= cov[:, k]
-    rs = RuleSet(keep, last_rule_probability=0.5)
+    rs = RuleSet([rules[k] for k in keep], last_rule_probability=0.5)
     expect = rs.predict(X_rules, last_rule="include")
     assert 0 < expect.sum() < len(expect)
     rs2 = RuleSet.from_json(rs.to_json())
@@ -97,11 +108,13 @@ def _check_exports(rules, X_rules, df_sql):
     assert [str(r) for r in rs2] == [str(r) for r in rs]
     rs3 = pickle.loads(pickle.dumps(rs))
     np.testing.assert_array_equal(rs3.predict(X_rules, last_rule="include"), expect)
-    np.testing.assert_array_equal(_sqlite_rows(rs, df_sql), expect.astype(bool))
-    q = df_sql.query(rs.to_pandas_query(last_rule="include"), engine="python")
-    got = np.zeros(len(df_sql), bool)
-    got[df_sql.index.get_indexer(q.index)] = True
-    np.testing.assert_array_equal(got, expect.astype(bool))
+    singles = [RuleSet([rules[k]]) for k in keep]
+    sql = _sqlite_rows([rs, *singles], df_sql)
+    np.testing.assert_array_equal(sql[0], expect.astype(bool))
+    np.testing.assert_array_equal(_query_rows(rs, df_sql), expect.astype(bool))
+    for k, single, got in zip(keep, singles, sql[1:]):
+        np.testing.assert_array_equal(got, cov[:, k], err_msg=f"SQL of rule {rules[k]}")
+        np.testing.assert_array_equal(_query_rows(single, df_sql), cov[:, k], err_msg=f"query of rule {rules[k]}")
 
 
 def _xgb_base(booster):
@@ -366,3 +379,30 @@ def test_hist_gradient_boosting_regressor_only_numeric_splits_with_categorical_c
     np.testing.assert_allclose(score, m.predict(test), rtol=1e-12, atol=1e-12)
     assert {c.feature for r in rules for c in r.conditions} <= {0, 1, 2, 3}
     assert any("amount" in str(r) for r in rules)
+
+
+# ------------------------------------------------- xgboost numeric category codes: x < 0 is no category
+def test_xgboost_numeric_category_codes_negative_values_exact():
+    """xgboost sends every x < 0 to the not-in-set (left) child, -1 < x < 0 included (lightgbm truncates that
+    to code 0); with code 0 in a split's set the two readings differ, so the rules must follow xgboost."""
+    rng = np.random.default_rng(9)
+    n = 900
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 6, n).astype(float)])
+    nan_rows = rng.random(n) < 0.15
+    y = (np.isin(X[:, 1], [0.0, 3.0]) | nan_rows | (rng.random(n) < 0.05)).astype(int)
+    X[nan_rows, 1] = np.nan
+    dm = xgb.DMatrix(X, y, feature_types=["q", "c"], enable_categorical=True)
+    b = xgb.train({"max_depth": 2, "max_cat_to_onehot": 10, "tree_method": "hist"}, dm, 4)
+    raw = json.loads(b.save_raw("json"))
+    sets = [t["categories"][s:s + z] for t in raw["learner"]["gradient_booster"]["model"]["trees"]
+            for s, z in zip(t["categories_segments"], t["categories_sizes"])]
+    assert any(0 in s for s in sets)  # the case where -1 < x < 0 matters
+    Z = X.copy()
+    Z[:300, 1] = rng.choice([-0.5, -0.999, -0.0, -1.0, -3.0, 0.5, 2.7, 5.99, 1e9, np.nan], 300)
+    leaves = b.predict(xgb.DMatrix(Z, feature_types=["q", "c"], enable_categorical=True),
+                       pred_leaf=True).astype(np.int64)
+    rules = extract_rules(b, deduplicate=False, feature_names=["amount", "code"])
+    _check_leaves(rules, leaves, Z)
+    with_zero = [r for r in rules if any(isinstance(c, CategorySet) and 0 in c.codes for c in r.conditions)]
+    assert with_zero
+    _check_exports(with_zero, Z, pd.DataFrame(Z, columns=["amount", "code"]))

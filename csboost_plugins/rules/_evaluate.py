@@ -43,6 +43,7 @@ class CompiledConditions:
             elif isinstance(c, CategorySet):
                 self.kind[i] = 1
                 self.negate[i] = c.negate
+                self.zero_missing[i] = c.strict_negative  # (slot unused by categories) x < 0 is in no set
                 cats.extend(sorted(c.codes))
             else:
                 raise TypeError(f"unknown condition type {type(c).__name__}")
@@ -81,12 +82,12 @@ def _remap(c, j):
 
 
 @njit(cache=True, nogil=True)
-def _ok_category(x, c, missing, negate, cat_ptr, cats):
+def _ok_category(x, c, missing, strict_negative, negate, cat_ptr, cats):
     if x != x:
         return missing[c]
     code = np.trunc(x)  # truncation toward zero, as static_cast<int>
     inset = False
-    if code >= 0.0:
+    if code >= 0.0 and not (strict_negative[c] and x < 0.0):
         a, b = cat_ptr[c], cat_ptr[c + 1]
         while a < b:  # binary search in the sorted codes
             mid = (a + b) // 2
@@ -125,7 +126,7 @@ def _filter(X, rows, src, n_src, dst, c, feature, kind, lo, hi, lo_closed, hi_cl
     else:
         for j in range(n_src):
             s = src[j]
-            if _ok_category(X[rows[s], f], c, missing, negate, cat_ptr, cats):
+            if _ok_category(X[rows[s], f], c, missing, zero_missing, negate, cat_ptr, cats):
                 dst[p] = s
                 p += 1
     return p
@@ -151,7 +152,7 @@ def _partition(X, rows, src, n_src, dst_in, dst_out, c, feature, kind, lo, hi, l
     else:
         for j in range(n_src):
             s = src[j]
-            if _ok_category(X[rows[s], f], c, missing, negate, cat_ptr, cats):
+            if _ok_category(X[rows[s], f], c, missing, zero_missing, negate, cat_ptr, cats):
                 dst_in[p] = s
                 p += 1
             else:
@@ -332,7 +333,7 @@ def _complementary(a, b) -> bool:
         return False
     if isinstance(a, CategorySet) and isinstance(b, CategorySet):
         return (a.feature == b.feature and a.codes == b.codes and a.negate != b.negate
-                and a.missing != b.missing)
+                and a.missing != b.missing and a.strict_negative == b.strict_negative)
     return False
 
 

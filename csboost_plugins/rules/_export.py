@@ -38,11 +38,11 @@ def _interval_parts(c: Interval, col: str, AND: str, ge=">=", le="<="):
     return parts
 
 
-def _code_intervals(codes):
-    """trunc(x) == k  <=>  k <= x < k+1 (k >= 1), -1 < x < 1 (k == 0)."""
+def _code_intervals(codes, strict_negative=False):
+    """trunc(x) == k  <=>  k <= x < k+1 (k >= 1), -1 < x < 1 (k == 0; 0 <= x < 1 if x < 0 is in no set)."""
     out = []
     for k in codes:
-        out.append((-1.0, False) if k == 0 else (float(k), True))
+        out.append((-1.0, False) if k == 0 and not strict_negative else (float(k), True))
     return out
 
 
@@ -62,7 +62,7 @@ def condition_sql(c, name: str, levels=None) -> str:
             if c.codes else "1 = 0"
     else:  # numeric codes, truncated toward zero
         alts = []
-        for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes)):
+        for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes, c.strict_negative)):
             alts.append(f"({col} {'>=' if closed else '>'} {_num(lo)} AND {col} < {_num(k + 1.0)})")
         inset = "(" + " OR ".join(alts) + ")" if alts else "1 = 0"
     if c.negate:
@@ -97,7 +97,7 @@ def condition_query(c, name: str, levels=None) -> str:
         isnan = f"({col}.isna())"
     else:
         alts = [f"({col} {'>=' if closed else '>'} {_num(lo)} and {col} < {_num(k + 1.0)})"
-                for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes))]
+                for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes, c.strict_negative))]
         inset = "(" + " or ".join(alts) + ")" if alts else "False"
         notnan = f"({col} == {col})"
     body = (f"not {inset}" if c.codes else "True") if c.negate else inset

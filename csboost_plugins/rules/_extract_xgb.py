@@ -2,8 +2,8 @@
 
 Numerical split: ``float32(x) < split_condition`` goes left (the threshold is a
 float32); missing goes to ``default_left``. Categorical split (``split_type`` 1):
-a code in the node's set goes RIGHT, any other valid or negative code goes left,
-missing goes to the default child. Codes index the training categories stored in
+a code in the node's set goes RIGHT, any other valid code and any x < 0 (also
+-1 < x < 0, unlike lightgbm's truncation) go left, missing goes to the default child. Codes index the training categories stored in
 the model (``cats``), which xgboost uses to re-code pandas input by value.
 
 Leaf values: a scalar tree's leaf value is its ``split_conditions`` entry. A
@@ -81,8 +81,9 @@ def _tree(t: dict, levels: dict, value: list) -> TreeConditions:
         f, miss_left = int(feat[i]), bool(dl[i])
         if stype[i] == 1:
             codes = catsets[i]
-            cr[i] = CategorySet(f, codes=codes, negate=False, missing=not miss_left)
-            cl[i] = CategorySet(f, codes=codes, negate=True, missing=miss_left)
+            # any x < 0 is an invalid category: not in the set (left), not the missing (default) side
+            cr[i] = CategorySet(f, codes=codes, negate=False, missing=not miss_left, strict_negative=True)
+            cl[i] = CategorySet(f, codes=codes, negate=True, missing=miss_left, strict_negative=True)
             if f in levels:
                 tree_cats[f] = levels[f]
         else:

@@ -177,9 +177,10 @@ class CategorySet:
     """Categorical condition: ``trunc(x[feature]) in codes`` (or ``not in`` when ``negate``).
 
     Codes are the library's integer category codes (x is truncated toward zero as
-    xgboost and lightgbm do); a negative code is in no set. ``missing`` says whether
-    NaN satisfies the condition. ``values`` optionally names the codes (pandas
-    training categories) for display and SQL.
+    xgboost and lightgbm do); a negative code is in no set. ``strict_negative``:
+    every x < 0 is in no set (xgboost); otherwise -1 < x < 0 truncates to code 0
+    (lightgbm). ``missing`` says whether NaN satisfies the condition. ``values``
+    optionally names the codes (pandas training categories) for display and SQL.
     """
 
     feature: int
@@ -187,15 +188,17 @@ class CategorySet:
     negate: bool = False
     missing: bool = False
     values: tuple | None = field(default=None, compare=False)
+    strict_negative: bool = False
 
     kind = "category"
 
     @property
     def key(self):
-        return ("c", self.feature, self.codes, self.negate, self.missing)
+        return ("c", self.feature, self.codes, self.negate, self.missing, self.strict_negative)
 
     def mergeable(self, other) -> bool:
-        return isinstance(other, CategorySet) and other.feature == self.feature
+        return (isinstance(other, CategorySet) and other.feature == self.feature
+                and other.strict_negative == self.strict_negative)
 
     def merge(self, other: "CategorySet") -> "CategorySet":
         a, b = set(self.codes), set(other.codes)
@@ -213,6 +216,8 @@ class CategorySet:
         with np.errstate(invalid="ignore"):
             code = np.trunc(np.where(nan, -1.0, x))
         inset = np.isin(code, np.asarray(self.codes, dtype=np.float64)) & (code >= 0)
+        if self.strict_negative:
+            inset &= ~(x < 0)
         return np.where(nan, self.missing, inset != self.negate)
 
     def code_names(self, level_names=None):
@@ -231,12 +236,12 @@ class CategorySet:
 
     def to_dict(self) -> dict:
         return {"kind": "category", "feature": self.feature, "codes": [int(c) for c in self.codes],
-                "negate": self.negate, "missing": self.missing}
+                "negate": self.negate, "missing": self.missing, "strict_negative": self.strict_negative}
 
     @classmethod
     def from_dict(cls, d: dict) -> "CategorySet":
         return cls(feature=int(d["feature"]), codes=tuple(int(c) for c in d["codes"]), negate=bool(d["negate"]),
-                   missing=bool(d["missing"]))
+                   missing=bool(d["missing"]), strict_negative=bool(d.get("strict_negative", False)))
 
 
 def condition_from_dict(d: dict):
