@@ -283,14 +283,14 @@ def _hgb_leaves(model, X):
 
 def _hgb_frame(n=1500, seed=6):
     rng = np.random.default_rng(seed)
-    levels = [f"m{i:02d}" for i in range(14)]
+    levels = [f"m{i:02d}" for i in range(40)]  # > 32 codes: the bitsets use more than one 32-bit word
     df = pd.DataFrame({
         "amount": np.round(rng.exponential(100, n), 1),
         "merchant": pd.Categorical(rng.choice(levels, n), categories=levels),
         "mcc": rng.choice([0.0, 3.0, 5.0, 7.0, 11.0, 20.0], n),  # numeric category codes
         "hour": rng.integers(0, 24, n).astype(float),
     })
-    y = ((df.merchant.isin(["m01", "m04", "m07", "m09"]) & (df.amount > 50)) | df.mcc.isin([5.0, 20.0])
+    y = ((df.merchant.isin(["m01", "m04", "m07", "m09", "m33", "m36", "m38"]) & (df.amount > 50)) | df.mcc.isin([5.0, 20.0])
          | (rng.random(n) < 0.05)).astype(int).to_numpy()
     df.loc[rng.random(n) < 0.1, "merchant"] = np.nan
     df.loc[rng.random(n) < 0.05, "mcc"] = np.nan
@@ -323,6 +323,8 @@ def test_hist_gradient_boosting_categorical_exact(missing_in_train):
     assert any(isinstance(c, CategorySet) and c.feature == 1 for r in rules for c in r.conditions)
     assert any(isinstance(c, CategorySet) and c.feature == 2 for r in rules for c in r.conditions)
     assert any("merchant in {'m" in str(r) for r in rules)
+    assert any(isinstance(c, CategorySet) and c.feature == 1 and max(c.codes, default=0) >= 32
+               for r in rules for c in r.conditions)
     test = _hgb_test_frame(df, rng)
     cov = _check_leaves(rules, _hgb_leaves(m, test), test)
     score = _summed_values(rules, cov, len(m._predictors), np.full(len(test), m._baseline_prediction[0, 0]))
