@@ -84,7 +84,7 @@ def run_one(model, n, depth, path):
     input_mb = X.nbytes / 2**20
     fit = _fitter(model, depth)
     fit(X[:2000], y[:2000], C[:2000])  # warm-up: numba compile (cached) / imports
-    if X.size >= 2_000_000:  # and the threaded (JIT, nogil) binning / presort of large X
+    if X.size >= 2_000_000:  # and the threaded binning / presort of large X
         k = -(-2_000_000 // X.shape[1])
         fit(X[:k], y[:k], C[:k])
     import gc

@@ -11,8 +11,10 @@ the fallback. A call runs the AOT kernel only when all of these hold:
 * the extension exists and was built from exactly these kernel sources: the build
   bakes the SHA-256 of :data:`KERNEL_SOURCES` into it, so an edited checkout (or a
   failed build) silently uses the JIT kernels instead of stale code;
-* the call comes from the main thread: pycc wrappers hold the GIL, so threads
-  (ensembles fitting trees, the threaded binning of large X) get the ``nogil`` JIT kernels;
+* the extension releases the GIL like the ``nogil`` JIT kernels (the build patches
+  pycc's wrappers to, see ``_aot_spec._nogil_wrappers``), or the call comes from the
+  main thread: wrappers that hold the GIL would serialise threads (ensembles fitting
+  trees, the threaded binning of large X), which then get the JIT kernels;
 * every argument has exactly the exported type (:data:`SIGNATURES`: pycc wrappers do
   not check types, and a wrong one would crash rather than raise);
 * the environment variable ``CSDT_JIT`` is not ``"1"`` (forces the JIT, e.g. to compare).
@@ -121,9 +123,11 @@ def module():
 
 def use_aot() -> bool:
     """Whether a kernel call made now may run AOT code (see module doc)."""
-    return (os.environ.get("CSDT_JIT", "") != "1"
-            and threading.current_thread() is threading.main_thread()
-            and module() is not None)
+    if os.environ.get("CSDT_JIT", "") == "1" or module() is None:
+        return False
+    if "nogil" not in _state:
+        _state["nogil"] = bool(module().releases_gil())
+    return _state["nogil"] or threading.current_thread() is threading.main_thread()
 
 
 def run(name, jit, *args):

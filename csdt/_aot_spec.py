@@ -9,6 +9,7 @@ target keeps the extension valid on any x86-64 machine the build is copied to.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -32,7 +33,39 @@ def _numba_type(spec):
     return types.Tuple(tuple(_numba_type(s) for s in spec[1:]))
 
 
-def make_cc(output_dir, output_file=None):
+@contextlib.contextmanager
+def _nogil_wrappers():
+    """Make pycc emit wrappers that release the GIL around the kernel call.
+
+    pycc compiles its exports with a fresh ``numba.pycc.compiler.Flags()``; numba's own
+    wrapper code releases the GIL when ``flags.release_gil`` is set (what
+    ``@njit(nogil=True)`` sets), so a ``Flags`` subclass with it on gives the extension
+    the JIT kernels' ``nogil``: threads (ensembles, threaded binning) run in parallel.
+    Yields whether the patch applied (else the wrappers hold the GIL and
+    :func:`csdt._aot.use_aot` keeps the AOT code to the main thread).
+    """
+    try:
+        import numba.pycc.compiler as pycc_compiler
+
+        base = pycc_compiler.Flags
+        assert "release_gil" in dir(base())
+    except (ImportError, AttributeError, AssertionError):
+        yield False
+        return
+
+    class NoGilFlags(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    pycc_compiler.Flags = NoGilFlags
+    try:
+        yield True
+    finally:
+        pycc_compiler.Flags = base
+
+
+def make_cc(output_dir, output_file=None, nogil=False):
     """A configured ``numba.pycc.CC`` exporting every kernel of ``_aot.SIGNATURES``."""
     with warnings.catch_warnings():  # pycc is "pending deprecation" since numba 0.57
         warnings.simplefilter("ignore")
@@ -52,6 +85,11 @@ def make_cc(output_dir, output_file=None):
         return key
 
     cc.export("source_hash", "i8()")(source_hash)
+
+    def releases_gil():
+        return nogil
+
+    cc.export("releases_gil", "b1()")(releases_gil)
     return cc
 
 
@@ -65,8 +103,9 @@ def build(output_dir, output_file=None):
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["NUMBA_CACHE_DIR"] = tmp
         try:
-            cc = make_cc(output_dir, output_file)
-            cc.compile()
+            with _nogil_wrappers() as nogil:
+                cc = make_cc(output_dir, output_file, nogil)
+                cc.compile()
         finally:
             if old is None:
                 os.environ.pop("NUMBA_CACHE_DIR", None)

@@ -520,7 +520,8 @@ def bin_codes(X, edges, nbins):
 
         h = n // 2
         with ThreadPoolExecutor(2) as ex:
-            list(ex.map(lambda s: _bin_codes_into(X[s], edges, nbins, out[s]),
+            list(ex.map(lambda s: _aot.run("bin_codes_into", _bin_codes_into, X[s], edges, nbins,
+                                           out[s]),
                         (slice(0, h), slice(h, n))))
     else:
         _aot.run("bin_codes_into", _bin_codes_into, X, edges, nbins, out)
