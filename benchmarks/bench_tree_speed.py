@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -138,7 +139,10 @@ def compile_latency():
     )
     res = {}
     with tempfile.TemporaryDirectory() as cold:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cold)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cold, CSDT_JIT="0")  # the AOT kernels of the install
+        res["aot"] = float(subprocess.check_output([sys.executable, "-c", code], env=env).decode().split()[-1])
+    with tempfile.TemporaryDirectory() as cold:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cold, CSDT_JIT="1")  # numba JIT, empty then warm cache
         res["cold"] = float(subprocess.check_output([sys.executable, "-c", code], env=env).decode().split()[-1])
         res["cached"] = float(subprocess.check_output([sys.executable, "-c", code], env=env).decode().split()[-1])
     return res
@@ -151,14 +155,16 @@ def main():
     ap.add_argument("--models", nargs="*", default=MODELS)
     ap.add_argument("--skip", nargs="*", default=[], help="model:size pairs to skip, e.g. sklearn:5000000")
     ap.add_argument("--compile", action="store_true", help="only the compile latency")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="fresh-process fits per (model, size), models interleaved; the table gives medians")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         run_one(args.child[0], args.child[1], args.depth, args.child[2])
         return
     lat = compile_latency()
-    print(f"numba compile latency, first fit+predict (exact + histogram) in a fresh process: "
-          f"cold cache {lat['cold']:.1f} s, warm cache {lat['cached']:.2f} s")
+    print(f"first fit+predict (exact + histogram) in a fresh process: AOT kernels {lat['aot']:.2f} s; "
+          f"numba JIT (CSDT_JIT=1): cold cache {lat['cold']:.1f} s, warm cache {lat['cached']:.2f} s")
     if args.compile:
         return
     import numpy as np
@@ -170,19 +176,28 @@ def main():
         X, y, C = make_data(n)
         np.savez(path, X=X, y=y, C=C)  # children load exactly the input: RSS growth = the fit's
         del X, y, C
-        for model in args.models:
-            if f"{model}:{n}" in args.skip:
-                continue
-            p = subprocess.run([sys.executable, __file__, "--depth", str(args.depth), "--child", model, n,
-                                path], capture_output=True, text=True, check=False)
-            if p.returncode:
-                print(f"{model} n={n} failed: {p.stderr.strip().splitlines()[-1:]}")
-                continue
-            r = json.loads(p.stdout.strip().splitlines()[-1])
+        runs = {}
+        for _ in range(args.repeat):  # round-robin: load changes hit every model alike
+            for model in args.models:
+                if f"{model}:{n}" in args.skip:
+                    continue
+                p = subprocess.run([sys.executable, __file__, "--depth", str(args.depth), "--child", model,
+                                    n, path], capture_output=True, text=True, check=False)
+                if p.returncode:
+                    print(f"{model} n={n} failed: {p.stderr.strip().splitlines()[-1:]}")
+                    continue
+                r = json.loads(p.stdout.strip().splitlines()[-1])
+                runs.setdefault(model, []).append(r)
+                print(json.dumps(r), flush=True)
+        for model, rs in runs.items():
+            r = dict(rs[0])
+            r["sec"] = statistics.median(x["sec"] for x in rs)
+            r["peak_mb"] = max(x["peak_mb"] for x in rs)
+            r["identical"] = all(x.get("identical", True) for x in rs) if "identical" in r else "-"
             rows.append(r)
-            print(json.dumps(r), flush=True)
         os.remove(path)
     print()
+    print(f"fit s = median of {args.repeat} fresh-process run(s); peak MB = the largest of them")
     print("| rows | model | fit s | x faster than empulse | x faster than sklearn | nodes | peak MB / input MB | identical |")
     print("|---|---|---|---|---|---|---|---|")
     for n in args.sizes:

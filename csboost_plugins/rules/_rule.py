@@ -271,8 +271,9 @@ class Rule:
     sources : where the rule came from, e.g. ``[{"model": 0, "tree": 3, "node": 17}]``;
         ``node`` is the library's own node / leaf id (``apply`` / ``pred_leaf``).
     value : the source node's output (leaf value, score or P(y=1)), for information.
-    categories : ``{feature: list of category values}`` (pandas training categories)
-        used to recode pandas ``category`` columns and to display / export values.
+    categories : ``{feature: list of category values}`` (the model's training categories)
+        used to recode pandas ``category`` columns, and numeric columns whose training
+        categories are numbers (HistGradientBoosting), by value; and to display / export values.
     path : the unmerged root-to-node conditions (speeds selection up by sharing
         prefixes; not serialised).
     """
