@@ -58,8 +58,8 @@ _COSTCLA = ("T", F1, F1, F1, F1, F1, F1, B1)  # a0, a1, yv, suf0, suf1, sufp, se
 
 def _grow_args(perm, srt, exact, hist, costcla):
     # see csdt._builder._grow
-    return (F2, F2, F2, I32_1, I32_1, perm, U64_1, srt, exact, hist, costcla, "i8", "b1", "i8",
-            "i8", "i8", "f8", "i8", "i8", I1, "i8")
+    return (F2, F2, U8_1, F2, I32_1, I32_1, perm, U64_1, srt, exact, hist, costcla, "i8", "b1",
+            "i8", "i8", "i8", "f8", "i8", "i8", I1, "i8")
 
 
 _GROW_RET = ("T", I2, F2, "i8")

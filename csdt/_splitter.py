@@ -46,18 +46,21 @@ def _valid_gain(crit, weighted, parent_imp, s0, s1, sp, n, m, min_leaf, l0, l1, 
 
 
 @nb.njit(cache=True, nogil=True, **_INTERNAL)
-def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, min_leaf,
+def best_split_exact(X, stats, yb, order, codes, start, end, feats, crit, weighted, min_leaf,
                      s0, s1, sp, parent_imp, g0, g1, gp):
     """Exact search over all distinct thresholds of the features ``feats``.
 
+    ``stats`` (n, 2) holds the rows' (s0, s1), ``yb`` their uint8 labels.
     ``g0``/``g1``/``gp`` are scratch arrays (length >= node size): the rows' stats are
     first gathered in sorted order (independent loads, so the CPU overlaps the cache
-    misses), then scanned sequentially.
+    misses), then scanned sequentially. ``direct_cost`` never reads the positive counts,
+    so its search gathers no labels.
     Returns (gain, feature, threshold, missing_left, n_left); feature -1 if none.
     """
     m = end - start
     n = float(m)
     direct = crit == DIRECT_COST and not weighted and parent_imp != 0.0
+    need_p = crit != DIRECT_COST
     abs_imp = abs(parent_imp)
     best_gain = -np.inf
     best_f = -1
@@ -78,20 +81,23 @@ def best_split_exact(X, stats, order, codes, start, end, feats, crit, weighted, 
             r = order[f, k]
             ns0 += stats[r, 0]
             ns1 += stats[r, 1]
-            nsp += stats[r, 2]
+            nsp += yb[r]
         nn = m - nv
         for k in range(nv - 1):
             r = order[f, start + k]
             g0[k] = stats[r, 0]
             g1[k] = stats[r, 1]
-            gp[k] = stats[r, 2]
+        if need_p:
+            for k in range(nv - 1):
+                gp[k] = yb[order[f, start + k]]
         l0 = 0.0
         l1 = 0.0
         lp = 0.0
         for k in range(nv - 1):
             l0 += g0[k]
             l1 += g1[k]
-            lp += gp[k]
+            if need_p:
+                lp += gp[k]
             if codes[f, start + k + 1] == codes[f, start + k]:
                 continue
             nl = k + 1
