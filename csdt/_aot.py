@@ -34,7 +34,8 @@ import numpy as np
 
 #: files whose numba code is compiled into the extension (hashed into it at build time)
 KERNEL_SOURCES = ("_aot.py", "_aot_spec.py", "_builder.py", "_splitter.py", "_criterion.py",
-                  "_cost_information.py", "_tree_apply.py", "_pruning.py")
+                  "_cost_information.py", "_tree_apply.py", "_pruning.py", "_figs_binning.py",
+                  "_figs_histogram.py", "_cal5_intervals.py")
 
 
 # ----------------------------------------------------------------- exported signatures
@@ -48,7 +49,9 @@ def _arr(dtype, ndim):
 F1, F2, F3, F4 = (_arr("float64", k) for k in (1, 2, 3, 4))
 I1, I2 = _arr("int64", 1), _arr("int64", 2)
 I32_1, I32_2 = _arr("int32", 1), _arr("int32", 2)
-B1, U8_1, U8_2, U64_1 = _arr("bool", 1), _arr("uint8", 1), _arr("uint8", 2), _arr("uint64", 1)
+B1, B2, U8_1, U8_2, U64_1 = (_arr("bool", 1), _arr("bool", 2), _arr("uint8", 1), _arr("uint8", 2),
+                             _arr("uint64", 1))
+U16_2, I32_3 = _arr("uint16", 2), _arr("int32", 3)
 
 _SRT = ("T", I32_2, I32_2, B1, I32_1)  # order, codes, flag, tmp_c
 _EXACT = ("T", F1, F1, U8_1)  # g0, g1, gp
@@ -74,6 +77,31 @@ for _mode, _data in _MODES.items():
 SIGNATURES["bin_codes_into"] = ("_builder", "_bin_codes_into", "none", (F2, F2, I1, U8_2))
 SIGNATURES["apply_rows"] = ("_tree_apply", "apply_rows", I1, (F2, I1, I1, I1, F1, B1))
 SIGNATURES["prune_kernel"] = ("_pruning", "prune_kernel", "none", (I1, I1, F1, "i8", "f8", F1, I1, B1))
+
+# FIGS / FIGU (csdt._figs_*): binned codes are uint8 (max_bins <= 255) or uint16
+for _code, _CODES in (("u8", U8_2), ("u16", U16_2)):
+    SIGNATURES[f"figs_assign_bins_{_code}"] = ("_figs_binning", "_assign_bins", "none",
+                                               (F2, F2, I1, _CODES, F2, F2))
+    SIGNATURES[f"figs_build_histogram_{_code}"] = ("_figs_histogram", "build_histogram", "none",
+                                                   (_CODES, I1, F1, F1, B1, F3, F3, I32_3, "i8"))
+    SIGNATURES[f"figs_update_residual_histograms_{_code}"] = (
+        "_figs_histogram", "update_residual_histograms", "none", (_CODES, I1, F1, F1, F1, I1, I32_2, I2, F3))
+    SIGNATURES[f"figs_update_usable_histograms_{_code}"] = (
+        "_figs_histogram", "update_usable_histograms", "none",
+        (_CODES, I1, F1, F1, "i8", I1, B2, I1, I1, I32_2, I2, F3, F3, I32_3))
+SIGNATURES["figs_subtract_histogram"] = ("_figs_histogram", "subtract_histogram", "none",
+                                         (F3, F3, I32_3, "i8", "i8"))
+SIGNATURES["figs_shift_histogram"] = ("_figs_histogram", "shift_histogram", "none", (F3, F3, "i8", "f8"))
+SIGNATURES["figs_best_splits"] = ("_figs_histogram", "best_splits", "none",
+                                  (F3, F3, I32_3, I1, I1, F2, F2, F1, I1, F1, B1, F1, F1, F1, F1))
+SIGNATURES["figs_predict_trees"] = ("_figs_histogram", "predict_trees", F1,
+                                    (F2, I1, I1, I1, I1, F1, B1, F1, "b1"))
+
+# CAL5 / CAL5_OC (csdt._cal5_intervals) and the cost transinformation of csdt.cost_transinformation
+SIGNATURES["cal5_meta_decision"] = ("_cal5_intervals", "meta_decision", "i8", (F1, F1, "f8", "f8"))
+SIGNATURES["cal5_attribute_intervals"] = ("_cal5_intervals", "attribute_intervals", ("T", F1, I1, F2, F2, "f8"),
+                                          (F1, I1, F1, "i8", "f8", "f8"))
+SIGNATURES["cost_transinformation_table"] = ("_cost_information", "cost_transinformation_table", "f8", (F2,))
 
 
 def _matches(spec, v) -> bool:

@@ -15,6 +15,7 @@ import numpy as np
 
 from csboost_plugins.tree_protocol import TreeArrays, apply_tree_arrays
 
+from . import _aot
 from ._cal5_intervals import NO_DOMINANT, UNDECIDED, attribute_intervals, meta_decision
 
 # why a node is a leaf
@@ -97,7 +98,8 @@ def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=Tr
     """Grow a CAL5_OC tree on validated float64 X (n, d), class indices k and costs c >= 0."""
     tree = CAL5Tree(n_classes)
     counts, costs = _stats(k, c, n_classes)
-    root = tree._add_node(counts, costs, meta_decision(counts, costs, alpha, s_max), 0)
+    status = _aot.run("cal5_meta_decision", meta_decision, counts, costs, alpha, s_max)
+    root = tree._add_node(counts, costs, status, 0)
     # (node, rows, attribute of the parent node, which the paper excludes)
     stack = [(root, np.arange(X.shape[0]), -1)]
     while stack:
@@ -114,7 +116,8 @@ def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=Tr
         for f in range(X.shape[1]):
             if f == prev:
                 continue
-            res = attribute_intervals(X[rows, f], kr, cr, n_classes, alpha, s_max)
+            res = _aot.run("cal5_attribute_intervals", attribute_intervals, X[rows, f], kr, cr, n_classes, alpha,
+                           s_max)
             # a single interval is no branching; strict '>' keeps the first best attribute
             if res[0].shape[0] > 0 and (best is None or res[4] > best[1][4]):
                 best = (f, res)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import _aot
+
 __all__ = ["bin_features"]
 
 _SAMPLE = 200_000  # rows used to place quantile cuts (as lightgbm's bin_construct_sample_cnt)
@@ -29,6 +31,7 @@ _SAMPLE = 200_000  # rows used to place quantile cuts (as lightgbm's bin_constru
 
 _BLOCK = 2048  # rows per block of the binning pass
 _LUT_CELLS = 1024  # uniform cells between the first and last cut, each narrowing the binary search
+_CODE_NAMES = {np.uint8: "u8", np.uint16: "u16"}  # suffix of the AOT kernels per bin-code dtype
 
 
 @njit(cache=True, nogil=True)
@@ -139,7 +142,8 @@ def bin_features(X: np.ndarray, max_bins: int):
     X_binned = np.empty((n, d), dtype=dtype)
     lo = np.full((d, cuts.shape[1] + 1), np.inf)
     hi = np.full((d, cuts.shape[1] + 1), -np.inf)
-    _assign_bins(X, cuts, n_cuts, X_binned, lo, hi)
+    _aot.run("figs_assign_bins_" + _CODE_NAMES[X_binned.dtype.type], _assign_bins, X, cuts, n_cuts, X_binned,
+             lo, hi)
     per_feature = []
     for f in range(d):
         keep = lo[f, : n_cuts[f] + 1] <= hi[f, : n_cuts[f] + 1]  # drop bins without training values

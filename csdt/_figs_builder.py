@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _aot
+from ._figs_binning import _CODE_NAMES
 from ._figs_histogram import (
     best_splits,
     build_histogram,
@@ -149,15 +151,17 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
     total_w = float(weight.sum())
     tol = 1e-12 * max(total_w, 1.0)  # numerical zero of a gain (weight x target^2)
 
+    code = _CODE_NAMES[X_binned.dtype.type]  # the AOT kernels exist per bin-code dtype
     s0 = st.alloc(0, 0)
-    build_histogram(X_binned, all_rows, target, weight, usable_all, st.G, st.H, st.N, s0)
+    _aot.run("figs_build_histogram_" + code, build_histogram, X_binned, all_rows, target, weight, usable_all,
+             st.G, st.H, st.N, s0)
     trees: list[GrownTree] = []
     splits = []
 
     while len(splits) < max_rules:
         live = np.array(sorted(st.owner, key=lambda s: st.owner[s]), dtype=np.int64)
-        best_splits(st.G, st.H, st.N, live, n_bins, bin_min, bin_max, st.gain, st.feature,
-                    st.threshold, st.missing_left, st.left_g, st.left_w, st.tot_g, st.tot_w)
+        _aot.run("figs_best_splits", best_splits, st.G, st.H, st.N, live, n_bins, bin_min, bin_max, st.gain,
+                 st.feature, st.threshold, st.missing_left, st.left_g, st.left_w, st.tot_g, st.tot_w)
         best_slot, best_gain = -1, -np.inf
         for s in live:
             row, node = st.owner[int(s)]
@@ -201,8 +205,9 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
         usable = usable_all if not union else (cover_count - covered[row]) == 0
         small, small_rows, large = (left, rows_l, right) if rows_l.shape[0] <= rows_r.shape[0] else (right, rows_r, left)
         sc = st.alloc(row, small)
-        build_histogram(X_binned, small_rows.astype(np.int64, copy=False), target, weight, usable, st.G, st.H, st.N, sc)
-        subtract_histogram(st.G, st.H, st.N, s, sc)
+        _aot.run("figs_build_histogram_" + code, build_histogram, X_binned, small_rows.astype(np.int64, copy=False),
+                 target, weight, usable, st.G, st.H, st.N, sc)
+        _aot.run("figs_subtract_histogram", subtract_histogram, st.G, st.H, st.N, s, sc)
         st.reassign(s, row, large)
         slot_left, slot_right = (sc, s) if small == left else (s, sc)
         wsum_l, wsum_r = float(weight[rows_l].sum()), float(weight[rows_r].sum())
@@ -214,11 +219,11 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
             base = tree.value[node] if base is None else base
             tree.value[left] = base + delta_l
             tree.value[right] = base + delta_r
-            shift_histogram(st.G, st.H, slot_left, delta_l)
-            shift_histogram(st.G, st.H, slot_right, delta_r)
+            _aot.run("figs_shift_histogram", shift_histogram, st.G, st.H, slot_left, delta_l)
+            _aot.run("figs_shift_histogram", shift_histogram, st.G, st.H, slot_right, delta_r)
             delta = np.where(go_left, delta_l, delta_r)
-            update_residual_histograms(X_binned, rows.astype(np.int64, copy=False), delta, weight, target, others,
-                                       st.leaf_of, st.slot_of, st.G)
+            _aot.run("figs_update_residual_histograms_" + code, update_residual_histograms, X_binned,
+                     rows.astype(np.int64, copy=False), delta, weight, target, others, st.leaf_of, st.slot_of, st.G)
         else:
             prec = lambda r, ws: float(wy[r].sum()) / ws if ws > 0 else 0.0
             tree.value[left], tree.value[right] = prec(rows_l, wsum_l), prec(rows_r, wsum_r)
@@ -232,8 +237,9 @@ def grow_trees(X, X_binned, n_bins, bin_min, bin_max, y, weight, *, union, max_r
             before = cover_count[changed]
             after = before + np.where(new_cov[changed], 1, -1)
             covered[row] = new_cov
-            update_usable_histograms(X_binned, changed.astype(np.int64, copy=False), target, weight, row, others, covered,
-                                     before, after, st.leaf_of, st.slot_of, st.G, st.H, st.N)
+            _aot.run("figs_update_usable_histograms_" + code, update_usable_histograms, X_binned,
+                     changed.astype(np.int64, copy=False), target, weight, row, others, covered, before, after,
+                     st.leaf_of, st.slot_of, st.G, st.H, st.N)
             cover_count[changed] = after
 
     if not trees:  # no split helps: one leaf predicting the weighted mean of y (as imodels)

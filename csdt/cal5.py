@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins.costs import FN, FP, TN, TP, check_costs
 
+from . import _aot
 from ._cal5_builder import build_tree, export_text, predict_leaf
 from ._cost_information import cost_transinformation_table
 
@@ -64,7 +65,8 @@ def cost_transinformation(x_binned, y, cost=None) -> float:
     classes, ki = np.unique(yy, return_inverse=True)
     n_classes = classes.shape[0]
     table = np.bincount(xi * n_classes + ki, weights=c, minlength=(xi.max() + 1) * n_classes)
-    return float(cost_transinformation_table(table.reshape(-1, n_classes)))
+    table = np.ascontiguousarray(table.reshape(-1, n_classes))
+    return float(_aot.run("cost_transinformation_table", cost_transinformation_table, table))
 
 
 def _check_example_cost(cost, n):

@@ -51,6 +51,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
+from . import _aot
 from ._figs_binning import bin_features
 from ._figs_builder import grow_trees
 from ._figs_histogram import predict_trees
@@ -187,7 +188,8 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "trees_")
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_all_finite="allow-nan")
         cl, cr, feat, thr, ml, val = self._flat
-        return predict_trees(X, self._offsets, cl, cr, feat, thr, ml, val, self._union)
+        return _aot.run("figs_predict_trees", predict_trees, X, self._offsets, cl, cr, feat, thr, ml, val,
+                        bool(self._union))
 
     def predict(self, X):
         """Class with predicted probability above 0.5 (ties to the negative class)."""
