@@ -91,6 +91,35 @@ def test_riff_with_lightgbm_and_xgboost_estimators():
         assert len(clf.candidates_) > 20 and len(clf.rule_set_) >= 1
 
 
+def test_rules_from_our_cost_sensitive_boosters():
+    # CSXGBClassifier / CSLGBMClassifier hold their booster in booster_: the rules are the
+    # booster's, named by the wrapper's pandas columns, and RIFF trains them on the costs
+    from csboost_plugins.lgb import CSLGBMClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+    X, y, amount = _fraud(8000, seed=4)
+    for est in (CSXGBClassifier(n_estimators=15, max_depth=3, random_state=0),
+                CSLGBMClassifier(n_estimators=15, num_leaves=8, random_state=0)):
+        fitted = clone(est).fit(X, y, fp_cost=10.0, fn_cost=amount)
+        rules = extract_rules(fitted)
+        direct = extract_rules(fitted.booster_, feature_names=list(X.columns))
+        assert len(rules) > 20 and [str(r) for r in rules] == [str(r) for r in direct]
+        assert all(r.feature_names == list(X.columns) for r in rules)
+        # each rule covers exactly the rows the booster sends to its leaf (DataFrame input)
+        Xn = X.to_numpy(np.float64)
+        if isinstance(est, CSXGBClassifier):
+            import xgboost as xgb
+            leaves = fitted.booster_.predict(xgb.DMatrix(Xn), pred_leaf=True)
+        else:
+            leaves = fitted.booster_.predict(Xn, pred_leaf=True)
+        for r in rules[:: max(1, len(rules) // 15)]:
+            src = r.sources[0]
+            assert np.array_equal(r.mask(X), leaves[:, src["tree"]] == src["node"]), str(r)
+        clf = RIFFClassifier(estimator=est, max_fpr=0.02, random_state=0).fit(X, y, fp_cost=10.0,
+                                                                             fn_cost=amount)
+        assert type(clf.estimator_) is type(est) and len(clf.rule_set_) >= 1
+        assert set(clf.rule_set_.predict(X)) <= {0, 1}
+
+
 def test_riff_bad_input():
     X, y, _ = _fraud(3000)
     with pytest.raises(ValueError, match="binary"):

@@ -58,6 +58,16 @@ def rules_from_tree(tree: TreeConditions, *, nodes="leaves", feature_names=None,
 def _single_model_trees(model, output=None):
     """(list of TreeConditions, feature_names) of one model, dispatched on its type."""
     mod = type(model).__module__
+    booster = getattr(model, "booster_", None)
+    if (booster is not None and not mod.startswith(("xgboost", "lightgbm"))
+            and type(booster).__module__.startswith(("xgboost", "lightgbm"))):
+        # a wrapper holding a fitted booster, e.g. CSXGBClassifier / CSLGBMClassifier: the
+        # trees are the booster's (their start margin is a constant, not a rule); the
+        # wrapper saw the pandas column names, the booster only positions
+        trees, names = _single_model_trees(booster, output)
+        if hasattr(model, "feature_names_in_"):
+            names = [str(c) for c in model.feature_names_in_]
+        return trees, names
     if mod.startswith("xgboost"):
         from ._extract_xgb import xgboost_trees
         return xgboost_trees(model, output=output)
@@ -91,7 +101,8 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
     model : a fitted model or a list/tuple of models (one pooled candidate set,
         the RIFF paper's bagging extension). Supported: ``xgboost.Booster`` /
         ``XGBModel`` (numerical and categorical splits), ``lightgbm.Booster`` /
-        ``LGBMModel`` (numerical, categorical, missing types NaN/Zero/None),
+        ``LGBMModel`` (numerical, categorical, missing types NaN/Zero/None), this
+        library's ``CSXGBClassifier`` / ``CSLGBMClassifier`` (their ``booster_``),
         xgboost ``multi_strategy="multi_output_tree"`` (vector leaves, see ``output``),
         scikit-learn ``HistGradientBoosting*`` (numerical and categorical splits),
         scikit-learn ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``,
