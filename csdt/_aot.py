@@ -41,9 +41,14 @@ KERNEL_SOURCES = ("_aot.py", "_aot_spec.py", "_builder.py", "_splitter.py", "_cr
 # ----------------------------------------------------------------- exported signatures
 # A small type grammar shared by the runtime check below and the build (``_aot_spec``):
 # "i8" int, "f8" float, "b1" bool, "none" None, ("A", dtype, ndim) a C-contiguous
-# writeable array, ("T", *items) a tuple.
+# writeable array, ("R", dtype, ndim) a C-contiguous array the kernel only reads (read-only
+# ones too: joblib hands GridSearchCV workers read-only memmaps), ("T", *items) a tuple.
 def _arr(dtype, ndim):
     return ("A", dtype, ndim)
+
+
+def _read(dtype, ndim):
+    return ("R", dtype, ndim)
 
 
 F1, F2, F3, F4 = (_arr("float64", k) for k in (1, 2, 3, 4))
@@ -52,6 +57,7 @@ I32_1, I32_2 = _arr("int32", 1), _arr("int32", 2)
 B1, B2, U8_1, U8_2, U64_1 = (_arr("bool", 1), _arr("bool", 2), _arr("uint8", 1), _arr("uint8", 2),
                              _arr("uint64", 1))
 U16_2, I32_3 = _arr("uint16", 2), _arr("int32", 3)
+RF1, RF2 = _read("float64", 1), _read("float64", 2)
 
 _SRT = ("T", I32_2, I32_2, B1, I32_1)  # order, codes, flag, tmp_c
 _EXACT = ("T", F1, F1, U8_1)  # g0, g1, gp
@@ -81,21 +87,21 @@ SIGNATURES["prune_kernel"] = ("_pruning", "prune_kernel", "none", (I1, I1, F1, "
 # FIGS / FIGU (csdt._figs_*): binned codes are uint8 (max_bins <= 255) or uint16
 for _code, _CODES in (("u8", U8_2), ("u16", U16_2)):
     SIGNATURES[f"figs_assign_bins_{_code}"] = ("_figs_binning", "_assign_bins", "none",
-                                               (F2, F2, I1, _CODES, F2, F2))
+                                               (RF2, F2, I1, _CODES, F2, F2))
     SIGNATURES[f"figs_build_histogram_{_code}"] = ("_figs_histogram", "build_histogram", "none",
-                                                   (_CODES, I1, F1, F1, B1, F3, F3, I32_3, "i8"))
+                                                   (_CODES, I1, F1, RF1, B1, F3, F3, I32_3, "i8"))
     SIGNATURES[f"figs_update_residual_histograms_{_code}"] = (
-        "_figs_histogram", "update_residual_histograms", "none", (_CODES, I1, F1, F1, F1, I1, I32_2, I2, F3))
+        "_figs_histogram", "update_residual_histograms", "none", (_CODES, I1, F1, RF1, F1, I1, I32_2, I2, F3))
     SIGNATURES[f"figs_update_usable_histograms_{_code}"] = (
         "_figs_histogram", "update_usable_histograms", "none",
-        (_CODES, I1, F1, F1, "i8", I1, B2, I1, I1, I32_2, I2, F3, F3, I32_3))
+        (_CODES, I1, F1, RF1, "i8", I1, B2, I1, I1, I32_2, I2, F3, F3, I32_3))
 SIGNATURES["figs_subtract_histogram"] = ("_figs_histogram", "subtract_histogram", "none",
                                          (F3, F3, I32_3, "i8", "i8"))
 SIGNATURES["figs_shift_histogram"] = ("_figs_histogram", "shift_histogram", "none", (F3, F3, "i8", "f8"))
 SIGNATURES["figs_best_splits"] = ("_figs_histogram", "best_splits", "none",
                                   (F3, F3, I32_3, I1, I1, F2, F2, F1, I1, F1, B1, F1, F1, F1, F1))
 SIGNATURES["figs_predict_trees"] = ("_figs_histogram", "predict_trees", F1,
-                                    (F2, I1, I1, I1, I1, F1, B1, F1, "b1"))
+                                    (RF2, I1, I1, I1, I1, F1, B1, F1, "b1"))
 
 # CAL5 / CAL5_OC (csdt._cal5_intervals) and the cost transinformation of csdt.cost_transinformation
 SIGNATURES["cal5_meta_decision"] = ("_cal5_intervals", "meta_decision", "i8", (F1, F1, "f8", "f8"))
@@ -113,9 +119,9 @@ def _matches(spec, v) -> bool:
         return isinstance(v, (bool, np.bool_))
     if spec == "none":
         return v is None
-    if spec[0] == "A":
+    if spec[0] in ("A", "R"):
         return (isinstance(v, np.ndarray) and v.dtype == spec[1] and v.ndim == spec[2]
-                and v.flags.c_contiguous and v.flags.writeable and v.flags.aligned)
+                and v.flags.c_contiguous and v.flags.aligned and (spec[0] == "R" or v.flags.writeable))
     return (isinstance(v, tuple) and len(v) == len(spec) - 1
             and all(_matches(s, x) for s, x in zip(spec[1:], v)))
 

@@ -27,9 +27,9 @@ def _numba_type(spec):
     scalars = {"i8": types.int64, "f8": types.float64, "b1": types.boolean, "none": types.none}
     if isinstance(spec, str):
         return scalars[spec]
-    if spec[0] == "A":
+    if spec[0] in ("A", "R"):
         dtype = types.boolean if spec[1] == "bool" else getattr(types, spec[1])
-        return types.Array(dtype, spec[2], "C")
+        return types.Array(dtype, spec[2], "C", readonly=spec[0] == "R")
     return types.Tuple(tuple(_numba_type(s) for s in spec[1:]))
 
 

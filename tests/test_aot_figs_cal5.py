@@ -143,6 +143,42 @@ def test_every_figs_kernel_is_exported_and_exercised(monkeypatch, names_run):
     assert set(names_run) == exported
 
 
+@pytest.mark.parametrize("cls", [FIGSClassifier, FIGUClassifier, CAL5OCClassifier])
+def test_read_only_input_stays_on_the_aot_path(monkeypatch, cls):
+    # joblib gives GridSearchCV / cross_validate workers read-only memmaps of X and the weights:
+    # kernels that only read them are exported for read-only arrays ("R" in the grammar)
+    X, y, fn = _figs_data(nan=cls is not CAL5OCClassifier)
+    if cls is CAL5OCClassifier:
+        X = np.nan_to_num(X)
+    w = np.linspace(0.5, 2.0, len(y))
+    X.flags.writeable = False
+    w.flags.writeable = False
+    kw = dict(max_rules=8) if cls is not CAL5OCClassifier else {}
+
+    def fit_predict():
+        m = cls(**kw).fit(X, y, **({"sample_weight": w} if cls is not CAL5OCClassifier else {"cost": w}))
+        return m, m.predict_proba(X)
+
+    (ma, pa), (mj, pj), _ = _both_paths(monkeypatch, fit_predict)
+    _assert_same_tree_arrays(ma.tree_arrays(), mj.tree_arrays())
+    np.testing.assert_array_equal(pa, pj)
+
+
+def test_grammar_read_only_spec():
+    a = np.zeros((3, 2))
+    ro = a.copy()
+    ro.flags.writeable = False
+    assert _aot._matches(("R", "float64", 2), a) and _aot._matches(("R", "float64", 2), ro)
+    assert _aot._matches(("A", "float64", 2), a) and not _aot._matches(("A", "float64", 2), ro)
+    assert not _aot._matches(("R", "float64", 2), np.asfortranarray(np.zeros((3, 2))))  # layout
+    assert not _aot._matches(("R", "float64", 2), a[:, 0:1][::2])
+    assert not _aot._matches(("R", "float64", 1), a[:, 0])  # a column view is not C-contiguous
+    assert not _aot._matches(("R", "float64", 2), a.astype(np.float32))
+    from csdt._aot_spec import _numba_type
+    assert _numba_type(("R", "float64", 2)).mutable is False
+    assert _numba_type(("A", "float64", 2)).mutable is True
+
+
 # ------------------------------------------------------------------------------ CAL5 / CAL5_OC
 def _cal5_fit_predict(cls, params, X, y, fit_kw):
     def fit_predict():
