@@ -65,10 +65,13 @@ _HIST = ("T", U8_2, F2, I1, F3, F4, I1)  # bcodes, edges, nbins, hist, pool, fre
 _COSTCLA = ("T", F1, F1, F1, F1, F1, F1, B1)  # a0, a1, yv, suf0, suf1, sufp, selected
 
 
+RU8_1, RI1 = _read("uint8", 1), _read("int64", 1)
+
+
 def _grow_args(perm, srt, exact, hist, costcla):
-    # see csdt._builder._grow
-    return (F2, F2, U8_1, F2, I32_1, I32_1, perm, U64_1, srt, exact, hist, costcla, "i8", "b1",
-            "i8", "i8", "i8", "f8", "i8", "i8", I1, "i8")
+    # see csdt._builder._grow; X and the cost matrix may be the caller's read-only arrays
+    return (RF2, RF2, RU8_1, RF2, I32_1, I32_1, perm, U64_1, srt, exact, hist, costcla, "i8", "b1",
+            "i8", "i8", "i8", "f8", "i8", "i8", RI1, "i8")
 
 
 _GROW_RET = ("T", I2, F2, "i8")
@@ -80,8 +83,8 @@ SIGNATURES = {}
 for _mode, _data in _MODES.items():
     SIGNATURES[f"grow_{_mode}"] = ("_builder", "_grow", _GROW_RET, _grow_args("none", *_data))
     SIGNATURES[f"grow_{_mode}_perm"] = ("_builder", "_grow", _GROW_RET, _grow_args(I1, *_data))
-SIGNATURES["bin_codes_into"] = ("_builder", "_bin_codes_into", "none", (F2, F2, I1, U8_2))
-SIGNATURES["apply_rows"] = ("_tree_apply", "apply_rows", I1, (F2, I1, I1, I1, F1, B1))
+SIGNATURES["bin_codes_into"] = ("_builder", "_bin_codes_into", "none", (RF2, RF2, RI1, U8_2))
+SIGNATURES["apply_rows"] = ("_tree_apply", "apply_rows", I1, (RF2, RI1, RI1, RI1, RF1, _read("bool", 1)))
 SIGNATURES["prune_kernel"] = ("_pruning", "prune_kernel", "none", (I1, I1, F1, "i8", "f8", F1, I1, B1))
 
 # FIGS / FIGU (csdt._figs_*): binned codes are uint8 (max_bins <= 255) or uint16

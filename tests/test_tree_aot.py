@@ -160,6 +160,49 @@ def test_gil_holding_extension_stays_in_the_main_thread(monkeypatch):
     assert out["aot"] is False
 
 
+def test_wrong_argument_types_fall_back_to_jit(monkeypatch):
+    # pycc wrappers do not check types (a wrong one would crash): run() must
+    monkeypatch.delenv("CSDT_JIT", raising=False)
+    X, y, fn = _data(nan=False)
+    t = CSDT(max_depth=3).fit(X, y, fp_cost=3.0, fn_cost=fn).tree_
+    args = (t.children_left, t.children_right, t.feature, t.threshold, t.missing_left)
+    from csdt._tree_apply import apply_rows
+
+    ref = apply_rows(X, *args)
+    for bad in (np.asfortranarray(X), X.astype(np.float32), X[::2]):
+        before = dict(_aot.calls)
+        got = _aot.run("apply_rows", apply_rows, bad, *args)
+        assert _aot.calls["jit"] == before["jit"] + 1 and _aot.calls["aot"] == before["aot"]
+        np.testing.assert_array_equal(got, apply_rows(np.ascontiguousarray(bad, np.float64), *args))
+    before = dict(_aot.calls)
+    np.testing.assert_array_equal(_aot.run("apply_rows", apply_rows, X, *args), ref)
+    assert _aot.calls["aot"] == before["aot"] + 1
+
+
+@pytest.mark.parametrize("params", [{}, {"max_bins": 32}, {"pruning": "cost"}])
+def test_read_only_inputs_run_aot(monkeypatch, params):
+    # joblib hands GridSearchCV / cross_validate workers read-only memmaps: X and a float64
+    # cost matrix reach the kernels as they are, and must not push the fit to the JIT
+    monkeypatch.delenv("CSDT_JIT", raising=False)
+    X, y, fn = _data()
+    C = np.column_stack([np.full(len(y), 3.0), fn, np.zeros(len(y)), np.zeros(len(y))])
+    Xr, Cr = X.copy(), C.copy()
+    Xr.flags.writeable = False
+    Cr.flags.writeable = False
+
+    def kw(XX, CC):
+        val = {"X_val": XX, "y_val": y, "val_cost_matrix": CC} if "pruning" in params else {}
+        return dict(cost_matrix=CC, **val)
+
+    ref = CSDT(**params).fit(X, y, **kw(X, C))
+    before = dict(_aot.calls)
+    m = CSDT(**params).fit(Xr, y, **kw(Xr, Cr))
+    proba = m.predict_proba(Xr)
+    assert _aot.calls["jit"] == before["jit"] and _aot.calls["aot"] > before["aot"]
+    _assert_same_tree(m.tree_, ref.tree_)
+    np.testing.assert_array_equal(proba, ref.predict_proba(X))
+
+
 def test_stale_extension_is_not_used(monkeypatch):
     monkeypatch.delenv("CSDT_JIT", raising=False)
     monkeypatch.setattr(_aot, "source_hash", lambda: 12345)  # as if a kernel were edited
