@@ -1,7 +1,7 @@
-"""First-call latency of the CSDT tree in a fresh process: AOT kernels vs numba JIT.
+"""First-call latency of the csdt estimators in a fresh process: AOT kernels vs numba JIT.
 
 For each configuration a new ``python -c`` process times the first
-``CostSensitiveDecisionTreeClassifier(**params).fit`` (plus one ``predict_proba``) on a
+``Estimator(**params).fit`` (CSDT configurations, FIGS, FIGU, CAL5_OC; plus one ``predict_proba``) on a
 300 x 3 random data set, after the imports. Two paths (see ``csdt/_aot.py``):
 
 * "AOT": the kernels the install compiled ahead of time (``csdt._kernels_aot``), the
@@ -29,18 +29,24 @@ import subprocess
 import sys
 import tempfile
 
+# configuration -> (estimator, parameters, extra fit arguments); the CSDT ones first
 CONFIGS = {
-    "default": ("{}", ""),
-    "histogram": ("{'max_bins': 32}", ""),
-    "costcla": ("{'num_pct': 20}", ""),
-    "pruning": ("{'pruning': 'cost'}", ", X_val=X, y_val=y, val_fp_cost=1.0, val_fn_cost=2.0"),
-    "best_first": ("{'max_leaf_nodes': 8, 'max_features': 2, 'random_state': 0}", ""),
+    "default": ("CostSensitiveDecisionTreeClassifier", "{}", ""),
+    "histogram": ("CostSensitiveDecisionTreeClassifier", "{'max_bins': 32}", ""),
+    "costcla": ("CostSensitiveDecisionTreeClassifier", "{'num_pct': 20}", ""),
+    "pruning": ("CostSensitiveDecisionTreeClassifier", "{'pruning': 'cost'}",
+                ", X_val=X, y_val=y, val_fp_cost=1.0, val_fn_cost=2.0"),
+    "best_first": ("CostSensitiveDecisionTreeClassifier",
+                   "{'max_leaf_nodes': 8, 'max_features': 2, 'random_state': 0}", ""),
+    "figs": ("FIGSClassifier", "{'max_rules': 5}", ""),
+    "figu": ("FIGUClassifier", "{'max_rules': 5}", ""),
+    "cal5_oc": ("CAL5OCClassifier", "{}", ""),
 }
 
 CODE = """
 import time
 import numpy as np
-from csdt import CostSensitiveDecisionTreeClassifier as C
+from csdt import {estimator} as C
 rng = np.random.default_rng(0)
 X = rng.random((300, 3)); y = (X[:, 0] + 0.3 * rng.random(300) > 0.6).astype(np.int64)
 t = time.perf_counter()
@@ -52,10 +58,10 @@ print(t_fit, time.perf_counter() - t)
 
 
 def run(config, cache_dir, jit=True):
-    params, fit_extra = CONFIGS[config]
+    estimator, params, fit_extra = CONFIGS[config]
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, CSDT_JIT="1" if jit else "0")
-    out = subprocess.check_output([sys.executable, "-c", CODE.format(params=params, fit_extra=fit_extra)],
-                                  env=env, text=True)
+    code = CODE.format(estimator=estimator, params=params, fit_extra=fit_extra)
+    out = subprocess.check_output([sys.executable, "-c", code], env=env, text=True)
     fit_s, total_s = map(float, out.split()[-2:])
     return fit_s, total_s
 
