@@ -225,3 +225,26 @@ def test_parallel_trie_path_on_pooled_boosters_matches_dense_greedy():
     np.testing.assert_array_equal(S, C.T.astype(float) @ W)
     rs = riff_select(pool, X, y, max_fpr=0.02)
     assert list(rs.selection["candidate_index"]) == _dense_greedy(C, y, 0.02)
+
+
+def test_threaded_first_match_and_coverage_equal_numpy_masks():
+    # above the thread threshold the rows are split into blocks (each of several 16k-row
+    # chunks) run in threads: every row's first rule and coverage must equal Rule.mask
+    from csboost_plugins.rules._evaluate import (_THREAD_MIN_ROWS, compile_conditions, coverage_matrix,
+                                                 first_match)
+    rng = np.random.default_rng(11)
+    n = 45000
+    assert n >= 2 * _THREAD_MIN_ROWS
+    X = rng.normal(size=(n, 5))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=n) > 1.5).astype(int)
+    from sklearn.ensemble import RandomForestClassifier  # overlapping rules: the first match matters
+    forest = RandomForestClassifier(n_estimators=3, max_depth=4, random_state=0)
+    rules = extract_rules(forest.fit(np.nan_to_num(X[:5000]), y[:5000]))
+    C = np.column_stack([r.mask(X) for r in rules])
+    cc = compile_conditions(rules)
+    Xc = np.ascontiguousarray(X)
+    np.testing.assert_array_equal(coverage_matrix(Xc, cc), C)
+    first = np.where(C.any(axis=1), C.argmax(axis=1), -1)
+    assert (C.sum(axis=1) > 1).all()  # every row is covered by one rule per tree
+    np.testing.assert_array_equal(first_match(Xc, cc), first)
