@@ -1,56 +1,26 @@
-"""Ahead-of-time compiled tree kernels: which kernel runs a call, the JIT or the AOT one.
+"""The csdt kernels compiled ahead of time (``csdt._kernels_aot``): their signatures.
 
-Why: numba compiles the CSDT kernels on their first call in a fresh environment
-(about 4 s on 2 cores, see ``benchmarks/bench_tree_compile.py``); a minimal exact-mode
-tree alone costs about 2 s of numba typing, lowering and LLVM work. The install
-(``setup.py``) therefore compiles the same Python kernels once with ``numba.pycc`` into
-the C extension ``csdt._kernels_aot``; a fresh process then fits and predicts without
-compiling anything. The numba JIT kernels (``cache=True``) stay the reference and
-the fallback. A call runs the AOT kernel only when all of these hold:
-
-* the extension exists and was built from exactly these kernel sources: the build
-  bakes the SHA-256 of :data:`KERNEL_SOURCES` into it, so an edited checkout (or a
-  failed build) silently uses the JIT kernels instead of stale code;
-* the extension releases the GIL like the ``nogil`` JIT kernels (the build patches
-  pycc's wrappers to, see ``_aot_spec._nogil_wrappers``), or the call comes from the
-  main thread: wrappers that hold the GIL would serialise threads (ensembles fitting
-  trees, the threaded binning of large X), which then get the JIT kernels;
-* every argument has exactly the exported type (:data:`SIGNATURES`: pycc wrappers do
-  not check types, and a wrong one would crash rather than raise);
-* the environment variable ``CSDT_JIT`` is not ``"1"`` (forces the JIT, e.g. to compare).
-
-Both paths compile the same source with the same LLVM settings (no fast-math), so
-they give bit-identical trees; ``tests/test_tree_aot.py`` checks that.
+How a call picks the AOT or the JIT kernel, and why: :mod:`csboost_plugins._aot`. This
+module lists what the extension exports (:data:`SIGNATURES`) and which files it is built
+from (:data:`KERNEL_SOURCES`); ``module``, ``use_aot``, ``run``, ``calls`` and
+``source_hash`` are those of :data:`KERNELS`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import threading
 from pathlib import Path
 
-import numpy as np
+from csboost_plugins._aot import KernelSet, matches
+from csboost_plugins._aot import arr as _arr
+from csboost_plugins._aot import read as _read
 
-#: files whose numba code is compiled into the extension (hashed into it at build time)
-KERNEL_SOURCES = ("_aot.py", "_aot_spec.py", "_builder.py", "_splitter.py", "_criterion.py",
-                  "_cost_information.py", "_tree_apply.py", "_pruning.py", "_figs_binning.py",
-                  "_figs_histogram.py", "_cal5_intervals.py")
+#: files whose numba code is compiled into the extension, or decides how (hashed into it)
+KERNEL_SOURCES = ("_aot.py", "../csboost_plugins/_aot.py", "../csboost_plugins/_aot_build.py", "_builder.py",
+                  "_splitter.py", "_criterion.py", "_cost_information.py", "_tree_apply.py", "_pruning.py",
+                  "_figs_binning.py", "_figs_histogram.py", "_cal5_intervals.py")
 
 
 # ----------------------------------------------------------------- exported signatures
-# A small type grammar shared by the runtime check below and the build (``_aot_spec``):
-# "i8" int, "f8" float, "b1" bool, "none" None, ("A", dtype, ndim) a C-contiguous
-# writeable array, ("R", dtype, ndim) a C-contiguous array the kernel only reads (read-only
-# ones too: joblib hands GridSearchCV workers read-only memmaps), ("T", *items) a tuple.
-def _arr(dtype, ndim):
-    return ("A", dtype, ndim)
-
-
-def _read(dtype, ndim):
-    return ("R", dtype, ndim)
-
-
 F1, F2, F3, F4 = (_arr("float64", k) for k in (1, 2, 3, 4))
 I1, I2 = _arr("int64", 1), _arr("int64", 2)
 I32_1, I32_2 = _arr("int32", 1), _arr("int32", 2)
@@ -113,67 +83,7 @@ SIGNATURES["cal5_attribute_intervals"] = ("_cal5_intervals", "attribute_interval
 SIGNATURES["cost_transinformation_table"] = ("_cost_information", "cost_transinformation_table", "f8", (F2,))
 
 
-def _matches(spec, v) -> bool:
-    if spec == "i8":
-        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-    if spec == "f8":
-        return isinstance(v, (float, np.floating))
-    if spec == "b1":
-        return isinstance(v, (bool, np.bool_))
-    if spec == "none":
-        return v is None
-    if spec[0] in ("A", "R"):
-        return (isinstance(v, np.ndarray) and v.dtype == spec[1] and v.ndim == spec[2]
-                and v.flags.c_contiguous and v.flags.aligned and (spec[0] == "R" or v.flags.writeable))
-    return (isinstance(v, tuple) and len(v) == len(spec) - 1
-            and all(_matches(s, x) for s, x in zip(spec[1:], v)))
-
-
-# ----------------------------------------------------------------- loading
-def source_hash() -> int:
-    """SHA-256 of the kernel sources (:data:`KERNEL_SOURCES`), as a signed 64-bit int."""
-    h = hashlib.sha256()
-    here = Path(__file__).resolve().parent
-    for name in KERNEL_SOURCES:
-        h.update(name.encode())
-        h.update((here / name).read_bytes().replace(b"\r\n", b"\n"))
-    return int.from_bytes(h.digest()[:8], "little", signed=True)
-
-
-_state = {}
-#: kernel calls per path since import ({"aot": n, "jit": n}): lets tests see which one ran
-calls = {"aot": 0, "jit": 0}
-
-
-def module():
-    """The AOT extension if it is built and current, else None (checked once)."""
-    if "module" not in _state:
-        try:
-            from . import _kernels_aot as m
-        except ImportError:
-            m = None
-        if m is not None and m.source_hash() != source_hash():
-            m = None  # built from other sources: stale
-        _state["module"] = m
-    return _state["module"]
-
-
-def use_aot() -> bool:
-    """Whether a kernel call made now may run AOT code (see module doc)."""
-    if os.environ.get("CSDT_JIT", "") == "1" or module() is None:
-        return False
-    if "nogil" not in _state:
-        _state["nogil"] = bool(module().releases_gil())
-    return _state["nogil"] or threading.current_thread() is threading.main_thread()
-
-
-def run(name, jit, *args):
-    """Call the AOT kernel ``name`` when allowed and the arguments match its exported
-    types exactly, else the JIT dispatcher ``jit`` (same source, same result)."""
-    if use_aot():
-        spec = SIGNATURES[name][3]
-        if len(args) == len(spec) and all(_matches(s, a) for s, a in zip(spec, args)):
-            calls["aot"] += 1
-            return getattr(module(), name)(*args)
-    calls["jit"] += 1
-    return jit(*args)
+KERNELS = KernelSet("csdt._kernels_aot", Path(__file__).parent, KERNEL_SOURCES, SIGNATURES)
+calls = KERNELS.calls
+module, use_aot, run, source_hash = KERNELS.module, KERNELS.use_aot, KERNELS.run, KERNELS.source_hash
+_matches = matches

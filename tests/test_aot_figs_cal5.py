@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 def _extension_built():
     # a missing or stale extension would make every comparison below JIT vs JIT
     assert _aot.module() is not None, ("csdt._kernels_aot is missing or stale: reinstall with "
-                                       "`pip install -e .` or run `python -m csdt._aot_spec`")
+                                       "`pip install -e .` or run `python setup.py build_ext --inplace`")
 
 
 @pytest.fixture()
@@ -168,7 +168,7 @@ def test_grammar_read_only_spec():
     assert not _aot._matches(("R", "float64", 2), a[:, 0:1][::2])
     assert not _aot._matches(("R", "float64", 1), a[:, 0])  # a column view is not C-contiguous
     assert not _aot._matches(("R", "float64", 2), a.astype(np.float32))
-    from csdt._aot_spec import _numba_type
+    from csboost_plugins._aot_build import numba_type as _numba_type
     assert _numba_type(("R", "float64", 2)).mutable is False
     assert _numba_type(("A", "float64", 2)).mutable is True
 

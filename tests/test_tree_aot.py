@@ -15,12 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numba.core.registry import CPUDispatcher
 
 from csdt import CostSensitiveDecisionTreeClassifier as CSDT
 from csdt import _aot
 
-from _aot_paths import on_both_paths
+from _aot_paths import dispatchers_reached, on_both_paths
 
 CRITERIA = ["direct_cost", "pi_cost", "gini_cost", "entropy_cost", "cost_entropy", "gini", "entropy"]
 
@@ -29,7 +28,7 @@ def test_extension_is_built_and_current():
     # the README install builds it; a silent build failure must not pass CI
     m = _aot.module()
     assert m is not None, ("csdt._kernels_aot is missing or stale: reinstall with "
-                           "`pip install -e .` or run `python -m csdt._aot_spec`")
+                           "`pip install -e .` or run `python setup.py build_ext --inplace`")
     assert m.source_hash() == _aot.source_hash()
     assert set(_aot.SIGNATURES) <= set(dir(m))
 
@@ -147,7 +146,7 @@ def test_threads_run_the_aot_kernels_without_the_gil(monkeypatch):
 def test_gil_holding_extension_stays_in_the_main_thread(monkeypatch):
     # an extension built without the nogil patch must not serialise threads
     monkeypatch.delenv("CSDT_JIT", raising=False)
-    monkeypatch.setattr(_aot, "_state", {"module": _aot.module(), "nogil": False})
+    monkeypatch.setattr(_aot.KERNELS, "state", {"module": _aot.module(), "nogil": False})
     assert _aot.use_aot()
     out = {}
     t = threading.Thread(target=lambda: out.setdefault("aot", _aot.use_aot()))
@@ -201,8 +200,8 @@ def test_read_only_inputs_run_aot(monkeypatch, params):
 
 def test_stale_extension_is_not_used(monkeypatch):
     monkeypatch.delenv("CSDT_JIT", raising=False)
-    monkeypatch.setattr(_aot, "source_hash", lambda: 12345)  # as if a kernel were edited
-    monkeypatch.setattr(_aot, "_state", {})
+    monkeypatch.setattr(_aot.KERNELS, "source_hash", lambda: 12345)  # as if a kernel were edited
+    monkeypatch.setattr(_aot.KERNELS, "state", {})
     assert _aot.module() is None and not _aot.use_aot()
     X, y, fn = _data()
     before = dict(_aot.calls)
@@ -210,22 +209,12 @@ def test_stale_extension_is_not_used(monkeypatch):
     assert _aot.calls["aot"] == before["aot"] and _aot.calls["jit"] > before["jit"]
 
 
-def _dispatchers_reached(func, seen):
-    """Modules of every numba kernel reachable from ``func`` through its globals."""
-    for name in func.__code__.co_names:
-        obj = func.__globals__.get(name)
-        if isinstance(obj, CPUDispatcher) and obj.py_func not in seen:
-            seen.add(obj.py_func)
-            _dispatchers_reached(obj.py_func, seen)
-    return seen
-
-
 def test_source_hash_covers_every_compiled_kernel():
     # editing any kernel compiled into the extension must invalidate it
     files = set()
     for mod, func, _, _ in _aot.SIGNATURES.values():
         root = getattr(importlib.import_module(f"csdt.{mod}"), func).py_func
-        for f in _dispatchers_reached(root, {root}):
+        for f in dispatchers_reached(root, {root}):
             files.add(Path(inspect.getsourcefile(f)).name)
     assert files <= set(_aot.KERNEL_SOURCES), files - set(_aot.KERNEL_SOURCES)
     assert {"_builder.py", "_splitter.py", "_criterion.py", "_tree_apply.py"} <= files

@@ -18,10 +18,21 @@ Example::
 This package never imports ``csdt``.
 """
 
-from ._extract import extract_rules
-from ._riff import RIFFClassifier
-from ._rule import CategorySet, Interval, Rule
-from ._ruleset import RuleSet
-from ._select import riff_select
+from importlib import import_module
 
-__all__ = ["extract_rules", "riff_select", "Rule", "RuleSet", "RIFFClassifier", "Interval", "CategorySet"]
+# public name -> submodule; imported on first use (PEP 562), so that the numba kernels in
+# ``_evaluate`` import without pandas / scikit-learn (the install compiles them ahead of time)
+_EXPORTS = {"extract_rules": "_extract", "riff_select": "_select", "Rule": "_rule", "RuleSet": "_ruleset",
+            "RIFFClassifier": "_riff", "Interval": "_rule", "CategorySet": "_rule"}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_EXPORTS))

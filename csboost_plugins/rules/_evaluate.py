@@ -11,6 +11,7 @@ import numba
 import numpy as np
 from numba import njit
 
+from . import _aot
 from ._rule import ZERO_THRESHOLD, CategorySet, Interval
 
 __all__ = ["CompiledConditions", "ConditionTrie", "compile_conditions", "first_match", "coverage_matrix",
@@ -326,23 +327,32 @@ def _row_blocks(n) -> list:
 _THREAD_MIN_ROWS = 20000
 
 
+def _layout(X) -> str:
+    """Suffix of the AOT kernel variant for X's memory order."""
+    return "f" if X.flags.f_contiguous else "c"
+
+
 def first_match(X, cc: CompiledConditions) -> np.ndarray:
     """Index of the first rule covering each row, -1 if none."""
     out = np.full(X.shape[0], -1, np.int64)
-    _in_threads(lambda a, b: _first_match_block(X, a, b, out, cc.rule_ptr, cc.rule_cond, *cc.args),
+    name = "first_match_block_" + _layout(X)
+    _in_threads(lambda a, b: _aot.run(name, _first_match_block, X, a, b, out, cc.rule_ptr,
+                                      cc.rule_cond, *cc.args),
                 _row_blocks(X.shape[0]))
     return out
 
 
 def coverage_matrix(X, cc: CompiledConditions) -> np.ndarray:
     out = np.zeros((X.shape[0], cc.rule_ptr.shape[0] - 1), np.bool_)
-    _in_threads(lambda a, b: _coverage_block(X, a, b, out, cc.rule_ptr, cc.rule_cond, *cc.args),
+    name = "coverage_block_" + _layout(X)
+    _in_threads(lambda a, b: _aot.run(name, _coverage_block, X, a, b, out, cc.rule_ptr,
+                                      cc.rule_cond, *cc.args),
                 _row_blocks(X.shape[0]))
     return out
 
 
 def rule_mask_rows(X, rows, r, cc: CompiledConditions) -> np.ndarray:
-    return _rule_mask_rows(X, rows, r, cc.rule_ptr, cc.rule_cond, *cc.args)
+    return _aot.run("rule_mask_rows", _rule_mask_rows, X, rows, r, cc.rule_ptr, cc.rule_cond, *cc.args)
 
 
 def _complementary(a, b) -> bool:
@@ -455,9 +465,9 @@ class ConditionTrie:
         if len(self.node_cond):
             # groups of whole top-level subtrees own disjoint rules: threads write one out
             g = self.groups(_n_threads() if len(rows) >= _THREAD_MIN_ROWS else 1)
-            _in_threads(lambda a, b: _trie_sums_range(X, rows, W, out, a, b, self.node_cond, self.node_depth,
-                                                      self.node_end, self.node_comp, self.term_ptr,
-                                                      self.term_rule, self.max_depth, *self.cc.args),
+            _in_threads(lambda a, b: _aot.run("trie_sums_range", _trie_sums_range, X, rows, W, out, a, b,
+                                              self.node_cond, self.node_depth, self.node_end, self.node_comp,
+                                              self.term_ptr, self.term_rule, self.max_depth, *self.cc.args),
                         list(zip(g[:-1].tolist(), g[1:].tolist())))
         if len(self.root_rules):
             out[self.root_rules] += W.sum(axis=0)

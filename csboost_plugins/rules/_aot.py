@@ -1,0 +1,40 @@
+"""The rule kernels compiled ahead of time (``csboost_plugins.rules._kernels_aot``).
+
+How a call picks the AOT or the JIT kernel, and why: :mod:`csboost_plugins._aot`. X
+reaches the kernels in Fortran order (pandas input and rule selection: one column per
+condition test) or, for numpy input to ``RuleSet.apply`` / ``coverage``, as given in C
+order; those two kernels are exported in both layouts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .._aot import KernelSet, arr, read
+
+#: files whose numba code is compiled into the extension, or decides how (hashed into it)
+KERNEL_SOURCES = ("_aot.py", "_evaluate.py", "_rule.py", "../_aot.py", "../_aot_build.py")
+
+XF, XC = read("float64", 2, order="F"), read("float64", 2)  # pandas / numpy X in RuleSet.apply
+I1, F1, F2, I8_1, B1 = arr("int64", 1), arr("float64", 1), arr("float64", 2), arr("int8", 1), arr("bool", 1)
+RI1, RF1, RI8_1, RB1, RF2 = (read("int64", 1), read("float64", 1), read("int8", 1), read("bool", 1),
+                             read("float64", 2))
+# CompiledConditions.args: feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
+# cat_ptr, cats
+_COND = (RI1, RI8_1, RF1, RF1, RB1, RB1, RB1, RB1, RB1, RI1, RF1)
+
+#: exported name -> (module, function, return type, argument types)
+SIGNATURES = {
+    "first_match_block_f": ("_evaluate", "_first_match_block", "none", (XF, "i8", "i8", I1, RI1, RI1, *_COND)),
+    "first_match_block_c": ("_evaluate", "_first_match_block", "none", (XC, "i8", "i8", I1, RI1, RI1, *_COND)),
+    "coverage_block_f": ("_evaluate", "_coverage_block", "none",
+                         (XF, "i8", "i8", arr("bool", 2), RI1, RI1, *_COND)),
+    "coverage_block_c": ("_evaluate", "_coverage_block", "none",
+                         (XC, "i8", "i8", arr("bool", 2), RI1, RI1, *_COND)),
+    "rule_mask_rows": ("_evaluate", "_rule_mask_rows", B1, (XF, RI1, "i8", RI1, RI1, *_COND)),
+    "trie_sums_range": ("_evaluate", "_trie_sums_range", "none",
+                        (XF, RI1, RF2, F2, "i8", "i8", RI1, RI1, RI1, RI8_1, RI1, RI1, "i8", *_COND)),
+}
+
+KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", Path(__file__).parent, KERNEL_SOURCES, SIGNATURES)
+run = KERNELS.run

@@ -1,0 +1,98 @@
+"""Ahead-of-time rule kernels (csboost_plugins.rules._aot): built by the install, used
+when safe, and identical to the numba JIT kernels they are compiled from."""
+
+import importlib
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+from csboost_plugins.rules import RuleSet, extract_rules, riff_select
+from csboost_plugins.rules import _aot as rules_aot
+
+from _aot_paths import dispatchers_reached, on_both_paths
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_extension_is_built_and_current():
+    m = rules_aot.KERNELS.module()
+    assert m is not None, ("csboost_plugins.rules._kernels_aot is missing or stale: reinstall with "
+                           "`pip install -e .` or run `python setup.py build_ext --inplace`")
+    assert m.source_hash() == rules_aot.KERNELS.source_hash() and m.releases_gil()
+    assert set(rules_aot.SIGNATURES) <= set(dir(m))
+
+
+def _fraud(n, seed):
+    from csdt.datasets import make_fraud_transactions
+    d = make_fraud_transactions(n, fraud_rate=0.03, random_state=seed)
+    X = d.data.copy()
+    X.iloc[::11, 2] = np.nan
+    return X, np.asarray(d.target), np.asarray(d.fn_cost)
+
+
+@pytest.mark.parametrize("n", [3000, 45000])  # one block / several blocks in threads
+def test_rules_aot_equals_jit(monkeypatch, n):
+    X, y, amount = _fraud(n, seed=2)
+    forest = RandomForestClassifier(n_estimators=4, max_depth=5, random_state=0).fit(X.fillna(-1)[:2000], y[:2000])
+    pool = extract_rules(forest)
+
+    Xn = X.to_numpy(np.float64)  # numpy input reaches apply / coverage in C order, pandas in F order
+
+    def select_and_predict():
+        rs = riff_select(pool, X, y, max_fpr=0.03, fn_cost=amount)
+        whole = RuleSet(pool[:40])
+        return (list(rs.selection["candidate_index"]), rs.predict(X, random_state=0), whole.apply(X),
+                whole.apply(Xn), whole.coverage(X), whole.coverage(Xn))
+
+    out = on_both_paths(monkeypatch, select_and_predict, calls=rules_aot.KERNELS.calls)
+    (ra, ua), (rj, uj) = out["aot"], out["jit"]
+    assert ua["jit"] == 0 and ua["aot"] >= 6, ua  # trie sums, masks, first match, coverage: all AOT
+    assert uj["aot"] == 0 and uj["jit"] >= 6, uj
+    np.testing.assert_array_equal(ra[2], ra[3])  # pandas and numpy input agree
+    assert len(ra[0]) >= 2
+    assert ra[0] == rj[0]
+    for a, b in zip(ra[1:], rj[1:]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_source_hash_covers_every_compiled_kernel():
+    files = set()
+    for mod, func, _, _ in rules_aot.SIGNATURES.values():
+        root = getattr(importlib.import_module(f"csboost_plugins.rules.{mod}"), func).py_func
+        for f in dispatchers_reached(root, {root}):
+            files.add(Path(inspect.getsourcefile(f)).name)
+    assert files == {"_evaluate.py"} and files <= set(rules_aot.KERNEL_SOURCES)
+
+
+def test_fresh_process_compiles_no_rule_kernel(tmp_path):
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        from numba.core.registry import CPUDispatcher
+        from sklearn.tree import DecisionTreeClassifier
+        from csboost_plugins.rules import extract_rules, riff_select
+        from csboost_plugins.rules import _aot
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(3000, 4)); X[::9, 1] = np.nan
+        y = (np.nan_to_num(X[:, 0]) + rng.normal(size=3000) > 1.2).astype(int)
+        rules = extract_rules(DecisionTreeClassifier(max_depth=4).fit(np.nan_to_num(X), y))
+        rs = riff_select(rules, X, y, max_fpr=0.05)
+        rs.predict(X); rs.coverage(X)
+        compiled = sorted(f"{mod}.{name}" for mod, m in list(sys.modules.items())
+                          if mod.startswith("csboost_plugins")
+                          for name, obj in vars(m).items() if isinstance(obj, CPUDispatcher) and obj.signatures)
+        print(_aot.KERNELS.calls["aot"], _aot.KERNELS.calls["jit"], compiled)
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "CSDT_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True,
+                         check=True).stdout.split(maxsplit=2)
+    assert int(out[0]) >= 3 and int(out[1]) == 0, out
+    assert out[2].strip() == "[]", out[2]
