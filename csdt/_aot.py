@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from csboost_plugins._aot import KernelSet, matches
+from csboost_plugins._aot import KernelSet
 from csboost_plugins._aot import arr as _arr
 from csboost_plugins._aot import read as _read
 
@@ -86,4 +86,3 @@ SIGNATURES["cost_transinformation_table"] = ("_cost_information", "cost_transinf
 KERNELS = KernelSet("csdt._kernels_aot", Path(__file__).parent, KERNEL_SOURCES, SIGNATURES)
 calls = KERNELS.calls
 module, use_aot, run, source_hash = KERNELS.module, KERNELS.use_aot, KERNELS.run, KERNELS.source_hash
-_matches = matches

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from csboost_plugins._aot import matches
 from csdt import CAL5Classifier, CAL5OCClassifier, FIGSClassifier, FIGUClassifier, _aot, cost_transinformation
 from csdt._cal5_synthetic import make_multi, make_nsep
 from csdt.datasets import load_creditscoring1
@@ -162,12 +163,12 @@ def test_grammar_read_only_spec():
     a = np.zeros((3, 2))
     ro = a.copy()
     ro.flags.writeable = False
-    assert _aot._matches(("R", "float64", 2), a) and _aot._matches(("R", "float64", 2), ro)
-    assert _aot._matches(("A", "float64", 2), a) and not _aot._matches(("A", "float64", 2), ro)
-    assert not _aot._matches(("R", "float64", 2), np.asfortranarray(np.zeros((3, 2))))  # layout
-    assert not _aot._matches(("R", "float64", 2), a[:, 0:1][::2])
-    assert not _aot._matches(("R", "float64", 1), a[:, 0])  # a column view is not C-contiguous
-    assert not _aot._matches(("R", "float64", 2), a.astype(np.float32))
+    assert matches(("R", "float64", 2), a) and matches(("R", "float64", 2), ro)
+    assert matches(("A", "float64", 2), a) and not matches(("A", "float64", 2), ro)
+    assert not matches(("R", "float64", 2), np.asfortranarray(np.zeros((3, 2))))  # layout
+    assert not matches(("R", "float64", 2), a[:, 0:1][::2])
+    assert not matches(("R", "float64", 1), a[:, 0])  # a column view is not C-contiguous
+    assert not matches(("R", "float64", 2), a.astype(np.float32))
     from csboost_plugins._aot_build import numba_type as _numba_type
     assert _numba_type(("R", "float64", 2)).mutable is False
     assert _numba_type(("A", "float64", 2)).mutable is True

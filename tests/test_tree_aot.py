@@ -88,6 +88,7 @@ def test_aot_equals_jit_pruning(monkeypatch, pruning):
                   dict(X_val=Xv, y_val=yv, val_fp_cost=3.0, val_fn_cost=fnv))
     (ma, pa, ua), (mj, pj, uj) = r["aot"], r["jit"]
     assert ua["jit"] == 0 and ua["aot"] >= 4, ua  # grow, apply (validation), prune, apply
+    assert uj["aot"] == 0 and uj["jit"] >= 4, uj
     assert ma.tree_.node_count < ma._full_tree.node_count  # pruning did something
     _assert_same_tree(ma.tree_, mj.tree_)
     np.testing.assert_array_equal(pa, pj)

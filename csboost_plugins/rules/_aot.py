@@ -16,7 +16,7 @@ from .._aot import KernelSet, arr, read
 KERNEL_SOURCES = ("_aot.py", "_evaluate.py", "_rule.py", "../_aot.py", "../_aot_build.py")
 
 XF, XC = read("float64", 2, order="F"), read("float64", 2)  # pandas / numpy X in RuleSet.apply
-I1, F1, F2, I8_1, B1 = arr("int64", 1), arr("float64", 1), arr("float64", 2), arr("int8", 1), arr("bool", 1)
+I1, F2, B1 = arr("int64", 1), arr("float64", 2), arr("bool", 1)
 RI1, RF1, RI8_1, RB1, RF2 = (read("int64", 1), read("float64", 1), read("int8", 1), read("bool", 1),
                              read("float64", 2))
 # CompiledConditions.args: feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
