@@ -18,7 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .costs import FN, FP, TN, TP, check_binary_labels, check_costs
+from .costs import check_binary_labels, check_costs
+from .decision_costs import (
+    bayes_thresholds,
+    bmr_decisions,
+    row_cost,
+    savings_from_costs,
+    trivial_policy_costs,
+)
 
 __all__ = [
     "cost_loss",
@@ -63,11 +70,7 @@ def _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
     return dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
 
 
-def _row_cost(y, d, c):
-    """Cost of decision (or probability) d for label y under costs c, per row."""
-    pos = d * c[:, TP] + (1.0 - d) * c[:, FN]
-    neg = d * c[:, FP] + (1.0 - d) * c[:, TN]
-    return np.where(y == 1, pos, neg)
+_row_cost = row_cost
 
 
 def _total(v, w):
@@ -109,17 +112,10 @@ def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cos
 
 def _cost_base(y, c, w):
     """Cost_l = min(Cost(predict all 0), Cost(predict all 1))."""
-    all0 = _total(np.where(y == 1, c[:, FN], c[:, TN]), w)
-    all1 = _total(np.where(y == 1, c[:, TP], c[:, FP]), w)
-    return min(all0, all1)
+    return min(trivial_policy_costs(y, c, w))
 
 
-def _savings(cost, base):
-    if base == 0:
-        raise ValueError(
-            "savings are undefined: the cheaper trivial policy (all 0 or all 1) already costs 0"
-        )
-    return (base - cost) / base
+_savings = savings_from_costs
 
 
 def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
@@ -173,7 +169,7 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
     _check_decisions(d)
-    worst = _total(np.where(y == 1, c[:, FN], c[:, FP]), w)
+    worst = _total(row_cost(y, 1 - y, c), w)  # every row misclassified
     if worst == 0:
         raise ValueError("normalized cost is undefined: misclassifying every row costs 0")
     return _total(_row_cost(y, d, c), w) / worst
@@ -188,15 +184,7 @@ def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     are 0 (decision irrelevant); rows where predicting 1 is always cheaper get
     -inf / always dearer +inf are not possible under the reasonableness conditions.
     """
-    c = check_costs(n, **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
-    num = c[:, FP] - c[:, TN]
-    den = (c[:, FN] - c[:, TP]) + num
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = num / den
-    t[(den == 0) & (num == 0)] = 0.5
-    t[(den == 0) & (num > 0)] = np.inf
-    t[(den == 0) & (num < 0)] = -np.inf
-    return t
+    return bayes_thresholds(check_costs(n, **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)))
 
 
 def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
@@ -217,9 +205,7 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
         raise ValueError("y_proba contains NaN")
     _check_proba(s)
     c = check_costs(s.shape[0], **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
-    risk1 = s * c[:, TP] + (1 - s) * c[:, FP]
-    risk0 = s * c[:, FN] + (1 - s) * c[:, TN]
-    return (risk1 < risk0).astype(np.int64)
+    return bmr_decisions(s, c)
 
 
 # --------------------------------------------------------------------------------------

