@@ -11,6 +11,7 @@ sources and licences are in ``data/PROVENANCE.md`` next to the files.
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -162,17 +163,27 @@ def load_bankmarketing() -> Bunch:
     return _bunch(data, target, cm, _descr("Bank marketing (UCI)", load_bankmarketing.__doc__), "bankmarketing")
 
 
-def load_creditcard_fraud(path, admin_cost: float = 10.0) -> Bunch:
+def load_creditcard_fraud(path=None, admin_cost: float = 10.0) -> Bunch:
     """The Kaggle / ULB card-fraud file with the csboost paper's preprocessing.
 
     ``path`` is ``creditcard.csv`` or ``creditcard.csv.gz`` (284,807 rows; get it
-    from Kaggle "mlg-ulb/creditcardfraud", Open Database License). Rows with zero
+    from Kaggle "mlg-ulb/creditcardfraud", Open Database License); by default
+    ``$CSBOOST_DATA_DIR/creditcard.csv.gz`` (the file is too big to ship). Rows with zero
     amount are dropped; features V1..V28 and log(Amount), each standardised.
     Costs: C_FN = Amount, C_FP = C_TP = ``admin_cost`` (EUR), C_TN = 0. The bunch
     also carries ``amount`` and ``amount_tercile`` (0/1/2 for frauds with amount
     < 1.10, 1.10-99.99, > 99.99; -1 for legitimate rows) for the paper's
     stratified 5 x 2-fold cross-validation.
     """
+    if path is None:
+        folder = os.environ.get("CSBOOST_DATA_DIR")
+        if not folder:
+            raise FileNotFoundError(
+                "no path given and CSBOOST_DATA_DIR is not set. Download 'creditcard.csv' from Kaggle "
+                "(https://www.kaggle.com/datasets/mlg-ulb/creditcardfraud) and pass its path, or gzip it "
+                "to creditcard.csv.gz in a folder named by the environment variable CSBOOST_DATA_DIR."
+            )
+        path = Path(folder) / "creditcard.csv.gz"
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(

@@ -1,7 +1,6 @@
 """CAL5 / CAL5_OC (the CAL5_OC paper, sections 3-5)."""
 
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,8 +23,6 @@ from csdt._cal5_intervals import (
     raw_intervals,
 )
 from csdt._cal5_synthetic import make_multi, make_nsep
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 # ---------------------------------------------------------------------------------------------
