@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csboost_plugins.costs import check_binary_labels, check_costs, check_fit_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
-from .linear import _check_y
+from .linear import _check_y, _standardisation
 
 __all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalibrator",
            "cost_optimal_threshold"]
@@ -155,7 +155,9 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
         """Validate the parameters, ``y`` (sets ``classes_``) and the training costs; returns ``(yi, costs)``."""
         self._validate_common()
-        _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        if self.estimator is None:  # the default pipeline standardises X: say so if that overflows
+            _standardisation(Xa)
         yi, self.classes_ = _check_y(y)
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix)

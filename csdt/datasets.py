@@ -11,6 +11,7 @@ sources and licences are in ``data/PROVENANCE.md`` next to the files.
 
 from __future__ import annotations
 
+import numbers
 import os
 from importlib import resources
 from pathlib import Path
@@ -231,10 +232,17 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
     ``fraud_rate`` is the exact expected share of frauds; the label is drawn
     independently per row so the realised share varies.
     """
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (numbers.Integral, np.integer)):
+        raise TypeError(f"n_samples must be an integer, got {type(n_samples).__name__} {n_samples!r}")
+    if isinstance(fraud_rate, (bool, np.bool_)) or not isinstance(fraud_rate, (numbers.Real, np.floating)):
+        raise TypeError(f"fraud_rate must be a number, got {type(fraud_rate).__name__} {fraud_rate!r}")
     if not 0 < fraud_rate < 1:
         raise ValueError(f"fraud_rate must lie in (0, 1), got {fraud_rate}")
     if n_samples < 2:
         raise ValueError(f"n_samples must be at least 2, got {n_samples}")
+    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
+            or not np.isfinite(admin_cost):
+        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
     rng = check_random_state(random_state)
     n = int(n_samples)
     y = (rng.random_sample(n) < fraud_rate).astype(np.int64)

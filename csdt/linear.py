@@ -62,6 +62,23 @@ def _check_positive(value, name, *, allow_zero=False, integer=False):
         raise ValueError(f"{name} must be {need} {'integer' if integer else 'number'}, got {value!r}")
 
 
+def _standardisation(X):
+    """Column means and standard deviations of float64 X (a zero deviation becomes 1).
+
+    Raises ``ValueError`` naming the column when they overflow float64: finite values near
+    1e154 or above square (or sum) past 1.8e308, and the NaN that follows would be reported
+    downstream as missing input."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.mean(axis=0)
+        std = X.std(axis=0)
+    bad = ~(np.isfinite(mean) & np.isfinite(std))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"X column {j} is too large to standardise (max |x| = {np.abs(X[:, j]).max():.3g}): its "
+                         "mean or variance overflows float64; rescale X (e.g. divide the column by a power of ten)")
+    std[std == 0] = 1.0
+    return mean, std
+
 class _LinearScoreMixin(ClassifierMixin):
     """Prediction of a fitted linear model ``coef_``, ``intercept_`` (binary, log-odds score)."""
 
@@ -168,9 +185,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     def _fit_arrays_serial(self, X, yi, costs):
         n, p = X.shape
         if self.standardize:
-            mean = X.mean(axis=0)
-            std = X.std(axis=0)
-            std[std == 0] = 1.0
+            mean, std = _standardisation(X)
             Xs = (X - mean) / std
         else:
             mean, std, Xs = np.zeros(p), np.ones(p), X
@@ -308,7 +323,11 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         if isinstance(self.lambdas, numbers.Integral) and not isinstance(self.lambdas, bool):
             if self.lambdas < 1:
                 raise ValueError(f"lambdas must be >= 1 or a list of values, got {self.lambdas}")
-            Xs = (X - X.mean(0)) / np.where(X.std(0) == 0, 1.0, X.std(0)) if self.standardize else X
+            if self.standardize:
+                mean, std = _standardisation(X)
+                Xs = (X - mean) / std
+            else:
+                Xs = X
             d, e = cost_slope_and_offset(yi, costs)
             rate = float(np.clip(yi.mean(), 1e-6, 1 - 1e-6))
             theta = np.concatenate(([np.log(rate / (1 - rate))] if self.fit_intercept else [],
