@@ -177,6 +177,24 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0) -> Bunch:
     also carries ``amount`` and ``amount_tercile`` (0/1/2 for frauds with amount
     < 1.10, 1.10-99.99, > 99.99; -1 for legitimate rows) for the paper's
     stratified 5 x 2-fold cross-validation.
+
+    Parameters
+    ----------
+    path : str, path-like or None, default=None
+        The csv file (plain or gzip); None reads ``$CSBOOST_DATA_DIR/creditcard.csv.gz``.
+    admin_cost : float, default=10.0
+        C_a, the cost of investigating an alert (EUR per alert).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame, 29 standardised columns), ``target``, the cost columns and
+        ``cost_matrix`` (money per row), ``amount`` and ``amount_tercile``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file (or ``CSBOOST_DATA_DIR``) is missing; the message says where to download it.
     """
     if path is None:
         folder = os.environ.get("CSBOOST_DATA_DIR")
@@ -286,7 +304,7 @@ _MULTI_CENTRES = {0: [(-2.0, 0.0), (2.0, 0.0)], 1: [(0.0, 1.5), (0.0, -1.5)]}
 
 
 def make_nsep_oc(n_samples: int = 1000, random_state=None):
-    """(X, y, cost): the CAL5_OC paper's NSEP with the example-dependent costs of NSEP_OC.
+    """The CAL5_OC paper's NSEP data set with the example-dependent costs of NSEP_OC.
 
     The paper does not give the Gaussians' parameters; they are: two classes of equal
     size, x1 ~ N(0, 1) for both (irrelevant), x2 ~ N(-1, 1) for class 0 and N(+1, 1)
@@ -295,7 +313,23 @@ def make_nsep_oc(n_samples: int = 1000, random_state=None):
     c_0 = 2 / (1 + exp(-x1)) for class 0 and c_1 = 2 / (1 + exp(+x1)) for class 1
     (both average 1 over x1 ~ N(0, 1)). As printed, the equations make class 0
     expensive for x1 > 0; the paper's text describes the mirror image. We follow the
-    equations. Feed ``cost`` to ``CAL5OCClassifier.fit(X, y, cost=cost)``.
+    equations.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows; half of them (rounded down) are class 0.
+    random_state : int, numpy Generator or None
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        Features x1, x2.
+    y : ndarray of shape (n_samples,)
+        Labels 0/1.
+    cost : ndarray of shape (n_samples,)
+        Misclassification cost of each row (money), for ``CAL5OCClassifier.fit(X, y, cost=cost)``.
     """
     rng = np.random.default_rng(random_state)
     y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])
@@ -304,11 +338,27 @@ def make_nsep_oc(n_samples: int = 1000, random_state=None):
 
 
 def make_multi_oc(n_samples: int = 1000, random_state=None):
-    """(X, y, cost): the CAL5_OC paper's MULTI (two Gaussian clusters per class) with the costs of MULTI_OC.
+    """The CAL5_OC paper's MULTI data set (two Gaussian clusters per class) with the costs of MULTI_OC.
 
     Clusters (std 0.7): class 0 at (-2, 0) and (2, 0), class 1 at (0, 1.5) and (0, -1.5).
     ``cost`` (eqs. 31-32): c_1 = 1 for class 1 and c_0 = 2 / (1 + exp(-x1)) for class 0,
     so the right cluster of class 0 is the expensive one.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows; half of them (rounded down) are class 0.
+    random_state : int, numpy Generator or None
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        Features x1, x2.
+    y : ndarray of shape (n_samples,)
+        Labels 0/1.
+    cost : ndarray of shape (n_samples,)
+        Misclassification cost of each row (money).
     """
     rng = np.random.default_rng(random_state)
     y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])

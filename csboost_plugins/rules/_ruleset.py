@@ -216,8 +216,22 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RuleSet":
-        """Inverse of :meth:`to_dict`; ``TypeError`` / ``ValueError`` naming the field when ``d`` breaks the
-        schema of :mod:`csboost_plugins.rules._schema` (documented in :meth:`from_json`)."""
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            A rule set in the schema documented in :meth:`from_json`.
+
+        Returns
+        -------
+        RuleSet
+
+        Raises
+        ------
+        TypeError, ValueError
+            When ``d`` breaks the schema; the message names the field (``rules[3].conditions[0].feature``).
+        """
         check_ruleset_dict(d)
         names = d.get("feature_names")
         rules = [Rule.from_dict(r, feature_names=names) for r in d["rules"]]
@@ -226,7 +240,7 @@ class RuleSet:
 
     @classmethod
     def from_json(cls, text) -> "RuleSet":
-        """Inverse of :meth:`to_json`: a JSON string, or the path (str or path-like) of a file holding one.
+        """Inverse of :meth:`to_json`.
 
         The text must be an object ``{"format": "csboost_plugins.rules.RuleSet/1", "feature_names":
         [...] | null, "last_rule_probability": rho, "selection": {...}, "rules": [{"conditions":
@@ -234,8 +248,23 @@ class RuleSet:
         ``{"kind": "interval", "feature": j, "lower": a | null, "upper": b | null,
         "lower_closed": bool, "upper_closed": bool, "missing": bool, ...}`` or
         ``{"kind": "category", "feature": j, "codes": [int, ...], "negate": bool, "missing": bool}``
-        (the full schema: ``csboost_plugins/rules/_schema.py``). Malformed input raises ``ValueError``
-        (bad JSON, missing field, value out of range) or ``TypeError`` (wrong type), naming the field.
+        (the full schema: ``csboost_plugins/rules/_schema.py``).
+
+        Parameters
+        ----------
+        text : str or path-like
+            JSON text, or the path of a file holding it.
+
+        Returns
+        -------
+        RuleSet
+
+        Raises
+        ------
+        ValueError
+            Invalid JSON, a missing field or a value out of range (the message names the field).
+        TypeError
+            A field of the wrong type.
         """
         if isinstance(text, os.PathLike) or (isinstance(text, str) and not text.lstrip().startswith(("{", "["))
                                             and text.strip() and os.path.isfile(text)):
