@@ -1,24 +1,16 @@
 """The csdt kernels compiled ahead of time (``csdt._kernels_aot``): their signatures.
 
 How a call picks the AOT or the JIT kernel, and why: :mod:`csboost_plugins._aot`. This
-module lists what the extension exports (:data:`SIGNATURES`) and which files it is built
-from (:data:`KERNEL_SOURCES`); ``module``, ``use_aot``, ``run``, ``calls`` and
-``source_hash`` are those of :data:`KERNELS`.
+module declares what the extension exports (:data:`SIGNATURES`); the files it is built
+from are found by walking those kernels' calls (``KERNELS.kernel_files()``). ``module``,
+``use_aot``, ``run``, ``calls`` and ``source_hash`` are those of :data:`KERNELS`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from csboost_plugins._aot import KernelSet
 from csboost_plugins._aot import arr as _arr
 from csboost_plugins._aot import read as _read
-
-#: files whose numba code is compiled into the extension, or decides how (hashed into it)
-KERNEL_SOURCES = ("_aot.py", "../csboost_plugins/_aot.py", "../csboost_plugins/_aot_build.py", "tree/_builder.py",
-                  "tree/_splitter.py", "tree/_criterion.py", "_cost_information.py", "tree/_apply.py",
-                  "tree/_pruning.py", "figs/_binning.py", "figs/_histogram.py", "cal5/_intervals.py")
-
 
 # ----------------------------------------------------------------- exported signatures
 F1, F2, F3, F4 = (_arr("float64", k) for k in (1, 2, 3, 4))
@@ -83,6 +75,6 @@ SIGNATURES["cal5_attribute_intervals"] = ("cal5._intervals", "attribute_interval
 SIGNATURES["cost_transinformation_table"] = ("_cost_information", "cost_transinformation_table", "f8", (F2,))
 
 
-KERNELS = KernelSet("csdt._kernels_aot", Path(__file__).parent, KERNEL_SOURCES, SIGNATURES)
+KERNELS = KernelSet("csdt._kernels_aot", __file__, SIGNATURES)
 calls = KERNELS.calls
 module, use_aot, run, source_hash = KERNELS.module, KERNELS.use_aot, KERNELS.run, KERNELS.source_hash
