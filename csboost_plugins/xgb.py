@@ -43,8 +43,11 @@ Under dask the worker-side DMatrix is rebuilt from label and weight only, so
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import xgboost as xgb
+from scipy.special import expit
 
 from . import _aec, _money_eval
 from .costs import check_binary_labels, check_costs
@@ -65,6 +68,7 @@ __all__ = [
     "aec_params",
     "predict_proba",
     "bayes_decisions",
+    "to_deployable",
     "dask_cost_dmatrix",
     "CSXGBClassifier",
 ]
@@ -207,19 +211,79 @@ def money_metrics(*, decision="bmr", preds="margin"):
     return metric
 
 
-def predict_proba(booster, data, *, iteration_range=(0, 0)):
-    """P(y=1) of a booster trained with :class:`AECObjective`: expit of its margin."""
+def _best_range(booster):
+    """(0, best_iteration + 1) when early stopping set one, else (0, 0) = every tree."""
+    best = booster.attr("best_iteration")
+    return (0, 0) if best is None else (0, int(best) + 1)
+
+
+def predict_proba(booster, data, *, iteration_range=None):
+    """P(y=1) of a booster trained with :class:`AECObjective`: expit of its margin.
+
+    ``iteration_range=None`` uses the trees up to ``booster.best_iteration`` when
+    early stopping set one (as ``XGBClassifier`` does), else every tree.
+    """
     if not isinstance(data, xgb.DMatrix):
         data = xgb.DMatrix(data)
+    if iteration_range is None:
+        iteration_range = _best_range(booster)
     return _aec.sigmoid(booster.predict(data, output_margin=True, iteration_range=iteration_range))
 
 
-def bayes_decisions(booster, dmatrix, *, iteration_range=(0, 0)):
+def bayes_decisions(booster, dmatrix, *, iteration_range=None):
     """Bayes-minimum-risk 0/1 decisions (paper eq. 2) with the costs ``dmatrix`` carries."""
     from .metrics import bayes_minimum_risk
 
     costs = get_costs(dmatrix)
     return bayes_minimum_risk(predict_proba(booster, dmatrix, iteration_range=iteration_range), cost_matrix=costs)
+
+
+# objectives whose margin is base_score + sum of leaves (identity link): what xgboost keeps with obj=
+_MARGIN_OBJECTIVES = ("reg:squarederror",)
+_DEPLOYED_OBJECTIVE = "binary:logistic"
+
+
+def _learner_config(booster):
+    learner = json.loads(booster.save_config())["learner"]
+    base = learner["learner_model_param"]["base_score"]  # '[-1.35E0]' in 3.x, '-1.35' in 2.x
+    return learner["objective"]["name"], np.asarray(json.loads(base) if base.startswith("[") else [base],
+                                                    dtype=np.float64)
+
+
+def to_deployable(booster):
+    """A copy of ``booster`` that plain xgboost scores as our :func:`predict_proba` does.
+
+    With a custom objective xgboost saves ``objective=reg:squarederror`` and the start
+    margin m0 as ``base_score``, so ``Booster.predict`` of a loaded model returns
+    margins. The copy has ``objective=binary:logistic`` and ``base_score = expit(m0)``
+    (binary:logistic keeps base_score as a probability and applies its logit), and
+    is cut at ``best_iteration`` when early stopping set one (the attribute is kept),
+    so ``xgb.Booster(model_file=...).predict(dmatrix)`` = expit(margin) to float32
+    precision in a process that never imports ``csboost_plugins``. A booster that
+    already has ``binary:logistic`` is returned as a (cut) copy; ``save_model`` the
+    result as ``.json`` or ``.ubj``.
+    """
+    if not isinstance(booster, xgb.Booster):
+        raise TypeError(f"booster must be an xgboost.Booster, got {type(booster).__name__}")
+    objective, base = _learner_config(booster)
+    if objective not in _MARGIN_OBJECTIVES + (_DEPLOYED_OBJECTIVE,):
+        raise ValueError(f"to_deployable: the booster's objective is {objective!r}; expected a booster trained with "
+                         f"obj=csboost_plugins.xgb.aec_objective() ({_MARGIN_OBJECTIVES[0]} in its config) or "
+                         f"{_DEPLOYED_OBJECTIVE!r}")
+    if base.size != 1:
+        raise ValueError(f"to_deployable needs a single-output booster, got base_score {base.tolist()}")
+    attrs = booster.attributes()
+    best = attrs.get("best_iteration")
+    out = booster[: int(best) + 1] if best is not None else booster.copy()
+    for k, v in attrs.items():  # slicing drops the attributes (best_iteration, best_score, ...)
+        out.set_attr(**{k: v})
+    if objective == _DEPLOYED_OBJECTIVE:
+        return out
+    p0 = float(expit(base[0]))
+    if not 0.0 < np.float32(p0) < 1.0:
+        raise ValueError(f"to_deployable: start margin {base[0]} saturates the probability in float32")
+    out.set_param({"objective": _DEPLOYED_OBJECTIVE, "base_score": repr(p0)})
+    return out
 
 
 def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, weight=None,
