@@ -41,6 +41,7 @@ import lightgbm as lgb
 import numpy as np
 
 from . import _aec, _money_eval
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .callback import early_stopping, record_money
 from .costs import check_binary_labels, check_costs
 
@@ -52,6 +53,7 @@ __all__ = [
     "aec_metric",
     "savings_metric",
     "expected_savings_metric",
+    "MoneyMetrics",
     "money_metrics",
     "attach_costs",
     "cost_dataset",
@@ -79,11 +81,16 @@ def _n_rows(dataset):
 
 
 def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, warn=True):
-    """Attach per-row costs to a ``lgb.Dataset``; returns it (validated against its row count)."""
+    """Attach per-row costs to a ``lgb.Dataset``; returns it (validated against its row count).
+
+    ``dataset.subset(rows)`` (how ``lgb.cv`` builds its folds) carries ``costs[rows]``
+    and the start margin.
+    """
     if not isinstance(dataset, lgb.Dataset):
         raise TypeError(f"dataset must be a lightgbm.Dataset, got {type(dataset).__name__}")
     costs = check_costs(_n_rows(dataset), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, warn=warn)
+    _money_eval.keep_costs_on_subsets(dataset, "subset", (_MARGIN_ATTR,), order=np.sort)  # subset sorts its rows
     return _money_eval.store_costs(dataset, costs)
 
 
@@ -210,8 +217,14 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
         return self.metric, self.value(preds, dataset), _aec.METRICS[self.metric]
 
 
-def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
-    """A :class:`MoneyMetric` (``preds="probability"`` with built-in objectives)."""
+def money_metric(metric="savings", *args, decision=DEFAULT_DECISION, preds="margin") -> MoneyMetric:
+    """A :class:`MoneyMetric`: ``money_metric("aec")``, ``money_metric("savings", decision="bmr")``.
+
+    A factory: handed to ``feval=`` uncalled it raises a ``TypeError`` naming the fix.
+    ``preds="probability"`` with built-in objectives.
+    """
+    if not isinstance(metric, str) or args:
+        raise _money_eval.not_a_metric("money_metric", (metric, *args))
     return MoneyMetric(metric, decision=decision, preds=preds)
 
 
@@ -220,14 +233,25 @@ savings_metric = MoneyMetric("savings")
 expected_savings_metric = MoneyMetric("expected_savings")
 
 
-def money_metrics(*, decision="bmr", preds="margin"):
-    """One ``feval`` reporting aec, expected_savings and savings of every eval set."""
-    parts = [MoneyMetric(k, decision=decision, preds=preds) for k in ("aec", "expected_savings", "savings")]
+class MoneyMetrics(_money_eval.MoneyMetricsBase):
+    """``feval=`` reporting aec, expected_savings and savings of each eval set, ``watch`` last.
 
-    def feval(preds_, dataset):
-        return [m(preds_, dataset) for m in parts]
+    ``watch`` (default "aec") is what xgboost's ``early_stopping_rounds`` uses; its
+    default direction (minimise) is right for "aec". ``decision`` and ``preds`` as
+    in :class:`MoneyMetric`.
+    """
 
-    return feval
+    _metric = MoneyMetric
+
+    def __call__(self, preds, dataset):
+        return [m(preds, dataset) for m in self.parts]
+
+
+def money_metrics(*args, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+    """A :class:`MoneyMetrics`; also usable uncalled (feval=money_metrics reports the defaults)."""
+    if args:  # handed over uncalled: the library calls it as the metric itself
+        return MoneyMetrics()(*args)
+    return MoneyMetrics(watch=watch, decision=decision, preds=preds)
 
 
 def _leaf_indices(node):

@@ -50,6 +50,7 @@ import xgboost as xgb
 from scipy.special import expit
 
 from . import _aec, _money_eval
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
@@ -60,7 +61,9 @@ __all__ = [
     "aec_metric",
     "savings_metric",
     "expected_savings_metric",
+    "MoneyMetrics",
     "money_metrics",
+    "early_stopping",
     "attach_costs",
     "cost_dmatrix",
     "get_costs",
@@ -78,12 +81,14 @@ def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     """Attach per-row costs to an existing ``xgb.DMatrix`` (or QuantileDMatrix); returns it.
 
     The costs are validated against ``dmatrix.num_row()`` and stored on the object,
-    so objective and metrics read the rows' own money wherever the DMatrix goes.
+    so objective and metrics read the rows' own money wherever the DMatrix goes,
+    also into ``xgb.cv``'s folds (``dmatrix.slice(rows)`` carries ``costs[rows]``).
     """
     if not isinstance(dmatrix, xgb.DMatrix):
         raise TypeError(f"dmatrix must be an xgboost.DMatrix, got {type(dmatrix).__name__}")
     costs = check_costs(dmatrix.num_row(), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                         tn_cost=tn_cost, cost_matrix=cost_matrix, warn=warn)
+    _money_eval.keep_costs_on_subsets(dmatrix, "slice")
     return _money_eval.store_costs(dmatrix, costs)
 
 
@@ -182,7 +187,7 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
     ``decision="0.5"``), ``"expected_savings"`` or ``"aec"`` (money per row, lower
     is better). ``preds="margin"`` (xgboost passes margins when ``obj=`` is custom);
     use ``preds="probability"`` with the built-in ``binary:logistic``. Early
-    stopping on savings needs ``maximize=True`` in ``xgb.train``.
+    stopping in the metric's own direction: :func:`early_stopping`.
     """
 
     _io = _IO
@@ -191,8 +196,14 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
         return self.metric, self.value(predt, dmatrix)
 
 
-def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
-    """A :class:`MoneyMetric` (use ``preds="probability"`` with built-in objectives)."""
+def money_metric(metric="savings", *args, decision=DEFAULT_DECISION, preds="margin") -> MoneyMetric:
+    """A :class:`MoneyMetric`: ``money_metric("aec")``, ``money_metric("savings", decision="bmr")``.
+
+    A factory: handed to ``custom_metric=`` uncalled it raises a ``TypeError`` naming the fix.
+    ``preds="probability"`` with built-in objectives.
+    """
+    if not isinstance(metric, str) or args:
+        raise _money_eval.not_a_metric("money_metric", (metric, *args))
     return MoneyMetric(metric, decision=decision, preds=preds)
 
 
@@ -201,14 +212,42 @@ savings_metric = MoneyMetric("savings")
 expected_savings_metric = MoneyMetric("expected_savings")
 
 
-def money_metrics(*, decision="bmr", preds="margin"):
-    """One ``custom_metric`` reporting aec, expected_savings and savings (savings last: early stopping uses it)."""
-    parts = [MoneyMetric(k, decision=decision, preds=preds) for k in ("aec", "expected_savings", "savings")]
+class MoneyMetrics(_money_eval.MoneyMetricsBase):
+    """``custom_metric=`` reporting aec, expected_savings and savings of each eval set, ``watch`` last.
 
-    def metric(predt, dmatrix):
-        return [(m.metric, m.value(predt, dmatrix)) for m in parts]
+    ``watch`` (default "aec") is what xgboost's ``early_stopping_rounds`` uses; its
+    default direction (minimise) is right for "aec". ``decision`` and ``preds`` as
+    in :class:`MoneyMetric`.
+    """
 
-    return metric
+    _metric = MoneyMetric
+
+    def __call__(self, predt, dmatrix):
+        return [(m.metric, m.value(predt, dmatrix)) for m in self.parts]
+
+
+def money_metrics(*args, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+    """A :class:`MoneyMetrics`; also usable uncalled (custom_metric=money_metrics reports the defaults)."""
+    if args:  # handed over uncalled: the library calls it as the metric itself
+        return MoneyMetrics()(*args)
+    return MoneyMetrics(watch=watch, decision=decision, preds=preds)
+
+
+def early_stopping(rounds, *, metric=DEFAULT_WATCH, data_name=None, min_delta=0.0, save_best=False):
+    """``xgb.callback.EarlyStopping`` on one money metric, in that metric's direction.
+
+    Stops when ``metric`` ("aec", default: smooth, lower is better; "savings" or
+    "expected_savings": higher is better) of eval set ``data_name`` (None: the last
+    one) has not improved for ``rounds`` rounds; pass the metric with
+    ``custom_metric=`` (e.g. :func:`money_metrics`). The booster keeps every tree and
+    ``best_iteration``, which :func:`predict_proba` and :func:`to_deployable` use.
+    """
+    if metric not in _aec.METRICS:
+        raise ValueError(f"metric must be one of {tuple(_aec.METRICS)}, got {metric!r}")
+    if not (isinstance(rounds, int) and rounds >= 1):
+        raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+    return xgb.callback.EarlyStopping(rounds=rounds, metric_name=metric, data_name=data_name,
+                                      maximize=_aec.METRICS[metric], save_best=save_best, min_delta=min_delta)
 
 
 def _best_range(booster):
