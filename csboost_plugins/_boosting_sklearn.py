@@ -102,32 +102,32 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------- parameters
     def _set_other_params(self, kwargs):
-        # further native parameters given as keywords (like LGBMClassifier / XGBClassifier **kwargs)
-        self._other_params = {}
-        for k, v in kwargs.items():
-            setattr(self, k, v)
-            self._other_params[k] = v
+        # further native parameters given as keywords (like LGBMClassifier / XGBClassifier **kwargs);
+        # kept in one private dict (scikit-learn: __init__ sets no attribute but its parameters)
+        self._other_params = dict(kwargs)
+
+    def __getattr__(self, name):
+        # est.verbose for a keyword given as **kwargs; only called when normal lookup fails
+        other = self.__dict__.get("_other_params")
+        if other is not None and name in other:
+            return other[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def get_params(self, deep=True):
         params = super().get_params(deep=deep)
-        params.update({k: getattr(self, k) for k in getattr(self, "_other_params", {})})
+        params.update(getattr(self, "_other_params", {}))
         return params
 
     def set_params(self, **params):
         known = set(self._get_param_names())
         own = {k: v for k, v in params.items() if k in known or "__" in k}
         super().set_params(**own)
-        other = getattr(self, "_other_params", None)
-        if other is None:
-            other = self._other_params = {}
-        for k, v in params.items():
-            if k not in own:
-                setattr(self, k, v)
-                other[k] = v
+        other = self.__dict__.setdefault("_other_params", {})
+        other.update({k: v for k, v in params.items() if k not in own})
         return self
 
     def _other_native_params(self) -> dict:
-        return {k: getattr(self, k) for k in getattr(self, "_other_params", {})}
+        return dict(getattr(self, "_other_params", {}))
 
     def _check_common_params(self):
         obj = getattr(self, "objective", None)

@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 
+# the README's cost matrices are sound: a CostWarning from any block is a failure (issue 12)
+pytestmark = pytest.mark.filterwarnings("error::csboost_plugins.costs.CostWarning")
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
 
