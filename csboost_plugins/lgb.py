@@ -343,7 +343,9 @@ def bake_start_margin(booster, margin):
     at = next(i for i, line in enumerate(lines) if line.startswith("max_feature_idx=")) + 1
     lines.insert(at, _DEPLOYED_OBJECTIVE)
     best = booster.best_iteration
-    booster.model_from_string("\n".join(lines) + text[len(head):])
+    # the parameters block is what Booster(model_str=).params reads (onnxmltools takes the objective from it)
+    rest = text[len(head):].replace("\n[objective: custom]\n", "\n[objective: binary]\n", 1)
+    booster.model_from_string("\n".join(lines) + rest)
     booster.best_iteration = best
     setattr(booster, _BAKED_ATTR, margin)
     return booster
