@@ -155,7 +155,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     def _validate_X(self, X, reset, y=None):
         if has_category_columns(X):
             return self._validate_frame(X, reset, y)
-        kw = dict(dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        # float32 stays float32: both libraries bin it as is (no 2x copy of a large X)
+        kw = dict(dtype=(np.float64, np.float32), ensure_all_finite="allow-nan", reset=reset)
         try:
             return validate_data(self, X, **kw) if y is None else validate_data(self, X, y, **kw)
         except ValueError as exc:

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _money_eval
 from . import lgb as _native
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .callback import early_stopping
 from .lgb import AECObjective, bake_start_margin, money_metrics
 
@@ -76,7 +77,8 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
                  min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,
                  reg_alpha=0.0, reg_lambda=0.0, random_state=None, n_jobs=None, importance_type="split",
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 early_stopping_rounds=None, eval_metric="aec", decision="0.5", params=None, **kwargs):
+                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, params=None,
+                 **kwargs):
         self.boosting_type = boosting_type
         self.num_leaves = num_leaves
         self.max_depth = max_depth
@@ -175,7 +177,7 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
         if self.early_stopping_rounds is not None:
             callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
-        feval = money_metrics(decision=self.decision) if valid_sets else None
+        feval = money_metrics(watch=self.eval_metric, decision=self.decision) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks)
         self.best_iteration_ = None

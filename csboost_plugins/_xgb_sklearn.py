@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 from . import _aec, _money_eval
 from . import xgb as _native
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
-from .xgb import AECObjective, MoneyMetric
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from .xgb import AECObjective, MoneyMetrics
 
 __all__ = ["CSXGBClassifier"]
 
@@ -110,9 +111,9 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
                  num_parallel_tree=None, monotone_constraints=None, interaction_constraints=None,
                  importance_type=None, device=None, validate_parameters=None, enable_categorical=False,
                  feature_types=None, feature_weights=None, max_cat_to_onehot=None, max_cat_threshold=None,
-                 multi_strategy=None, eval_metric="aec", early_stopping_rounds=None, callbacks=None,
-                 hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior", decision="0.5",
-                 params=None, **kwargs):
+                 multi_strategy=None, eval_metric=DEFAULT_WATCH, early_stopping_rounds=None, callbacks=None,
+                 hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
+                 decision=DEFAULT_DECISION, params=None, **kwargs):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -207,14 +208,8 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         devals = [(self._dmatrix(Xk, yk, wk, ck), f"validation_{k}") for k, (Xk, yk, ck, wk) in enumerate(evals)]
         obj = AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
                            logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
-        metric = None
-        if devals:
-            others = [k for k in ("aec", "expected_savings", "savings") if k != self.eval_metric]
-            parts = [MoneyMetric(k, decision=self.decision) for k in others + [self.eval_metric]]
-
-            def metric(predt, dmatrix):  # the watched metric last: xgboost's early stopping uses it
-                return [(m.metric, m.value(predt, dmatrix)) for m in parts]
-
+        # the watched metric last: xgboost's early stopping uses it
+        metric = MoneyMetrics(watch=self.eval_metric, decision=self.decision) if devals else None
         evals_result = {}
         try:
             bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,
