@@ -114,11 +114,35 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def get_params(self, deep=True):
+        """Parameters of the estimator, including native keywords given as ``**kwargs``.
+
+        Parameters
+        ----------
+        deep : bool, default True
+            As in scikit-learn (the estimators hold no sub-estimator).
+
+        Returns
+        -------
+        dict
+            Keyword name to value; ``clone`` and ``GridSearchCV`` rebuild the estimator from it.
+        """
         params = super().get_params(deep=deep)
         params.update(getattr(self, "_other_params", {}))
         return params
 
     def set_params(self, **params):
+        """Set parameters; a name outside the signature is kept as a native keyword (like ``**kwargs``).
+
+        Parameters
+        ----------
+        **params : dict
+            Keyword name to new value.
+
+        Returns
+        -------
+        self
+            The estimator.
+        """
         known = set(self._get_param_names())
         own = {k: v for k, v in params.items() if k in known or "__" in k}
         super().set_params(**own)
@@ -195,24 +219,34 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame (n, p), numeric (NaN allowed: missing values);
-            pandas ``category`` columns are encoded by the native library
-            (xgboost needs ``enable_categorical=True``, as natively)
-        y : array-like (n,), two classes (sorted unique values map to 0 / 1)
-        fp_cost, fn_cost, tp_cost, tn_cost : scalar or (n,) money per row
-            Or ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``. With no costs at
-            all, unit costs C_FP = C_FN = 1 are used (AEC = expected 0-1 loss), so
-            the estimator also works where no money is known (scikit-learn checks).
-        sample_weight : (n,), optional
+        X : array-like or DataFrame of shape (n, p)
+            Numeric (NaN allowed: a missing value); pandas ``category`` columns
+            are encoded by the native library (xgboost needs
+            ``enable_categorical=True``, as natively).
+        y : array-like of shape (n,)
+            Two classes (sorted unique values map to 0 / 1).
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+            Money per row. With no costs at all, unit costs C_FP = C_FN = 1 are
+            used (AEC = expected 0-1 loss), so the estimator also works where no
+            money is known (scikit-learn checks).
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        sample_weight : array-like of shape (n,), optional
             Multiplies each row's gradient, hessian and metric contribution.
         eval_set : list of (X_k, y_k), optional
             Sets evaluated each round; early stopping watches the last one.
-        eval_costs : list, one per eval set
-            Each a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost`` (or
-            ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required with
-            ``eval_set`` when training costs are given: costs are never matched to
-            an eval set by length or order.
+        eval_costs : list, optional
+            One per eval set: a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost``
+            (or ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required
+            with ``eval_set`` when training costs are given: costs are never
+            matched to an eval set by length or order.
         eval_sample_weight : list of (n_k,) or None, optional
+            Row weights of each eval set.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
         """
         return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                     cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs, eval_sample_weight)
@@ -300,13 +334,35 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- prediction
     def decision_function(self, X):
-        """Margin eta (log-odds of the cost-trained probability), start margin included."""
+        """Margin eta (log-odds of the cost-trained probability), start margin included.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to score, with the training columns.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The margin eta_i; P(y=1) = 1 / (1 + exp(-eta_i)).
+        """
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
         return self._margin(X)
 
     def predict_proba(self, X):
-        """(n, 2) probabilities ``[1 - s, s]`` with s = sigmoid(margin)."""
+        """Probabilities ``[1 - s, s]`` with s = sigmoid(margin).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            Columns in the order of ``classes_``.
+        """
         s = _aec.sigmoid(self.decision_function(X))
         return np.column_stack([1.0 - s, s])
 
@@ -317,6 +373,20 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         holds the training money). With the rows' costs (``fp_cost``/``fn_cost``/...
         or ``cost_matrix``): Bayes minimum risk, predict 1 iff
         ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (paper eq. 2).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to decide.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
+            The rows' costs (money); without them the decision is s > 1/2.
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``.
         """
         s = self.predict_proba(X)[:, 1]
         if fp_cost is None and fn_cost is None and cost_matrix is None:
@@ -349,6 +419,16 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         that never imports ``csboost_plugins`` gets ``Booster.predict(X) ==
         predict_proba(X)[:, 1]``. The estimator's parameters and classes travel
         in the file too, for :meth:`load_model`.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Target file (xgboost: ``.json`` or ``.ubj``; lightgbm: text).
+
+        Returns
+        -------
+        self
+            The estimator.
         """
         check_is_fitted(self, "booster_")
         self._save_booster(str(path), json.dumps(self._metadata()))
@@ -361,6 +441,18 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         ``CSXGBClassifier.load_model(path)`` returns a new estimator;
         ``est.load_model(path)`` loads into ``est`` (as ``XGBClassifier`` does)
         and returns it.
+
+        Parameters
+        ----------
+        path : str or path-like
+            A file written by :meth:`save_model`; a plain native model file loads
+            with ``classes_ = [0, 1]`` and default parameters.
+
+        Returns
+        -------
+        estimator
+            Fitted, with the saved parameters, ``classes_``, ``feature_names_in_``,
+            ``start_margin_`` and ``best_iteration_``.
         """
         booster, meta = cls._load_booster(str(path))
         meta = json.loads(meta) if meta else {}

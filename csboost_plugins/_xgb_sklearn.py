@@ -47,11 +47,19 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
 
     Parameters
     ----------
-    n_estimators, learning_rate, max_depth, min_child_weight, reg_lambda, reg_alpha, gamma, subsample,
-    colsample_bytree, max_bin, tree_method, ... :
-        xgboost parameters (``min_child_weight`` and ``reg_lambda`` act on the
-        cost-scaled hessian, so they mean the same for any currency). Defaults
-        are xgboost's except ``learning_rate=0.1``.
+    n_estimators : int, default 100
+        Boosting rounds.
+    learning_rate : float, default 0.1
+        Shrinkage (xgboost ``eta``; xgboost's own default is 0.3).
+    max_depth, max_leaves, max_bin, grow_policy, booster, tree_method, gamma, max_delta_step, subsample, \
+sampling_method, colsample_bytree, colsample_bylevel, colsample_bynode, reg_alpha, reg_lambda, \
+num_parallel_tree, monotone_constraints, interaction_constraints, device, validate_parameters, \
+max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
+        xgboost parameters, meaning and defaults as ``XGBClassifier`` (here
+        ``max_depth=6``, ``max_bin=256``, ``tree_method="hist"``).
+    min_child_weight : float, default 1.0
+        Minimum hessian of a leaf; with ``reg_lambda`` it acts on the
+        cost-scaled hessian, so it means the same for any currency.
     objective : None or "aec"
         The loss is always the AEC; any other value raises ``ValueError``.
     base_score : float in (0, 1), optional
@@ -60,41 +68,70 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
     scale_pos_weight : float, optional
         Multiplies the weight of the positive rows (xgboost applies it inside
         ``binary:logistic``, which the AEC replaces).
-    enable_categorical, feature_types, feature_weights, missing :
-        given to the ``DMatrix`` (pandas ``category`` columns need
-        ``enable_categorical=True``, as natively).
+    random_state : int, RandomState or None
+        Seed of the booster.
+    n_jobs : int, optional
+        Threads (``nthread``).
+    missing : float, default NaN
+        Value read as missing.
+    enable_categorical : bool, default False
+        Let xgboost encode pandas ``category`` columns (needed for them, as natively).
+    feature_types, feature_weights : optional
+        Given to the ``DMatrix``.
     importance_type : str, optional
         Kind of ``feature_importances_`` ("gain" by default, as xgboost).
-    callbacks : list of ``xgboost.callback.TrainingCallback``, optional
-    hessian, hessian_floor, logloss_weight :
-        AEC objective (see :class:`csboost_plugins.xgb.AECObjective`).
-    start_margin : "cost_prior", "prior" or float
-        Starting margin (``base_score``); "cost_prior" (default) = logit of the share of
-        regret mass preferring class 1, "prior" = logit of the weighted positive rate
-        (see :func:`csboost_plugins._aec.start_margin`).
-    early_stopping_rounds : int or None
-        Stop when ``eval_metric`` on the last eval set has not improved for this many rounds;
-        the booster is cut at the best round.
-    eval_metric : {"aec", "savings", "expected_savings"}
-        Metric watched by early stopping. "aec" (default) is smooth; savings of 0/1
-        decisions is flat while every s is on one side of 1/2 and stopped too early
-        in benchmark 1.
-    decision : {"0.5", "bmr"}
-        Decision rule of the "savings" eval metric; "0.5" (default) matches ``predict(X)``:
+    callbacks : list of xgboost.callback.TrainingCallback, optional
+        Called every round, as in ``XGBClassifier``.
+    eval_metric : {"aec", "savings", "expected_savings"}, default "aec"
+        Money metric watched by early stopping. "aec" is smooth; savings of 0/1
+        decisions is flat while every s is on one side of 1/2 and stopped too
+        early in benchmark 1.
+    early_stopping_rounds : int, optional
+        Stop when ``eval_metric`` on the last eval set has not improved for this
+        many rounds; the booster is cut at the best round.
+    hessian : {"abs", "fisher", "bound", "exact"}, default "abs"
+        Hessian policy of the AEC objective (see :class:`csboost_plugins.xgb.AECObjective`).
+    hessian_floor : float in [0, 1], default 0.1
+        Floor on abs(1 - 2s) for ``hessian="abs"``.
+    logloss_weight : float, default 0.0
+        alpha of the blend ``AEC / cost_scale + alpha * logloss``.
+    start_margin : "cost_prior", "prior" or float, default "cost_prior"
+        Starting margin; "cost_prior" = logit of the share of regret mass
+        preferring class 1, "prior" = logit of the weighted positive rate (see
+        :func:`csboost_plugins._aec.start_margin`).
+    decision : {"0.5", "bmr"}, default "0.5"
+        Decision rule of the "savings" eval metric; "0.5" matches ``predict(X)``:
         the AEC minimiser already holds the costs, and Bayes minimum risk on its
         (uncalibrated) probabilities would count them twice.
-    random_state, n_jobs : seed and threads (``nthread``).
     params : dict, optional
         Further native xgboost parameters (override the above).
-    **kwargs : further native xgboost parameters, as in ``XGBClassifier``.
+    **kwargs : dict
+        Further native xgboost parameters, as in ``XGBClassifier``.
 
     Attributes
     ----------
-    booster_ : xgboost.Booster, deployable: saved with ``save_model`` (or
-        ``get_booster().save_model``) plain xgboost's ``predict`` returns
-        ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` the margin.
-    classes_, n_features_in_, feature_names_in_, feature_importances_, cost_scale_,
-    start_margin_, evals_result_, best_iteration_ (None without early stopping), n_estimators_.
+    booster_ : xgboost.Booster
+        Deployable: saved with ``save_model`` (or ``get_booster().save_model``),
+        plain xgboost's ``predict`` returns ``predict_proba(X)[:, 1]``;
+        ``predict(..., output_margin=True)`` returns the margin.
+    classes_ : ndarray of shape (2,)
+        The two labels (sorted).
+    n_features_in_ : int
+        Number of columns of X.
+    feature_names_in_ : ndarray of str
+        Column names of a training DataFrame (also the booster's feature names).
+    feature_importances_ : ndarray of shape (n_features,)
+        See the property.
+    cost_scale_ : float
+        Money unit the costs were divided by (see :class:`csboost_plugins.xgb.AECObjective`).
+    start_margin_ : float
+        Margin the boosting started from.
+    evals_result_ : dict
+        Money metrics of each eval set per round.
+    best_iteration_ : int or None
+        0-based best round with early stopping (as xgboost), else None.
+    n_estimators_ : int
+        Rounds in the booster.
     """
 
     _native_names = ("max_depth", "max_leaves", "max_bin", "grow_policy", "learning_rate", "verbosity", "booster",
@@ -231,13 +268,25 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         return self.booster_.predict(self._dmatrix(X), output_margin=True).astype(np.float64)
 
     def get_booster(self) -> xgb.Booster:
-        """The fitted ``xgboost.Booster`` (as ``XGBClassifier.get_booster``)."""
+        """The fitted booster (as ``XGBClassifier.get_booster``).
+
+        Returns
+        -------
+        xgboost.Booster
+            ``booster_``: deployable (``binary:logistic``, start margin in ``base_score``).
+        """
         check_is_fitted(self, "booster_")
         return self.booster_
 
     @property
     def feature_importances_(self):
-        """Normalised importances of kind ``importance_type`` ("gain" by default), as ``XGBClassifier``."""
+        """Importances of kind ``importance_type`` ("gain" by default), as ``XGBClassifier``.
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+            float32, summing to 1 (all zero when no tree splits).
+        """
         bst = self.get_booster()
         score = bst.get_score(importance_type=self.importance_type or "gain")
         names = bst.feature_names or [f"f{i}" for i in range(self.n_features_in_)]
