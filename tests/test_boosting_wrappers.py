@@ -129,6 +129,8 @@ def test_objective_other_loss_is_refused(cls, kw, fraud):
     with pytest.raises(ValueError, match="objective='binary:logistic'.*AEC.*logloss_weight"):
         cls(objective="binary:logistic", **kw).fit(X, y, fp_cost=10.0, fn_cost=fn)
     cls(objective="aec", **kw).fit(X, y, fp_cost=10.0, fn_cost=fn)  # naming our own loss is fine
+    with pytest.raises(ValueError, match="eval_metric must be one of"):
+        cls(eval_metric="auc", **kw).fit(X, y, fp_cost=10.0, fn_cost=fn)
 
 
 def test_xgboost_base_score_and_scale_pos_weight_keep_their_native_meaning(fraud):
@@ -170,6 +172,11 @@ def test_pandas_category_columns_work_as_natively(cls, kw):
     else:
         assert est.booster_.feature_name() == ["network", "amount", "noise"]
         assert est.booster_.pandas_categorical == [sorted(["visa", "amex", "mc", "jcb"])]
+    # early stopping on a categorical eval set
+    Xv, yv, av = _categorical(1000, seed=1)
+    es = cls(**dict(kw, n_estimators=60), early_stopping_rounds=5).fit(
+        X, y, fp_cost=5.0, fn_cost=amount, eval_set=[(Xv, yv)], eval_costs=[{"fp_cost": 5.0, "fn_cost": av}])
+    assert len(es.evals_result_["validation_0"]["aec"]) >= es.n_estimators_
     # rows in another order give the same probabilities (categories matched by value)
     perm = np.random.default_rng(0).permutation(len(X))
     np.testing.assert_allclose(est.predict_proba(X.iloc[perm])[:, 1], s[perm], rtol=1e-6)
