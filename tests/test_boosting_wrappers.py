@@ -373,3 +373,26 @@ def test_degenerate_X_gives_a_constant_model(cls, kw, case):
     if isinstance(est, CSLGBMClassifier) else {}))
 def test_sklearn_compatible_with_native_kwargs(estimator, check):
     check(estimator)
+
+
+def test_load_model_reads_a_plain_native_booster(fraud, tmp_path):
+    # a booster trained with the native helpers (no wrapper metadata in the file) loads as an estimator
+    from csboost_plugins import lgb as clgb
+    from csboost_plugins import xgb as cxgb
+
+    X, y, fn = fraud
+    Xn = X.to_numpy()
+    d = cxgb.cost_dmatrix(Xn, y, fp_cost=10.0, fn_cost=fn)
+    bst = xgb.train(cxgb.aec_params(d, {"max_depth": 3, "nthread": 1}), d, 10, obj=cxgb.aec_objective())
+    cxgb.to_deployable(bst).save_model(tmp_path / "n.json")
+    est = CSXGBClassifier.load_model(tmp_path / "n.json")
+    np.testing.assert_allclose(est.predict_proba(Xn)[:, 1], cxgb.predict_proba(bst, Xn), atol=1e-6)
+    assert list(est.classes_) == [0, 1] and est.n_features_in_ == 12
+
+    ds = clgb.cost_dataset(Xn, y, fp_cost=10.0, fn_cost=fn)
+    lb = lgb.train({"objective": clgb.aec_objective(), "num_leaves": 8, "verbose": -1, "num_threads": 1}, ds, 10)
+    clgb.bake_start_margin(lb, ds)
+    clgb.to_deployable(lb).save_model(tmp_path / "n.txt")
+    est = CSLGBMClassifier.load_model(tmp_path / "n.txt")
+    np.testing.assert_allclose(est.predict_proba(Xn)[:, 1], clgb.predict_proba(lb, Xn), atol=1e-12)
+    assert est.n_features_in_ == 12 and not hasattr(est, "feature_names_in_")
