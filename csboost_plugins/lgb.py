@@ -4,21 +4,35 @@ Native use (the objective goes in ``params``; lightgbm 4 removed ``fobj=``)::
 
     import lightgbm as lgb
     from csboost_plugins import lgb as clgb
+    from csboost_plugins.metrics import savings_score
+    from csdt.datasets import make_fraud_transactions
 
-    dtrain = clgb.cost_dataset(X, y, fp_cost=10.0, fn_cost=amount)            # init_score = start margin
-    dval = clgb.cost_dataset(Xv, yv, fp_cost=10.0, fn_cost=amount_v, reference=dtrain)
-    params = {"objective": clgb.aec_objective(), "learning_rate": 0.05, "verbose": -1}
+    d = make_fraud_transactions(30_000, fraud_rate=0.02, random_state=0)
+    X, y, amount = d.data, d.target, d.fn_cost   # a missed fraud loses its amount, an alert costs 10
+    tr, va, te = slice(0, 10_000), slice(10_000, 20_000), slice(20_000, None)
+    dtrain = clgb.cost_dataset(X[tr], y[tr], fp_cost=10.0, fn_cost=amount[tr], tp_cost=10.0)  # init_score = m0
+    dval = clgb.cost_dataset(X[va], y[va], fp_cost=10.0, fn_cost=amount[va], tp_cost=10.0, reference=dtrain)
+    params = {"objective": clgb.aec_objective(), "learning_rate": 0.1, "num_leaves": 15, "verbose": -1}
+    history = {}
     bst = lgb.train(params, dtrain, 300, valid_sets=[dval], valid_names=["val"],
-                    feval=clgb.money_metrics(decision="0.5"),   # aec, expected_savings, savings
-                    callbacks=[clgb.early_stopping(30, data_name="val", metric="aec")])
-    clgb.bake_start_margin(bst, dtrain)          # raw scores now include the start margin
-    margin = bst.predict(Xt, raw_score=True, num_iteration=bst.best_iteration)
-    decisions = margin > 0                       # s > 1/2: the AEC model's own decision (see xgb docs)
+                    feval=clgb.money_metrics,                   # aec, expected_savings, savings
+                    callbacks=[clgb.early_stopping(30, data_name="val"),  # watches the aec
+                               clgb.record_money(history)])     # savings per round, as predict decides
+    clgb.bake_start_margin(bst, dtrain)          # once: the model now holds the start margin
+    proba = clgb.predict_proba(bst, X[te])       # the trees up to bst.best_iteration
+    test = savings_score(y[te], (proba > 0.5).astype(int), fp_cost=10.0, fn_cost=amount[te], tp_cost=10.0)
+    print(f"best round {bst.best_iteration}, validation savings "
+          f"{history['val']['savings'][bst.best_iteration - 1]:.3f}, test savings {test:.3f}")
+    clgb.to_deployable(bst).save_model("fraud.txt")  # plain lightgbm: Booster.predict == proba
 
 lightgbm does not store a Dataset's ``init_score`` in the model (LightGBM#1778):
-:func:`bake_start_margin` adds the start margin to every leaf of the first tree,
-so ``predict(raw_score=True)``, ``save_model`` / ``Booster(model_file=)`` and
-``num_iteration`` slicing all include it. Probabilities are
+:func:`bake_start_margin` adds the start margin to every leaf of the first tree
+and writes ``objective=binary sigmoid:1`` into the model, once (a second call
+changes nothing), so ``predict(raw_score=True)``, ``predict()`` (probabilities),
+``save_model`` / ``Booster(model_file=)`` and ``num_iteration`` slicing all
+include it; :func:`predict_proba` and :func:`to_deployable` refuse a booster that
+was not baked. ``lgb.cv`` works on a cost Dataset: each fold carries its rows'
+costs and the start margin. Probabilities are
 ``scipy.special.expit(margin)``; BMR decisions are
 ``csboost_plugins.metrics.bayes_minimum_risk(expit(margin), fp_cost=..., fn_cost=...)``.
 

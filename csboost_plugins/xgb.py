@@ -4,23 +4,42 @@ Native use::
 
     import xgboost as xgb
     from csboost_plugins import xgb as cxgb
+    from csboost_plugins.metrics import savings_score
+    from csdt.datasets import make_fraud_transactions
 
-    dtrain = cxgb.cost_dmatrix(X, y, fp_cost=10.0, fn_cost=amount)       # rows carry their costs
-    dval = cxgb.cost_dmatrix(Xv, yv, fp_cost=10.0, fn_cost=amount_v)
+    d = make_fraud_transactions(30_000, fraud_rate=0.02, random_state=0)
+    X, y, amount = d.data, d.target, d.fn_cost   # a missed fraud loses its amount, an alert costs 10
+    tr, va, te = slice(0, 10_000), slice(10_000, 20_000), slice(20_000, None)
+    dtrain = cxgb.cost_dmatrix(X[tr], y[tr], fp_cost=10.0, fn_cost=amount[tr], tp_cost=10.0)  # rows carry costs
+    dval = cxgb.cost_dmatrix(X[va], y[va], fp_cost=10.0, fn_cost=amount[va], tp_cost=10.0)
     params = cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 4, "eta": 0.1})
-    bst = xgb.train(params, dtrain, 300, obj=cxgb.aec_objective(),
-                    evals=[(dval, "val")], custom_metric=cxgb.money_metric("savings", decision="0.5"),
-                    maximize=True, early_stopping_rounds=30)
-    margin = bst.predict(xgb.DMatrix(Xt), output_margin=True,
-                         iteration_range=(0, bst.best_iteration + 1))
-    decisions = margin > 0                       # s > 1/2: the AEC model's own decision
+    bst = xgb.train(params, dtrain, 300, obj=cxgb.aec_objective(), evals=[(dval, "val")],
+                    custom_metric=cxgb.money_metrics,            # aec, expected_savings, savings
+                    callbacks=[cxgb.early_stopping(30, metric="aec")], verbose_eval=False)
+    proba = cxgb.predict_proba(bst, X[te])       # the trees up to bst.best_iteration
+    decisions = (proba > 0.5).astype(int)        # s > 1/2: the AEC model's own decision
+    print(f"best round {bst.best_iteration + 1}, test savings "
+          f"{savings_score(y[te], decisions, fp_cost=10.0, fn_cost=amount[te], tp_cost=10.0):.3f}")
+    cxgb.to_deployable(bst).save_model("fraud.json")  # plain xgboost: Booster.predict == proba
 
 Which decision: the AEC pushes s towards 0/1 and already holds the costs, so its
-natural decision is s > 1/2 (margin > 0); Bayes minimum risk on its probabilities
-counts the costs twice (benchmarks/results/boosting.md). For a logloss model use
-``money_metric("savings", decision="bmr", preds="probability")``. Early stopping on
-savings is flat while every s is on one side of 1/2; ``aec_metric`` (minimise) is
-the smooth alternative the estimators use by default.
+natural decision is s > 1/2 (margin > 0), the default of every money metric
+(``csboost_plugins._money_eval.DEFAULT_DECISION``) and of the estimators'
+``predict``; Bayes minimum risk on its probabilities counts the costs twice
+(benchmarks/results/boosting.md). For a logloss model use
+``money_metric("savings", decision="bmr", preds="probability")``. Early stopping
+watches the smooth ``"aec"`` by default: savings of 0/1 decisions are flat while
+every s is on one side of 1/2, and a run watching them can stop at round 0.
+:func:`early_stopping` takes the metric's direction from its name;
+``money_metrics`` reports the watched metric last, so xgboost's own
+``early_stopping_rounds`` (which minimises unless ``maximize=True``) watches the aec.
+``xgb.cv`` works on a cost DMatrix: each fold carries its rows' costs.
+
+Deploy: with a custom objective xgboost saves ``objective=reg:squarederror`` and
+``Booster.predict`` of the saved model returns margins. :func:`to_deployable`
+returns a copy with ``binary:logistic`` and ``base_score`` in probability space,
+cut at ``best_iteration``, that plain xgboost, ONNX (onnxmltools) and treelite
+score as :func:`predict_proba` does.
 
 ``aec_params`` puts the start margin in ``base_score``: with a custom objective
 xgboost treats ``base_score`` as a margin and stores it in the model, so

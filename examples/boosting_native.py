@@ -10,26 +10,20 @@ C_FN = amount (a missed fraud is lost), C_FP = C_TP = 10 (an alert costs 10).
 from __future__ import annotations
 
 import argparse
-import warnings
 
 import lightgbm as lgb
 import matplotlib
 import numpy as np
 import xgboost as xgb
-from scipy.special import expit
 from sklearn.model_selection import train_test_split
 
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
-from csboost_plugins.costs import CostWarning
 from csboost_plugins.metrics import bayes_minimum_risk, expected_savings_score, savings_score
 from csdt.datasets import make_fraud_transactions
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-
-# card-testing micro-payments cost less than an alert: legal, but flagged by the cost checks
-warnings.filterwarnings("ignore", category=CostWarning)
 
 
 def main(argv=None):
@@ -51,10 +45,10 @@ def main(argv=None):
     params = cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 4, "eta": 0.1, "nthread": 2})
     hist_x = {}
     bst = xgb.train(params, dtrain, 400, obj=cxgb.aec_objective(), evals=[(dtrain, "train"), (dval, "val")],
-                    custom_metric=cxgb.money_metrics(decision="0.5"),  # savings last: early stopping watches it
-                    maximize=True, early_stopping_rounds=40, evals_result=hist_x, verbose_eval=False)
-    margin = bst.predict(xgb.DMatrix(Xte), output_margin=True, iteration_range=(0, bst.best_iteration + 1))
-    s = expit(margin)  # probabilities; margins already include the start margin (base_score)
+                    custom_metric=cxgb.money_metrics,  # aec, expected_savings, savings (decision s > 1/2)
+                    callbacks=[cxgb.early_stopping(40, data_name="val", metric="savings")],  # maximised
+                    evals_result=hist_x, verbose_eval=False)
+    s = cxgb.predict_proba(bst, Xte)  # expit(margin), trees up to best_iteration, start margin included
     print(f"xgboost : best round {bst.best_iteration + 1}, test savings (s > 1/2) "
           f"{savings_score(yte, (s > 0.5).astype(int), cost_matrix=Cte):.3f}, "
           f"BMR {savings_score(yte, bayes_minimum_risk(s, cost_matrix=Cte), cost_matrix=Cte):.3f}, "
@@ -66,15 +60,18 @@ def main(argv=None):
     hist_l = {}
     lbst = lgb.train({"objective": clgb.aec_objective(), "num_leaves": 15, "learning_rate": 0.1, "verbose": -1,
                       "num_threads": 2}, ltrain, 400, valid_sets=[lval], valid_names=["val"],
-                     callbacks=[clgb.record_money(hist_l, decision="0.5"),
-                                clgb.early_stopping(40, data_name="val", metric="savings")],
-                     feval=clgb.money_metric("savings", decision="0.5"))
-    clgb.bake_start_margin(lbst, ltrain)  # lightgbm forgets init scores at prediction: put it in the model
-    sl = clgb.predict_proba(lbst, Xte, num_iteration=lbst.best_iteration)
+                     callbacks=[clgb.record_money(hist_l), clgb.early_stopping(40, data_name="val", metric="savings")],
+                     feval=clgb.money_metrics)
+    clgb.bake_start_margin(lbst, ltrain)  # lightgbm forgets init scores at prediction: put it in the model, once
+    sl = clgb.predict_proba(lbst, Xte)  # trees up to best_iteration
     print(f"lightgbm: best round {lbst.best_iteration}, test savings (s > 1/2) "
           f"{savings_score(yte, (sl > 0.5).astype(int), cost_matrix=Cte):.3f}, "
           f"BMR {savings_score(yte, bayes_minimum_risk(sl, cost_matrix=Cte), cost_matrix=Cte):.3f}, "
           f"expected savings {expected_savings_score(yte, sl, cost_matrix=Cte):.3f}")
+
+    # ---------------------------------------------------------------- deploy: plain models, no csboost_plugins
+    cxgb.to_deployable(bst).save_model(a.out.rsplit(".", 1)[0] + "_xgb.json")
+    clgb.to_deployable(lbst).save_model(a.out.rsplit(".", 1)[0] + "_lgb.txt")
 
     # ---------------------------------------------------------------- plot
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -93,7 +90,7 @@ def main(argv=None):
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(a.out, dpi=120)
-    print(f"plot saved to {a.out}")
+    print(f"plot saved to {a.out}, deployable models next to it")
 
 
 if __name__ == "__main__":
