@@ -76,11 +76,26 @@ def _train_name(booster):
 def early_stopping(stopping_rounds, *, data_name=None, metric=DEFAULT_WATCH, min_delta=0.0, verbose=False):
     """Stop when ``metric`` of eval set ``data_name`` has not improved for ``stopping_rounds`` rounds.
 
-    ``metric`` defaults to "aec" (smooth; the savings of 0/1 decisions are flat while
-    every s is on one side of 1/2). Direction comes from the metric's
-    ``is_higher_better``; ``data_name=None`` takes the first validation set (not the
-    training set) reporting ``metric``. ``booster.best_iteration`` is set
-    to the best round (1-based), also when training runs to the end.
+    Direction comes from the metric's ``is_higher_better``. ``booster.best_iteration``
+    is set to the best round (1-based), also when training runs to the end.
+
+    Parameters
+    ----------
+    stopping_rounds : int >= 1
+    data_name : str, optional
+        Eval set watched (a name of ``valid_names``); None: the first validation
+        set (not the training set) reporting ``metric``.
+    metric : {"aec", "expected_savings", "savings"}, default "aec"
+        "aec" is smooth; the savings of 0/1 decisions are flat while every s is on
+        one side of 1/2.
+    min_delta : float >= 0, default 0
+    verbose : bool, default False
+        Print the stopping round.
+
+    Returns
+    -------
+    callable
+        A lightgbm callback.
     """
     return _EarlyStoppingCallback(stopping_rounds, data_name, metric, min_delta, verbose)
 
@@ -117,11 +132,21 @@ class _RecordMoneyCallback:
 def record_money(eval_result, *, decision=DEFAULT_DECISION):
     """Record savings and expected savings of every eval set (and the training set if it has costs) each round.
 
-    ``eval_result`` is filled as ``{set_name: {"savings": [...], "expected_savings": [...]}}``
-    with the names of ``valid_names`` (the training set: its own entry when it is
-    among ``valid_sets``, else "training"); ``decision`` as in ``money_metric``
-    (default s > 1/2, the estimators' ``predict``);
-    values are computed from lightgbm's cached raw scores with each set's own costs,
+    Values are computed from lightgbm's cached raw scores with each set's own costs,
     independent of ``feval``. Needs the AEC objective (raw scores are margins).
+
+    Parameters
+    ----------
+    eval_result : dict
+        Filled as ``{set_name: {"savings": [...], "expected_savings": [...]}}`` with
+        the names of ``valid_names`` (the training set: its own entry when it is
+        among ``valid_sets``, else "training").
+    decision : {"0.5", "bmr"}, default "0.5"
+        As in ``money_metric`` (s > 1/2: the estimators' ``predict``).
+
+    Returns
+    -------
+    callable
+        A lightgbm callback.
     """
     return _RecordMoneyCallback(eval_result, decision)
