@@ -155,6 +155,21 @@ class MoneyMetricBase:
         self.__name__ = metric
 
     def value(self, preds, data) -> float:
+        """The metric on one data set's own rows and costs.
+
+        Parameters
+        ----------
+        preds : numpy.ndarray of shape (n,)
+            Margins, or probabilities with ``preds="probability"``.
+        data : xgboost.DMatrix or lightgbm.Dataset
+            Carrying its costs.
+
+        Returns
+        -------
+        float
+            Savings or expected savings (fraction of the cheaper trivial policy's
+            cost, at most 1), or the AEC (money per row).
+        """
         costs = self._io.costs(data)
         p = np.asarray(preds, dtype=np.float64).reshape(-1)
         s = _aec.sigmoid(p) if self.preds == "margin" else p
