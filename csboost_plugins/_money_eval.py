@@ -198,9 +198,66 @@ class MoneyMetricsBase:
         return f"MoneyMetrics(watch={self.watch!r}, decision={self.decision!r}, preds={self.preds!r})"
 
 
-def not_a_metric(factory, args):
-    """The ``TypeError`` for a metric factory handed to the library uncalled (``custom_metric=money_metric``)."""
-    return TypeError(
-        f"{factory} is a factory, not a metric: it was called with {len(args)} data arguments. Call it "
-        f"({factory}(\"aec\"), {factory}(\"savings\", decision=\"bmr\")) or pass a ready metric: aec_metric, "
-        "savings_metric, expected_savings_metric, money_metrics")
+def metric_factories(metric_cls, metrics_cls):
+    """``money_metric`` and ``money_metrics`` of a plugin, built from its metric classes.
+
+    Both are module-level functions of the plugin (``__module__`` set to it) with one docstring.
+    """
+
+    def money_metric(metric="savings", *args, decision=DEFAULT_DECISION, preds="margin"):
+        """Build a :class:`MoneyMetric`: ``money_metric("aec")``, ``money_metric("savings", decision="bmr")``.
+
+        A factory, not a metric: handed to the library uncalled (``custom_metric=money_metric``)
+        it raises a ``TypeError`` naming the fix.
+
+        Parameters
+        ----------
+        metric : {"aec", "expected_savings", "savings"}, default "savings"
+            The money metric (see :class:`MoneyMetric`).
+        *args
+            Refused: present only to turn the library calling the factory as a metric
+            (``custom_metric=money_metric`` uncalled) into a clear ``TypeError``.
+        decision : {"0.5", "bmr"}, default "0.5"
+            Decision rule of "savings": s > 1/2 (``DEFAULT_DECISION``, the estimators'
+            ``predict``) or Bayes minimum risk with the rows' costs.
+        preds : {"margin", "probability"}, default "margin"
+            What the library passes: margins (custom objective) or probabilities.
+
+        Returns
+        -------
+        MoneyMetric
+        """
+        if not isinstance(metric, str) or args:
+            raise TypeError(
+                f"money_metric is a factory, not a metric: it was called with {1 + len(args)} data arguments. "
+                'Call it (money_metric("aec"), money_metric("savings", decision="bmr")) or pass a ready metric: '
+                "aec_metric, savings_metric, expected_savings_metric, money_metrics")
+        return metric_cls(metric, decision=decision, preds=preds)
+
+    def money_metrics(*args, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+        """Build a :class:`MoneyMetrics` reporting aec, expected_savings and savings; usable uncalled.
+
+        Parameters
+        ----------
+        *args
+            Only when the library calls the factory itself as the metric (passed uncalled):
+            the predictions and the data set; the default :class:`MoneyMetrics` is evaluated.
+        watch : {"aec", "expected_savings", "savings"}, default "aec"
+            Reported last (the metric the library's own early stopping watches).
+        decision : {"0.5", "bmr"}, default "0.5"
+            Decision rule of "savings".
+        preds : {"margin", "probability"}, default "margin"
+            What the library passes.
+
+        Returns
+        -------
+        MoneyMetrics or list
+            The metric object; the metric values when called as the metric.
+        """
+        if args:  # handed over uncalled: the library calls it as the metric itself
+            return metrics_cls()(*args)
+        return metrics_cls(watch=watch, decision=decision, preds=preds)
+
+    for f in (money_metric, money_metrics):
+        f.__module__, f.__qualname__ = metric_cls.__module__, f.__name__
+    return money_metric, money_metrics

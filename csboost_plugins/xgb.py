@@ -69,7 +69,7 @@ import xgboost as xgb
 from scipy.special import expit
 
 from . import _aec, _money_eval
-from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from ._money_eval import DEFAULT_WATCH
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
@@ -337,33 +337,6 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
         return self.metric, self.value(predt, dmatrix)
 
 
-def money_metric(metric="savings", *args, decision=DEFAULT_DECISION, preds="margin") -> MoneyMetric:
-    """Build a :class:`MoneyMetric`: ``money_metric("aec")``, ``money_metric("savings", decision="bmr")``.
-
-    A factory, not a metric: handed to the library uncalled (``custom_metric=money_metric``)
-    it raises a ``TypeError`` naming the fix.
-
-    Parameters
-    ----------
-    metric : {"aec", "expected_savings", "savings"}, default "savings"
-        The money metric (see :class:`MoneyMetric`).
-    *args
-        Refused: present only to turn the library calling the factory as a metric
-        (``custom_metric=money_metric`` uncalled) into a clear ``TypeError``.
-    decision : {"0.5", "bmr"}, default ``DEFAULT_DECISION`` ("0.5")
-        Decision rule of "savings": s > 1/2 or Bayes minimum risk with the rows' costs.
-    preds : {"margin", "probability"}, default "margin"
-        What the library passes: margins (custom objective) or probabilities.
-
-    Returns
-    -------
-    MoneyMetric
-    """
-    if not isinstance(metric, str) or args:
-        raise _money_eval.not_a_metric("money_metric", (metric, *args))
-    return MoneyMetric(metric, decision=decision, preds=preds)
-
-
 aec_metric = MoneyMetric("aec")
 savings_metric = MoneyMetric("savings")
 expected_savings_metric = MoneyMetric("expected_savings")
@@ -400,29 +373,7 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
         return [(m.metric, m.value(predt, dmatrix)) for m in self.parts]
 
 
-def money_metrics(*args, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
-    """Build a :class:`MoneyMetrics` reporting aec, expected_savings and savings; usable uncalled.
-
-    Parameters
-    ----------
-    *args
-        Only when the library calls the factory itself as the metric (passed uncalled):
-        the predictions and the data set; the default :class:`MoneyMetrics` is evaluated.
-    watch : {"aec", "expected_savings", "savings"}, default "aec"
-        Reported last (the metric the library's own early stopping watches).
-    decision : {"0.5", "bmr"}, default "0.5"
-        Decision rule of "savings".
-    preds : {"margin", "probability"}, default "margin"
-        What the library passes.
-
-    Returns
-    -------
-    MoneyMetrics or list
-        The metric object; the metric values when called as the metric.
-    """
-    if args:  # handed over uncalled: the library calls it as the metric itself
-        return MoneyMetrics()(*args)
-    return MoneyMetrics(watch=watch, decision=decision, preds=preds)
+money_metric, money_metrics = _money_eval.metric_factories(MoneyMetric, MoneyMetrics)
 
 
 def early_stopping(rounds, *, metric=DEFAULT_WATCH, data_name=None, min_delta=0.0, save_best=False):
