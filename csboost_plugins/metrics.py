@@ -239,6 +239,16 @@ def _routed_scorer(score_func, response_method):
     import sklearn
     from sklearn.metrics import make_scorer
 
+    if not sklearn.get_config().get("enable_metadata_routing", False):
+        # Without routing scikit-learn never hands a scorer the fold's costs: every fold would
+        # fail inside the search, be caught by error_score and end as best_score_ = nan.
+        raise ValueError(
+            f"make_{score_func.__name__.replace('_score', '')}_scorer() needs scikit-learn metadata routing to "
+            "score each fold with its own rows' costs: call sklearn.set_config(enable_metadata_routing=True) "
+            "(or build the scorer inside sklearn.config_context(enable_metadata_routing=True)) before creating "
+            "it, and pass the costs as fit params (GridSearchCV.fit(X, y, fp_cost=..., fn_cost=...)) or "
+            "params={...} (cross_val_score)"
+        )
     scorer = make_scorer(score_func, response_method=response_method)
     # The request lives on the scorer object; only setting it needs routing enabled.
     with sklearn.config_context(enable_metadata_routing=True):
@@ -249,15 +259,40 @@ def _routed_scorer(score_func, response_method):
 def make_savings_scorer():
     """A scorer computing :func:`savings_score` of ``predict`` with each fold's own costs.
 
-    Use with ``sklearn.set_config(enable_metadata_routing=True)`` and pass costs as
+    Needs ``sklearn.set_config(enable_metadata_routing=True)`` (a ``ValueError``
+    naming it otherwise: without routing the scorer never receives costs and a
+    search would end with ``best_score_ = nan``). Pass costs as
     ``params={"fp_cost": ..., "fn_cost": ...}`` to ``cross_val_score`` /
     ``GridSearchCV.fit``: the splitter slices them with the rows, so each fold is
     scored with its own rows' money.
+
+    Returns
+    -------
+    callable
+        A scikit-learn scorer requesting ``fp_cost``, ``fn_cost``, ``tp_cost``,
+        ``tn_cost``, ``cost_matrix`` and ``sample_weight``.
+
+    Raises
+    ------
+    ValueError
+        When metadata routing is off.
     """
     return _routed_scorer(savings_score, "predict")
 
 
 def make_expected_savings_scorer():
-    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]`` (see
-    :func:`make_savings_scorer` for routing)."""
+    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]``.
+
+    Routing and costs as in :func:`make_savings_scorer`.
+
+    Returns
+    -------
+    callable
+        A scikit-learn scorer requesting the cost keywords and ``sample_weight``.
+
+    Raises
+    ------
+    ValueError
+        When metadata routing is off.
+    """
     return _routed_scorer(expected_savings_score, "predict_proba")
