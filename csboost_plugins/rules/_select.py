@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..costs import check_binary_labels, check_costs
+from . import _dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
 from ._rule import Rule
@@ -62,6 +63,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     per-prefix ``fpr``, ``tpr``, ``alert_rate`` (and ``money_recall``), and
     ``expected_fpr``, ``expected_tpr``, ``expected_alert_rate``.
     """
+    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+        return _dask.riff_select(candidates, X, y, max_fpr=max_fpr, max_alert_rate=max_alert_rate,
+                                 sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules)
     if isinstance(candidates, RuleSet):
         candidates = candidates.rules
     candidates = list(candidates)
