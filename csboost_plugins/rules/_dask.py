@@ -11,6 +11,10 @@ the rows the new rule took) and returns two small arrays, summed pairwise on the
 workers. The client never holds the data (no ``compute()`` / ``np.asarray`` of X).
 
 Passes: 1 (totals and the candidates' sums over all rows) + 1 per selected rule.
+Persist the data first (``ddf = ddf.persist()``, X, y and costs as columns of it; with
+a memory limit below its size the workers spill partitions to disk): this module does
+not persist, since persisting column projections of a persisted frame would copy them,
+and an unpersisted collection is re-read from its source at every pass.
 A partition is stateless between passes (it recomputes which of its rows the
 selected rules cover, a first-match over at most ``len(selected)`` rules), so
 passes can run on any worker and survive worker loss.
@@ -28,7 +32,7 @@ import numpy as np
 
 from ..costs import FN, FP, TN, TP, check_costs
 from ._data import as_float_matrix
-from ._evaluate import ConditionTrie, compile_conditions, first_match
+from ._evaluate import ConditionTrie
 from ._rule import Rule
 
 __all__ = ["is_dask", "riff_select", "apply", "predict", "predict_proba", "coverage", "evaluate"]
@@ -122,12 +126,20 @@ def _first_pass(xb, yb, wb, mb, candidates, names, trie):
 
 
 def _step_pass(xb, yb, wb, mb, candidates, names, trie, chosen):
-    """(candidates' sums over the rows the last chosen rule newly covers, their weight totals)."""
-    Xf, W = _part_data(xb, yb, wb, mb, candidates, names)
-    fm = first_match(Xf, compile_conditions(chosen))
+    """(candidates' sums over the rows the last chosen rule newly covers, their weight totals).
+
+    Only the chosen rules' columns are converted for the first match; the candidates'
+    columns only for the newly covered rows (a small share of the partition).
+    """
+    from ._ruleset import RuleSet
+
+    fm = RuleSet(chosen, feature_names=names).apply(xb)
+    n = fm.shape[0]
     new = np.flatnonzero(fm == len(chosen) - 1)
-    Wn = W[new]
-    return trie.sums(Xf, new, Wn), Wn.sum(axis=0)
+    Wn = _weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))[new]
+    sub = xb.iloc[new] if hasattr(xb, "iloc") else np.asarray(xb)[new]
+    Xn = as_float_matrix(sub, candidates, feature_names=names, order="F")
+    return trie.sums(Xn, np.arange(new.shape[0], dtype=np.int64), Wn), Wn.sum(axis=0)
 
 
 def _add(a, b):
@@ -148,10 +160,8 @@ class _Passes:
     """Runs per-partition functions over the persisted collections and counts the passes."""
 
     def __init__(self, X, y, sample_weight, fn_cost):
-        import dask
-
-        # held here: the persisted partitions live as long as this object (the selection)
-        self.persisted = X, y, sample_weight, fn_cost = dask.persist(X, y, sample_weight, fn_cost)
+        # not persisted here: persisting column projections of a persisted frame would copy them;
+        # the caller persists (or each pass re-reads the source, still one pass per step)
         self.xs = _blocks(X, "X")
         k = len(self.xs)
         self.ys = _blocks(y, "y", k)
@@ -161,7 +171,8 @@ class _Passes:
         self._shared = {}
 
     def shared(self, obj):
-        """obj as one graph node (sent once per pass, not once per partition; tokenised once)."""
+        """obj as one graph node of each pass (sent once per pass, not once per partition). Not
+        scattered: scattered data is lost with its worker, a graph node is sent again."""
         from dask import delayed
 
         if id(obj) not in self._shared:
