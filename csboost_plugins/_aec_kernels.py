@@ -23,7 +23,6 @@ import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -130,10 +129,7 @@ SIGNATURES.update({
     for pt in (RF4, RF8)
 })
 
-#: files whose numba code is compiled into the extension, or decides how (hashed into it)
-KERNEL_SOURCES = ("_aec_kernels.py", "_aot.py", "_aot_build.py")
-
-KERNELS = KernelSet("csboost_plugins._aec_kernels_aot", Path(__file__).parent, KERNEL_SOURCES, SIGNATURES)
+KERNELS = KernelSet("csboost_plugins._aec_kernels_aot", __file__, SIGNATURES)
 
 
 # ----------------------------------------------------------------- threads over row blocks
