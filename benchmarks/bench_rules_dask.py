@@ -98,7 +98,7 @@ def run_dask(args, pool):
     n_parts = -(-args.rows // args.partition_rows)
     rows = args.partition_rows
     data_bytes = args.rows * (args.features * ROW_BYTES + 1 + 8 + 8)  # features, y, amount, index
-    limit = args.memory_limit or int(0.4 * data_bytes)  # per worker: 2 workers hold 80 % of the data at most
+    limit = args.memory_limit or int(0.45 * data_bytes)  # per worker: 2 workers hold 90 % of the data at most
     with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit, dashboard_address=None,
                       silence_logs=40) as cluster, Client(cluster) as client:
         meta = make_part(0, 1, args.features)
@@ -146,8 +146,8 @@ def main(argv=None):
     ap.add_argument("--features", type=int, default=P_DEFAULT)
     ap.add_argument("--rules", type=int, default=10_000, help="about this many candidate rules")
     ap.add_argument("--max-fpr", type=float, default=0.01)
-    ap.add_argument("--partition-rows", type=int, default=500_000)
-    ap.add_argument("--memory-limit", type=int, default=None, help="bytes per worker (default 40 %% of the data)")
+    ap.add_argument("--partition-rows", type=int, default=250_000)
+    ap.add_argument("--memory-limit", type=int, default=None, help="bytes per worker (default 45 %% of the data)")
     a = ap.parse_args(argv)
     print(f"load average at start {os.getloadavg()[0]:.2f}")
     t0 = time.perf_counter()

@@ -169,18 +169,39 @@ def aec_grad_hess(margin, d, *, y=None, sample_weight=None, hessian="abs", hessi
                   logloss_weight=0.0, out=None):
     """Gradient and hessian of ``sum_i w_i [d_i s_i + alpha * logloss_i]`` w.r.t. each margin.
 
-    ``d`` is the (already scaled) regret difference, ``hessian`` a policy of
-    :data:`HESSIANS`, ``logloss_weight`` alpha >= 0 (needs ``y``). Per row, with
-    s = sigma(m) and ss = s (1-s) (money per cost scale):
+    Per row, with s = sigma(m) and ss = s (1-s)::
 
         g = w (d ss + alpha (s - y)),   h = w (H + alpha ss),
 
     H the policy's hessian (module doc). One fused pass of a compiled kernel
-    (:mod:`csboost_plugins._aec_kernels`, threads over row blocks): ``margin`` is read
-    as given (float32 or float64, no copy), and g, h are written into ``out`` =
-    (g, h), two preallocated 1-D float32 or float64 arrays of one entry per row (see
-    :class:`GradHessBuffers`), else into new float64 arrays. Returns (g, h). No
-    validation of values: callers validate once, outside the loop.
+    (:mod:`csboost_plugins._aec_kernels`, threads over row blocks); no validation of
+    values (callers validate once, outside the boosting loop).
+
+    Parameters
+    ----------
+    margin : array of shape (n,), float32 or float64
+        Margins eta, read as given (no copy).
+    d : array of shape (n,)
+        Regret differences already divided by the cost scale (unitless).
+    y : array of shape (n,), optional
+        0/1 labels; needed when ``logloss_weight`` > 0.
+    sample_weight : array of shape (n,), optional
+        Row weights w (default 1).
+    hessian : {"abs", "fisher", "bound", "exact"}
+        Hessian policy H (see :data:`HESSIANS`).
+    hessian_floor : float
+        Floor on abs(1 - 2s) of the "abs" policy.
+    logloss_weight : float
+        alpha >= 0, weight of the logloss blend.
+    out : tuple of two arrays of shape (n,), optional
+        Preallocated float32 or float64 (g, h) to write into (see :class:`GradHessBuffers`).
+        Float64 outputs equal the former numpy implementation bit for bit; float32
+        outputs take one exp per row and are within 1 float32 ulp of it.
+
+    Returns
+    -------
+    g, h : arrays of shape (n,)
+        ``out`` when given, else new float64 arrays.
     """
     if hessian not in HESSIANS:
         raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
@@ -196,10 +217,15 @@ def aec_grad_hess(margin, d, *, y=None, sample_weight=None, hessian="abs", hessi
 class GradHessBuffers:
     """Gradient and hessian arrays reused across boosting rounds (one pair per thread).
 
-    ``get(n)`` returns the same two float32 arrays of length n every round (xgboost
-    and lightgbm copy them before the next call), so a round allocates nothing;
-    one pair per thread so that one objective may train several boosters at once.
-    Pickles (and deep-copies) as empty buffers.
+    xgboost and lightgbm copy the arrays an objective returns before they call it
+    again, so a round need not allocate: :meth:`get` returns the same two arrays every
+    round, one pair per thread so that one objective may train several boosters at
+    once. Pickles (and deep-copies) as empty buffers.
+
+    Parameters
+    ----------
+    dtype : numpy dtype, default float32
+        Element type of the arrays (both libraries keep float32 gradients).
     """
 
     def __init__(self, dtype=np.float32):
@@ -207,6 +233,18 @@ class GradHessBuffers:
         self._local = threading.local()
 
     def get(self, n):
+        """The calling thread's (g, h) pair of length ``n``.
+
+        Parameters
+        ----------
+        n : int
+            Number of rows.
+
+        Returns
+        -------
+        g, h : arrays of shape (n,)
+            Reused while ``n`` stays the same; their contents are overwritten by the next round.
+        """
         pair = getattr(self._local, "pair", None)
         if pair is None or pair[0].shape[0] != n:
             pair = self._local.pair = (np.empty(n, self.dtype), np.empty(n, self.dtype))
@@ -295,20 +333,56 @@ METRICS = {"aec": False, "savings": True, "expected_savings": True}
 
 
 def money_metric_value(kind, s, y, costs, sample_weight=None, decision="bmr", *, is_margin=False):
-    """Value of a money metric for probabilities ``s`` (margins if ``is_margin``); called every round.
+    """Value of a money metric (called every boosting round; no validation).
 
     ``"aec"``: sum_i w_i EC_i / sum_i w_i (money per row, paper eq. 7);
     ``"expected_savings"``: paper eq. 8; ``"savings"``: eq. 5 of the 0/1 decisions,
     Bayes minimum risk with each row's own costs (``decision="bmr"``, paper eq. 2)
-    or s > 1/2 (``decision="0.5"``). One fused pass of a compiled kernel over the
-    rows (:func:`csboost_plugins._aec_kernels.money_sums`), reading ``s`` as given
-    (float32 or float64); no validation.
+    or s > 1/2 (``decision="0.5"``). One fused pass of a compiled kernel over the rows
+    (:func:`csboost_plugins._aec_kernels.money_sums`).
+
+    Parameters
+    ----------
+    kind : {"aec", "expected_savings", "savings"}
+        The metric.
+    s : array of shape (n,), float32 or float64
+        Probabilities, or margins when ``is_margin`` (read as given, no copy).
+    y : array of shape (n,)
+        0/1 labels.
+    costs : array of shape (n, 4)
+        Per-row [C_FP, C_FN, C_TP, C_TN] (money).
+    sample_weight : array of shape (n,), optional
+        Row weights (default 1).
+    decision : {"bmr", "0.5"}
+        Decision rule of ``"savings"``.
+    is_margin : bool
+        ``s`` holds margins; the kernel applies the sigmoid.
+
+    Returns
+    -------
+    float
+        Money per row for ``"aec"``, a unitless share for the savings.
     """
     return money_metric_from_sums(kind, _aec_kernels.money_sums(s, is_margin, y, costs, sample_weight), decision)
 
 
 def money_metric_from_sums(kind, sums, decision="bmr"):
-    """A money metric from the totals of :func:`csboost_plugins._aec_kernels.money_sums`."""
+    """A money metric from the totals of :func:`csboost_plugins._aec_kernels.money_sums`.
+
+    Parameters
+    ----------
+    kind : {"aec", "expected_savings", "savings"}
+        The metric.
+    sums : dict
+        Totals keyed by :data:`csboost_plugins._aec_kernels.SUMS` (money, weight).
+    decision : {"bmr", "0.5"}
+        Decision rule of ``"savings"``.
+
+    Returns
+    -------
+    float
+        The metric (see :func:`money_metric_value`).
+    """
     if kind == "aec":
         return sums["ec"] / sums["w"]
     base = min(sums["c0"], sums["c1"])

@@ -181,9 +181,31 @@ def _scores(a):
 
 
 def grad_hess(margin, d, y, w, policy, floor, alpha, g, h):
-    """Fill g, h (1-D, float32 or float64, one entry per row) with the AEC gradient and hessian.
+    """Fill g, h with the AEC gradient and hessian (threads over row blocks).
 
-    ``policy`` is a :data:`POLICIES` code; ``y`` (needed when alpha > 0) and ``w`` may be None.
+    Parameters
+    ----------
+    margin : array of shape (n,), float32 or float64
+        Margins, read as given.
+    d : array of shape (n,)
+        Scaled regret differences.
+    y : array of shape (n,) or None
+        0/1 labels (read when ``alpha`` > 0).
+    w : array of shape (n,) or None
+        Row weights.
+    policy : int
+        Hessian policy code, a value of :data:`POLICIES`.
+    floor : float
+        Floor of the "abs" policy.
+    alpha : float
+        Logloss blend weight.
+    g, h : arrays of shape (n,), float32 or float64
+        Outputs, written in place.
+
+    Returns
+    -------
+    g, h : arrays of shape (n,)
+        The outputs.
     """
     m = _scores(margin)
     d, y, w = _f8(d), _f8(y), _f8(w)
@@ -194,7 +216,28 @@ def grad_hess(margin, d, y, w, policy, floor, alpha, g, h):
 
 
 def money_sums(p, is_margin, y, costs, w) -> dict:
-    """The sums of :data:`SUMS` over all rows (see :func:`_money_sums_range`), one pass."""
+    """The totals behind every money metric, in one pass over the rows.
+
+    Parameters
+    ----------
+    p : array of shape (n,), float32 or float64
+        Probabilities, or margins when ``is_margin``.
+    is_margin : bool
+        Apply the sigmoid to ``p``.
+    y : array of shape (n,)
+        0/1 labels.
+    costs : array of shape (n, 4)
+        [C_FP, C_FN, C_TP, C_TN] per row (money).
+    w : array of shape (n,) or None
+        Row weights.
+
+    Returns
+    -------
+    dict
+        Keys :data:`SUMS`: total weight, weighted money of all-0 and all-1 decisions,
+        of the expected cost, and of the BMR and s > 1/2 decisions (see
+        :func:`_money_sums_range`).
+    """
     p = _scores(p)
     y, w = _f8(y), _f8(w)
     costs = np.ascontiguousarray(costs, dtype=np.float64)

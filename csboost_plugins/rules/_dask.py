@@ -41,7 +41,18 @@ _GAIN, _NEG, _POS, _ALL = 0, 1, 2, 3  # columns of the per-row weight matrix (as
 
 
 def is_dask(X) -> bool:
-    """Whether X is a dask collection (checked without importing dask when it is not loaded)."""
+    """Whether X is a dask collection (checked without importing dask when it is not loaded).
+
+    Parameters
+    ----------
+    X : object
+        Any input.
+
+    Returns
+    -------
+    bool
+        True for dask DataFrames, Series, arrays and other dask collections.
+    """
     if "dask" not in sys.modules:
         return False
     import dask
@@ -196,10 +207,28 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
                 max_rules=None):
     """:func:`csboost_plugins.rules.riff_select` on dask collections (see the module doc).
 
-    ``X`` a dask DataFrame or 2-D dask array; ``y`` (0/1), ``sample_weight`` and
-    ``fn_cost`` dask Series / arrays with X's partitions (``fn_cost`` may be a scalar).
-    The returned :class:`RuleSet`'s ``selection`` also holds ``passes``, the number of
-    passes over the data.
+    Parameters
+    ----------
+    candidates : list of Rule or RuleSet
+        The candidate rules.
+    X : dask DataFrame or 2-D dask array
+        The selection set, partitioned by rows (persist it first).
+    y : dask Series or 1-D dask array
+        0/1 labels, partitioned like X.
+    max_fpr, max_alert_rate : float, optional
+        The budget, as in :func:`csboost_plugins.rules.riff_select`.
+    sample_weight : dask Series or 1-D dask array, optional
+        Row weights, partitioned like X.
+    fn_cost : dask Series, 1-D dask array or float, optional
+        Money at stake on positives (C_FN), partitioned like X; ranks by money precision.
+    max_rules : int, optional
+        Cap on the number of rules.
+
+    Returns
+    -------
+    RuleSet
+        The same rules, order and last-rule probability as the in-memory selection on
+        the same rows; ``selection["passes"]`` is the number of passes over the data.
     """
     from ._ruleset import RuleSet
 
@@ -305,22 +334,76 @@ def _coverage_part(rs, xb):
 
 
 def apply(rs, X):
-    """Lazy dask array: index of the first rule covering each row (-1: none)."""
+    """Index of the first rule covering each row (-1: none), partition by partition.
+
+    Parameters
+    ----------
+    rs : RuleSet
+        The rules.
+    X : dask DataFrame or 2-D dask array
+        The rows.
+
+    Returns
+    -------
+    dask array of int64, shape (n,)
+        Lazy; one chunk per partition of X.
+    """
     return _map_rows(rs, X, _apply_part, np.int64)
 
 
 def predict_proba(rs, X):
-    """Lazy dask array of alert probabilities (1, rho or 0)."""
+    """Alert probabilities (1, rho or 0), partition by partition.
+
+    Parameters
+    ----------
+    rs : RuleSet
+        The rules.
+    X : dask DataFrame or 2-D dask array
+        The rows.
+
+    Returns
+    -------
+    dask array of float64, shape (n,)
+        Lazy; one chunk per partition of X.
+    """
     return _map_rows(rs, X, _proba_part, np.float64)
 
 
 def predict(rs, X, limit):
-    """Lazy dask array of 0/1 alerts: a rule among the first ``limit`` covers the row."""
+    """0/1 alerts: a rule among the first ``limit`` covers the row.
+
+    Parameters
+    ----------
+    rs : RuleSet
+        The rules.
+    X : dask DataFrame or 2-D dask array
+        The rows.
+    limit : int
+        Number of rules in force (the last one dropped or kept by ``RuleSet.predict``).
+
+    Returns
+    -------
+    dask array of int64, shape (n,)
+        Lazy; one chunk per partition of X.
+    """
     return _map_rows(rs, X, _predict_part, np.int64, limit)
 
 
 def coverage(rs, X):
-    """Lazy dask boolean array (n_rows, n_rules)."""
+    """Which rules cover which rows, partition by partition.
+
+    Parameters
+    ----------
+    rs : RuleSet
+        The rules.
+    X : dask DataFrame or 2-D dask array
+        The rows.
+
+    Returns
+    -------
+    dask array of bool, shape (n, n_rules)
+        Lazy; one row chunk per partition of X.
+    """
     return _map_rows(rs, X, _coverage_part, bool, ncols=len(rs.rules))
 
 
@@ -353,8 +436,25 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
              cost_matrix=None) -> dict:
     """:meth:`RuleSet.evaluate` on dask collections: one pass, per-partition sums added on the workers.
 
-    Per-row costs are dask Series / arrays partitioned like X (``cost_matrix`` a
-    2-D dask array), scalars are broadcast; y must hold 0/1 labels.
+    Parameters
+    ----------
+    rs : RuleSet
+        The rules.
+    X : dask DataFrame or 2-D dask array
+        The rows.
+    y : dask Series or 1-D dask array
+        0/1 labels, partitioned like X.
+    sample_weight : dask Series or 1-D dask array, optional
+        Row weights, partitioned like X.
+    fp_cost, fn_cost, tp_cost, tn_cost : float or dask Series / 1-D dask array, optional
+        Per-row costs (money), partitioned like X, or scalars.
+    cost_matrix : 2-D dask array, optional
+        [C_FP, C_FN, C_TP, C_TN] per row, row chunks like X.
+
+    Returns
+    -------
+    dict
+        The keys and values of :meth:`RuleSet.evaluate` on the same rows.
     """
     from dask import delayed
 

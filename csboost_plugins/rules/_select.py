@@ -41,7 +41,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     Parameters
     ----------
     candidates : list of :class:`Rule` (e.g. from :func:`extract_rules`).
-    X, y : the selection set (numpy or pandas; y in {0, 1}).
+    X, y : the selection set (numpy or pandas; y in {0, 1}); or dask collections (data larger
+        than memory; y, sample_weight and fn_cost partitioned like X): one pass over the
+        partitions per greedy step, same selection (:mod:`csboost_plugins.rules._dask`).
     max_fpr : FPR budget (default 0.01). FPR = covered negative weight / negative weight.
     max_alert_rate : alternative budget on the alert rate (covered weight / total
         weight); give either this or ``max_fpr``.
