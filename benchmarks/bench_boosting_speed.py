@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import time
+import warnings
 
 import lightgbm as lgb
 import numpy as np
 import xgboost as xgb
-
-import warnings
-
 from scipy.special import expit
 
 from csboost_plugins import _aec

@@ -63,15 +63,15 @@ from .decision_costs import savings_from_costs
 
 __all__ = [
     "HESSIANS",
-    "sigmoid",
-    "regret_difference",
-    "decision_costs",
-    "expected_cost",
-    "cost_scale",
-    "start_margin",
-    "aec_grad_hess",
     "GradHessBuffers",
+    "aec_grad_hess",
+    "cost_scale",
+    "decision_costs",
     "encode_costs_as_weights",
+    "expected_cost",
+    "regret_difference",
+    "sigmoid",
+    "start_margin",
 ]
 
 #: Hessian policies accepted by :func:`aec_grad_hess`.

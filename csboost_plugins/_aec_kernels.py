@@ -30,7 +30,7 @@ from numba import njit
 
 from ._aot import KernelSet, arr, read
 
-__all__ = ["POLICIES", "grad_hess", "money_sums", "KERNELS"]
+__all__ = ["KERNELS", "POLICIES", "grad_hess", "money_sums"]
 
 #: hessian policy name -> code passed to the kernel
 POLICIES = {"fisher": 0, "abs": 1, "bound": 2, "exact": 3}

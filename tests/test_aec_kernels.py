@@ -13,14 +13,13 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 import xgboost as xgb
+from _aot_paths import on_both_paths
 from scipy.special import expit
 
 from csboost_plugins import _aec, _aec_kernels
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
 from csboost_plugins.costs import FN, FP, TN, TP
-
-from _aot_paths import on_both_paths
 
 _BOUND = 1.0 / (6.0 * np.sqrt(3.0))
 

@@ -8,13 +8,13 @@ the data: ``compute`` and ``__array__`` of the dask collections are made to fail
 
 import dask.array as da
 import dask.dataframe as dd
-import dask.distributed as distributed
 import numpy as np
 import pandas as pd
 import pytest
+from dask import distributed
 from sklearn.ensemble import RandomForestClassifier
 
-from csboost_plugins.rules import RuleSet, extract_rules, riff_select
+from csboost_plugins.rules import extract_rules, riff_select
 from csdt.datasets import make_fraud_transactions
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
@@ -126,3 +126,23 @@ def test_dask_input_errors(client, fraud):
         riff_select(pool, Xd, yd * 0)
     with pytest.raises(ValueError, match="column index"):
         riff_select(pool, Xd[list(X.columns[:2])], yd)
+
+
+def test_unpickled_trie_arrays_are_made_kernel_ready(fraud):
+    # distributed unpickles arrays from network frames: read-only, possibly unaligned; the AOT
+    # kernels take only aligned arrays, so a worker copies such arrays before the pass
+    from csboost_plugins.rules._dask import _aligned
+    from csboost_plugins.rules._evaluate import ConditionTrie
+
+    _, _, _, pool = fraud
+    trie = ConditionTrie(pool)
+    buf = np.zeros(trie.term_ptr.nbytes + 1, np.uint8)
+    unaligned = np.frombuffer(buf.data, dtype=np.int64, count=trie.term_ptr.shape[0], offset=1)
+    unaligned[:] = trie.term_ptr  # the view is writeable, only unaligned
+    ro = trie.cc.lo.copy()
+    ro.flags.writeable = False
+    trie.term_ptr, trie.cc.lo = unaligned, ro
+    assert not trie.term_ptr.flags.aligned
+    out = _aligned(trie)
+    assert out.term_ptr.flags.aligned and out.cc.lo.flags.writeable
+    np.testing.assert_array_equal(out.term_ptr, unaligned)

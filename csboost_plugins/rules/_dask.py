@@ -33,11 +33,11 @@ import numpy as np
 from ..costs import FN, FP, TN, TP, check_costs
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie
+from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 from ._rule import Rule
 
-__all__ = ["is_dask", "riff_select", "apply", "predict", "predict_proba", "coverage", "evaluate"]
+__all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
-_GAIN, _NEG, _POS, _ALL = 0, 1, 2, 3  # columns of the per-row weight matrix (as in _select)
 
 
 def is_dask(X) -> bool:
@@ -104,34 +104,27 @@ def _labels(yb, n):
     return y
 
 
-def _weights(y, w, money):
-    """Per-row (money gain, negative, positive, all) weights, as riff_select builds them."""
-    n = y.shape[0]
-    w = np.ones(n) if w is None else w
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    W = np.zeros((n, 4))
-    W[:, _POS] = w * (y == 1)
-    W[:, _NEG] = w * (y == 0)
-    W[:, _ALL] = w
-    if money is None:
-        W[:, _GAIN] = W[:, _POS]
-    else:
-        money = check_costs(n, fp_cost=0.0, fn_cost=money, warn=False)[:, FN]
-        if np.any(money < 0):
-            raise ValueError("fn_cost must be non-negative")
-        W[:, _GAIN] = W[:, _POS] * money
-    return W
-
-
 def _part_data(xb, yb, wb, mb, candidates, names):
     Xf = as_float_matrix(xb, candidates, feature_names=names, order="F")
     n = Xf.shape[0]
-    return Xf, _weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))
+    return Xf, row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))
+
+
+def _aligned(obj):
+    """obj with its array attributes (and those of its CompiledConditions) aligned, writeable copies
+    where they are not: arrays unpickled from a worker's network frames may be neither, which the
+    AOT kernels refuse (they would fall back to the JIT)."""
+    for k, v in list(vars(obj).items()):
+        if isinstance(v, np.ndarray) and not (v.flags.aligned and v.flags.writeable and v.flags.c_contiguous):
+            setattr(obj, k, np.array(v, copy=True))
+        elif hasattr(v, "rule_ptr"):
+            _aligned(v)
+    return obj
 
 
 def _first_pass(xb, yb, wb, mb, candidates, names, trie):
     """(candidates' sums over all rows of the partition, the partition's weight totals)."""
+    trie = _aligned(trie)
     Xf, W = _part_data(xb, yb, wb, mb, candidates, names)
     return trie.sums(Xf, np.arange(Xf.shape[0], dtype=np.int64), W), W.sum(axis=0)
 
@@ -144,10 +137,11 @@ def _step_pass(xb, yb, wb, mb, candidates, names, trie, chosen):
     """
     from ._ruleset import RuleSet
 
+    trie = _aligned(trie)
     fm = RuleSet(chosen, feature_names=names).apply(xb)
     n = fm.shape[0]
     new = np.flatnonzero(fm == len(chosen) - 1)
-    Wn = _weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))[new]
+    Wn = row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))[new]
     sub = xb.iloc[new] if hasattr(xb, "iloc") else np.asarray(xb)[new]
     Xn = as_float_matrix(sub, candidates, feature_names=names, order="F")
     return trie.sums(Xn, np.arange(new.shape[0], dtype=np.int64), Wn), Wn.sum(axis=0)
@@ -257,48 +251,17 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     passes = _Passes(X, y, sample_weight, fn_cost)
     trie = ConditionTrie(candidates)
     S, totals = passes.run(_first_pass, candidates, names, trie)
-    if totals[_NEG] <= 0 or totals[_POS] <= 0:
+    if totals[NEG] <= 0 or totals[POS] <= 0:
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
-    bcol = _NEG if criterion == "fpr" else _ALL
-    limit = budget * totals[bcol]
-    eps = 1e-12 * (totals[_GAIN] + totals[_NEG])
+    step = {}
 
-    chosen = np.zeros(len(candidates), dtype=bool)
-    order, used, prefix = [], np.zeros(4), []
-    while used[bcol] < limit and (max_rules is None or len(order) < max_rules):
-        mass = S[:, _GAIN] + S[:, _NEG]
-        ok = ~chosen & (mass > eps)
-        if not ok.any():
-            break
-        idx = np.flatnonzero(ok)
-        prec = S[idx, _GAIN] / mass[idx]
-        best = idx[prec == prec.max()]
-        if len(best) > 1:
-            g = S[best, _GAIN]
-            best = best[g == g.max()]
-        r = int(best[0])
-        chosen[r] = True
-        order.append(r)
-        dS, dused = passes.run(_step_pass, candidates, names, trie, [candidates[i] for i in order])
-        used += dused
-        S -= dS
-        prefix.append(used.copy())
-    prefix = np.asarray(prefix).reshape(-1, 4)
-    rates = {"fpr": prefix[:, _NEG] / totals[_NEG], "tpr": prefix[:, _POS] / totals[_POS],
-             "alert_rate": prefix[:, _ALL] / totals[_ALL]}
-    if fn_cost is not None:
-        rates["money_recall"] = prefix[:, _GAIN] / totals[_GAIN] if totals[_GAIN] > 0 else prefix[:, _GAIN] * 0
-    rho = 1.0
-    if len(order) and prefix[-1, bcol] > limit:
-        prev = prefix[-2, bcol] if len(order) > 1 else 0.0
-        rho = (limit - prev) / (prefix[-1, bcol] - prev)
-    sel = {"criterion": criterion, "budget": budget, "n_candidates": len(candidates),
-           "candidate_index": np.asarray(order, dtype=np.int64)}
-    for k, v in rates.items():
-        sel[k] = v
-        last = v[-1] if len(v) else 0.0
-        prev = v[-2] if len(v) > 1 else 0.0
-        sel["expected_" + k] = float((1 - rho) * prev + rho * last)
+    def cover(r):
+        step.setdefault("order", []).append(r)
+        dS, took = passes.run(_step_pass, candidates, names, trie, [candidates[i] for i in step["order"]])
+        return took, dS
+
+    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover)
+    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     sel["passes"] = passes.count
     return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
 
