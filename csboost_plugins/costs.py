@@ -16,7 +16,10 @@ cost is a benefit.
 from __future__ import annotations
 
 import numbers
+import sys
+import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +30,9 @@ __all__ = [
     "TP",
     "TN",
     "CostWarning",
+    "MAX_TOTAL_COST",
+    "cost_mistakes",
+    "one_cost_warning",
     "check_costs",
     "check_fit_costs",
     "check_binary_labels",
@@ -44,9 +50,105 @@ FP, FN, TP, TN = 0, 1, 2, 3
 
 _COST_NAMES = ("fp_cost", "fn_cost", "tp_cost", "tn_cost")
 
+#: Largest total money check_costs accepts: max |cost| x n. Fitting and scoring sum costs over rows
+#: (float64 overflows at 1.8e308); 1e300 leaves room for weights and differences of columns.
+MAX_TOTAL_COST = 1e300
+
 
 class CostWarning(UserWarning):
     """Costs that are legal but violate the reasonableness conditions."""
+
+
+def cost_mistakes(costs: np.ndarray) -> str | None:
+    """Why an (n, 4) cost matrix is likely a mistake, or None.
+
+    * rows where both wrong decisions are cheaper than both right ones
+      (``C_FP < C_TN`` and ``C_FN < C_TP``: the matrix rewards being wrong);
+    * a column pair reversed on every row (``C_FP < C_TN`` everywhere, or
+      ``C_FN < C_TP`` everywhere): the columns look swapped (the order is
+      ``[C_FP, C_FN, C_TP, C_TN]``).
+
+    One-sided rows (``C_FN < C_TP`` on some rows only, e.g. fraud amounts below
+    the alert's cost) are sound and are not reported.
+
+    Parameters
+    ----------
+    costs : ndarray of shape (n, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (money per row).
+
+    Returns
+    -------
+    str or None
+        The message :func:`check_costs` warns with, or None for a sound matrix.
+    """
+    fp_below = costs[:, FP] < costs[:, TN]
+    fn_below = costs[:, FN] < costs[:, TP]
+    inverted = int(np.count_nonzero(fp_below & fn_below))
+    n = costs.shape[0]
+    parts = []
+    if inverted:
+        parts.append(f"{inverted} of {n} row(s) make both wrong decisions cheaper than the right ones "
+                     f"(C_FP < C_TN and C_FN < C_TP)")
+    if inverted < n:
+        for below, a, b in ((fp_below, "C_FP", "C_TN"), (fn_below, "C_FN", "C_TP")):
+            if below.all():
+                parts.append(f"{a} < {b} on every row")
+    if not parts:
+        return None
+    return ("; ".join(parts) + ": the cost columns look swapped (order [C_FP, C_FN, C_TP, C_TN], i.e. "
+            "fp_cost, fn_cost, tp_cost, tn_cost)")
+
+
+# Frames of these packages are skipped to point a CostWarning at the user's own line.
+_LIBRARY_PACKAGES = frozenset({"csboost_plugins", "csdt", "sklearn", "xgboost", "lightgbm", "joblib",
+                               "contextlib", "numpy", "pandas", "dask", "distributed", "functools"})
+_collecting = threading.local()
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` for a ``warnings.warn`` made by our caller: the first frame outside the library."""
+    frame = sys._getframe(1)  # the frame calling warnings.warn is stacklevel 1
+    level = 1
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "") or ""
+        if module.partition(".")[0] not in _LIBRARY_PACKAGES:
+            return level
+        frame = frame.f_back
+        level += 1
+    return level - 1
+
+
+def _warn_costs(problem: str) -> None:
+    bag = getattr(_collecting, "bag", None)
+    if bag is not None:  # inside one_cost_warning(): the outermost call emits once
+        if problem not in bag:
+            bag.append(problem)
+        return
+    warnings.warn(problem, CostWarning, stacklevel=_caller_stacklevel())
+
+
+@contextmanager
+def one_cost_warning():
+    """Collect the :class:`CostWarning` s of the cost checks inside; emit one on exit, at the user's line.
+
+    Estimators wrap ``fit`` in it, so training and eval-set costs give one
+    warning per call. Nested uses collect into the outermost.
+
+    Yields
+    ------
+    None
+        Inside the block, :func:`check_costs` collects instead of warning.
+    """
+    if getattr(_collecting, "bag", None) is not None:
+        yield
+        return
+    _collecting.bag = []
+    try:
+        yield
+    finally:
+        bag, _collecting.bag = _collecting.bag, None
+    if bag:
+        warnings.warn("; ".join(bag), CostWarning, stacklevel=_caller_stacklevel())
 
 
 def _as_cost_column(value, name: str, n: int | None) -> np.ndarray | float:
@@ -101,14 +203,39 @@ def check_costs(
     both. ``n`` is the number of rows the costs must cover; when ``None`` it is
     taken from the first array given (a scalar-only call needs ``n``).
 
-    Raises ``ValueError`` for length mismatches, NaN or infinite costs, and
-    ``TypeError`` for non-numeric input. Warns (:class:`CostWarning`) with the row
-    count when ``C_FP < C_TN`` or ``C_FN < C_TP``: the reasonableness conditions
-    of Elkan (2001) say a wrong decision must not be cheaper than the right one.
-    Equality (e.g. C_FP = C_TN = 0 on 35 % of creditscoring2, whose credit line
-    is too small to earn anything) only makes the row's decision indifferent, so
-    it does not warn.
+    Raises ``ValueError`` for length mismatches, NaN or infinite costs, a negative
+    ``n``, costs so large that their sums could overflow float64 (max |cost| x n
+    above :data:`MAX_TOTAL_COST` = 1e300: express them in a larger unit), and
+    ``TypeError`` for non-numeric input or a non-integer ``n``. Warns (:class:`CostWarning`, once, at the
+    caller's line) only where the matrix is likely a mistake, see
+    :func:`cost_mistakes`. A row with ``C_FN < C_TP`` alone (a fraud alert that
+    costs more than the amount at stake) is sound: letting it pass is simply the
+    cheaper decision; :func:`cost_characteristic` still counts such rows.
+
+    Parameters
+    ----------
+    n : int, optional
+        Number of rows the costs must cover.
+    fp_cost, fn_cost : float or array-like of shape (n,)
+        Cost of a false positive / false negative (money per row).
+    tp_cost, tn_cost : float or array-like of shape (n,), default 0.0
+        Cost of a true positive / true negative (negative: a benefit).
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+    warn : bool, default True
+        Warn about a likely mistaken matrix (:func:`cost_mistakes`).
+
+    Returns
+    -------
+    ndarray of shape (n, 4)
+        C-contiguous float64 ``[C_FP, C_FN, C_TP, C_TN]``.
     """
+    if n is not None:
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+            raise TypeError(f"n (the number of rows) must be an integer, got {type(n).__name__} {n!r}")
+        if n < 0:
+            raise ValueError(f"n (the number of rows) must be >= 0, got {n}")
+        n = int(n)
     if cost_matrix is not None:
         if fp_cost is not None or fn_cost is not None or _nonzero(tp_cost) or _nonzero(tn_cost):
             raise ValueError(
@@ -145,17 +272,24 @@ def check_costs(
         out = np.empty((n, 4), dtype=np.float64)
         for j, c in enumerate(cols):
             out[:, j] = c
+    if out.size:
+        _check_magnitude(out)
     if warn and out.shape[0]:
-        bad_fp = int(np.count_nonzero(out[:, FP] < out[:, TN]))
-        bad_fn = int(np.count_nonzero(out[:, FN] < out[:, TP]))
-        if bad_fp or bad_fn:
-            warnings.warn(
-                f"costs violate the reasonableness conditions on {bad_fp} row(s) with C_FP < C_TN "
-                f"and {bad_fn} row(s) with C_FN < C_TP (a wrong decision is cheaper than the right one)",
-                CostWarning,
-                stacklevel=2,
-            )
+        problem = cost_mistakes(out)
+        if problem:
+            _warn_costs(problem)
     return out
+
+
+def _check_magnitude(costs: np.ndarray) -> None:
+    """ValueError when max |cost| x n exceeds MAX_TOTAL_COST (sums over rows could overflow float64)."""
+    big = float(np.abs(costs).max())
+    if big * costs.shape[0] > MAX_TOTAL_COST:
+        raise ValueError(
+            f"costs are too large: the largest |cost| is {big:.3g} on {costs.shape[0]} rows, so sums of costs "
+            f"could overflow float64 (max |cost| x n must stay below {MAX_TOTAL_COST:.0e}); express them in a "
+            "larger unit (e.g. thousands or millions)"
+        )
 
 
 def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
@@ -237,6 +371,7 @@ def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
     amount = _as_cost_column(amount, "amount", None)
     amount = np.atleast_1d(amount)
     n = amount.shape[0]
+    admin_cost = _as_cost_column(admin_cost, "admin_cost", n)
     out = np.zeros((n, 4))
     out[:, FP] = admin_cost
     out[:, TP] = admin_cost
@@ -362,15 +497,54 @@ class CostCharacteristic:
     ``kind`` is ``"cost-insensitive"`` (mu_b = 1, sigma_b = 0), ``"class-dependent"``
     (mu_b != 1, sigma_b = 0) or ``"example-dependent"`` (sigma_b != 0), equality
     up to a relative tolerance of 1e-9.
+
+    Attributes
+    ----------
+    mu_b : float
+        Mean of b_i.
+    sigma_b : float
+        Population standard deviation of b_i.
+    kind : str
+        "cost-insensitive", "class-dependent" or "example-dependent".
+    n_fp_below_tn : int
+        Rows with ``C_FP < C_TN`` (a wrong decision cheaper than the right one
+        for a negative: Elkan's reasonableness conditions).
+    n_fn_below_tp : int
+        Rows with ``C_FN < C_TP`` (the same for a positive).
+    n_inverted : int
+        Rows with both, which :func:`check_costs` warns about.
     """
 
     mu_b: float
     sigma_b: float
     kind: str
+    n_fp_below_tn: int = 0
+    n_fn_below_tp: int = 0
+    n_inverted: int = 0
 
 
 def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, n=None):
-    """Return :class:`CostCharacteristic` (mu_b, sigma_b, kind) of a cost matrix."""
+    """The cost characteristic (mu_b, sigma_b, kind) and the rows violating reasonableness.
+
+    Parameters
+    ----------
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+        Costs as in :func:`check_costs`.
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+    n : int, optional
+        Number of rows (needed when every cost is a scalar).
+
+    Returns
+    -------
+    CostCharacteristic
+        mu_b, sigma_b, kind and the counts ``n_fp_below_tn``, ``n_fn_below_tp``, ``n_inverted``.
+
+    Raises
+    ------
+    ValueError
+        When C_FP == C_TN on some row (b undefined).
+    """
     c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                     cost_matrix=cost_matrix, warn=False)
     den = c[:, FP] - c[:, TN]
@@ -378,10 +552,12 @@ def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
         raise ValueError("cost characteristic undefined: C_FP == C_TN on some rows")
     b = (c[:, FN] - c[:, TP]) / den
     mu, sigma = float(b.mean()), float(b.std())
+    fp_below, fn_below = c[:, FP] < c[:, TN], c[:, FN] < c[:, TP]
+    counts = (int(fp_below.sum()), int(fn_below.sum()), int((fp_below & fn_below).sum()))
     if sigma > 1e-9 * max(1.0, abs(mu)):
         kind = "example-dependent"
     elif abs(mu - 1.0) <= 1e-9:
         kind = "cost-insensitive"
     else:
         kind = "class-dependent"
-    return CostCharacteristic(mu, sigma, kind)
+    return CostCharacteristic(mu, sigma, kind, *counts)

@@ -43,10 +43,12 @@ __all__ = [
 
 
 def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=False):
-    y = check_binary_labels(y_true, name="y_true", require_both=require_both)
+    y, classes = check_binary_labels(y_true, name="y_true", require_both=require_both, return_classes=True)
     n = y.shape[0]
     if hasattr(y_other, "to_numpy"):
         y_other = y_other.to_numpy()
+    if name == "y_pred":
+        y_other = _labels_as_decisions(y_other, classes)
     v = np.asarray(y_other, dtype=np.float64)
     if v.ndim == 2 and v.shape[1] == 2 and name == "y_proba":
         v = v[:, 1]  # predict_proba output: take P(y=1)
@@ -64,6 +66,24 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=Fal
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError("sample_weight must be finite and non-negative")
     return y, v, c, w
+
+
+def _labels_as_decisions(y_pred, classes):
+    """``y_pred`` in y_true's labels (e.g. ``est.predict(X)`` for y in {-1, 1} or {"no", "yes"}) as 0/1
+    decisions, the larger label positive as in :func:`check_binary_labels`; 0/1 decisions stay as they are."""
+    p = np.asarray(y_pred)
+    if len(classes) != 2 or p.size == 0:
+        return p
+    try:
+        in_labels = bool(np.isin(p, classes).all())
+    except TypeError:  # labels of another kind (e.g. strings vs numbers): handled below
+        in_labels = False
+    if in_labels:
+        return (p == classes[1]).astype(np.float64)
+    if p.dtype.kind not in "biuf":
+        raise ValueError(f"y_pred holds labels {np.unique(p.astype(str))[:5].tolist()} that are neither y_true's "
+                         f"classes {np.asarray(classes).tolist()} nor 0/1 decisions")
+    return p
 
 
 def _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
@@ -219,6 +239,16 @@ def _routed_scorer(score_func, response_method):
     import sklearn
     from sklearn.metrics import make_scorer
 
+    if not sklearn.get_config().get("enable_metadata_routing", False):
+        # Without routing scikit-learn never hands a scorer the fold's costs: every fold would
+        # fail inside the search, be caught by error_score and end as best_score_ = nan.
+        raise ValueError(
+            f"make_{score_func.__name__.replace('_score', '')}_scorer() needs scikit-learn metadata routing to "
+            "score each fold with its own rows' costs: call sklearn.set_config(enable_metadata_routing=True) "
+            "(or build the scorer inside sklearn.config_context(enable_metadata_routing=True)) before creating "
+            "it, and pass the costs as fit params (GridSearchCV.fit(X, y, fp_cost=..., fn_cost=...)) or "
+            "params={...} (cross_val_score)"
+        )
     scorer = make_scorer(score_func, response_method=response_method)
     # The request lives on the scorer object; only setting it needs routing enabled.
     with sklearn.config_context(enable_metadata_routing=True):
@@ -229,15 +259,40 @@ def _routed_scorer(score_func, response_method):
 def make_savings_scorer():
     """A scorer computing :func:`savings_score` of ``predict`` with each fold's own costs.
 
-    Use with ``sklearn.set_config(enable_metadata_routing=True)`` and pass costs as
+    Needs ``sklearn.set_config(enable_metadata_routing=True)`` (a ``ValueError``
+    naming it otherwise: without routing the scorer never receives costs and a
+    search would end with ``best_score_ = nan``). Pass costs as
     ``params={"fp_cost": ..., "fn_cost": ...}`` to ``cross_val_score`` /
     ``GridSearchCV.fit``: the splitter slices them with the rows, so each fold is
     scored with its own rows' money.
+
+    Returns
+    -------
+    callable
+        A scikit-learn scorer requesting ``fp_cost``, ``fn_cost``, ``tp_cost``,
+        ``tn_cost``, ``cost_matrix`` and ``sample_weight``.
+
+    Raises
+    ------
+    ValueError
+        When metadata routing is off.
     """
     return _routed_scorer(savings_score, "predict")
 
 
 def make_expected_savings_scorer():
-    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]`` (see
-    :func:`make_savings_scorer` for routing)."""
+    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]``.
+
+    Routing and costs as in :func:`make_savings_scorer`.
+
+    Returns
+    -------
+    callable
+        A scikit-learn scorer requesting the cost keywords and ``sample_weight``.
+
+    Raises
+    ------
+    ValueError
+        When metadata routing is off.
+    """
     return _routed_scorer(expected_savings_score, "predict_proba")
