@@ -50,7 +50,7 @@ FP, FN, TP, TN = 0, 1, 2, 3
 
 _COST_NAMES = ("fp_cost", "fn_cost", "tp_cost", "tn_cost")
 
-#: Largest total money check_costs accepts: max |cost| x n. Fitting and scoring sum costs over rows
+#: Largest total money check_costs accepts: max ``|cost|`` x n. Fitting and scoring sum costs over rows
 #: (float64 overflows at 1.8e308); 1e300 leaves room for weights and differences of columns.
 MAX_TOTAL_COST = 1e300
 
@@ -204,7 +204,7 @@ def check_costs(
     taken from the first array given (a scalar-only call needs ``n``).
 
     Raises ``ValueError`` for length mismatches, NaN or infinite costs, a negative
-    ``n``, costs so large that their sums could overflow float64 (max |cost| x n
+    ``n``, costs so large that their sums could overflow float64 (max ``|cost|`` x n
     above :data:`MAX_TOTAL_COST` = 1e300: express them in a larger unit), and
     ``TypeError`` for non-numeric input or a non-integer ``n``. Warns (:class:`CostWarning`, once, at the
     caller's line) only where the matrix is likely a mistake, see
