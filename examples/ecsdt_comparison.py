@@ -5,9 +5,11 @@ Ensembles of cost-sensitive trees: a comparison table
 Trains the ECSDT paper's four inducers (bagging, pasting, random forest, random patches)
 with its three combiners (majority voting, OOB-savings-weighted voting, cost-sensitive
 stacking) on the bundled direct-marketing data and prints test savings beside a single
-CSDT and a cost-blind random forest decided by Bayes minimum risk.
+CSDT and a cost-blind random forest decided by Bayes minimum risk; the figure draws the
+same savings as bars, one group per inducer.
 """
 
+import matplotlib.pyplot as plt
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
@@ -44,3 +46,21 @@ rows.append(("random forest + BMR (cost-blind)", "-", savings_score(yte, bmr, co
 
 table = pd.DataFrame(rows, columns=["model", "combination", "test savings"]).round(3)
 print(table.to_string(index=False))
+
+# %%
+# The same savings as bars: one group per inducer, one bar per combiner; the dashed and dotted lines
+# are the single CSDT and the cost-blind forest + BMR.
+fig, ax = plt.subplots(figsize=(8.5, 4))
+ens_rows = table[table["combination"] != "-"]
+for k, combination in enumerate(("majority_voting", "weighted_voting", "stacking")):
+    part = ens_rows[ens_rows["combination"] == combination]
+    ax.bar([i + 0.27 * (k - 1) for i in range(len(part))], part["test savings"], 0.27, label=combination)
+for (model, _, value), style in zip(table[table["combination"] == "-"].itertuples(index=False), ("--", ":")):
+    ax.axhline(value, color="k", ls=style, lw=1, label=model)
+ax.set_xticks(range(len(inducers)), list(inducers))
+low = table["test savings"].min() - 0.03
+ax.set_ylim(low, table["test savings"].max() + 0.02)  # zoomed: the differences are a few points
+ax.set_ylabel(f"test savings (axis from {low:.2f})")
+ax.set_title("ECSDT on bankmarketing: savings by inducer and combiner")
+ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+fig.tight_layout()
