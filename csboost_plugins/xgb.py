@@ -71,6 +71,7 @@ __all__ = [*_xgb_native.__all__, "CSXGBClassifier"]
 
 for _name in __all__:  # documented, pickled and shown as csboost_plugins.xgb.<name>
     _obj = globals()[_name]
-    if isinstance(_obj, type) or callable(_obj) and hasattr(_obj, "__code__"):
+    if (isinstance(_obj, type) or callable(_obj) and hasattr(_obj, "__code__")) and \
+            _obj.__module__.startswith("csboost_plugins._"):
         _obj.__module__ = __name__
 del _name, _obj
