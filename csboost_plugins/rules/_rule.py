@@ -138,7 +138,7 @@ class Interval:
     kind = "interval"
 
     def __post_init__(self):
-        if type(self.feature) is not int or self.feature < 0:
+        if type(self.feature) is not int or not 0 <= self.feature <= _INT64_MAX:
             object.__setattr__(self, "feature", check_feature_index(self.feature, "Interval.feature"))
         _check_flags(self, ("lower_closed", "upper_closed", "missing", "zero_missing"))
         _check_bound(self, "lower")
@@ -234,7 +234,7 @@ class CategorySet:
     kind = "category"
 
     def __post_init__(self):
-        if type(self.feature) is not int or self.feature < 0:
+        if type(self.feature) is not int or not 0 <= self.feature <= _INT64_MAX:
             object.__setattr__(self, "feature", check_feature_index(self.feature, "CategorySet.feature"))
         _check_flags(self, ("negate", "missing", "strict_negative"))
 
