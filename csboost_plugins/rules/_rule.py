@@ -82,9 +82,21 @@ def _check_flags(cond, names):
     """Store the boolean fields of a condition as bool; anything but bool / numpy bool is a TypeError."""
     for name in names:
         v = getattr(cond, name)
-        if not isinstance(v, (bool, np.bool_)):
+        if type(v) is bool:  # the common case, nothing to convert
+            continue
+        if not isinstance(v, np.bool_):
             raise TypeError(f"{type(cond).__name__}.{name} must be a bool, got {type(v).__name__} {v!r}")
         object.__setattr__(cond, name, bool(v))
+
+
+def _check_bound(cond, name):
+    """Store a bound as float; a non-number or NaN is a TypeError."""
+    v = getattr(cond, name)
+    if type(v) is float and v == v:
+        return
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or math.isnan(v):
+        raise TypeError(f"{type(cond).__name__}.{name} must be a number (not NaN), got {v!r}")
+    object.__setattr__(cond, name, float(v))
 
 
 def _fmt(v: float) -> str:
@@ -126,14 +138,11 @@ class Interval:
     kind = "interval"
 
     def __post_init__(self):
-        object.__setattr__(self, "feature", check_feature_index(self.feature, "Interval.feature"))
+        if type(self.feature) is not int or not 0 <= self.feature <= _INT64_MAX:
+            object.__setattr__(self, "feature", check_feature_index(self.feature, "Interval.feature"))
         _check_flags(self, ("lower_closed", "upper_closed", "missing", "zero_missing"))
-        for name in ("lower", "upper"):
-            v = getattr(self, name)
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                    or math.isnan(v):
-                raise TypeError(f"Interval.{name} must be a number (not NaN), got {v!r}")
-            object.__setattr__(self, name, float(v))
+        _check_bound(self, "lower")
+        _check_bound(self, "upper")
 
     @property
     def key(self):
@@ -225,7 +234,8 @@ class CategorySet:
     kind = "category"
 
     def __post_init__(self):
-        object.__setattr__(self, "feature", check_feature_index(self.feature, "CategorySet.feature"))
+        if type(self.feature) is not int or not 0 <= self.feature <= _INT64_MAX:
+            object.__setattr__(self, "feature", check_feature_index(self.feature, "CategorySet.feature"))
         _check_flags(self, ("negate", "missing", "strict_negative"))
 
     @property
