@@ -14,6 +14,7 @@ __all__ = ["protocol_trees"]
 
 
 def _tree(t: TreeArrays) -> TreeConditions:
+    t.validate()  # a tree built with validate=False (or edited in place) could loop or read out of range
     n = t.node_count
     cl, cr = [None] * n, [None] * n
     for i in np.flatnonzero(~t.is_leaf):

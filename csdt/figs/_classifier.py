@@ -49,12 +49,11 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
-from csboost_plugins.tree_protocol import TreeArrays
+from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
-from .. import _aot
+from .._apply import apply
 from ._binning import bin_features
 from ._builder import grow_trees
-from ._histogram import predict_trees
 
 __all__ = ["FIGSClassifier", "FIGUClassifier"]
 
@@ -139,19 +138,15 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             label = np.full(len(t.children_left), -1, np.int64)
             if self._union:  # a leaf predicts positive iff it covers (eq. 2 rule)
                 label = self._cover_labels(t)
+            # node_cost stays NaN: a FIGS node decides no label, its money is not defined
             self.trees_.append(TreeArrays(
-                children_left=t.children_left, children_right=t.children_right, feature=t.feature,
-                threshold=t.threshold, missing_left=t.missing_left, value=t.value,
-                label=label, n_samples=t.n_samples, node_cost=t.gain, left_inclusive=True,
-                feature_names=names,
+                t.children_left, t.children_right, t.feature, t.threshold, t.missing_left, t.value,
+                label=label, n_node_samples=t.n_samples, left_inclusive=True, feature_names=names,
+                extras={"gain": np.asarray(t.gain, np.float64), "depth": np.asarray(t.depth, np.int64)},
             ))
         self.splits_ = splits
         self.complexity_ = len(splits)
-        sizes = np.array([0] + [t.node_count for t in self.trees_])
-        self._offsets = np.cumsum(sizes)
-        cat = lambda name: np.concatenate([getattr(t, name) for t in self.trees_])
-        self._flat = (cat("children_left"), cat("children_right"), cat("feature"), cat("threshold"),
-                      cat("missing_left"), cat("value"))
+        self._forest = stack_trees(self.trees_)
 
     def _cover_labels(self, t):
         cl = np.asarray(t.children_left)
@@ -166,9 +161,10 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         """The fitted trees as :class:`csboost_plugins.tree_protocol.TreeArrays`.
 
         ``value`` is each node's score (FIGS: additive leaf value, summed over
-        trees; FIGU: leaf precision, maxed over trees); ``n_samples`` the
-        training weight reaching the node; ``node_cost`` the split's
-        squared-error decrease (NaN at leaves); splits are ``x <= threshold``.
+        trees; FIGU: leaf precision, maxed over trees); ``n_node_samples`` the
+        training weight reaching the node; ``node_cost`` NaN (no node decides a
+        label); the extra ``gain`` is the split's squared-error decrease (NaN at
+        leaves); splits are ``x <= threshold``.
         """
         check_is_fitted(self, "trees_")
         return list(self.trees_)
@@ -187,9 +183,13 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         """Raw score: sum of leaf values (FIGS) or largest leaf precision (FIGU)."""
         check_is_fitted(self, "trees_")
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_all_finite="allow-nan")
-        cl, cr, feat, thr, ml, val = self._flat
-        return _aot.run("figs_predict_trees", predict_trees, X, self._offsets, cl, cr, feat, thr, ml, val,
-                        bool(self._union))
+        values = self._forest.leaf_values(apply(self._forest, X))
+        if self._union:
+            return values.max(axis=1) if values.shape[1] else np.zeros(X.shape[0])
+        score = np.zeros(X.shape[0])
+        for k in range(values.shape[1]):  # tree by tree, the order the model adds them in
+            score += values[:, k]
+        return score
 
     def predict(self, X):
         """Class with predicted probability above 0.5 (ties to the negative class)."""

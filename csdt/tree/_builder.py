@@ -16,13 +16,19 @@ with ``gain > 1e-12`` (float noise) and ``gain >= min_gain``; children smaller t
 (search first, then leaf if ``gain < min_gain``, ``level >= max_depth``,
 ``n <= min_samples_split``, ``min(n_l, n_r) <= min_samples_leaf``; no fallback).
 
-The result is a :class:`Tree`: flat arrays, one entry per node.
+The result is a :class:`csboost_plugins.tree_protocol.TreeArrays` (the project's fitted-tree
+form) with the extras ``n_pos`` (training positives), ``cost0`` / ``cost1`` (training money if
+the node predicts 0 / 1: Cost(f0(S)), Cost(f1(S))), ``gain`` (relative gain of the node's best
+split) and ``depth``; ``value`` is the Laplace P(y=1) = (n_pos + 1) / (n + 2) and
+``node_cost`` the money of the node's label.
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
 from ._criterion import (
@@ -48,62 +54,6 @@ from ._splitter import (
 MODE_EXACT, MODE_HIST, MODE_COSTCLA = 0, 1, 2
 #: relative gains below this are float noise of the prefix sums (a split saving nothing)
 GAIN_EPS = 1e-12
-
-
-class Tree:
-    """A fitted binary tree as flat arrays (node 0 is the root, -1 marks no child).
-
-    Per node: ``children_left``, ``children_right``, ``feature`` (-1 at leaves),
-    ``threshold`` (``x <= threshold`` goes left; NaN at leaves), ``missing_left``,
-    ``n_samples``, ``n_pos`` (training positives), ``cost0`` / ``cost1`` (training
-    money if the node predicts 0 / 1: Cost(f0(S)), Cost(f1(S))), ``label`` (predicted
-    class), ``value`` (Laplace P(y=1) = (n_pos + 1) / (n + 2)), ``gain`` (relative
-    gain of the node's best split), ``depth``.
-    """
-
-    _fields = ("children_left", "children_right", "feature", "threshold", "missing_left",
-               "n_samples", "n_pos", "cost0", "cost1", "label", "value", "gain", "depth")
-
-    def __init__(self, **arrays):
-        for k in self._fields:
-            setattr(self, k, arrays[k])
-
-    @property
-    def node_count(self) -> int:
-        return int(self.children_left.shape[0])
-
-    @property
-    def is_leaf(self) -> np.ndarray:
-        return self.children_left == -1
-
-    @property
-    def node_cost(self) -> np.ndarray:
-        """Training money of each node as a leaf with its label."""
-        return np.where(self.label == 1, self.cost1, self.cost0)
-
-    @property
-    def n_leaves(self) -> int:
-        return int(self.is_leaf.sum())
-
-    @property
-    def max_depth(self) -> int:
-        return int(self.depth.max()) if self.node_count else 0
-
-    def subset(self, keep: np.ndarray) -> Tree:
-        """The tree restricted to the nodes ``keep`` (a subtree-closed mask), renumbered."""
-        new_id = np.cumsum(keep) - 1
-        out = {}
-        for k in self._fields:
-            out[k] = getattr(self, k)[keep].copy()
-        for k in ("children_left", "children_right"):
-            c = out[k]
-            inner = c >= 0
-            inner[inner] = keep[c[inner]]
-            out[k] = np.where(inner, new_id[np.maximum(c, 0)], -1).astype(np.int64)
-        leaf = out["children_left"] == -1
-        out["feature"] = np.where(leaf, -1, out["feature"])
-        out["threshold"] = np.where(leaf, np.nan, out["threshold"])
-        return Tree(**out)
 
 
 # ----------------------------------------------------------------- random features
@@ -662,6 +612,6 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
                int(num_pct))
     left, right, feat, thr, ml, nn, pos, c0, c1, label, gain, depth = out
     value = (pos + 1.0) / (nn + 2.0)
-    return Tree(children_left=left, children_right=right, feature=feat, threshold=thr,
-                missing_left=ml, n_samples=nn, n_pos=pos, cost0=c0, cost1=c1, label=label,
-                value=value, gain=gain, depth=depth)
+    return TreeArrays(left, right, feat, thr, ml, value, label=label, n_node_samples=nn,
+                      node_cost=np.where(label == 1, c1, c0), left_inclusive=True,
+                      extras={"n_pos": pos, "cost0": c0, "cost1": c1, "gain": gain, "depth": depth})
