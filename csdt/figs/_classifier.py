@@ -48,7 +48,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
+from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
 from .._apply import apply
@@ -66,6 +67,22 @@ def _check_int(value, name, low, allow_none=False):
     if value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
     return int(value)
+
+
+def _unit_free(regret):
+    """``regret`` divided by its mean and rounded to 30 significant bits (relative 1e-9).
+
+    The same money in cents or in millions then gives the same weights, so the same model:
+    the division alone would leave last-bit differences that flip exact ties between
+    candidate splits. Scaled by the largest value first, so neither tiny (1e-300) nor huge
+    (1e300) money under- or overflows.
+    """
+    top = regret.max()
+    if not top > 0:
+        return regret
+    regret = regret / top
+    mantissa, exponent = np.frexp(regret / regret.mean())
+    return np.ldexp(np.round(mantissa * 2.0**30) / 2.0**30, exponent)
 
 
 class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
@@ -97,8 +114,9 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             (money; our extension). When given, each row's weight is multiplied
             by ``|c1 - c0|`` (its cost of deciding 1 minus that of deciding 0:
             ``C_FN - C_TP`` for a positive, ``C_FP - C_TN`` for a negative under
-            reasonable costs) and its target is the cheaper decision (see the
-            module docstring). Without costs every row weighs ``sample_weight``
+            reasonable costs), divided by the mean of ``|c1 - c0|`` so that the
+            model does not depend on the money's unit, and its target is the
+            cheaper decision (see the module docstring). Without costs every row weighs ``sample_weight``
             (unit costs), so the model passes scikit-learn's generic checks.
         """
         self._check_params()
@@ -114,11 +132,10 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
             c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                             cost_matrix=cost_matrix)
-            # cost of deciding 1 and of deciding 0 for every row; total cost = const + sum |c1 - c0| [h != cheaper]
-            cost1 = np.where(y01 == 1, c[:, TP], c[:, FP])
-            cost0 = np.where(y01 == 1, c[:, FN], c[:, TN])
+            # cost of deciding 0 and 1 for every row; total cost = const + sum |c1 - c0| [h != cheaper]
+            cost0, cost1 = decision_costs(y01, c)
             target = (cost1 < cost0).astype(np.float64)
-            w = w * np.abs(cost0 - cost1)
+            w = w * _unit_free(np.abs(cost0 - cost1))
         if not w.sum() > 0:
             raise ValueError("sample_weight (times costs) sums to zero; nothing to fit")
         X_binned, n_bins, bin_min, bin_max = bin_features(X, self.max_bins)
