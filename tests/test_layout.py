@@ -133,3 +133,21 @@ def test_no_import_cycles_in_csdt():
     for name in sorted(graph):
         if name not in state:
             visit(name, [name])
+
+
+def test_csdt_reads_cost_columns_through_the_decision_cost_module():
+    # per-row money of deciding 0 / 1 comes from csboost_plugins.decision_costs: no module of
+    # csdt indexes a cost matrix by a bare column number (costs[:, 1], c[:, 3], ...)
+    bad = []
+    for path in CSDT_DIR.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+                continue
+            name = node.value.id.lower()
+            if "cost" not in name and name not in ("c", "cm"):
+                continue
+            sl = node.slice
+            if (isinstance(sl, ast.Tuple) and len(sl.elts) == 2 and isinstance(sl.elts[1], ast.Constant)
+                    and isinstance(sl.elts[1].value, int)):
+                bad.append(f"{path.relative_to(CSDT_DIR.parent)}:{node.lineno} {ast.unparse(node)}")
+    assert not bad, bad

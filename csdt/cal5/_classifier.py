@@ -28,7 +28,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csboost_plugins.costs import FN, FP, TN, TP, check_costs
+from csboost_plugins.costs import check_costs
+from csboost_plugins.decision_costs import misclassification_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
@@ -119,7 +120,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         cm = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=0.0 if tp_cost is None else tp_cost,
                          tn_cost=0.0 if tn_cost is None else tn_cost, cost_matrix=cost_matrix)
         # only cost differences matter for the decision: regret of the wrong class
-        c = np.where(y_idx == 1, cm[:, FN] - cm[:, TP], cm[:, FP] - cm[:, TN])
+        c = np.where(y_idx == 1, *misclassification_costs(cm))
         if (c < 0).any():
             raise ValueError(f"{int((c < 0).sum())} example(s) have C_FN < C_TP (positives) or C_FP < C_TN "
                              f"(negatives): a misclassification must not cost less than a correct decision")

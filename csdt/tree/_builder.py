@@ -28,6 +28,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from csboost_plugins.costs import FN, FP, TN, TP
+from csboost_plugins.decision_costs import decision_costs, misclassification_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
@@ -176,11 +178,11 @@ def _grow(X, stats, yb, costs, rows, tmp_o, perm, state, srt, exact, hist, costc
                 for k in range(p_start, p_end):
                     r = rows[k]
                     if yb[r]:  # money of predicting 0 / 1: C_FN / C_TP for a positive
-                        c0 += costs[r, 1]
-                        c1 += costs[r, 2]
+                        c0 += costs[r, FN]
+                        c1 += costs[r, TP]
                     else:
-                        c0 += costs[r, 3]
-                        c1 += costs[r, 0]
+                        c0 += costs[r, TN]
+                        c1 += costs[r, FP]
             m = p_end - p_start
             nm = float(m)
             # ---- split search
@@ -560,16 +562,12 @@ def row_stats(y, costs, crit, ncol=4, money=True):
     if crit == COST_ENTROPY:
         # clipped at 0: a cost-dependent probability needs non-negative weights (rows that
         # violate the reasonableness conditions, which check_costs warns about, weigh 0)
-        mis = np.maximum(np.where(pos, costs[:, 1] - costs[:, 2], costs[:, 0] - costs[:, 3]), 0.0)
+        mis = np.maximum(np.where(pos, *misclassification_costs(costs)), 0.0)
         stats[:, 0] = np.where(pos, 0.0, mis)
         stats[:, 1] = np.where(pos, mis, 0.0)
         del mis
     elif crit in COST_CRITERIA:
-        # written column by column: no n-length temporaries besides ``pos``
-        np.copyto(stats[:, 0], costs[:, 3])
-        np.copyto(stats[:, 0], costs[:, 1], where=pos)
-        np.copyto(stats[:, 1], costs[:, 0])
-        np.copyto(stats[:, 1], costs[:, 2], where=pos)
+        stats[:, 0], stats[:, 1] = decision_costs(y, costs)  # Cost(f0), Cost(f1) per row
     else:
         stats[:, 0] = 0.0
         stats[:, 1] = 0.0
@@ -579,14 +577,13 @@ def row_stats(y, costs, crit, ncol=4, money=True):
     if not money:
         e = np.empty(0)
         return stats, yb, e, e, e
-    a0 = np.where(pos, costs[:, 1], costs[:, 3])
-    a1 = np.where(pos, costs[:, 2], costs[:, 0])
+    a0, a1 = decision_costs(y, costs)
     return stats, yb, a0, a1, y.astype(np.float64)
 
 
 def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_leaf, min_gain,
-               max_features, max_leaf_nodes, allowed, seed, num_pct, max_bins) -> Tree:
-    """Run the numba growth on validated arrays and wrap the result in a :class:`Tree`.
+               max_features, max_leaf_nodes, allowed, seed, num_pct, max_bins) -> TreeArrays:
+    """Run the numba growth on validated arrays and wrap the result in :class:`TreeArrays`.
 
     No validation here (the estimator does it once); the heavy parts release the GIL.
     """
