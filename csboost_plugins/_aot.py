@@ -188,7 +188,7 @@ class KernelSet:
             warned.add(reason)
             warnings.warn(f"{self.extension}: {detail}; numba JIT-compiles its kernels instead (same results, "
                           f"4-10 s on first use in a process). To fix: {cure}.", PerformanceWarning,
-                          stacklevel=4)
+                          stacklevel=_user_stacklevel())
 
     def module(self):
         """The AOT extension if it is built and current, else None (checked once)."""
@@ -233,6 +233,16 @@ class KernelSet:
                            "call the kernel yourself: please report it), or set CSDT_JIT=1")
         self.calls["jit"] += 1
         return jit(*args)
+
+
+def _user_stacklevel() -> int:
+    """``warnings.warn`` stacklevel of the first frame outside this distribution's packages
+    (the user's line), however deep the library's own call chain is."""
+    ours = (str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent / "csdt"))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(ours):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _jit_requested() -> bool:

@@ -80,6 +80,7 @@ def test_stale_extension_warns_once_naming_reason_and_cure(monkeypatch):
     perf = [w for w in rec if issubclass(w.category, PerformanceWarning)]
     assert len(perf) == 1, [str(w.message) for w in perf]
     msg = str(perf[0].message)
+    assert perf[0].filename == __file__  # points at the caller's line, not into the library
     assert "stale" in msg and "CSDT_JIT=1" in msg and "build_ext --inplace" in msg
 
 
