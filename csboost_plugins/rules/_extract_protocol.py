@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..tree_protocol import TreeArrays, get_tree_arrays
-from ._extract import TreeConditions
+from ._conditions import TreeConditions
 from ._rule import Interval
 
 __all__ = ["protocol_trees"]
