@@ -33,8 +33,8 @@ def plot_regions(ax, model, X, y, cost=None, lim=4.0, title=""):
     g0, g1 = np.meshgrid(np.linspace(-lim, lim, 400), np.linspace(-lim, lim, 400))
     grid = np.column_stack([g0.ravel(), g1.ravel()])
     leaf = model.apply(grid)
-    label = model.tree_.binary.label[leaf]
-    dominant = model.tree_.binary_leaf_kind[leaf] == "dominates"
+    label = model.tree_.label[leaf]
+    dominant = model.tree_.leaf_kind[leaf] == "dominates"
     code = np.where(label == 0, np.where(dominant, 0, 1), np.where(dominant, 3, 2))
     ax.pcolormesh(g0, g1, code.reshape(g0.shape), cmap=REGION_COLOURS, vmin=-0.5, vmax=3.5, shading="auto")
     size = 6.0 if cost is None else 14.0 * cost
