@@ -256,7 +256,7 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
 
 # ----------------------------------------------------------------- RuleSet on dask
 def _map_rows(rs, X, fn, dtype, *args, ncols=None):
-    """fn(rs, partition, *args) for every partition of X, as a lazy dask array (rows: X's partitions)."""
+    """``fn(rs, partition, *args)`` for every partition of X, as a lazy dask array (rows: X's partitions)."""
     import dask.array as da
     from dask import delayed
 
