@@ -34,7 +34,6 @@ from ..costs import FN, FP, TN, TP, check_costs
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie
 from ._greedy import NEG, POS, greedy, row_weights, selection_stats
-from ._rule import Rule
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
@@ -197,20 +196,24 @@ def _n_columns(X):
     return X.shape[1] if not hasattr(X, "columns") else len(X.columns)
 
 
-def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fn_cost=None,
-                max_rules=None):
+def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_cost=None, max_rules=None):
     """:func:`csboost_plugins.rules.riff_select` on dask collections (see the module doc).
+
+    Called by :func:`csboost_plugins.rules.riff_select` once it has validated the candidates
+    and the budget.
 
     Parameters
     ----------
-    candidates : list of Rule or RuleSet
+    candidates : list of Rule
         The candidate rules.
     X : dask DataFrame or 2-D dask array
         The selection set, partitioned by rows (persist it first).
     y : dask Series or 1-D dask array
         0/1 labels, partitioned like X.
-    max_fpr, max_alert_rate : float, optional
-        The budget, as in :func:`csboost_plugins.rules.riff_select`.
+    criterion : {"fpr", "alert_rate"}
+        What the budget bounds.
+    budget : float
+        The rate budget in (0, 1].
     sample_weight : dask Series or 1-D dask array, optional
         Row weights, partitioned like X.
     fn_cost : dask Series, 1-D dask array or float, optional
@@ -226,21 +229,6 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     """
     from ._ruleset import RuleSet
 
-    if isinstance(candidates, RuleSet):
-        candidates = candidates.rules
-    candidates = list(candidates)
-    if not candidates:
-        raise ValueError("candidates is empty: no rule to select from")
-    if not all(isinstance(r, Rule) for r in candidates):
-        raise TypeError("candidates must be Rule objects (from extract_rules)")
-    if max_fpr is not None and max_alert_rate is not None:
-        raise ValueError("give max_fpr= or max_alert_rate=, not both")
-    from ._select import _check_rate
-
-    if max_alert_rate is not None:
-        criterion, budget = "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
-    else:
-        criterion, budget = "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
     if y is None:
         raise ValueError("y is required")
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
@@ -268,7 +256,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
 
 # ----------------------------------------------------------------- RuleSet on dask
 def _map_rows(rs, X, fn, dtype, *args, ncols=None):
-    """fn(rs, partition, *args) for every partition of X, as a lazy dask array (rows: X's partitions)."""
+    """``fn(rs, partition, *args)`` for every partition of X, as a lazy dask array (rows: X's partitions)."""
     import dask.array as da
     from dask import delayed
 
@@ -378,8 +366,10 @@ def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars):
     p = rs.predict_proba(xb)
     n = p.shape[0]
     y = _labels(yb, n)
+    from ._ruleset import _check_sample_weight
+
     w = _values(wb, "sample_weight", n)
-    w = np.ones(n) if w is None else w
+    w = np.ones(n) if w is None else _check_sample_weight(w, n)  # refused as in RuleSet.evaluate
     pos, neg = w * (y == 1), w * (y == 0)
     out = np.zeros(len(_EVAL))
     out[:5] = float(p @ pos), float(p @ neg), pos.sum(), neg.sum(), w.sum()

@@ -64,9 +64,6 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     per-prefix ``fpr``, ``tpr``, ``alert_rate`` (and ``money_recall``), and
     ``expected_fpr``, ``expected_tpr``, ``expected_alert_rate``.
     """
-    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
-        return _dask.riff_select(candidates, X, y, max_fpr=max_fpr, max_alert_rate=max_alert_rate,
-                                 sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules)
     if isinstance(candidates, RuleSet):
         candidates = candidates.rules
     candidates = list(candidates)
@@ -80,6 +77,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         criterion, budget = "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
     else:
         criterion, budget = "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
+    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+        return _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget, sample_weight=sample_weight,
+                                 fn_cost=fn_cost, max_rules=max_rules)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
     y = check_binary_labels(y, name="y", require_both=True)
