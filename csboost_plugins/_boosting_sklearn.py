@@ -1,12 +1,19 @@
 """Shared scikit-learn estimator logic of ``CSXGBClassifier`` and ``CSLGBMClassifier``.
 
 The base validates X, y, costs, sample weights and eval sets once, then hands
-plain float64 arrays to the library-specific ``_fit_booster`` / ``_margin``.
+the data (float64 arrays, or the DataFrame itself when it has pandas
+``category`` columns, which the native libraries encode) to the
+library-specific ``_fit_booster`` / ``_margin``. Like ``XGBClassifier`` and
+``LGBMClassifier`` the estimators take any further native parameter as a
+keyword (``**kwargs``), shown by ``get_params`` so ``clone`` / ``GridSearchCV``
+keep it.
 """
 
 from __future__ import annotations
 
+import json
 import numbers
+import re
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -15,10 +22,11 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _aec
-from .costs import check_binary_labels, check_costs, check_fit_costs
+from .costs import check_binary_labels, check_costs, check_fit_costs, one_cost_warning
 from .metrics import bayes_minimum_risk
 
 _COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
+META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
 
 
 def native_seed(random_state) -> int:
@@ -28,40 +36,167 @@ def native_seed(random_state) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
+def has_category_columns(X) -> bool:
+    """True for a pandas DataFrame with at least one ``category`` column."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns"):
+        return False
+    import pandas as pd
+
+    return any(isinstance(dt, pd.CategoricalDtype) for dt in dtypes)
+
+
+def native_error(exc, aliases, cls_name):
+    """``ValueError`` naming the parameter an ``XGBoostError`` / ``LightGBMError`` complains about.
+
+    ``aliases`` maps native parameter names to the estimator's keywords
+    (``bagging_fraction`` -> ``subsample``); the native message is kept.
+    """
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    m = re.search(r"Parameter (\w+)|Check failed: \(?(\w+)\)?", msg)
+    if m is None:
+        return ValueError(f"{cls_name}: {type(exc).__name__}: {msg}")
+    name = m.group(1) or m.group(2)
+    name = aliases.get(name, name)
+    return ValueError(f"{cls_name}: invalid parameter {name}: {msg}")
+
+
+class _hybridmethod:
+    """``Cls.load_model(path)`` returns a new fitted estimator; ``est.load_model(path)`` fills ``est``
+    (the xgboost habit ``clf = XGBClassifier(); clf.load_model(path)``) and returns it."""
+
+    def __init__(self, func):
+        self.func = func
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, cls):
+        def bound(*args, **kwargs):
+            return self.func(cls, obj, *args, **kwargs)
+
+        bound.__doc__ = self.func.__doc__
+        return bound
+
+
+def _json_params(params) -> dict:
+    """The JSON-serialisable subset of ``get_params()`` (callbacks, objects are dropped)."""
+    out = {}
+    for k, v in params.items():
+        try:
+            json.dumps(v)
+        except (TypeError, ValueError):
+            continue
+        out[k] = v
+    return out
+
+
 class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     """Base of the AEC boosting estimators (not public).
 
     Subclasses implement ``_fit_booster(X, y, costs, w, evals, margin0)`` where
-    ``evals`` is a list of ``(X, y, costs, w)`` and ``_margin(X)``.
+    ``evals`` is a list of ``(X, y, costs, w)``, ``_margin(X)``, ``_save_booster`` /
+    ``_load_booster`` and set ``_native_names`` (the native estimator's keywords,
+    passed on to the native library).
     """
 
+    _native_names: tuple = ()
+
+    # ------------------------------------------------------------- parameters
+    def _set_other_params(self, kwargs):
+        # further native parameters given as keywords (like LGBMClassifier / XGBClassifier **kwargs)
+        self._other_params = {}
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+            self._other_params[k] = v
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep=deep)
+        params.update({k: getattr(self, k) for k in getattr(self, "_other_params", {})})
+        return params
+
+    def set_params(self, **params):
+        known = set(self._get_param_names())
+        own = {k: v for k, v in params.items() if k in known or "__" in k}
+        super().set_params(**own)
+        other = getattr(self, "_other_params", None)
+        if other is None:
+            other = self._other_params = {}
+        for k, v in params.items():
+            if k not in own:
+                setattr(self, k, v)
+                other[k] = v
+        return self
+
+    def _other_native_params(self) -> dict:
+        return {k: getattr(self, k) for k in getattr(self, "_other_params", {})}
+
     def _check_common_params(self):
+        obj = getattr(self, "objective", None)
+        if obj is not None and obj != "aec":
+            raise ValueError(
+                f"objective={obj!r}: {type(self).__name__} trains the average expected cost (AEC) objective with the "
+                f"rows' costs; use the native xgboost.XGBClassifier / lightgbm.LGBMClassifier for another loss, or "
+                f"blend logloss into the AEC with logloss_weight="
+            )
         _aec.check_hessian_params(self.hessian, self.hessian_floor, self.logloss_weight)
         if not (isinstance(self.n_estimators, numbers.Integral) and self.n_estimators >= 1):
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
         if not (isinstance(self.learning_rate, numbers.Real) and self.learning_rate > 0):
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
+            v = getattr(self, name, None)
+            if v is not None and not (isinstance(v, numbers.Real) and 0 < v <= 1):
+                raise ValueError(f"{name} must lie in (0, 1], got {v!r}")
         _aec.check_metric_params(self.eval_metric, self.decision, "margin")
         esr = self.early_stopping_rounds
         if esr is not None and not (isinstance(esr, numbers.Integral) and esr >= 1):
             raise ValueError(f"early_stopping_rounds must be None or an integer >= 1, got {esr!r}")
 
+    # ------------------------------------------------------------------ input
     def _validate_X(self, X, reset, y=None):
+        if has_category_columns(X):
+            return self._validate_frame(X, reset, y)
         kw = dict(dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
         try:
             return validate_data(self, X, **kw) if y is None else validate_data(self, X, y, **kw)
         except ValueError as exc:
             if "could not convert" in str(exc) or "dtype" in str(exc):
-                raise ValueError(f"X must be numeric (encode categorical columns first): {exc}") from exc
+                raise ValueError(f"X must be numeric, bool or pandas category columns: {exc}") from exc
             raise
 
+    def _validate_frame(self, X, reset, y):
+        """A DataFrame with ``category`` columns goes to the native library as it is (it encodes them)."""
+        import pandas as pd
+
+        bad = [c for c, dt in X.dtypes.items()
+               if not (isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt))]
+        if bad:
+            raise ValueError(f"X must be numeric, bool or pandas category columns; columns {bad[:5]} are not")
+        if X.shape[0] == 0:
+            raise ValueError("X has 0 rows")
+        num = X.select_dtypes(include="number")
+        if num.shape[1] and np.isinf(num.to_numpy(dtype=np.float64, na_value=np.nan)).any():
+            raise ValueError("X contains infinity (NaN is allowed: a missing value)")
+        if y is None:
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            return X
+        validate_data(self, X, y, reset=reset, skip_check_array=True)
+        return X, np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+
+    def _feature_names(self):
+        """Feature names given to the booster: the training DataFrame's columns, else None."""
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(c) for c in names]
+
+    # -------------------------------------------------------------------- fit
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None):
         """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
 
         Parameters
         ----------
-        X : array-like or DataFrame (n, p), numeric (NaN allowed: missing values)
+        X : array-like or DataFrame (n, p), numeric (NaN allowed: missing values);
+            pandas ``category`` columns are encoded by the native library
+            (xgboost needs ``enable_categorical=True``, as natively)
         y : array-like (n,), two classes (sorted unique values map to 0 / 1)
         fp_cost, fn_cost, tp_cost, tn_cost : scalar or (n,) money per row
             Or ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``. With no costs at
@@ -78,6 +213,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             an eval set by length or order.
         eval_sample_weight : list of (n_k,) or None, optional
         """
+        return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                    cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs, eval_sample_weight)
+
+    def _fit(self, X, y, cost_kw, sample_weight, eval_set, eval_costs, eval_sample_weight):
         self._check_common_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -90,18 +229,27 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         if y01.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y01.shape[0]} rows but X has {X.shape[0]}")
         self.classes_ = classes
-        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+        with one_cost_warning():  # one CostWarning per fit, at the caller's line
+            costs = check_fit_costs(X.shape[0], **cost_kw)
+            evals = self._check_evals(eval_set, eval_costs, eval_sample_weight,
+                                      unit=(cost_kw["fp_cost"] is None and cost_kw["fn_cost"] is None
+                                            and cost_kw["cost_matrix"] is None))
         w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        evals = self._check_evals(eval_set, eval_costs, eval_sample_weight,
-                                  unit=(fp_cost is None and fn_cost is None and cost_matrix is None))
+        w = self._class_weight(y01, w)
         if self.early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set (with its eval_costs)")
         d = _aec.regret_difference(y01, costs)
         self.cost_scale_ = _aec.cost_scale(d, w)
-        self.start_margin_ = _aec.start_margin(y01, w, kind=self.start_margin, d=d)
+        self.start_margin_ = _aec.start_margin(y01, w, kind=self._start_margin_kind(), d=d)
         self._fit_booster(X, y01.astype(np.float64), costs, w, evals, self.start_margin_)
         return self
+
+    def _start_margin_kind(self):
+        return self.start_margin
+
+    def _class_weight(self, y01, w):
+        """Row weights times the native class weighting (``scale_pos_weight`` / ``class_weight``)."""
+        return w
 
     def _check_evals(self, eval_set, eval_costs, eval_sample_weight, unit):
         if eval_set is None:
@@ -177,8 +325,66 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                                       cost_matrix=cost_matrix)
         return self.classes_[pred]
 
+    # ----------------------------------------------------------- save / load
+    def _metadata(self) -> dict:
+        """What ``load_model`` needs beyond the booster (stored in the saved model as JSON)."""
+        names = getattr(self, "feature_names_in_", None)
+        return {
+            "estimator": type(self).__name__,
+            "params": _json_params(self.get_params(deep=False)),
+            "classes": self.classes_.tolist(),
+            "n_features_in": int(self.n_features_in_),
+            "feature_names_in": None if names is None else [str(c) for c in names],
+            "start_margin": self.start_margin_,
+            "cost_scale": self.cost_scale_,
+            "best_iteration": self.best_iteration_,
+        }
+
+    def save_model(self, path):
+        """Save the booster so that plain xgboost / lightgbm predicts our probabilities.
+
+        The file is the native model (xgboost JSON/UBJSON by extension, lightgbm
+        text) with a logistic objective and the start margin inside: a process
+        that never imports ``csboost_plugins`` gets ``Booster.predict(X) ==
+        predict_proba(X)[:, 1]``. The estimator's parameters and classes travel
+        in the file too, for :meth:`load_model`.
+        """
+        check_is_fitted(self, "booster_")
+        self._save_booster(str(path), json.dumps(self._metadata()))
+        return self
+
+    @_hybridmethod
+    def load_model(cls, self, path):
+        """Load a model saved by :meth:`save_model` (or a plain native model file) as a fitted estimator.
+
+        ``CSXGBClassifier.load_model(path)`` returns a new estimator;
+        ``est.load_model(path)`` loads into ``est`` (as ``XGBClassifier`` does)
+        and returns it.
+        """
+        booster, meta = cls._load_booster(str(path))
+        meta = json.loads(meta) if meta else {}
+        if self is None:
+            self = cls(**meta.get("params", {}))
+        elif meta.get("params"):
+            self.set_params(**meta["params"])
+        self.booster_ = booster
+        self.classes_ = np.asarray(meta.get("classes", [0, 1]))
+        names = meta.get("feature_names_in")
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.n_features_in_ = int(meta.get("n_features_in", self._booster_n_features()))
+        self.start_margin_ = meta.get("start_margin")
+        self.cost_scale_ = meta.get("cost_scale")
+        self.best_iteration_ = meta.get("best_iteration")
+        self.evals_result_ = {}
+        self.n_estimators_ = self._booster_rounds()
+        return self
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
         tags.classifier_tags.multi_class = False
         return tags

@@ -16,7 +16,10 @@ cost is a benefit.
 from __future__ import annotations
 
 import numbers
+import sys
+import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +30,8 @@ __all__ = [
     "TP",
     "TN",
     "CostWarning",
+    "cost_mistakes",
+    "one_cost_warning",
     "check_costs",
     "check_fit_costs",
     "check_binary_labels",
@@ -47,6 +52,83 @@ _COST_NAMES = ("fp_cost", "fn_cost", "tp_cost", "tn_cost")
 
 class CostWarning(UserWarning):
     """Costs that are legal but violate the reasonableness conditions."""
+
+
+def cost_mistakes(costs: np.ndarray) -> str | None:
+    """Why an (n, 4) cost matrix is likely a mistake, or None.
+
+    * rows where both wrong decisions are cheaper than both right ones
+      (``C_FP < C_TN`` and ``C_FN < C_TP``: the matrix rewards being wrong);
+    * a column pair reversed on every row (``C_FP < C_TN`` everywhere, or
+      ``C_FN < C_TP`` everywhere): the columns look swapped (the order is
+      ``[C_FP, C_FN, C_TP, C_TN]``).
+
+    One-sided rows (``C_FN < C_TP`` on some rows only, e.g. fraud amounts below
+    the alert's cost) are sound and are not reported.
+    """
+    fp_below = costs[:, FP] < costs[:, TN]
+    fn_below = costs[:, FN] < costs[:, TP]
+    inverted = int(np.count_nonzero(fp_below & fn_below))
+    n = costs.shape[0]
+    parts = []
+    if inverted:
+        parts.append(f"{inverted} of {n} row(s) make both wrong decisions cheaper than the right ones "
+                     f"(C_FP < C_TN and C_FN < C_TP)")
+    if inverted < n:
+        for below, a, b in ((fp_below, "C_FP", "C_TN"), (fn_below, "C_FN", "C_TP")):
+            if below.all():
+                parts.append(f"{a} < {b} on every row")
+    if not parts:
+        return None
+    return ("; ".join(parts) + ": the cost columns look swapped (order [C_FP, C_FN, C_TP, C_TN], i.e. "
+            "fp_cost, fn_cost, tp_cost, tn_cost)")
+
+
+# Frames of these packages are skipped to point a CostWarning at the user's own line.
+_LIBRARY_PACKAGES = frozenset({"csboost_plugins", "csdt", "sklearn", "xgboost", "lightgbm", "joblib",
+                               "contextlib", "numpy", "pandas", "dask", "distributed", "functools"})
+_collecting = threading.local()
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` for a ``warnings.warn`` made by our caller: the first frame outside the library."""
+    frame = sys._getframe(1)  # the frame calling warnings.warn is stacklevel 1
+    level = 1
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "") or ""
+        if module.partition(".")[0] not in _LIBRARY_PACKAGES:
+            return level
+        frame = frame.f_back
+        level += 1
+    return level - 1
+
+
+def _warn_costs(problem: str) -> None:
+    bag = getattr(_collecting, "bag", None)
+    if bag is not None:  # inside one_cost_warning(): the outermost call emits once
+        if problem not in bag:
+            bag.append(problem)
+        return
+    warnings.warn(problem, CostWarning, stacklevel=_caller_stacklevel())
+
+
+@contextmanager
+def one_cost_warning():
+    """Collect the :class:`CostWarning` s of the cost checks inside; emit one on exit, at the user's line.
+
+    Estimators wrap ``fit`` in it, so training and eval-set costs give one
+    warning per call. Nested uses collect into the outermost.
+    """
+    if getattr(_collecting, "bag", None) is not None:
+        yield
+        return
+    _collecting.bag = []
+    try:
+        yield
+    finally:
+        bag, _collecting.bag = _collecting.bag, None
+    if bag:
+        warnings.warn("; ".join(bag), CostWarning, stacklevel=_caller_stacklevel())
 
 
 def _as_cost_column(value, name: str, n: int | None) -> np.ndarray | float:
@@ -102,12 +184,11 @@ def check_costs(
     taken from the first array given (a scalar-only call needs ``n``).
 
     Raises ``ValueError`` for length mismatches, NaN or infinite costs, and
-    ``TypeError`` for non-numeric input. Warns (:class:`CostWarning`) with the row
-    count when ``C_FP < C_TN`` or ``C_FN < C_TP``: the reasonableness conditions
-    of Elkan (2001) say a wrong decision must not be cheaper than the right one.
-    Equality (e.g. C_FP = C_TN = 0 on 35 % of creditscoring2, whose credit line
-    is too small to earn anything) only makes the row's decision indifferent, so
-    it does not warn.
+    ``TypeError`` for non-numeric input. Warns (:class:`CostWarning`, once, at the
+    caller's line) only where the matrix is likely a mistake, see
+    :func:`cost_mistakes`. A row with ``C_FN < C_TP`` alone (a fraud alert that
+    costs more than the amount at stake) is sound: letting it pass is simply the
+    cheaper decision; :func:`cost_characteristic` still counts such rows.
     """
     if cost_matrix is not None:
         if fp_cost is not None or fn_cost is not None or _nonzero(tp_cost) or _nonzero(tn_cost):
@@ -146,15 +227,9 @@ def check_costs(
         for j, c in enumerate(cols):
             out[:, j] = c
     if warn and out.shape[0]:
-        bad_fp = int(np.count_nonzero(out[:, FP] < out[:, TN]))
-        bad_fn = int(np.count_nonzero(out[:, FN] < out[:, TP]))
-        if bad_fp or bad_fn:
-            warnings.warn(
-                f"costs violate the reasonableness conditions on {bad_fp} row(s) with C_FP < C_TN "
-                f"and {bad_fn} row(s) with C_FN < C_TP (a wrong decision is cheaper than the right one)",
-                CostWarning,
-                stacklevel=2,
-            )
+        problem = cost_mistakes(out)
+        if problem:
+            _warn_costs(problem)
     return out
 
 
@@ -362,11 +437,19 @@ class CostCharacteristic:
     ``kind`` is ``"cost-insensitive"`` (mu_b = 1, sigma_b = 0), ``"class-dependent"``
     (mu_b != 1, sigma_b = 0) or ``"example-dependent"`` (sigma_b != 0), equality
     up to a relative tolerance of 1e-9.
+
+    ``n_fp_below_tn`` / ``n_fn_below_tp`` count the rows with ``C_FP < C_TN`` /
+    ``C_FN < C_TP`` (a wrong decision cheaper than the right one for that class,
+    Elkan's reasonableness conditions); ``n_inverted`` the rows with both, which
+    :func:`check_costs` warns about.
     """
 
     mu_b: float
     sigma_b: float
     kind: str
+    n_fp_below_tn: int = 0
+    n_fn_below_tp: int = 0
+    n_inverted: int = 0
 
 
 def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, n=None):
@@ -378,10 +461,12 @@ def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
         raise ValueError("cost characteristic undefined: C_FP == C_TN on some rows")
     b = (c[:, FN] - c[:, TP]) / den
     mu, sigma = float(b.mean()), float(b.std())
+    fp_below, fn_below = c[:, FP] < c[:, TN], c[:, FN] < c[:, TP]
+    counts = (int(fp_below.sum()), int(fn_below.sum()), int((fp_below & fn_below).sum()))
     if sigma > 1e-9 * max(1.0, abs(mu)):
         kind = "example-dependent"
     elif abs(mu - 1.0) <= 1e-9:
         kind = "cost-insensitive"
     else:
         kind = "class-dependent"
-    return CostCharacteristic(mu, sigma, kind)
+    return CostCharacteristic(mu, sigma, kind, *counts)

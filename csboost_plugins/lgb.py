@@ -41,7 +41,6 @@ import lightgbm as lgb
 import numpy as np
 
 from . import _aec, _money_eval
-from ._boosting_sklearn import CostSensitiveBoostingMixin, native_seed
 from .callback import early_stopping, record_money
 from .costs import check_binary_labels, check_costs
 
@@ -59,6 +58,8 @@ __all__ = [
     "get_costs",
     "bake_start_margin",
     "predict_proba",
+    "is_baked",
+    "to_deployable",
     "dask_cost_inputs",
     "early_stopping",
     "record_money",
@@ -237,28 +238,127 @@ def _leaf_indices(node):
     return _leaf_indices(node["left_child"]) + _leaf_indices(node["right_child"])
 
 
-def bake_start_margin(booster, margin):
-    """Add the start margin (a float, or the Dataset it was set on) to every leaf of the first tree.
+_DEPLOYED_OBJECTIVE = "objective=binary sigmoid:1"  # lightgbm's own binary objective: predict() = sigmoid(raw)
+_BAKED_ATTR = "_csboost_baked_margin"  # the margin a bake in this process added (Python-side record)
 
-    After this, raw scores, saved models and ``num_iteration`` slices include the
-    init score used at training (lightgbm never stores it: LightGBM#1778). Call once.
-    """
-    if isinstance(margin, lgb.Dataset):
-        margin = getattr(margin, _MARGIN_ATTR, None)
-        if margin is None:
-            raise ValueError("the Dataset has no start margin (built without cost_dataset(start_margin=...))")
-    margin = float(margin)
+
+def _header(model_str):
+    return model_str[: model_str.find("\nTree=")]
+
+
+def _header_objective(booster):
+    """The ``objective=...`` line of the model text's header, or None (custom objective, not baked)."""
+    for line in _header(booster.model_to_string(num_iteration=1)).splitlines():
+        if line.startswith("objective="):
+            return line
+    return None
+
+
+def is_baked(booster) -> bool:
+    """True if the booster's raw scores include the start margin and its model text says
+    ``objective=binary sigmoid:1`` (after :func:`bake_start_margin`, or lightgbm's own binary objective)."""
+    return _header_objective(booster) == _DEPLOYED_OBJECTIVE
+
+
+def _check_booster(booster):
+    if not isinstance(booster, lgb.Booster):
+        raise TypeError(f"booster must be a lightgbm.Booster, got {type(booster).__name__}")
     if booster.num_trees() == 0:
         raise ValueError("the booster has no tree to hold the start margin")
+    if booster.num_model_per_iteration() != 1:
+        raise ValueError("the AEC booster is binary: expected one tree per iteration, got "
+                         f"{booster.num_model_per_iteration()}")
+
+
+def bake_start_margin(booster, margin):
+    """Put the start margin in the model, once: afterwards the booster is a plain binary model.
+
+    ``margin`` is a float or the Dataset built by :func:`cost_dataset` (its
+    ``init_score``; a Dataset built with ``start_margin=None`` bakes 0). lightgbm
+    never stores a Dataset's init score (LightGBM#1778), so the margin m0 is added
+    to every leaf of the first tree, and the model text gets lightgbm's
+    ``objective=binary sigmoid:1``: ``predict(raw_score=True)`` = m0 + sum of
+    leaves, ``predict()`` = sigmoid of it = :func:`predict_proba`, also after
+    ``save_model`` in plain lightgbm and in converters (ONNX, treelite).
+
+    In place (the booster is reloaded from its modified text, so it cannot be
+    trained further) and idempotent: a booster that already says
+    ``objective=binary sigmoid:1`` is returned unchanged (baking the same margin
+    again is a no-op; a different margin a ``ValueError``). NaN or infinite
+    margins raise ``ValueError``.
+    """
+    if isinstance(margin, lgb.Dataset):
+        if not hasattr(margin, _MARGIN_ATTR):
+            raise ValueError("bake_start_margin: the Dataset was not built by csboost_plugins.lgb.cost_dataset, so "
+                             "its start margin is unknown; pass the margin as a float")
+        margin = getattr(margin, _MARGIN_ATTR)
+        margin = 0.0 if margin is None else margin
+    try:
+        margin = float(margin)
+    except (TypeError, ValueError):
+        raise TypeError(f"margin must be a float or a cost_dataset Dataset, got {type(margin).__name__}") from None
+    if not np.isfinite(margin):
+        raise ValueError(f"bake_start_margin: margin must be finite, got {margin!r}")
+    _check_booster(booster)
+    objective = _header_objective(booster)
+    if objective is not None:
+        if objective != _DEPLOYED_OBJECTIVE:
+            raise ValueError(f"bake_start_margin: the booster was trained with lightgbm's {objective!r}, not the AEC "
+                             "objective; it has no start margin to bake")
+        done = getattr(booster, _BAKED_ATTR, margin)
+        if done != margin:
+            raise ValueError(f"bake_start_margin: the booster already holds start margin {done!r}; "
+                             f"baking {margin!r} as well would shift every score")
+        return booster  # already baked (here, or before save_model): baking again would shift the scores
     tree = booster.dump_model(num_iteration=1)["tree_info"][0]["tree_structure"]
     for leaf in _leaf_indices(tree):
         booster.set_leaf_output(0, leaf, booster.get_leaf_output(0, leaf) + margin)
+    text = booster.model_to_string(num_iteration=-1)
+    head = _header(text)
+    lines = head.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("max_feature_idx=")) + 1
+    lines.insert(at, _DEPLOYED_OBJECTIVE)
+    best = booster.best_iteration
+    booster.model_from_string("\n".join(lines) + text[len(head):])
+    booster.best_iteration = best
+    setattr(booster, _BAKED_ATTR, margin)
     return booster
 
 
+def _require_baked(booster, what):
+    _check_booster(booster)
+    if not is_baked(booster):
+        objective = _header_objective(booster)
+        if objective is not None:
+            raise ValueError(f"{what}: the booster was trained with lightgbm's {objective!r}, not the AEC objective")
+        raise ValueError(f"{what}: the start margin is not in the model yet; call "
+                         "csboost_plugins.lgb.bake_start_margin(booster, dtrain) after lgb.train (dtrain = the "
+                         "cost_dataset it trained on; bake 0.0 if training used no init_score)")
+
+
 def predict_proba(booster, X, *, num_iteration=None):
-    """P(y=1) of a booster trained with :class:`AECObjective` (start margin baked in)."""
+    """P(y=1) = sigmoid(raw score) of an AEC booster whose start margin is baked (:func:`bake_start_margin`).
+
+    ``num_iteration=None`` uses ``booster.best_iteration`` when early stopping set
+    one. An unbaked booster raises ``ValueError`` (its scores would miss the start
+    margin).
+    """
+    _require_baked(booster, "predict_proba")
     return _aec.sigmoid(booster.predict(X, raw_score=True, num_iteration=num_iteration))
+
+
+def to_deployable(booster):
+    """A new booster that plain lightgbm scores as our :func:`predict_proba` does.
+
+    The model text says ``objective=binary sigmoid:1``, holds the start margin in
+    its first tree (:func:`bake_start_margin` must have run: ``ValueError``
+    otherwise) and stops at ``best_iteration`` when early stopping set one, so
+    ``lgb.Booster(model_file=...).predict(X)`` equals :func:`predict_proba` in a
+    process that never imports ``csboost_plugins``.
+    """
+    _require_baked(booster, "to_deployable")
+    best = booster.best_iteration if booster.best_iteration > 0 else -1
+    return lgb.Booster(model_str=booster.model_to_string(num_iteration=best))
 
 
 def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight=None,
@@ -275,94 +375,11 @@ def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_we
     return z, w, w * 0.0 + info["start_margin"], info
 
 
-class CSLGBMClassifier(CostSensitiveBoostingMixin):
-    """lightgbm trees trained on the average expected cost, as a scikit-learn classifier.
+def __getattr__(name):
+    # the scikit-learn wrapper lives in _lgb_sklearn (lightgbm's engine/sklearn split) and imports
+    # this module, so it is re-exported lazily: importing lgb never imports the wrapper.
+    if name == "CSLGBMClassifier":
+        from ._lgb_sklearn import CSLGBMClassifier
 
-    Same fit / predict contract as :class:`csboost_plugins.xgb.CSXGBClassifier`.
-    The start margin is the training init score and is baked into the first tree
-    (``booster_.predict(X, raw_score=True)`` includes it).
-
-    Parameters
-    ----------
-    n_estimators, learning_rate, num_leaves, max_depth, min_child_samples,
-    min_child_weight (min_sum_hessian_in_leaf, on the cost-scaled hessian),
-    reg_lambda, reg_alpha, subsample, subsample_freq, colsample_bytree, max_bin :
-        lightgbm parameters.
-    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds,
-    eval_metric, decision, random_state, n_jobs, params :
-        as in :class:`csboost_plugins.xgb.CSXGBClassifier`.
-    """
-
-    def __init__(self, n_estimators=100, learning_rate=0.1, num_leaves=31, max_depth=-1, min_child_samples=20,
-                 min_child_weight=1e-3, reg_lambda=0.0, reg_alpha=0.0, subsample=1.0, subsample_freq=0,
-                 colsample_bytree=1.0, max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0,
-                 start_margin="cost_prior", early_stopping_rounds=None, eval_metric="aec", decision="0.5",
-                 random_state=None, n_jobs=None, params=None):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.num_leaves = num_leaves
-        self.max_depth = max_depth
-        self.min_child_samples = min_child_samples
-        self.min_child_weight = min_child_weight
-        self.reg_lambda = reg_lambda
-        self.reg_alpha = reg_alpha
-        self.subsample = subsample
-        self.subsample_freq = subsample_freq
-        self.colsample_bytree = colsample_bytree
-        self.max_bin = max_bin
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.start_margin = start_margin
-        self.early_stopping_rounds = early_stopping_rounds
-        self.eval_metric = eval_metric
-        self.decision = decision
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.params = params
-
-    def _native_params(self):
-        p = {
-            "objective": AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
-                                      logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_),
-            "learning_rate": self.learning_rate, "num_leaves": self.num_leaves, "max_depth": self.max_depth,
-            "min_data_in_leaf": self.min_child_samples, "min_sum_hessian_in_leaf": self.min_child_weight,
-            "lambda_l2": self.reg_lambda, "lambda_l1": self.reg_alpha, "bagging_fraction": self.subsample,
-            "bagging_freq": self.subsample_freq, "feature_fraction": self.colsample_bytree,
-            "max_bin": self.max_bin, "seed": native_seed(self.random_state), "verbose": -1, "deterministic": True,
-            "force_row_wise": True,
-        }
-        if self.n_jobs is not None:
-            p["num_threads"] = self.n_jobs
-        p.update(self.params or {})
-        return p
-
-    def _fit_booster(self, X, y, costs, w, evals, margin0):
-        dtrain = lgb.Dataset(X, label=y, weight=w, init_score=np.full(X.shape[0], margin0), free_raw_data=False,
-                             params={"max_bin": self.max_bin, "verbose": -1})
-        _money_eval.store_costs(dtrain, costs)
-        valid_sets, names = [], []
-        for k, (Xk, yk, ck, wk) in enumerate(evals):
-            dv = lgb.Dataset(Xk, label=yk, weight=wk, init_score=np.full(Xk.shape[0], margin0), reference=dtrain,
-                             free_raw_data=False)
-            _money_eval.store_costs(dv, ck)
-            valid_sets.append(dv)
-            names.append(f"validation_{k}")
-        evals_result = {}
-        callbacks = [lgb.record_evaluation(evals_result)]
-        if self.early_stopping_rounds is not None:
-            callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
-        feval = money_metrics(decision=self.decision) if valid_sets else None
-        bst = lgb.train(self._native_params(), dtrain, self.n_estimators, valid_sets=valid_sets or None,
-                        valid_names=names or None, feval=feval, callbacks=callbacks)
-        self.best_iteration_ = None
-        if self.early_stopping_rounds is not None:
-            self.best_iteration_ = int(bst.best_iteration)
-            bst = lgb.Booster(model_str=bst.model_to_string(num_iteration=self.best_iteration_))
-        bake_start_margin(bst, margin0)
-        self.booster_ = bst
-        self.evals_result_ = evals_result
-        self.n_estimators_ = bst.current_iteration()
-
-    def _margin(self, X):
-        return np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
+        return CSLGBMClassifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

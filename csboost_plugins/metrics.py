@@ -219,6 +219,16 @@ def _routed_scorer(score_func, response_method):
     import sklearn
     from sklearn.metrics import make_scorer
 
+    if not sklearn.get_config().get("enable_metadata_routing", False):
+        # Without routing scikit-learn never hands a scorer the fold's costs: every fold would
+        # fail inside the search, be caught by error_score and end as best_score_ = nan.
+        raise ValueError(
+            f"make_{score_func.__name__.replace('_score', '')}_scorer() needs scikit-learn metadata routing to "
+            "score each fold with its own rows' costs: call sklearn.set_config(enable_metadata_routing=True) "
+            "(or build the scorer inside sklearn.config_context(enable_metadata_routing=True)) before creating "
+            "it, and pass the costs as fit params (GridSearchCV.fit(X, y, fp_cost=..., fn_cost=...)) or "
+            "params={...} (cross_val_score)"
+        )
     scorer = make_scorer(score_func, response_method=response_method)
     # The request lives on the scorer object; only setting it needs routing enabled.
     with sklearn.config_context(enable_metadata_routing=True):
@@ -229,7 +239,9 @@ def _routed_scorer(score_func, response_method):
 def make_savings_scorer():
     """A scorer computing :func:`savings_score` of ``predict`` with each fold's own costs.
 
-    Use with ``sklearn.set_config(enable_metadata_routing=True)`` and pass costs as
+    Needs ``sklearn.set_config(enable_metadata_routing=True)`` (a ``ValueError``
+    naming it otherwise: without routing the scorer never receives costs and a
+    search would end with ``best_score_ = nan``). Pass costs as
     ``params={"fp_cost": ..., "fn_cost": ...}`` to ``cross_val_score`` /
     ``GridSearchCV.fit``: the splitter slices them with the rows, so each fold is
     scored with its own rows' money.

@@ -252,7 +252,7 @@ def test_pickle_and_native_save_load(churn_split, tmp_path):
     f = tmp_path / "csxgb.ubj"
     est.booster_.save_model(f)
     loaded = xgb.Booster(model_file=str(f))
-    np.testing.assert_allclose(loaded.predict(xgb.DMatrix(Xte.to_numpy()), output_margin=True),
+    np.testing.assert_allclose(loaded.predict(xgb.DMatrix(Xte), output_margin=True),
                                est.decision_function(Xte), rtol=1e-6)
 
 

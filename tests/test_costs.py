@@ -65,8 +65,17 @@ def test_nan_in_cost_matrix():
 
 
 def test_reasonableness_warning_counts_rows_and_negative_costs_allowed():
-    with pytest.warns(CostWarning, match="on 2 row\\(s\\) with C_FP < C_TN and 1 row\\(s\\) with C_FN < C_TP"):
-        check_costs(4, fp_cost=[1, -2, -1, 5], fn_cost=[5, 5, 5, 0.5], tp_cost=1.0, tn_cost=0.0)
+    # one-sided rows (a wrong decision cheaper than the right one for one class only) are sound:
+    # no warning, the counts come from cost_characteristic
+    kw = dict(fp_cost=[1, -2, -1, 5], fn_cost=[5, 5, 5, 0.5], tp_cost=1.0, tn_cost=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_costs(4, **kw)
+    cc = cost_characteristic(**kw)
+    assert (cc.n_fp_below_tn, cc.n_fn_below_tp, cc.n_inverted) == (2, 1, 0)
+    # a row where both wrong decisions are cheaper than both right ones warns, with its count
+    with pytest.warns(CostWarning, match="1 of 4 row\\(s\\) make both wrong decisions cheaper"):
+        check_costs(4, fp_cost=[1, -2, -1, 5], fn_cost=[5, 5, 5, 0.5], tp_cost=1.0, tn_cost=[0, 0, 0, 6])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # equality is indifference, not a violation
         check_costs(2, fp_cost=[0.0, 1.0], fn_cost=[1.0, 1.0], tp_cost=1.0, tn_cost=0.0)

@@ -108,7 +108,7 @@ def test_rules_from_our_cost_sensitive_boosters():
         Xn = X.to_numpy(np.float64)
         if isinstance(est, CSXGBClassifier):
             import xgboost as xgb
-            leaves = fitted.booster_.predict(xgb.DMatrix(Xn), pred_leaf=True)
+            leaves = fitted.booster_.predict(xgb.DMatrix(Xn, feature_names=list(X.columns)), pred_leaf=True)
         else:
             leaves = fitted.booster_.predict(Xn, pred_leaf=True)
         for r in rules[:: max(1, len(rules) // 15)]:

@@ -1,0 +1,221 @@
+"""scikit-learn wrapper of the lightgbm AEC plugin: :class:`CSLGBMClassifier`.
+
+Public as ``csboost_plugins.lgb.CSLGBMClassifier``; the native helpers live in
+:mod:`csboost_plugins.lgb`, which this module imports (never the reverse).
+"""
+
+from __future__ import annotations
+
+import lightgbm as lgb
+import numpy as np
+from lightgbm.basic import _ConfigAliases
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
+
+from . import _money_eval
+from . import lgb as _native
+from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from .callback import early_stopping
+from .lgb import AECObjective, bake_start_margin, money_metrics
+
+__all__ = ["CSLGBMClassifier"]
+
+# native names in lightgbm's messages -> the keyword of this estimator
+_ALIASES = {"bagging_fraction": "subsample", "bagging_freq": "subsample_freq", "feature_fraction": "colsample_bytree",
+            "lambda_l1": "reg_alpha", "lambda_l2": "reg_lambda", "min_data_in_leaf": "min_child_samples",
+            "min_sum_hessian_in_leaf": "min_child_weight", "min_gain_to_split": "min_split_gain",
+            "bin_construct_sample_cnt": "subsample_for_bin", "boosting": "boosting_type", "num_threads": "n_jobs",
+            "seed": "random_state"}
+_EMPTY_AFTER_FILTER = "num_features()) > (0)"  # lightgbm dropped every feature as unsplittable
+
+
+def _merge_native(base: dict, override: dict) -> dict:
+    """``base`` updated by ``override``, dropping every lightgbm alias of an overridden parameter."""
+    out = dict(base)
+    for k, v in override.items():
+        for alias in _ConfigAliases.get_by_alias(k):
+            out.pop(alias, None)
+        out[k] = v
+    return out
+
+
+class CSLGBMClassifier(CostSensitiveBoostingMixin):
+    """lightgbm trees trained on the average expected cost, as a scikit-learn classifier.
+
+    A drop-in for ``lightgbm.LGBMClassifier``: the same keywords (``boosting_type``,
+    ``num_leaves``, ``class_weight``, ``importance_type``, ...) and any further
+    native parameter as ``**kwargs`` (``verbose=-1``, ``max_cat_to_onehot``,
+    ``interaction_constraints``, ``device_type``, ...); ``objective`` is the AEC
+    (another loss raises a ``ValueError``). Same fit / predict contract as
+    :class:`csboost_plugins.xgb.CSXGBClassifier`; ``fit`` also takes lightgbm's
+    ``callbacks`` and ``categorical_feature`` (pandas ``category`` columns are
+    categorical by default, as natively).
+
+    The start margin is the training init score and is baked into the first tree;
+    the booster carries ``objective=binary sigmoid:1``, so plain lightgbm's
+    ``predict`` returns ``predict_proba(X)[:, 1]`` and ``predict(raw_score=True)`` the margin.
+
+    Parameters
+    ----------
+    boosting_type, num_leaves, max_depth, learning_rate, n_estimators, subsample_for_bin,
+    min_split_gain, min_child_weight (min_sum_hessian_in_leaf, on the cost-scaled hessian),
+    min_child_samples, subsample, subsample_freq, colsample_bytree, reg_alpha, reg_lambda,
+    random_state, n_jobs, importance_type, max_bin :
+        lightgbm parameters (defaults as ``LGBMClassifier``).
+    class_weight : dict, "balanced" or None
+        Multiplies the row weights, as ``LGBMClassifier``.
+    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds,
+    eval_metric, decision, params :
+        as in :class:`csboost_plugins.xgb.CSXGBClassifier`.
+    **kwargs : further native lightgbm parameters (default ``verbose=-1``,
+        ``deterministic=True``, ``force_row_wise=True``).
+    """
+
+    def __init__(self, *, boosting_type="gbdt", num_leaves=31, max_depth=-1, learning_rate=0.1, n_estimators=100,
+                 subsample_for_bin=200000, objective=None, class_weight=None, min_split_gain=0.0,
+                 min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,
+                 reg_alpha=0.0, reg_lambda=0.0, random_state=None, n_jobs=None, importance_type="split",
+                 max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
+                 early_stopping_rounds=None, eval_metric="aec", decision="0.5", params=None, **kwargs):
+        self.boosting_type = boosting_type
+        self.num_leaves = num_leaves
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample_for_bin = subsample_for_bin
+        self.objective = objective
+        self.class_weight = class_weight
+        self.min_split_gain = min_split_gain
+        self.min_child_weight = min_child_weight
+        self.min_child_samples = min_child_samples
+        self.subsample = subsample
+        self.subsample_freq = subsample_freq
+        self.colsample_bytree = colsample_bytree
+        self.reg_alpha = reg_alpha
+        self.reg_lambda = reg_lambda
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.importance_type = importance_type
+        self.max_bin = max_bin
+        self.hessian = hessian
+        self.hessian_floor = hessian_floor
+        self.logloss_weight = logloss_weight
+        self.start_margin = start_margin
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
+        self.decision = decision
+        self.params = params
+        self._set_other_params(kwargs)
+
+    def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, callbacks=None,
+            categorical_feature="auto"):
+        """As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus lightgbm's ``callbacks`` (list of
+        ``lgb.train`` callbacks) and ``categorical_feature`` ("auto": pandas ``category`` columns)."""
+        self._fit_callbacks, self._categorical_feature = callbacks, categorical_feature
+        try:
+            return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                        cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
+                             eval_sample_weight)
+        finally:
+            del self._fit_callbacks, self._categorical_feature
+
+    def _class_weight(self, y01, w):
+        if self.class_weight is None:
+            return w
+        cw = self.class_weight
+        if isinstance(cw, dict):  # keyed by the original labels, as LGBMClassifier
+            cw = {k: cw[c] for k, c in enumerate(self.classes_) if c in cw}
+        cw_rows = compute_sample_weight(cw, y01)
+        return cw_rows if w is None else w * cw_rows
+
+    def _native_params(self):
+        base = {
+            "boosting": self.boosting_type, "num_leaves": self.num_leaves, "max_depth": self.max_depth,
+            "learning_rate": self.learning_rate, "bin_construct_sample_cnt": self.subsample_for_bin,
+            "min_gain_to_split": self.min_split_gain, "min_sum_hessian_in_leaf": self.min_child_weight,
+            "min_data_in_leaf": self.min_child_samples, "bagging_fraction": self.subsample,
+            "bagging_freq": self.subsample_freq, "feature_fraction": self.colsample_bytree,
+            "lambda_l1": self.reg_alpha, "lambda_l2": self.reg_lambda, "seed": native_seed(self.random_state),
+            "max_bin": self.max_bin, "verbose": -1, "deterministic": True, "force_row_wise": True,
+        }
+        if self.n_jobs is not None:
+            base["num_threads"] = self.n_jobs
+        p = _merge_native(_merge_native(base, self._other_native_params()), self.params or {})
+        p["objective"] = AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
+                                      logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
+        return p
+
+    def _dataset(self, X, y, w, costs, margin0, reference, params):
+        names = "auto" if hasattr(X, "columns") else (self._feature_names() or "auto")
+        ds = lgb.Dataset(X, label=y, weight=w, init_score=np.full(X.shape[0], margin0), reference=reference,
+                         free_raw_data=False, feature_name=names, categorical_feature=self._categorical_feature,
+                         params=params)
+        return _money_eval.store_costs(ds, costs)
+
+    def _fit_booster(self, X, y, costs, w, evals, margin0):
+        params = self._native_params()
+        try:
+            return self._train(X, y, costs, w, evals, margin0, params)
+        except lgb.basic.LightGBMError as exc:
+            if _EMPTY_AFTER_FILTER not in str(exc):
+                raise native_error(exc, _ALIASES, type(self).__name__) from exc
+        # constant / all-NaN / tiny X: every feature was filtered as unsplittable. Keep them
+        # (a constant model, like the other estimators) instead of failing.
+        return self._train(X, y, costs, w, evals, margin0, {**params, "feature_pre_filter": False})
+
+    def _train(self, X, y, costs, w, evals, margin0, params):
+        ds_params = {k: v for k, v in params.items() if k != "objective"}
+        dtrain = self._dataset(X, y, w, costs, margin0, None, ds_params)
+        valid_sets, names = [], []
+        for k, (Xk, yk, ck, wk) in enumerate(evals):
+            valid_sets.append(self._dataset(Xk, yk, wk, ck, margin0, dtrain, ds_params))
+            names.append(f"validation_{k}")
+        evals_result = {}
+        callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
+        if self.early_stopping_rounds is not None:
+            callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
+        feval = money_metrics(decision=self.decision) if valid_sets else None
+        bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
+                        valid_names=names or None, feval=feval, callbacks=callbacks)
+        self.best_iteration_ = None
+        if self.early_stopping_rounds is not None:
+            self.best_iteration_ = int(bst.best_iteration)
+            bst = lgb.Booster(model_str=bst.model_to_string(num_iteration=self.best_iteration_))
+        bake_start_margin(bst, margin0)
+        self.booster_ = _native.to_deployable(bst)
+        self.evals_result_ = evals_result
+        self.n_estimators_ = bst.current_iteration()
+
+    def _margin(self, X):
+        return np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
+
+    @property
+    def feature_importances_(self):
+        """``booster_.feature_importance(importance_type)`` ("split" counts by default), as ``LGBMClassifier``."""
+        check_is_fitted(self, "booster_")
+        return self.booster_.feature_importance(importance_type=self.importance_type)
+
+    # ----------------------------------------------------------- save / load
+    def _save_booster(self, path, meta):
+        # our metadata as one extra header line (lightgbm ignores unknown header keys)
+        text = self.booster_.model_to_string()
+        head, sep, rest = text.partition("\nnum_class=")
+        with open(path, "w") as f:
+            f.write(f"{head}\n{META_KEY}={meta}{sep}{rest}")
+
+    @staticmethod
+    def _load_booster(path):
+        with open(path) as f:
+            text = f.read()
+        meta = None
+        for line in text.split("\n", 12)[:12]:
+            if line.startswith(f"{META_KEY}="):
+                meta = line[len(META_KEY) + 1:]
+        return lgb.Booster(model_str=text), meta
+
+    def _booster_n_features(self):
+        return self.booster_.num_feature()
+
+    def _booster_rounds(self):
+        return self.booster_.current_iteration()

@@ -1,0 +1,270 @@
+"""scikit-learn wrapper of the xgboost AEC plugin: :class:`CSXGBClassifier`.
+
+Public as ``csboost_plugins.xgb.CSXGBClassifier``; the native helpers live in
+:mod:`csboost_plugins.xgb`, which this module imports (never the reverse).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import xgboost as xgb
+from sklearn.utils.validation import check_is_fitted
+
+from . import _aec, _money_eval
+from . import xgb as _native
+from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from .xgb import AECObjective, MoneyMetric
+
+__all__ = ["CSXGBClassifier"]
+
+# native names in xgboost's messages -> the keyword of this estimator
+_ALIASES = {"eta": "learning_rate", "lambda": "reg_lambda", "alpha": "reg_alpha", "nthread": "n_jobs",
+            "seed": "random_state", "min_split_loss": "gamma"}
+# XGBClassifier keywords that are not booster parameters (handled by the wrapper / DMatrix)
+_WRAPPER_ONLY = ("objective", "n_estimators", "base_score", "random_state", "missing", "importance_type",
+                 "enable_categorical", "feature_types", "feature_weights", "eval_metric", "early_stopping_rounds",
+                 "callbacks")
+
+
+class CSXGBClassifier(CostSensitiveBoostingMixin):
+    """xgboost trees trained on the average expected cost, as a scikit-learn classifier.
+
+    A drop-in for ``xgboost.XGBClassifier``: every keyword it accepts is accepted
+    here with the same meaning (``tree_method``, ``device``, ``enable_categorical``,
+    ``max_cat_to_onehot``, ``interaction_constraints``, ``importance_type``,
+    ``callbacks``, ... and any further native parameter as ``**kwargs``), except
+    ``objective``, which is the AEC (another loss raises a ``ValueError``).
+
+    ``fit(X, y, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0, sample_weight=None,
+    eval_set=..., eval_costs=...)``; costs are routable with metadata routing
+    (``set_fit_request(fp_cost=True, fn_cost=True)``). ``predict_proba`` returns
+    probabilities sigmoid(margin), ``decision_function`` the margins (start margin
+    included), ``predict(X)`` thresholds at 1/2, ``predict(X, fp_cost=..., fn_cost=...)``
+    gives Bayes-minimum-risk decisions with the rows' own costs.
+
+    Parameters
+    ----------
+    n_estimators, learning_rate, max_depth, min_child_weight, reg_lambda, reg_alpha, gamma, subsample,
+    colsample_bytree, max_bin, tree_method, ... :
+        xgboost parameters (``min_child_weight`` and ``reg_lambda`` act on the
+        cost-scaled hessian, so they mean the same for any currency). Defaults
+        are xgboost's except ``learning_rate=0.1``.
+    objective : None or "aec"
+        The loss is always the AEC; any other value raises ``ValueError``.
+    base_score : float in (0, 1), optional
+        As in ``XGBClassifier`` (a probability): starts the boosting at
+        logit(base_score) instead of ``start_margin``.
+    scale_pos_weight : float, optional
+        Multiplies the weight of the positive rows (xgboost applies it inside
+        ``binary:logistic``, which the AEC replaces).
+    enable_categorical, feature_types, feature_weights, missing :
+        given to the ``DMatrix`` (pandas ``category`` columns need
+        ``enable_categorical=True``, as natively).
+    importance_type : str, optional
+        Kind of ``feature_importances_`` ("gain" by default, as xgboost).
+    callbacks : list of ``xgboost.callback.TrainingCallback``, optional
+    hessian, hessian_floor, logloss_weight :
+        AEC objective (see :class:`csboost_plugins.xgb.AECObjective`).
+    start_margin : "cost_prior", "prior" or float
+        Starting margin (``base_score``); "cost_prior" (default) = logit of the share of
+        regret mass preferring class 1, "prior" = logit of the weighted positive rate
+        (see :func:`csboost_plugins._aec.start_margin`).
+    early_stopping_rounds : int or None
+        Stop when ``eval_metric`` on the last eval set has not improved for this many rounds;
+        the booster is cut at the best round.
+    eval_metric : {"aec", "savings", "expected_savings"}
+        Metric watched by early stopping. "aec" (default) is smooth; savings of 0/1
+        decisions is flat while every s is on one side of 1/2 and stopped too early
+        in benchmark 1.
+    decision : {"0.5", "bmr"}
+        Decision rule of the "savings" eval metric; "0.5" (default) matches ``predict(X)``:
+        the AEC minimiser already holds the costs, and Bayes minimum risk on its
+        (uncalibrated) probabilities would count them twice.
+    random_state, n_jobs : seed and threads (``nthread``).
+    params : dict, optional
+        Further native xgboost parameters (override the above).
+    **kwargs : further native xgboost parameters, as in ``XGBClassifier``.
+
+    Attributes
+    ----------
+    booster_ : xgboost.Booster, deployable: saved with ``save_model`` (or
+        ``get_booster().save_model``) plain xgboost's ``predict`` returns
+        ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` the margin.
+    classes_, n_features_in_, feature_names_in_, feature_importances_, cost_scale_,
+    start_margin_, evals_result_, best_iteration_ (None without early stopping), n_estimators_.
+    """
+
+    _native_names = ("max_depth", "max_leaves", "max_bin", "grow_policy", "learning_rate", "verbosity", "booster",
+                     "tree_method", "n_jobs", "gamma", "min_child_weight", "max_delta_step", "subsample",
+                     "sampling_method", "colsample_bytree", "colsample_bylevel", "colsample_bynode", "reg_alpha",
+                     "reg_lambda", "num_parallel_tree", "monotone_constraints", "interaction_constraints", "device",
+                     "validate_parameters", "max_cat_to_onehot", "max_cat_threshold", "multi_strategy")
+
+    def __init__(self, *, n_estimators=100, learning_rate=0.1, max_depth=6, max_leaves=None, max_bin=256,
+                 grow_policy=None, verbosity=None, objective=None, booster=None, tree_method="hist", n_jobs=None,
+                 gamma=0.0, min_child_weight=1.0, max_delta_step=None, subsample=1.0, sampling_method=None,
+                 colsample_bytree=1.0, colsample_bylevel=None, colsample_bynode=None, reg_alpha=0.0, reg_lambda=1.0,
+                 scale_pos_weight=None, base_score=None, random_state=None, missing=np.nan,
+                 num_parallel_tree=None, monotone_constraints=None, interaction_constraints=None,
+                 importance_type=None, device=None, validate_parameters=None, enable_categorical=False,
+                 feature_types=None, feature_weights=None, max_cat_to_onehot=None, max_cat_threshold=None,
+                 multi_strategy=None, eval_metric="aec", early_stopping_rounds=None, callbacks=None,
+                 hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior", decision="0.5",
+                 params=None, **kwargs):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.max_bin = max_bin
+        self.grow_policy = grow_policy
+        self.verbosity = verbosity
+        self.objective = objective
+        self.booster = booster
+        self.tree_method = tree_method
+        self.n_jobs = n_jobs
+        self.gamma = gamma
+        self.min_child_weight = min_child_weight
+        self.max_delta_step = max_delta_step
+        self.subsample = subsample
+        self.sampling_method = sampling_method
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
+        self.reg_alpha = reg_alpha
+        self.reg_lambda = reg_lambda
+        self.scale_pos_weight = scale_pos_weight
+        self.base_score = base_score
+        self.random_state = random_state
+        self.missing = missing
+        self.num_parallel_tree = num_parallel_tree
+        self.monotone_constraints = monotone_constraints
+        self.interaction_constraints = interaction_constraints
+        self.importance_type = importance_type
+        self.device = device
+        self.validate_parameters = validate_parameters
+        self.enable_categorical = enable_categorical
+        self.feature_types = feature_types
+        self.feature_weights = feature_weights
+        self.max_cat_to_onehot = max_cat_to_onehot
+        self.max_cat_threshold = max_cat_threshold
+        self.multi_strategy = multi_strategy
+        self.eval_metric = eval_metric
+        self.early_stopping_rounds = early_stopping_rounds
+        self.callbacks = callbacks
+        self.hessian = hessian
+        self.hessian_floor = hessian_floor
+        self.logloss_weight = logloss_weight
+        self.start_margin = start_margin
+        self.decision = decision
+        self.params = params
+        self._set_other_params(kwargs)
+
+    # ------------------------------------------------------------- parameters
+    def _start_margin_kind(self):
+        if self.base_score is None:
+            return self.start_margin
+        b = self.base_score
+        if not (np.ndim(b) == 0 and 0 < float(b) < 1):
+            raise ValueError(f"base_score is a probability in (0, 1) (as in XGBClassifier), got {b!r}")
+        if self.start_margin != "cost_prior":
+            raise ValueError("give base_score (a probability) or start_margin (a margin), not both")
+        return float(np.log(b) - np.log1p(-b))
+
+    def _class_weight(self, y01, w):
+        if self.scale_pos_weight is None:
+            return w
+        spw = float(self.scale_pos_weight)
+        if not (np.isfinite(spw) and spw > 0):
+            raise ValueError(f"scale_pos_weight must be a positive number, got {self.scale_pos_weight!r}")
+        out = np.ones(y01.shape[0]) if w is None else w.copy()
+        out[y01 == 1] *= spw
+        return out
+
+    def _native_params(self, margin0):
+        native = {k: getattr(self, k) for k in self._native_names}
+        native.update(self._other_native_params())
+        # xgboost's own translation of its scikit-learn keywords (public API)
+        p = xgb.XGBClassifier(**native).get_xgb_params()
+        p = {k: v for k, v in p.items() if v is not None and k not in _WRAPPER_ONLY}
+        p.update(base_score=margin0, disable_default_eval_metric=1, seed=native_seed(self.random_state))
+        p.update(self.params or {})
+        return p
+
+    # -------------------------------------------------------------------- fit
+    def _dmatrix(self, X, y=None, w=None, costs=None):
+        names = None if hasattr(X, "columns") else self._feature_names()
+        dm = xgb.DMatrix(X, label=y, weight=w, missing=self.missing, nthread=self.n_jobs or -1,
+                         feature_names=names, feature_types=self.feature_types,
+                         feature_weights=self.feature_weights, enable_categorical=self.enable_categorical)
+        if costs is not None:
+            _money_eval.store_costs(dm, costs)
+        return dm
+
+    def _fit_booster(self, X, y, costs, w, evals, margin0):
+        dtrain = self._dmatrix(X, y, w, costs)
+        devals = [(self._dmatrix(Xk, yk, wk, ck), f"validation_{k}") for k, (Xk, yk, ck, wk) in enumerate(evals)]
+        obj = AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
+                           logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
+        metric = None
+        if devals:
+            others = [k for k in ("aec", "expected_savings", "savings") if k != self.eval_metric]
+            parts = [MoneyMetric(k, decision=self.decision) for k in others + [self.eval_metric]]
+
+            def metric(predt, dmatrix):  # the watched metric last: xgboost's early stopping uses it
+                return [(m.metric, m.value(predt, dmatrix)) for m in parts]
+
+        evals_result = {}
+        try:
+            bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,
+                            custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
+                            early_stopping_rounds=self.early_stopping_rounds, evals_result=evals_result,
+                            verbose_eval=False, callbacks=copy.deepcopy(self.callbacks))
+        except xgb.core.XGBoostError as exc:
+            raise native_error(exc, _ALIASES, type(self).__name__) from exc
+        self.best_iteration_ = None
+        if self.early_stopping_rounds is not None:
+            self.best_iteration_ = int(bst.best_iteration)
+            bst = bst[: self.best_iteration_ + 1]
+        self.booster_ = _native.to_deployable(bst)
+        self.evals_result_ = evals_result
+        self.n_estimators_ = bst.num_boosted_rounds()
+
+    # -------------------------------------------------------------- prediction
+    def _margin(self, X):
+        return self.booster_.predict(self._dmatrix(X), output_margin=True).astype(np.float64)
+
+    def get_booster(self) -> xgb.Booster:
+        """The fitted ``xgboost.Booster`` (as ``XGBClassifier.get_booster``)."""
+        check_is_fitted(self, "booster_")
+        return self.booster_
+
+    @property
+    def feature_importances_(self):
+        """Normalised importances of kind ``importance_type`` ("gain" by default), as ``XGBClassifier``."""
+        bst = self.get_booster()
+        score = bst.get_score(importance_type=self.importance_type or "gain")
+        names = bst.feature_names or [f"f{i}" for i in range(self.n_features_in_)]
+        out = np.array([score.get(f, 0.0) for f in names], dtype=np.float32)
+        total = out.sum()
+        return out if total == 0 else out / total
+
+    # ----------------------------------------------------------- save / load
+    def _save_booster(self, path, meta):
+        bst = self.booster_.copy()
+        bst.set_attr(**{META_KEY: meta})
+        bst.save_model(path)
+
+    @staticmethod
+    def _load_booster(path):
+        bst = xgb.Booster(model_file=path)
+        meta = bst.attr(META_KEY)
+        bst.set_attr(**{META_KEY: None})
+        return bst, meta
+
+    def _booster_n_features(self):
+        return self.booster_.num_features()
+
+    def _booster_rounds(self):
+        return self.booster_.num_boosted_rounds()
