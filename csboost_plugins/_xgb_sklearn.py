@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _aec, _money_eval
 from . import xgb as _native
+from ._decision_layer import metric_decision
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from .xgb import AECObjective, MoneyMetric
 
@@ -78,10 +79,15 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         Metric watched by early stopping. "aec" (default) is smooth; savings of 0/1
         decisions is flat while every s is on one side of 1/2 and stopped too early
         in benchmark 1.
-    decision : {"0.5", "bmr"}
+    decision : {"0.5", "bmr", "auto"}
         Decision rule of the "savings" eval metric; "0.5" (default) matches ``predict(X)``:
         the AEC minimiser already holds the costs, and Bayes minimum risk on its
-        (uncalibrated) probabilities would count them twice.
+        (uncalibrated) probabilities would count them twice. "auto" (the recipe of
+        benchmark 5, needs ``eval_set`` and ``eval_costs``): also fit a logloss booster
+        and keep the rule with the best validation savings among s > 1/2 on the AEC
+        model, BMR on the AEC model and BMR on the logloss model (``decision_``,
+        ``validation_savings_``); ``predict(X, fp_cost=..., fn_cost=...)`` applies it
+        (see :mod:`csboost_plugins._decision_layer`).
     random_state, n_jobs : seed and threads (``nthread``).
     params : dict, optional
         Further native xgboost parameters (override the above).
@@ -93,7 +99,13 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         ``get_booster().save_model``) plain xgboost's ``predict`` returns
         ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` the margin.
     classes_, n_features_in_, feature_names_in_, feature_importances_, cost_scale_,
-    start_margin_, evals_result_, best_iteration_ (None without early stopping), n_estimators_.
+    start_margin_, evals_result_, best_iteration_ (None without early stopping), n_estimators_,
+    decision_ ("aec", "aec+bmr" or "logloss+bmr"), validation_savings_ (dict or None),
+    logloss_booster_ (``decision="auto"``, else None).
+
+    Every fit warns (:class:`csboost_plugins._decision_layer.MoneyLossWarning`) when the
+    fitted decisions save less than the trivial policy (savings < 0) on the validation set
+    (training rows without one), naming the likely cause.
     """
 
     _native_names = ("max_depth", "max_leaves", "max_bin", "grow_policy", "learning_rate", "verbosity", "booster",
@@ -210,7 +222,7 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         metric = None
         if devals:
             others = [k for k in ("aec", "expected_savings", "savings") if k != self.eval_metric]
-            parts = [MoneyMetric(k, decision=self.decision) for k in others + [self.eval_metric]]
+            parts = [MoneyMetric(k, decision=metric_decision(self.decision)) for k in others + [self.eval_metric]]
 
             def metric(predt, dmatrix):  # the watched metric last: xgboost's early stopping uses it
                 return [(m.metric, m.value(predt, dmatrix)) for m in parts]
