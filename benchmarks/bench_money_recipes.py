@@ -88,7 +88,8 @@ DATASETS = {
     "creditcard": lambda: datasets.load_creditcard_fraud(
         Path(os.environ.get("CSBOOST_DATA_DIR", "/nonexistent")) / "creditcard.csv.gz"),
 }
-METHODS = ["LL", "AEC", "AEC+cf", "AEC|BMR", "AEC+cf|BMR", "LL>AEC+cf", "empulse", "AEC+cf|BMR fisher"]
+RECIPE = "recipe: decision='auto'"
+METHODS = ["LL", "AEC", "AEC+cf", "AEC|BMR", "AEC+cf|BMR", "LL>AEC+cf", "empulse", "AEC+cf|BMR fisher", "recipe"]
 
 
 # ----------------------------------------------------------------------------- money helpers
@@ -206,6 +207,35 @@ def _lgb_aec(Xtr, ytr, Ctr, Xva, yva, Cva, seed, margin_tr=None, margin_va=None,
     return _LgbModel(bst, const)
 
 
+# ----------------------------------------------------------------------------- the recipe, as an API
+def _recipe(lib, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, yte, Cte, seed):
+    """``CS*Classifier(decision="auto")`` fitted and used as a user would; every rule's money recorded."""
+    from csboost_plugins import _decision_layer as dl
+    from csboost_plugins.lgb import CSLGBMClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    t0 = time.perf_counter()
+    kw = dict(n_estimators=ROUNDS, learning_rate=LR, early_stopping_rounds=ES_ROUNDS, decision="auto", n_jobs=1,
+              random_state=seed)
+    est = (CSXGBClassifier(max_depth=XGB_DEPTH, **kw) if lib == "xgboost" else
+           CSLGBMClassifier(num_leaves=LGB_LEAVES, **kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xva, yva)], eval_costs=[Cva])
+    rec = {"seconds": time.perf_counter() - t0, "decision": est.decision_,
+           "test": savings(yte, est.predict(Xte, cost_matrix=Cte), Cte),
+           "rounds_aec": int(est.n_estimators_)}
+    preds = {}
+    for part, X, y, C in (("val", Xva, yva, Cva), ("test", Xte, yte, Cte)):
+        s = {"aec": sig(est._margin(X)), "logloss": sig(dl.logloss_margin(est, X))}
+        p = {r: dl.rule_decisions(r, s["logloss" if r == "logloss+bmr" else "aec"], C) for r in dl.RULES}
+        preds[part] = p
+        rec[f"{part}_by_rule"] = {r: savings(y, p[r], C) for r in dl.RULES}
+    for z in (0.0, 1.0, 2.0):  # the choice at other thresholds, for the table
+        rec[f"chosen_z{z:g}"] = dl.choose_rule(yva.astype(float), preds["val"], Cva, z=z)
+    return rec
+
+
 # ----------------------------------------------------------------------------- one split
 def run_split(lib, methods, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, yte, Cte, seed, done):
     """Fit each method not in ``done`` on one split; yields (method, record)."""
@@ -237,6 +267,9 @@ def run_split(lib, methods, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, yte, Cte, seed, d
                    "test_05": savings(yte, (pte > 0.5).astype(int), Cte),
                    "test_esav": expected_savings(yte, pte, Cte)}
             yield method, {**rec, "seconds": ll_sec}
+            continue
+        if method == "recipe":
+            yield method, _recipe(lib, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, yte, Cte, seed)
             continue
         if method == "empulse":
             from empulse.models import CSBoostClassifier
@@ -370,11 +403,18 @@ def derived(recs):
             r[f"{m} rounds by val sav"] = v["curve"][best][1]
     if recs.get("empulse"):
         r["empulse CSBoost"] = recs["empulse"]["test_05"]
-    # recipe "auto": the candidate with the best validation savings among LL+BMR and AEC+cf|BMR (by val rounds)
-    v, lv = recs.get("AEC+cf|BMR"), recs.get("LL")
-    if v and lv and "curve" in v:
-        best = max(v["curve"], key=lambda c: (v["curve"][c][0], -int(c)))
-        r["auto"] = v["curve"][best][1]
+    rc = recs.get("recipe")
+    if rc:
+        r["API: decision='auto' (z=2)"] = rc["test"]
+        for z in ("0", "1"):
+            r[f"API: decision='auto' (z={z})"] = rc["test_by_rule"][rc[f"chosen_z{z}"]]
+        r["API: its logloss + BMR"] = rc["test_by_rule"]["logloss+bmr"]
+    # the recipe of decision="auto" with z = 0: the rule with the best validation savings among logloss + BMR,
+    # AEC s > 1/2 and AEC + BMR (ties: that order), as csboost_plugins._decision_layer does
+    a = recs.get("AEC")
+    if ll and a:
+        cands = [(ll["val_bmr"], ll["test_bmr"]), (a["val_05"], a["test_05"]), (a["val_bmr"], a["test_bmr"])]
+        r[RECIPE] = max(enumerate(cands), key=lambda kv: (kv[1][0], -kv[0]))[1][1]
     return r
 
 

@@ -21,8 +21,9 @@ validation set:
     * ``"aec+bmr"``: BMR on the AEC probability with each row's costs,
     * ``"logloss+bmr"``: BMR on the logloss probability with each row's costs;
 
-    keep the best as ``decision_`` (their validation savings in
-    ``validation_savings_``) and log the choice (logger ``csboost_plugins``, a warning
+    keep logloss + BMR unless an AEC rule saves more by more than ``AUTO_Z`` = 2 standard
+    errors of the paired per-row difference (:func:`choose_rule`), as ``decision_``
+    (the validation savings in ``validation_savings_``), and log the choice (logger ``csboost_plugins``, a warning
     when the AEC rules lose to logloss + BMR). ``predict(X, fp_cost=..., fn_cost=...)``
     applies that rule; ``predict_proba`` / ``decision_function`` give the probability
     the rule thresholds (the logloss model's when ``decision_ == "logloss+bmr"``).
@@ -52,8 +53,10 @@ logger = logging.getLogger("csboost_plugins")
 
 #: accepted values of the estimators' ``decision`` parameter
 DECISIONS = ("0.5", "bmr", "auto")
-#: rules ``decision="auto"`` chooses from, in order of preference on ties
+#: rules ``decision="auto"`` chooses from; the first is kept unless another clearly saves more
 RULES = ("logloss+bmr", "aec", "aec+bmr")
+#: standard errors by which an AEC rule's validation gain must exceed logloss + BMR's to be chosen
+AUTO_Z = 2.0
 
 
 class MoneyLossWarning(UserWarning):
@@ -92,7 +95,7 @@ def _patience(est):
 
 
 def _fit_logloss(est, X, y, w, evals):
-    """A logloss booster with ``est``'s tree parameters; returns a margin function ``f(X)``."""
+    """A logloss booster with ``est``'s tree parameters (native xgboost / lightgbm booster)."""
     if hasattr(est, "_dmatrix"):  # xgboost
         import xgboost as xgb
 
@@ -106,7 +109,7 @@ def _fit_logloss(est, X, y, w, evals):
                         early_stopping_rounds=_patience(est) if devals else None)
         if devals:
             bst = bst[: bst.best_iteration + 1]
-        return bst, lambda Xp: bst.predict(est._dmatrix(Xp), output_margin=True).astype(np.float64)
+        return bst
     import lightgbm as lgb
 
     params = {**est._native_params(), "objective": "binary", "metric": "binary_logloss",
@@ -123,7 +126,15 @@ def _fit_logloss(est, X, y, w, evals):
     bst = lgb.train(params, dtrain, est.n_estimators, valid_sets=valid or None, callbacks=cbs)
     if cbs:
         bst = lgb.Booster(model_str=bst.model_to_string(num_iteration=bst.best_iteration))
-    return bst, lambda Xp: np.asarray(bst.predict(Xp, raw_score=True), dtype=np.float64)
+    return bst
+
+
+def logloss_margin(est, X):
+    """Margin (log-odds) of ``est.logloss_booster_`` on validated ``X``."""
+    bst = est.logloss_booster_
+    if hasattr(est, "_dmatrix"):  # xgboost
+        return bst.predict(est._dmatrix(X), output_margin=True).astype(np.float64)
+    return np.asarray(bst.predict(X, raw_score=True), dtype=np.float64)
 
 
 # ------------------------------------------------------------------ hooks of the estimators
@@ -132,21 +143,19 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
     and the money guard. Sets ``decision_``, ``validation_savings_``, ``logloss_booster_``."""
     est._unit_costs_ = bool(unit_costs)
     est.logloss_booster_ = None
-    est._logloss_margin = None
     est.validation_savings_ = None
     if est.decision == "auto":
         if not evals:
             raise ValueError("decision='auto' chooses its rule on validation savings: pass eval_set=[(X_val, "
                              "y_val)] and eval_costs=[{'fp_cost': ..., 'fn_cost': ...}]")
         Xv, yv, cv, wv = evals[-1]
-        est.logloss_booster_, est._logloss_margin = _fit_logloss(est, X, y, w, evals)
+        est.logloss_booster_ = _fit_logloss(est, X, y, w, evals)
         s_aec = _aec.sigmoid(est._margin(Xv))
-        s_ll = _aec.sigmoid(est._logloss_margin(Xv))
+        s_ll = _aec.sigmoid(logloss_margin(est, Xv))
         probs = {"logloss+bmr": s_ll, "aec": s_aec, "aec+bmr": s_aec}
-        vs = {r: savings(yv, rule_decisions(r, probs[r], cv), cv, wv) for r in RULES}
-        est.validation_savings_ = vs
-        finite = {r: v for r, v in vs.items() if np.isfinite(v)}
-        est.decision_ = max(finite, key=lambda r: (finite[r], -RULES.index(r))) if finite else "aec"
+        preds = {r: rule_decisions(r, probs[r], cv) for r in RULES}
+        est.validation_savings_ = vs = {r: savings(yv, preds[r], cv, wv) for r in RULES}
+        est.decision_ = choose_rule(yv, preds, cv, wv)
         msg = (f"{type(est).__name__}(decision='auto'): validation savings "
                + ", ".join(f"{r} {v:.4f}" for r, v in vs.items()) + f"; using {est.decision_!r}")
         if est.decision_ == "logloss+bmr":
@@ -158,6 +167,28 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
     _money_guard(est, X, y, costs, w, evals)
 
 
+def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
+    """The rule of ``preds`` (rule -> 0/1 decisions on a validation set) that ``decision="auto"`` keeps.
+
+    logloss + BMR unless an AEC rule saves more money by more than ``z`` standard errors
+    of the paired difference: with per-row cost differences
+    ``delta_i = w_i (cost_i(logloss+bmr) - cost_i(rule))`` (money), the gain is
+    ``sum delta`` and its standard error ``sqrt(n) * std(delta)``; among the rules that
+    pass, the largest gain wins. Validation savings of 0/1 decisions are dominated by
+    few expensive rows, so a plain arg-max switches on noise (benchmark 5).
+    """
+    w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+    base_cost = row_cost(y, preds["logloss+bmr"], costs) * w
+    best, best_gain = "logloss+bmr", 0.0
+    for rule in RULES[1:]:
+        delta = base_cost - row_cost(y, preds[rule], costs) * w
+        gain = float(delta.sum())
+        se = float(np.sqrt(delta.shape[0]) * delta.std())
+        if gain > z * se and gain > best_gain:
+            best, best_gain = rule, gain
+    return best
+
+
 def _needs_costs(est):
     return est.decision_ in ("aec+bmr", "logloss+bmr")
 
@@ -165,7 +196,7 @@ def _needs_costs(est):
 def margin(est, X):
     """Margin of the probability ``est``'s decision thresholds (the logloss model's for "logloss+bmr")."""
     if getattr(est, "decision_", None) == "logloss+bmr":
-        return est._logloss_margin(X)
+        return logloss_margin(est, X)
     return est._margin(X)
 
 
