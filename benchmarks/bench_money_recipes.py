@@ -382,6 +382,11 @@ def _collect(res):
     return out
 
 
+def _label(method):
+    """Method name for a markdown cell (no "|")."""
+    return method.replace("|BMR", " from LL+BMR start")
+
+
 def derived(recs):
     """Test savings of every recipe (fitted methods and decision layers) of one split; None if missing."""
     r = {}
@@ -392,7 +397,8 @@ def derived(recs):
         v = recs.get(m)
         if not v:
             continue
-        r[f"{m} s>1/2"] = v["test_05"]
+        lab = _label(m)
+        r[f"{lab} s>1/2"] = v["test_05"]
         if m in ("AEC", "AEC+cf", "LL>AEC+cf"):
             r[f"{m} BMR"] = v["test_bmr"]
             r[f"{m} isotonic+BMR"] = v["test_iso"]
@@ -400,10 +406,14 @@ def derived(recs):
             r[f"{m} rule by val"] = v["test_05"] if v["val_05"] >= v["val_bmr"] else v["test_bmr"]
         if "curve" in v:  # rounds chosen by validation savings, round 0 (= logloss + BMR) included
             best = max(v["curve"], key=lambda c: (v["curve"][c][0], -int(c)))
-            r[f"{m} rounds by val sav"] = v["curve"][best][1]
+            r[f"{lab} rounds by val sav"] = v["curve"][best][1]
     if recs.get("empulse"):
         r["empulse CSBoost"] = recs["empulse"]["test_05"]
     rc = recs.get("recipe")
+    if rc and not ll:  # sets run with the API only: its own logloss + BMR and AEC (same protocol)
+        r["logloss + BMR"] = rc["test_by_rule"]["logloss+bmr"]
+        r["AEC s>1/2"] = rc["test_by_rule"]["aec"]
+        r["AEC BMR"] = rc["test_by_rule"]["aec+bmr"]
     if rc:
         r["API: decision='auto' (z=2)"] = rc["test"]
         for z in ("0", "1"):
@@ -452,6 +462,34 @@ def table(res):
     return "\n".join(lines), summary
 
 
+HEADLINE = ("logloss + BMR", "AEC s>1/2", "empulse CSBoost", "AEC+cf from LL+BMR start rounds by val sav",
+            "API: decision='auto' (z=2)")
+
+
+def headline(res):
+    """One row per data set x library: mean test savings of the headline recipes, and the recipe's paired
+    difference to logloss + BMR (mean ± standard error, wins)."""
+    col = _collect(res)
+    lines = ["| data set | library | splits | " + " | ".join(HEADLINE) + " | recipe - logloss+BMR (wins) |",
+             "|---|---|---|" + "---|" * (len(HEADLINE) + 1)]
+    for name in DATASETS:
+        for lib in ("xgboost", "lightgbm"):
+            if (name, lib) not in col:
+                continue
+            per = [derived(m) for m in col[(name, lib)].values()]
+            cells = []
+            for h in HEADLINE:
+                v = [d[h] for d in per if h in d]
+                cells.append(f"{np.mean(v):.3f}" if v else "")
+            pairs = np.array([d[HEADLINE[-1]] - d["logloss + BMR"] for d in per
+                              if HEADLINE[-1] in d and "logloss + BMR" in d])
+            diff = (f"{pairs.mean():+.4f} ± {pairs.std(ddof=1) / np.sqrt(len(pairs)):.4f} "
+                    f"({int((pairs > 0).sum())}/{len(pairs)}, ties {int((pairs == 0).sum())})"
+                    if len(pairs) > 1 else "")
+            lines.append(f"| {name} | {lib} | {len(per)} | " + " | ".join(cells) + f" | {diff} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
@@ -468,6 +506,8 @@ def main(argv=None):
     for f in a.table or [a.out]:
         res.update(json.loads(Path(f).read_text()))
     print(table(res)[0])
+    print("### Headline (mean test savings)\n")
+    print(headline(res))
 
 
 if __name__ == "__main__":

@@ -159,7 +159,8 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
         msg = (f"{type(est).__name__}(decision='auto'): validation savings "
                + ", ".join(f"{r} {v:.4f}" for r, v in vs.items()) + f"; using {est.decision_!r}")
         if est.decision_ == "logloss+bmr":
-            logger.warning(msg + " (no AEC rule reached logloss + Bayes minimum risk on this validation set)")
+            logger.warning(msg + f" (no AEC rule beat logloss + Bayes minimum risk by {AUTO_Z:g} standard errors "
+                           "on this validation set: the model is the logloss booster)")
         else:
             logger.info(msg)
     else:

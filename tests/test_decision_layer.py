@@ -10,6 +10,7 @@ import pytest
 import xgboost as xgb
 from sklearn.model_selection import train_test_split
 
+import csboost_plugins
 from csboost_plugins import _decision_layer as dl
 from csboost_plugins.lgb import CSLGBMClassifier
 from csboost_plugins.metrics import bayes_minimum_risk, savings_score
@@ -64,7 +65,7 @@ def test_issue_case_recipe_saves_money(cls, lib):
     X, y, amount, tr, va, te = issue_case()
     fit_kw = dict(eval_set=[(X[va], y[va])], eval_costs=[costs(amount, va)])
     # the issue: the AEC decision s > 1/2 cannot see the amount and loses money; the guard says why
-    with pytest.warns(dl.MoneyLossWarning, match="not be among the features"):
+    with pytest.warns(csboost_plugins.MoneyLossWarning, match="not be among the features"):
         plain = cls(**PARAMS).fit(X[tr], y[tr], **costs(amount, tr), **fit_kw)
     assert money(y, plain.predict(X[te]), amount, te) < 0
     # the recipe: decision="auto", deciding with the rows' costs
