@@ -60,42 +60,31 @@ import xgboost as xgb
 from sklearn.isotonic import IsotonicRegression
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
+from bench_boosting_money import DATASETS as BUNDLED  # same data, rounds, depth, leaves as benchmark 1
+from bench_boosting_money import ES_ROUNDS, LGB_LEAVES, LR, ROUNDS, XGB_DEPTH, _split
+from csboost_plugins import _aec
+from csboost_plugins import _decision_layer as dl
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
 from csboost_plugins.costs import CostWarning
-from csboost_plugins.decision_costs import (bayes_thresholds, bmr_decisions, misclassification_costs,
-                                            regret_difference, row_cost, savings_from_costs, trivial_policy_costs)
-from csboost_plugins import _aec
+from csboost_plugins.decision_costs import (bayes_thresholds, bmr_decisions, misclassification_costs, row_cost,
+                                            savings_from_costs, trivial_policy_costs)
 from csdt import datasets
 
 warnings.filterwarnings("ignore", category=CostWarning)
 warnings.filterwarnings("ignore", category=UserWarning)
 
-ROUNDS = 200
-LR = 0.1
-XGB_DEPTH = 4
-LGB_LEAVES = 15
-ES_ROUNDS = 30
 CHECKPOINTS = (0, 10, 25, 50, 100, 150, 200)  # rounds at which AEC|BMR validation savings are recorded
 CLIP = 10.0  # margins and threshold logits are clipped to +-CLIP (s(1-s) < 5e-5 beyond)
 
-DATASETS = {
-    "churn": datasets.load_churn,
-    "creditscoring1": datasets.load_creditscoring1,
-    "creditscoring2": datasets.load_creditscoring2,
-    "bankmarketing": datasets.load_bankmarketing,
-    "fraud_synth": lambda: datasets.make_fraud_transactions(60_000, fraud_rate=0.01, random_state=0),
-    "creditcard": lambda: datasets.load_creditcard_fraud(
-        Path(os.environ.get("CSBOOST_DATA_DIR", "/nonexistent")) / "creditcard.csv.gz"),
-}
+DATASETS = {**BUNDLED, "creditcard": lambda: datasets.load_creditcard_fraud(
+    Path(os.environ.get("CSBOOST_DATA_DIR", "/nonexistent")) / "creditcard.csv.gz")}
 RECIPE = "recipe: decision='auto'"
 METHODS = ["LL", "AEC", "AEC+cf", "AEC|BMR", "AEC+cf|BMR", "LL>AEC+cf", "empulse", "AEC+cf|BMR fisher", "recipe"]
 
 
 # ----------------------------------------------------------------------------- money helpers
-def savings(y, pred, C):
-    """Savings of 0/1 decisions against the cheaper trivial policy (paper eq. 5)."""
-    return savings_from_costs(float(row_cost(y, pred, C).sum()), min(trivial_policy_costs(y, C)))
+savings = dl.savings  # savings (paper eq. 5) of 0/1 decisions
 
 
 def expected_savings(y, s, C):
@@ -210,7 +199,6 @@ def _lgb_aec(Xtr, ytr, Ctr, Xva, yva, Cva, seed, margin_tr=None, margin_va=None,
 # ----------------------------------------------------------------------------- the recipe, as an API
 def _recipe(lib, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, yte, Cte, seed):
     """``CS*Classifier(decision="auto")`` fitted and used as a user would; every rule's money recorded."""
-    from csboost_plugins import _decision_layer as dl
     from csboost_plugins.lgb import CSLGBMClassifier
     from csboost_plugins.xgb import CSXGBClassifier
 
@@ -340,10 +328,8 @@ def splits(name, y, seeds, bunch):
                 tr, va = train_test_split(tr, test_size=1 / 3, random_state=rep, stratify=strat[tr])
                 yield f"{rep}.{k}", rep, tr, va, te
         return
-    for seed in seeds:
-        tr, rest = train_test_split(idx, test_size=0.5, random_state=seed, stratify=y)
-        va, te = train_test_split(rest, test_size=0.5, random_state=seed, stratify=y[rest])
-        yield str(seed), seed, tr, va, te
+    for seed in seeds:  # benchmark 1's stratified 50/25/25 splits
+        yield (str(seed), seed, *_split(y, seed))
 
 
 def run(names, seeds, libs, methods, out):

@@ -64,14 +64,48 @@ class MoneyLossWarning(UserWarning):
 
 
 def metric_decision(decision) -> str:
-    """Decision rule of the "savings" eval metric for the estimators' ``decision``; validates it."""
+    """Decision rule of the "savings" eval metric for the estimators' ``decision``.
+
+    Parameters
+    ----------
+    decision : {"0.5", "bmr", "auto"}
+        The estimator's ``decision`` parameter.
+
+    Returns
+    -------
+    str
+        "0.5" or "bmr" ("auto" watches the AEC booster's own decision, "0.5").
+
+    Raises
+    ------
+    ValueError
+        If ``decision`` is not one of :data:`DECISIONS`.
+    """
     if decision not in DECISIONS:
         raise ValueError(f"decision must be one of {DECISIONS}, got {decision!r}")
     return "0.5" if decision == "auto" else decision
 
 
 def savings(y, pred, costs, sample_weight=None) -> float:
-    """Savings (paper eq. 5) of 0/1 decisions against the cheaper trivial policy; nan if that costs 0."""
+    """Savings (paper eq. 5) of 0/1 decisions against the cheaper trivial policy.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        0/1 labels.
+    pred : ndarray of shape (n,)
+        0/1 decisions.
+    costs : ndarray of shape (n, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row (money).
+    sample_weight : ndarray of shape (n,), optional
+        Row weights.
+
+    Returns
+    -------
+    float
+        ``(base - cost) / base`` with ``base`` the cheaper of "all 0" / "all 1" (unitless);
+        nan when that trivial policy costs 0.
+    """
     c0, c1 = trivial_policy_costs(y, costs, sample_weight)
     base = min(c0, c1)
     cost = row_cost(y, pred, costs)
@@ -80,7 +114,22 @@ def savings(y, pred, costs, sample_weight=None) -> float:
 
 
 def rule_decisions(rule, s, costs):
-    """0/1 decisions of a rule on probabilities ``s`` (``costs`` needed for the BMR rules)."""
+    """0/1 decisions of one of :data:`RULES` on probabilities ``s``.
+
+    Parameters
+    ----------
+    rule : {"aec", "aec+bmr", "logloss+bmr"}
+        "aec" decides s > 1/2; the BMR rules decide 1 iff the risk of 1 is lower (paper eq. 2).
+    s : ndarray of shape (n,)
+        Probabilities of class 1.
+    costs : ndarray of shape (n, 4) or None
+        Per-row costs (money); needed by the BMR rules.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        int64 decisions.
+    """
     if rule == "aec":
         return (s > 0.5).astype(np.int64)
     return bmr_decisions(s, costs)
@@ -130,7 +179,20 @@ def _fit_logloss(est, X, y, w, evals):
 
 
 def logloss_margin(est, X):
-    """Margin (log-odds) of ``est.logloss_booster_`` on validated ``X``."""
+    """Margin (log-odds) of the logloss booster of a ``decision="auto"`` estimator.
+
+    Parameters
+    ----------
+    est : CSXGBClassifier or CSLGBMClassifier
+        Fitted with ``decision="auto"``.
+    X : ndarray or DataFrame of shape (n, p)
+        Validated features.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        float64 margins.
+    """
     bst = est.logloss_booster_
     if hasattr(est, "_dmatrix"):  # xgboost
         return bst.predict(est._dmatrix(X), output_margin=True).astype(np.float64)
@@ -139,8 +201,21 @@ def logloss_margin(est, X):
 
 # ------------------------------------------------------------------ hooks of the estimators
 def after_fit(est, X, y, costs, w, evals, unit_costs):
-    """Called at the end of ``fit``: ``decision="auto"`` (fit the logloss booster, choose the rule)
-    and the money guard. Sets ``decision_``, ``validation_savings_``, ``logloss_booster_``."""
+    """Hook at the end of the estimators' ``fit``: ``decision="auto"`` and the money guard.
+
+    Parameters
+    ----------
+    est : CSXGBClassifier or CSLGBMClassifier
+        With ``booster_`` fitted.
+    X, y, costs, w : training features, 0/1 labels, (n, 4) costs (money) and weights or None.
+    evals : list of (X_k, y_k, costs_k, w_k)
+        Validated eval sets; the last one is the validation set.
+    unit_costs : bool
+        True when ``fit`` got no costs (unit costs C_FP = C_FN = 1).
+
+    Sets ``decision_``, ``validation_savings_``, ``logloss_booster_`` on ``est``; may warn
+    :class:`MoneyLossWarning`.
+    """
     est._unit_costs_ = bool(unit_costs)
     est.logloss_booster_ = None
     est.validation_savings_ = None
@@ -169,7 +244,7 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
 
 
 def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
-    """The rule of ``preds`` (rule -> 0/1 decisions on a validation set) that ``decision="auto"`` keeps.
+    """The rule that ``decision="auto"`` keeps, from each rule's decisions on the validation set.
 
     logloss + BMR unless an AEC rule saves more money by more than ``z`` standard errors
     of the paired difference: with per-row cost differences
@@ -177,6 +252,24 @@ def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
     ``sum delta`` and its standard error ``sqrt(n) * std(delta)``; among the rules that
     pass, the largest gain wins. Validation savings of 0/1 decisions are dominated by
     few expensive rows, so a plain arg-max switches on noise (benchmark 5).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        0/1 labels of the validation set.
+    preds : dict
+        Rule name (every one of :data:`RULES`) -> 0/1 decisions of shape (n,).
+    costs : ndarray of shape (n, 4)
+        Per-row costs (money).
+    sample_weight : ndarray of shape (n,), optional
+        Row weights.
+    z : float, default :data:`AUTO_Z`
+        Standard errors the gain must exceed (0: any positive gain).
+
+    Returns
+    -------
+    str
+        One of :data:`RULES`.
     """
     w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
     base_cost = row_cost(y, preds["logloss+bmr"], costs) * w
@@ -195,14 +288,48 @@ def _needs_costs(est):
 
 
 def margin(est, X):
-    """Margin of the probability ``est``'s decision thresholds (the logloss model's for "logloss+bmr")."""
+    """Margin of the probability a fitted estimator's decision thresholds.
+
+    Parameters
+    ----------
+    est : CSXGBClassifier or CSLGBMClassifier
+        Fitted.
+    X : ndarray or DataFrame of shape (n, p)
+        Validated features.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The logloss booster's margin when ``decision_ == "logloss+bmr"``, else the AEC booster's.
+    """
     if getattr(est, "decision_", None) == "logloss+bmr":
         return logloss_margin(est, X)
     return est._margin(X)
 
 
 def predict_rule(est, s, costs):
-    """0/1 decisions of a ``decision="auto"`` estimator on its probabilities ``s``; ``costs`` (n, 4) or None."""
+    """0/1 decisions of a ``decision="auto"`` estimator.
+
+    Parameters
+    ----------
+    est : CSXGBClassifier or CSLGBMClassifier
+        Fitted with ``decision="auto"``.
+    s : ndarray of shape (n,)
+        Its probabilities (``predict_proba(X)[:, 1]``).
+    costs : ndarray of shape (n, 4) or None
+        The rows' costs (money); required when ``decision_`` is a BMR rule, unless the
+        model was fitted without costs (unit costs are used then).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        int64 decisions.
+
+    Raises
+    ------
+    ValueError
+        If the rule needs costs and none are given.
+    """
     if _needs_costs(est) and costs is None:
         if not est._unit_costs_:
             raise ValueError(
@@ -250,7 +377,18 @@ def _money_guard(est, X, y, costs, w, evals):
 
 
 def costs_swapped(costs):
-    """The cost matrix with the C_FP and C_FN columns exchanged."""
+    """The cost matrix with the C_FP and C_FN columns exchanged.
+
+    Parameters
+    ----------
+    costs : ndarray of shape (n, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` (money).
+
+    Returns
+    -------
+    ndarray of shape (n, 4)
+        A copy with columns C_FP and C_FN swapped.
+    """
     out = costs.copy()
     out[:, [FP, FN]] = costs[:, [FN, FP]]
     return out
