@@ -28,7 +28,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from csboost_plugins.metrics import savings_score
 from csdt import CAL5Classifier, CAL5OCClassifier
-from csdt._cal5_synthetic import make_multi, make_nsep
+from csdt.datasets import make_multi_oc, make_nsep_oc
 from csdt.datasets import load_bankmarketing, load_creditscoring2
 
 GRID = [(a, s) for a in (0.02, 0.05, 0.1, 0.2, 0.3, 0.5) for s in (0.6, 0.7, 0.8, 0.9, 0.95)]
@@ -50,7 +50,7 @@ def part1(seeds: int) -> list[str]:
            "Mean cost = sum of the costs of misclassified rows / rows.", "",
            "| data | CAL5 cost | CAL5_OC cost | change | CAL5 error | CAL5_OC error |",
            "|---|---|---|---|---|---|"]
-    for name, make in (("NSEP_OC", make_nsep), ("MULTI_OC", make_multi)):
+    for name, make in (("NSEP_OC", make_nsep_oc), ("MULTI_OC", make_multi_oc)):
         a = np.array([cv_cost(make, 4000, s, CAL5Classifier(alpha=0.3, s_max=0.6)) for s in range(seeds)])
         b = np.array([cv_cost(make, 4000, s, CAL5OCClassifier(alpha=0.2, s_max=0.6)) for s in range(seeds)])
         rel = b[:, 0] / a[:, 0] - 1
@@ -62,7 +62,7 @@ def part1(seeds: int) -> list[str]:
             "Best of the (alpha, S_max) grid per method (3 seeds, selected on the same CV, as in the paper):", "",
             "| data | CAL5 best (alpha, S_max) | cost | error | CAL5_OC best (alpha, S_max) | cost | error | change |",
             "|---|---|---|---|---|---|---|---|"]
-    for name, make in (("NSEP_OC", make_nsep), ("MULTI_OC", make_multi)):
+    for name, make in (("NSEP_OC", make_nsep_oc), ("MULTI_OC", make_multi_oc)):
         best = {}
         for label, cls in (("CAL5", CAL5Classifier), ("CAL5_OC", CAL5OCClassifier)):
             res = {(a, s): np.mean([cv_cost(make, 4000, seed, cls(alpha=a, s_max=s)) for seed in range(3)], axis=0)

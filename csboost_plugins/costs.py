@@ -32,6 +32,7 @@ __all__ = [
     "CostWarning",
     "cost_mistakes",
     "one_cost_warning",
+    "MAX_TOTAL_COST",
     "check_costs",
     "check_fit_costs",
     "check_binary_labels",
@@ -48,6 +49,10 @@ __all__ = [
 FP, FN, TP, TN = 0, 1, 2, 3
 
 _COST_NAMES = ("fp_cost", "fn_cost", "tp_cost", "tn_cost")
+
+#: Largest total money check_costs accepts: max |cost| x n. Fitting and scoring sum costs over rows
+#: (float64 overflows at 1.8e308); 1e300 leaves room for weights and differences of columns.
+MAX_TOTAL_COST = 1e300
 
 
 class CostWarning(UserWarning):
@@ -183,13 +188,21 @@ def check_costs(
     both. ``n`` is the number of rows the costs must cover; when ``None`` it is
     taken from the first array given (a scalar-only call needs ``n``).
 
-    Raises ``ValueError`` for length mismatches, NaN or infinite costs, and
-    ``TypeError`` for non-numeric input. Warns (:class:`CostWarning`, once, at the
-    caller's line) only where the matrix is likely a mistake, see
-    :func:`cost_mistakes`. A row with ``C_FN < C_TP`` alone (a fraud alert that
-    costs more than the amount at stake) is sound: letting it pass is simply the
-    cheaper decision; :func:`cost_characteristic` still counts such rows.
+    Raises ``ValueError`` for length mismatches, NaN or infinite costs, a negative
+    ``n``, costs so large that their sums could overflow float64 (max |cost| x n
+    above :data:`MAX_TOTAL_COST` = 1e300: express them in a larger unit), and
+    ``TypeError`` for non-numeric input or a non-integer ``n``. Warns
+    (:class:`CostWarning`, once, at the caller's line) only where the matrix is likely
+    a mistake, see :func:`cost_mistakes`. A row with ``C_FN < C_TP`` alone (a fraud
+    alert that costs more than the amount at stake) is sound: letting it pass is simply
+    the cheaper decision; :func:`cost_characteristic` still counts such rows.
     """
+    if n is not None:
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+            raise TypeError(f"n (the number of rows) must be an integer, got {type(n).__name__} {n!r}")
+        if n < 0:
+            raise ValueError(f"n (the number of rows) must be >= 0, got {n}")
+        n = int(n)
     if cost_matrix is not None:
         if fp_cost is not None or fn_cost is not None or _nonzero(tp_cost) or _nonzero(tn_cost):
             raise ValueError(
@@ -226,11 +239,24 @@ def check_costs(
         out = np.empty((n, 4), dtype=np.float64)
         for j, c in enumerate(cols):
             out[:, j] = c
+    if out.size:
+        _check_magnitude(out)
     if warn and out.shape[0]:
         problem = cost_mistakes(out)
         if problem:
             _warn_costs(problem)
     return out
+
+
+def _check_magnitude(costs: np.ndarray) -> None:
+    """ValueError when max |cost| x n exceeds MAX_TOTAL_COST (sums over rows could overflow float64)."""
+    big = float(np.abs(costs).max())
+    if big * costs.shape[0] > MAX_TOTAL_COST:
+        raise ValueError(
+            f"costs are too large: the largest |cost| is {big:.3g} on {costs.shape[0]} rows, so sums of costs "
+            f"could overflow float64 (max |cost| x n must stay below {MAX_TOTAL_COST:.0e}); express them in a "
+            "larger unit (e.g. thousands or millions)"
+        )
 
 
 def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
@@ -312,6 +338,7 @@ def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
     amount = _as_cost_column(amount, "amount", None)
     amount = np.atleast_1d(amount)
     n = amount.shape[0]
+    admin_cost = _as_cost_column(admin_cost, "admin_cost", n)
     out = np.zeros((n, 4))
     out[:, FP] = admin_cost
     out[:, TP] = admin_cost

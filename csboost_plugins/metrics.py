@@ -43,10 +43,12 @@ __all__ = [
 
 
 def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=False):
-    y = check_binary_labels(y_true, name="y_true", require_both=require_both)
+    y, classes = check_binary_labels(y_true, name="y_true", require_both=require_both, return_classes=True)
     n = y.shape[0]
     if hasattr(y_other, "to_numpy"):
         y_other = y_other.to_numpy()
+    if name == "y_pred":
+        y_other = _labels_as_decisions(y_other, classes)
     v = np.asarray(y_other, dtype=np.float64)
     if v.ndim == 2 and v.shape[1] == 2 and name == "y_proba":
         v = v[:, 1]  # predict_proba output: take P(y=1)
@@ -64,6 +66,24 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=Fal
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError("sample_weight must be finite and non-negative")
     return y, v, c, w
+
+
+def _labels_as_decisions(y_pred, classes):
+    """``y_pred`` in y_true's labels (e.g. ``est.predict(X)`` for y in {-1, 1} or {"no", "yes"}) as 0/1
+    decisions, the larger label positive as in :func:`check_binary_labels`; 0/1 decisions stay as they are."""
+    p = np.asarray(y_pred)
+    if len(classes) != 2 or p.size == 0:
+        return p
+    try:
+        in_labels = bool(np.isin(p, classes).all())
+    except TypeError:  # labels of another kind (e.g. strings vs numbers): handled below
+        in_labels = False
+    if in_labels:
+        return (p == classes[1]).astype(np.float64)
+    if p.dtype.kind not in "biuf":
+        raise ValueError(f"y_pred holds labels {np.unique(p.astype(str))[:5].tolist()} that are neither y_true's "
+                         f"classes {np.asarray(classes).tolist()} nor 0/1 decisions")
+    return p
 
 
 def _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):

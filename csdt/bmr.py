@@ -27,7 +27,6 @@ no global threshold can do when costs differ between rows.
 from __future__ import annotations
 
 import inspect
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
@@ -42,7 +41,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csboost_plugins.costs import check_binary_labels, check_costs, check_fit_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
-from .linear import _check_y
+from ._params import HasMethods, StrOptions, count, validate_params
+from .linear._logistic import _check_y, _standardisation
 
 __all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalibrator",
            "cost_optimal_threshold"]
@@ -155,18 +155,23 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
         """Validate the parameters, ``y`` (sets ``classes_``) and the training costs; returns ``(yi, costs)``."""
         self._validate_common()
-        _, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        if self.estimator is None:  # the default pipeline standardises X: say so if that overflows
+            _standardisation(Xa)
         yi, self.classes_ = _check_y(y)
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix)
         return yi, costs
 
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict_proba"]), None],
+        "calibration": [StrOptions({c for c in _CALIBRATIONS if c is not None}), None],
+        "cv": [count(2), StrOptions({"prefit"}), None],
+        "random_state": ["random_state"],
+    }
+
     def _validate_common(self):
-        if self.calibration not in _CALIBRATIONS:
-            raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {self.calibration!r}")
-        if not (self.cv == "prefit" or self.cv is None
-                or (isinstance(self.cv, numbers.Integral) and self.cv >= 2)):
-            raise ValueError(f"cv must be 'prefit', None or an integer >= 2, got {self.cv!r}")
+        validate_params(self)
 
     def _default_estimator(self):
         if self.estimator is None:

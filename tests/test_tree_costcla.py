@@ -1,17 +1,15 @@
-"""costcla-compatible mode reproduces costcla 0.6's trees exactly (shared reference outputs)."""
+"""costcla-compatible mode reproduces costcla 0.6's trees exactly (reference outputs vendored in tests/data/costcla)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _data import COSTCLA
 from csboost_plugins.metrics import savings_score
 from csdt import CostSensitiveDecisionTreeClassifier as CSDT
 
-REF = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "costcla"
-pytestmark = pytest.mark.skipif(not (REF / "csdt_reference.json").exists(),
-                                reason="shared costcla reference outputs not available")
+REF = COSTCLA
 
 
 @pytest.fixture(scope="module")

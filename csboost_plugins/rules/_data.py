@@ -31,6 +31,28 @@ def _recode(values: np.ndarray, levels) -> np.ndarray:
     return out
 
 
+def _generated_names(feature_names) -> bool:
+    """lightgbm's names of a model trained without names (``Column_0, Column_1, ...``): match by position."""
+    return all(str(n) == f"Column_{j}" for j, n in enumerate(feature_names))
+
+
+def _positions_by_name(X: pd.DataFrame, feature_names, cols) -> dict:
+    """{rule column j: position in X of the column named feature_names[j]} for j in ``cols``."""
+    where = {str(c): i for i, c in enumerate(X.columns)}
+    position, missing = {}, []
+    for j in cols:
+        if j >= len(feature_names):
+            raise ValueError(f"the rules use column index {j} but feature_names has {len(feature_names)} names")
+        i = where.get(str(feature_names[j]))
+        if i is None:
+            missing.append(str(feature_names[j]))
+        position[j] = i
+    if missing:
+        raise ValueError(f"X lacks {len(missing)} column(s) the rules use: {missing[:10]}; the DataFrame's columns "
+                         "are matched by name (pass a numpy array to match by position)")
+    return position
+
+
 def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) -> np.ndarray:
     """float64 2-D matrix of X; pandas ``category`` columns become codes of the training categories.
 
@@ -38,10 +60,11 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) ->
     HistGradientBoosting's ordinal-encoded categorical features) is re-coded the
     same way, by exact value, with unknown values -> NaN, as the model does.
 
-    A pandas DataFrame whose columns contain every name in ``feature_names`` is
-    reordered to that order first. Category values unseen in training become NaN
-    (as lightgbm does). Non-numeric columns raise TypeError. ``columns``: convert
-    only these column indices (in this order); the others are not even read.
+    With ``feature_names``, a pandas DataFrame's columns are matched by name (order and
+    extra columns do not matter; a missing name the conversion needs raises ValueError,
+    as scikit-learn estimators do); without, by position. Category values unseen in
+    training become NaN (as lightgbm does). Non-numeric columns raise TypeError.
+    ``columns``: convert only these column indices (in this order); the others are not even read.
     """
     if hasattr(X, "tocsr") or hasattr(X, "toarray"):
         raise TypeError("X must be dense (numpy or pandas); sparse input treats absent entries as missing in "
@@ -49,15 +72,17 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) ->
     cats = collect_categories(rules)
     num_levels = _numeric_levels(cats)
     if isinstance(X, pd.DataFrame):
-        if feature_names is not None and all(isinstance(n, str) for n in feature_names) \
-                and set(feature_names) <= set(map(str, X.columns)) and list(X.columns) != list(feature_names):
-            X = X[list(feature_names)]
-        cols = range(X.shape[1]) if columns is None else columns
-        if len(cols) and max(cols) >= X.shape[1]:
-            raise ValueError(f"X has {X.shape[1]} columns but the rules use column index {max(cols)}")
+        if feature_names is not None and not _generated_names(feature_names):
+            cols = range(len(feature_names)) if columns is None else columns
+            position = _positions_by_name(X, feature_names, cols)
+        else:
+            cols = range(X.shape[1]) if columns is None else columns
+            if len(cols) and max(cols) >= X.shape[1]:
+                raise ValueError(f"X has {X.shape[1]} columns but the rules use column index {max(cols)}")
+            position = dict(zip(cols, cols))
         out = np.empty((X.shape[0], len(cols)), dtype=np.float64, order=order)
         for k, j in enumerate(cols):
-            name, col = X.columns[j], X.iloc[:, j]
+            name, col = X.columns[position[j]], X.iloc[:, position[j]]
             dt = col.dtype
             if isinstance(dt, pd.CategoricalDtype):
                 if j in cats:

@@ -57,6 +57,10 @@ def rules_from_tree(tree: TreeConditions, *, nodes="leaves", feature_names=None,
 
 def _single_model_trees(model, output=None):
     """(list of TreeConditions, feature_names) of one model, dispatched on its type."""
+    if hasattr(model, "fit") and hasattr(model, "get_params"):  # an estimator: say "fit it", not "unsupported"
+        from sklearn.utils.validation import check_is_fitted
+        check_is_fitted(model, msg=f"This {type(model).__name__} instance is not fitted yet; fit it before "
+                                   "extract_rules")
     mod = type(model).__module__
     booster = getattr(model, "booster_", None)
     if (booster is not None and not mod.startswith(("xgboost", "lightgbm"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-__all__ = ["Interval", "CategorySet", "Rule", "ZERO_THRESHOLD"]
+__all__ = ["Interval", "CategorySet", "Rule", "ZERO_THRESHOLD", "check_feature_index"]
 
 # lightgbm's kZeroThreshold (1e-35f): |x| <= it counts as zero for missing_type 'Zero'
 ZERO_THRESHOLD = float(np.float32(1e-35))
@@ -65,6 +65,28 @@ def float32_lt_bound(t: float) -> tuple[float, bool]:
     return float32_le_bound(float(np.nextafter(t32, np.float32(-np.inf), dtype=np.float32)))
 
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def check_feature_index(feature, where: str = "feature") -> int:
+    """``feature`` as a Python int: a column index, >= 0 (kernels read X[:, feature] unchecked)."""
+    if isinstance(feature, (bool, np.bool_)) or not isinstance(feature, (int, np.integer)):
+        raise TypeError(f"{where} must be an integer column index, got {type(feature).__name__} {feature!r}")
+    f = int(feature)
+    if not 0 <= f <= _INT64_MAX:
+        raise ValueError(f"{where} must be a column index >= 0 (and below 2**63), got {f}")
+    return f
+
+
+def _check_flags(cond, names):
+    """Store the boolean fields of a condition as bool; anything but bool / numpy bool is a TypeError."""
+    for name in names:
+        v = getattr(cond, name)
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{type(cond).__name__}.{name} must be a bool, got {type(v).__name__} {v!r}")
+        object.__setattr__(cond, name, bool(v))
+
+
 def _fmt(v: float) -> str:
     if math.isfinite(v) and v == math.floor(v) and abs(v) < 1e15:
         return str(int(v)) if v != 0 else "0"
@@ -102,6 +124,16 @@ class Interval:
     upper_text: str | None = field(default=None, compare=False)
 
     kind = "interval"
+
+    def __post_init__(self):
+        object.__setattr__(self, "feature", check_feature_index(self.feature, "Interval.feature"))
+        _check_flags(self, ("lower_closed", "upper_closed", "missing", "zero_missing"))
+        for name in ("lower", "upper"):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or math.isnan(v):
+                raise TypeError(f"Interval.{name} must be a number (not NaN), got {v!r}")
+            object.__setattr__(self, name, float(v))
 
     @property
     def key(self):
@@ -191,6 +223,10 @@ class CategorySet:
     strict_negative: bool = False
 
     kind = "category"
+
+    def __post_init__(self):
+        object.__setattr__(self, "feature", check_feature_index(self.feature, "CategorySet.feature"))
+        _check_flags(self, ("negate", "missing", "strict_negative"))
 
     @property
     def key(self):

@@ -4,6 +4,7 @@ last one kept with probability rho (RIFF's randomised rule set)."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, rule_sql
 from ._rule import Rule
+from ._schema import check_ruleset_dict
 
 __all__ = ["RuleSet"]
 
@@ -101,7 +103,7 @@ class RuleSet:
         used, cc_sub, cc_full = self._compiled
         if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiub":
             Xa = as_float_matrix(X, self.rules)
-            if used and used[-1] >= Xa.shape[1]:
+            if used and (used[-1] >= Xa.shape[1] or used[0] < 0):
                 raise ValueError(f"X has {Xa.shape[1]} columns but the rules use column index {used[-1]}")
             return Xa, cc_full
         Xu = as_float_matrix(X, self.rules, feature_names=self.feature_names, order="F", columns=used)
@@ -166,9 +168,7 @@ class RuleSet:
         p = self.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
-        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64).reshape(-1)
-        if w.shape[0] != len(y):
-            raise ValueError(f"sample_weight has length {w.shape[0]} but y has {len(y)} rows")
+        w = np.ones(len(y)) if sample_weight is None else _check_sample_weight(sample_weight, len(y))
         pos, neg = w * (y == 1), w * (y == 0)
         tp, fp = float(p @ pos), float(p @ neg)
         npos, nneg, ntot = float(pos.sum()), float(neg.sum()), float(w.sum())
@@ -195,9 +195,10 @@ class RuleSet:
 
     # ---------------------------------------------------------------- export
     def _names(self):
-        n = 1 + max((c.feature for r in self.rules for c in r.conditions), default=-1)
+        """{feature index: column name} of the features the rules use (``x<j>`` beyond ``feature_names``)."""
         names = list(self.feature_names) if self.feature_names is not None else []
-        return names + [f"x{j}" for j in range(len(names), n)]
+        used = {c.feature for r in self.rules for c in r.conditions}
+        return {j: names[j] if j < len(names) else f"x{j}" for j in used}
 
     def to_dict(self) -> dict:
         return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
@@ -215,6 +216,23 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RuleSet":
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            A rule set in the schema documented in :meth:`from_json`.
+
+        Returns
+        -------
+        RuleSet
+
+        Raises
+        ------
+        TypeError, ValueError
+            When ``d`` breaks the schema; the message names the field (``rules[3].conditions[0].feature``).
+        """
+        check_ruleset_dict(d)
         names = d.get("feature_names")
         rules = [Rule.from_dict(r, feature_names=names) for r in d["rules"]]
         return cls(rules, last_rule_probability=d.get("last_rule_probability", 1.0), feature_names=names,
@@ -222,13 +240,46 @@ class RuleSet:
 
     @classmethod
     def from_json(cls, text) -> "RuleSet":
-        """Inverse of :meth:`to_json` (a JSON string or a path to a file holding one)."""
-        if not isinstance(text, str):
-            raise TypeError(f"from_json takes a JSON string or file path, got {type(text).__name__}")
-        if not text.lstrip().startswith("{"):
+        """Inverse of :meth:`to_json`.
+
+        The text must be an object ``{"format": "csboost_plugins.rules.RuleSet/1", "feature_names":
+        [...] | null, "last_rule_probability": rho, "selection": {...}, "rules": [{"conditions":
+        [...], "sources": [...], "value": v, "categories": {...}}, ...]}``; each condition is
+        ``{"kind": "interval", "feature": j, "lower": a | null, "upper": b | null,
+        "lower_closed": bool, "upper_closed": bool, "missing": bool, ...}`` or
+        ``{"kind": "category", "feature": j, "codes": [int, ...], "negate": bool, "missing": bool}``
+        (the full schema: ``csboost_plugins/rules/_schema.py``).
+
+        Parameters
+        ----------
+        text : str or path-like
+            JSON text, or the path of a file holding it.
+
+        Returns
+        -------
+        RuleSet
+
+        Raises
+        ------
+        ValueError
+            Invalid JSON, a missing field or a value out of range (the message names the field).
+        TypeError
+            A field of the wrong type.
+        """
+        if isinstance(text, os.PathLike) or (isinstance(text, str) and not text.lstrip().startswith(("{", "["))
+                                            and text.strip() and os.path.isfile(text)):
             with open(text) as fh:
                 text = fh.read()
-        return cls.from_dict(json.loads(text))
+        elif not isinstance(text, str):
+            raise TypeError(f"from_json takes a JSON string or file path, got {type(text).__name__}")
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as exc:
+            hint = "" if text.lstrip().startswith(("{", "[")) else " (and it is not the path of an existing file)"
+            raise ValueError(f"from_json: the text is not valid JSON{hint}: {exc}") from None
+        except RecursionError:
+            raise ValueError("from_json: the JSON is nested too deeply to be a rule set") from None
+        return cls.from_dict(d)
 
     def to_sql(self, table="transactions", *, last_rule="round", where_only=False) -> str:
         """``SELECT * FROM table WHERE ...`` selecting the alerts (or only the WHERE expression).
@@ -256,3 +307,18 @@ class RuleSet:
         rho = self.last_rule_probability
         on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
         return self.rules if on else self.rules[:-1]
+
+
+def _check_sample_weight(sample_weight, n: int) -> np.ndarray:
+    """Finite non-negative float64 weights of length n (a negative or NaN weight makes every rate NaN)."""
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"sample_weight must be numeric, got {type(sample_weight).__name__}") from exc
+    if not np.isfinite(w).all():
+        raise ValueError(f"sample_weight contains {int((~np.isfinite(w)).sum())} NaN or infinite value(s)")
+    if (w < 0).any():
+        raise ValueError(f"sample_weight must be >= 0, got {int((w < 0).sum())} negative value(s)")
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
+    return w

@@ -46,27 +46,22 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
-from . import _aot
-from ._figs_binning import bin_features
-from ._figs_builder import grow_trees
-from ._figs_histogram import predict_trees
+from .. import _aot
+from .._params import StrOptions, count, fraction, non_negative, validate_params
+from ._binning import bin_features
+from ._builder import grow_trees
+from ._histogram import predict_trees
 
 __all__ = ["FIGSClassifier", "FIGUClassifier"]
-
-
-def _check_int(value, name, low, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int >= {low}{' or None' if allow_none else ''}, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
 
 
 class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
@@ -74,16 +69,16 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
 
     _union = False
 
+    _parameter_constraints = {
+        "max_rules": [count(1)],
+        "max_trees": [count(1), None],
+        "max_depth": [count(1), None],
+        "min_impurity_decrease": [non_negative()],
+        "max_bins": [count(2, 65535)],
+    }
+
     def _check_params(self):
-        _check_int(self.max_rules, "max_rules", 1)
-        _check_int(self.max_trees, "max_trees", 1, allow_none=True)
-        _check_int(self.max_depth, "max_depth", 1, allow_none=True)
-        _check_int(self.max_bins, "max_bins", 2)
-        if self.max_bins > 65535:
-            raise ValueError(f"max_bins must be <= 65535, got {self.max_bins}")
-        mid = self.min_impurity_decrease
-        if isinstance(mid, bool) or not isinstance(mid, (int, float, np.number)) or not np.isfinite(mid) or mid < 0:
-            raise ValueError(f"min_impurity_decrease must be a finite number >= 0, got {mid!r}")
+        validate_params(self)
 
     def fit(self, X, y, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
             cost_matrix=None):
@@ -298,10 +293,7 @@ class FIGSClassifier(_GreedyTreesBase):
         self.max_bins = max_bins
         self.link = link
 
-    def _check_params(self):
-        super()._check_params()
-        if self.link not in ("clip", "sigmoid"):
-            raise ValueError(f"link must be 'clip' or 'sigmoid', got {self.link!r}")
+    _parameter_constraints = {**_GreedyTreesBase._parameter_constraints, "link": [StrOptions({"clip", "sigmoid"})]}
 
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p = clip(s, 0, 1)`` or ``sigmoid(2 s - 1)`` (see ``link``)."""
@@ -350,11 +342,8 @@ class FIGUClassifier(_GreedyTreesBase):
         self.max_bins = max_bins
         self.precision_threshold = precision_threshold
 
-    def _check_params(self):
-        super()._check_params()
-        pt = self.precision_threshold
-        if isinstance(pt, bool) or not isinstance(pt, (int, float, np.number)) or not 0.0 <= pt <= 1.0:
-            raise ValueError(f"precision_threshold must be a number in [0, 1], got {pt!r}")
+    _parameter_constraints = {**_GreedyTreesBase._parameter_constraints,
+                              "precision_threshold": [fraction(closed="both")]}
 
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p`` the largest leaf precision over the trees."""

@@ -46,7 +46,7 @@ from ``random_state``: the fitted model is the same whatever ``n_jobs`` or backe
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -57,9 +57,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins.costs import FN, FP, TN, TP, check_fit_costs
 
-from ._ensemble_inducers import draw_subset, out_of_bag_mask, resolve_count
-from .linear import CostSensitiveLogisticRegression, _check_y
-from .tree import CostSensitiveDecisionTreeClassifier, _check_X
+from .._members import fit_member
+from .._params import HasMethods, StrOptions, count, fraction, validate_params
+from ..linear._logistic import CostSensitiveLogisticRegression, _check_y
+from ..tree._classifier import CostSensitiveDecisionTreeClassifier, _check_X
+from ._inducers import draw_subset, out_of_bag_mask, resolve_count
 
 __all__ = [
     "CostSensitiveBaggingClassifier",
@@ -82,7 +84,7 @@ def _fit_tree(tree_params, X, y, costs, rows, feats, seed):
     d = X.shape[1]
     Xs = X[rows] if feats.shape[0] == d else X[np.ix_(rows, feats)]
     tree = CostSensitiveDecisionTreeClassifier(**tree_params, random_state=seed)
-    tree._fit_validated(np.ascontiguousarray(Xs), y[rows], np.ascontiguousarray(costs[rows]))
+    fit_member(tree, np.ascontiguousarray(Xs), y[rows], np.ascontiguousarray(costs[rows]))
     if feats.shape[0] != d:
         t = tree.tree_
         inner = t.feature >= 0
@@ -119,6 +121,18 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
     _bootstrap = False
     _features_per_split = False  # random forests: max_features applies at every split
 
+    _parameter_constraints = {
+        **{k: CostSensitiveDecisionTreeClassifier._parameter_constraints[k] for k in _TREE_PARAMS},
+        "n_estimators": [count(1)],
+        "combination": [StrOptions(set(COMBINATIONS))],
+        "max_samples": [count(1), fraction()],
+        "max_features": [count(1), fraction(), StrOptions({"sqrt", "log2"})],
+        "final_estimator": [HasMethods(["fit", "predict_proba"]), None],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
                  criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
@@ -143,11 +157,10 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self, n, d):
-        if self.combination not in COMBINATIONS:
-            raise ValueError(f"combination must be one of {COMBINATIONS}, got {self.combination!r}")
-        if not isinstance(self.n_estimators, numbers.Integral) or isinstance(self.n_estimators, bool) \
-                or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        validate_params(self)
+        if not self._features_per_split and isinstance(self.max_features, str):
+            raise ValueError(f"max_features={self.max_features!r} is for random forests (a draw per split); "
+                             f"{type(self).__name__} draws features per tree: give an int or a fraction")
         n_rows = resolve_count(self.max_samples, n, "max_samples")
         tree_params = {k: getattr(self, k) for k in _TREE_PARAMS}
         if self._features_per_split:
@@ -223,9 +236,10 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         if self.combination in ("stacking", "stacking_proba"):
             fe = CostSensitiveLogisticRegression() if self.final_estimator is None else self.final_estimator
             feats = votes.astype(np.float64) if self.combination == "stacking" else probas
-            self.final_estimator_ = clone(fe)._fit_arrays(feats, y, costs)
-            self.final_estimator_.classes_ = np.array([0, 1])
-            self.final_estimator_.n_features_in_ = T
+            self.final_estimator_ = fit_member(clone(fe), feats, y, costs)
+            if not hasattr(self.final_estimator_, "classes_"):  # fitted without validation
+                self.final_estimator_.classes_ = np.array([0, 1])
+                self.final_estimator_.n_features_in_ = T
         # out-of-bag vote and its savings (weighted by alpha only for weighted voting)
         den = oobf @ self.estimator_weights_
         num = oob_votes @ self.estimator_weights_
@@ -324,7 +338,10 @@ _PARAMS_DOC = """
     max_leaf_nodes, max_bins, num_pct
         Passed to every :class:`csdt.CostSensitiveDecisionTreeClassifier` (unpruned).
     final_estimator : classifier or None
-        Stacking learner, default ``CostSensitiveLogisticRegression()``.
+        Stacking learner, default ``CostSensitiveLogisticRegression()``; any scikit-learn
+        classifier with ``predict_proba`` works: it is fitted on the trees' outputs with
+        ``cost_matrix=`` if its ``fit`` takes it, else with ``sample_weight`` = each row's
+        misclassification regret ``|c1 - c0|`` (see ``csdt._members``).
     n_jobs : int or None
         Threads fitting trees (joblib; ``-1`` = all cores).
     random_state : int, RandomState or None

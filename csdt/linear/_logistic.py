@@ -30,17 +30,18 @@ import numbers
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
-from ._linear_objective import aec_and_gradient, cost_slope_and_offset
+from .._params import StrOptions, count, non_negative, validate_params
+from ._objective import aec_and_gradient, cost_slope_and_offset
 
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
 
@@ -54,12 +55,22 @@ def _check_y(y):
     return check_binary_labels(y, return_classes=True)
 
 
-def _check_positive(value, name, *, allow_zero=False, integer=False):
-    kind = numbers.Integral if integer else numbers.Real
-    if not isinstance(value, kind) or isinstance(value, bool) or not np.isfinite(value) \
-            or value < 0 or (value == 0 and not allow_zero):
-        need = "a non-negative" if allow_zero else "a positive"
-        raise ValueError(f"{name} must be {need} {'integer' if integer else 'number'}, got {value!r}")
+def _standardisation(X):
+    """Column means and standard deviations of float64 X (a zero deviation becomes 1).
+
+    Raises ``ValueError`` naming the column when they overflow float64: finite values near
+    1e154 or above square (or sum) past 1.8e308, and the NaN that follows would be reported
+    downstream as missing input."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.mean(axis=0)
+        std = X.std(axis=0)
+    bad = ~(np.isfinite(mean) & np.isfinite(std))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"X column {j} is too large to standardise (max |x| = {np.abs(X[:, j]).max():.3g}): its "
+                         "mean or variance overflows float64; rescale X (e.g. divide the column by a power of ten)")
+    std[std == 0] = 1.0
+    return mean, std
 
 
 class _LinearScoreMixin(ClassifierMixin):
@@ -131,6 +142,16 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     :class:`csdt.BayesMinimumRiskClassifier` to decide with new rows' own costs).
     """
 
+    _parameter_constraints = {
+        "lambda_l1": [non_negative()],
+        "fit_intercept": ["boolean"],
+        "standardize": ["boolean"],
+        "max_iter": [count(1)],
+        "tol": [non_negative()],
+        "gtol": [non_negative()],
+        "init": [StrOptions({"logistic", "zeros"})],
+    }
+
     def __init__(self, lambda_l1=0.0, fit_intercept=True, standardize=True, max_iter=10000,
                  tol=1e-8, gtol=1e-6, init="logistic"):
         self.lambda_l1 = lambda_l1
@@ -142,12 +163,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         self.init = init
 
     def _check_params(self):
-        _check_positive(self.lambda_l1, "lambda_l1", allow_zero=True)
-        _check_positive(self.max_iter, "max_iter", integer=True)
-        _check_positive(self.tol, "tol", allow_zero=True)
-        _check_positive(self.gtol, "gtol", allow_zero=True)
-        if self.init not in ("logistic", "zeros"):
-            raise ValueError(f"init must be 'logistic' or 'zeros', got {self.init!r}")
+        validate_params(self)
 
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit by minimising ``AEC + lambda_l1 ||beta||_1`` with the rows' own costs."""
@@ -160,17 +176,18 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         return self._fit_arrays(X, yi, costs)
 
     def _fit_arrays(self, X, yi, costs):
-        """Fit on validated float64 X, 0/1 int y and (n, 4) costs (no re-validation)."""
+        """Fit on validated float64 X, 0/1 int y and (n, 4) costs (no re-validation; the
+        ensembles' protocol, ``csdt._members``)."""
         # the products are (n x p) with small p: threaded BLAS only adds contention (10x slower)
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit_arrays_serial(X, yi, costs)
 
+    _fit_validated = _fit_arrays  # csdt._members protocol name
+
     def _fit_arrays_serial(self, X, yi, costs):
         n, p = X.shape
         if self.standardize:
-            mean = X.mean(axis=0)
-            std = X.std(axis=0)
-            std[std == 0] = 1.0
+            mean, std = _standardisation(X)
             Xs = (X - mean) / std
         else:
             mean, std, Xs = np.zeros(p), np.ones(p), X
@@ -251,6 +268,18 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
             .fit(X, y, fp_cost=fp, fn_cost=fn)
     """
 
+    _parameter_constraints = {
+        "lambdas": [count(1), "array-like"],
+        "cv": [count(2), "cv_object"],
+        "scoring": [StrOptions({"aec", "savings"})],
+        "fit_intercept": ["boolean"],
+        "standardize": ["boolean"],
+        "max_iter": [count(1)],
+        "tol": [non_negative()],
+        "gtol": [non_negative()],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, lambdas=10, cv=5, scoring="aec", fit_intercept=True, standardize=True,
                  max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None):
         self.lambdas = lambdas
@@ -272,8 +301,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
 
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Choose lambda by cross-validated AEC (or savings), then refit on all rows."""
-        if self.scoring not in ("aec", "savings"):
-            raise ValueError(f"scoring must be 'aec' or 'savings', got {self.scoring!r}")
+        validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, classes = _check_y(y)
         self.classes_ = classes
@@ -308,7 +336,11 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         if isinstance(self.lambdas, numbers.Integral) and not isinstance(self.lambdas, bool):
             if self.lambdas < 1:
                 raise ValueError(f"lambdas must be >= 1 or a list of values, got {self.lambdas}")
-            Xs = (X - X.mean(0)) / np.where(X.std(0) == 0, 1.0, X.std(0)) if self.standardize else X
+            if self.standardize:
+                mean, std = _standardisation(X)
+                Xs = (X - mean) / std
+            else:
+                Xs = X
             d, e = cost_slope_and_offset(yi, costs)
             rate = float(np.clip(yi.mean(), 1e-6, 1 - 1e-6))
             theta = np.concatenate(([np.log(rate / (1 - rate))] if self.fit_intercept else [],

