@@ -102,32 +102,56 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------- parameters
     def _set_other_params(self, kwargs):
-        # further native parameters given as keywords (like LGBMClassifier / XGBClassifier **kwargs)
-        self._other_params = {}
-        for k, v in kwargs.items():
-            setattr(self, k, v)
-            self._other_params[k] = v
+        # further native parameters given as keywords (like LGBMClassifier / XGBClassifier **kwargs);
+        # kept in one private dict (scikit-learn: __init__ sets no attribute but its parameters)
+        self._other_params = dict(kwargs)
+
+    def __getattr__(self, name):
+        # est.verbose for a keyword given as **kwargs; only called when normal lookup fails
+        other = self.__dict__.get("_other_params")
+        if other is not None and name in other:
+            return other[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def get_params(self, deep=True):
+        """Parameters of the estimator, including native keywords given as ``**kwargs``.
+
+        Parameters
+        ----------
+        deep : bool, default True
+            As in scikit-learn (the estimators hold no sub-estimator).
+
+        Returns
+        -------
+        dict
+            Keyword name to value; ``clone`` and ``GridSearchCV`` rebuild the estimator from it.
+        """
         params = super().get_params(deep=deep)
-        params.update({k: getattr(self, k) for k in getattr(self, "_other_params", {})})
+        params.update(getattr(self, "_other_params", {}))
         return params
 
     def set_params(self, **params):
+        """Set parameters; a name outside the signature is kept as a native keyword (like ``**kwargs``).
+
+        Parameters
+        ----------
+        **params : dict
+            Keyword name to new value.
+
+        Returns
+        -------
+        self
+            The estimator.
+        """
         known = set(self._get_param_names())
         own = {k: v for k, v in params.items() if k in known or "__" in k}
         super().set_params(**own)
-        other = getattr(self, "_other_params", None)
-        if other is None:
-            other = self._other_params = {}
-        for k, v in params.items():
-            if k not in own:
-                setattr(self, k, v)
-                other[k] = v
+        other = self.__dict__.setdefault("_other_params", {})
+        other.update({k: v for k, v in params.items() if k not in own})
         return self
 
     def _other_native_params(self) -> dict:
-        return {k: getattr(self, k) for k in getattr(self, "_other_params", {})}
+        return dict(getattr(self, "_other_params", {}))
 
     def _check_common_params(self):
         obj = getattr(self, "objective", None)
@@ -146,6 +170,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             v = getattr(self, name, None)
             if v is not None and not (isinstance(v, numbers.Real) and 0 < v <= 1):
                 raise ValueError(f"{name} must lie in (0, 1], got {v!r}")
+        if self.eval_metric not in _aec.METRICS:
+            raise ValueError(f"eval_metric must be one of {tuple(_aec.METRICS)} (money metrics on each eval set's "
+                             f"costs; the AEC objective makes xgboost's / lightgbm's own metrics read margins), "
+                             f"got {self.eval_metric!r}")
         _aec.check_metric_params(self.eval_metric, _decision_layer.metric_decision(self.decision), "margin")
         esr = self.early_stopping_rounds
         if esr is not None and not (isinstance(esr, numbers.Integral) and esr >= 1):
@@ -155,7 +183,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     def _validate_X(self, X, reset, y=None):
         if has_category_columns(X):
             return self._validate_frame(X, reset, y)
-        kw = dict(dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        # float32 stays float32: both libraries bin it as is (no 2x copy of a large X)
+        kw = dict(dtype=(np.float64, np.float32), ensure_all_finite="allow-nan", reset=reset)
         try:
             return validate_data(self, X, **kw) if y is None else validate_data(self, X, y, **kw)
         except ValueError as exc:
@@ -194,24 +223,34 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame (n, p), numeric (NaN allowed: missing values);
-            pandas ``category`` columns are encoded by the native library
-            (xgboost needs ``enable_categorical=True``, as natively)
-        y : array-like (n,), two classes (sorted unique values map to 0 / 1)
-        fp_cost, fn_cost, tp_cost, tn_cost : scalar or (n,) money per row
-            Or ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``. With no costs at
-            all, unit costs C_FP = C_FN = 1 are used (AEC = expected 0-1 loss), so
-            the estimator also works where no money is known (scikit-learn checks).
-        sample_weight : (n,), optional
+        X : array-like or DataFrame of shape (n, p)
+            Numeric (NaN allowed: a missing value); pandas ``category`` columns
+            are encoded by the native library (xgboost needs
+            ``enable_categorical=True``, as natively).
+        y : array-like of shape (n,)
+            Two classes (sorted unique values map to 0 / 1).
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+            Money per row. With no costs at all, unit costs C_FP = C_FN = 1 are
+            used (AEC = expected 0-1 loss), so the estimator also works where no
+            money is known (scikit-learn checks).
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        sample_weight : array-like of shape (n,), optional
             Multiplies each row's gradient, hessian and metric contribution.
         eval_set : list of (X_k, y_k), optional
             Sets evaluated each round; early stopping watches the last one.
-        eval_costs : list, one per eval set
-            Each a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost`` (or
-            ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required with
-            ``eval_set`` when training costs are given: costs are never matched to
-            an eval set by length or order.
+        eval_costs : list, optional
+            One per eval set: a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost``
+            (or ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required
+            with ``eval_set`` when training costs are given: costs are never
+            matched to an eval set by length or order.
         eval_sample_weight : list of (n_k,) or None, optional
+            Row weights of each eval set.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
         """
         return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                     cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs, eval_sample_weight)
@@ -303,13 +342,34 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         """Margin eta (log-odds of the cost-trained probability), start margin included.
 
         With ``decision="auto"`` and ``decision_ == "logloss+bmr"``: the logloss model's margin.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to score, with the training columns.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The margin eta_i; P(y=1) = 1 / (1 + exp(-eta_i)).
         """
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
         return _decision_layer.margin(self, X)
 
     def predict_proba(self, X):
-        """(n, 2) probabilities ``[1 - s, s]`` with s = sigmoid(margin)."""
+        """Probabilities ``[1 - s, s]`` with s = sigmoid(margin).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            Columns in the order of ``classes_``.
+        """
         s = _aec.sigmoid(self.decision_function(X))
         return np.column_stack([1.0 - s, s])
 
@@ -322,6 +382,21 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (paper eq. 2).
         With ``decision="auto"``: the rule ``decision_`` chosen on validation savings
         (the BMR rules need the rows' costs; see :mod:`csboost_plugins._decision_layer`).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to decide.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
+            The rows' costs (money); without them the decision is s > 1/2 (with
+            ``decision="auto"``: required when ``decision_`` is a BMR rule).
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``.
         """
         s = self.predict_proba(X)[:, 1]
         no_costs = fp_cost is None and fn_cost is None and cost_matrix is None
@@ -357,6 +432,16 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         that never imports ``csboost_plugins`` gets ``Booster.predict(X) ==
         predict_proba(X)[:, 1]``. The estimator's parameters and classes travel
         in the file too, for :meth:`load_model`.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Target file (xgboost: ``.json`` or ``.ubj``; lightgbm: text).
+
+        Returns
+        -------
+        self
+            The estimator.
         """
         check_is_fitted(self, "booster_")
         self._save_booster(str(path), json.dumps(self._metadata()))
@@ -369,6 +454,18 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         ``CSXGBClassifier.load_model(path)`` returns a new estimator;
         ``est.load_model(path)`` loads into ``est`` (as ``XGBClassifier`` does)
         and returns it.
+
+        Parameters
+        ----------
+        path : str or path-like
+            A file written by :meth:`save_model`; a plain native model file loads
+            with ``classes_ = [0, 1]`` and default parameters.
+
+        Returns
+        -------
+        estimator
+            Fitted, with the saved parameters, ``classes_``, ``feature_names_in_``,
+            ``start_margin_`` and ``best_iteration_``.
         """
         booster, meta = cls._load_booster(str(path))
         meta = json.loads(meta) if meta else {}

@@ -16,6 +16,7 @@ from . import _money_eval
 from . import lgb as _native
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .callback import early_stopping
 from .lgb import AECObjective, bake_start_margin, money_metrics
 
@@ -58,18 +59,45 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
 
     Parameters
     ----------
-    boosting_type, num_leaves, max_depth, learning_rate, n_estimators, subsample_for_bin,
-    min_split_gain, min_child_weight (min_sum_hessian_in_leaf, on the cost-scaled hessian),
-    min_child_samples, subsample, subsample_freq, colsample_bytree, reg_alpha, reg_lambda,
-    random_state, n_jobs, importance_type, max_bin :
-        lightgbm parameters (defaults as ``LGBMClassifier``).
+    boosting_type, num_leaves, max_depth, learning_rate, n_estimators, subsample_for_bin, min_split_gain, \
+min_child_samples, subsample, subsample_freq, colsample_bytree, reg_alpha, reg_lambda, random_state, \
+n_jobs, importance_type : optional
+        lightgbm parameters, meaning and defaults as ``LGBMClassifier``.
+    min_child_weight : float, default 1e-3
+        ``min_sum_hessian_in_leaf``, on the cost-scaled hessian.
+    max_bin : int, default 255
+        Histogram bins per feature.
+    objective : None or "aec"
+        The loss is always the AEC; any other value raises ``ValueError``.
     class_weight : dict, "balanced" or None
         Multiplies the row weights, as ``LGBMClassifier``.
-    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds,
-    eval_metric, decision, params :
-        as in :class:`csboost_plugins.xgb.CSXGBClassifier`.
-    **kwargs : further native lightgbm parameters (default ``verbose=-1``,
+    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds, eval_metric, decision, params \
+: optional
+        As in :class:`csboost_plugins.xgb.CSXGBClassifier`.
+    **kwargs : dict
+        Further native lightgbm parameters (defaults ``verbose=-1``,
         ``deterministic=True``, ``force_row_wise=True``).
+
+    Attributes
+    ----------
+    booster_ : lightgbm.Booster
+        Deployable (start margin baked in, ``objective=binary sigmoid:1``).
+    classes_ : ndarray of shape (2,)
+        The two labels (sorted).
+    n_features_in_ : int
+        Number of columns of X.
+    feature_names_in_ : ndarray of str
+        Column names of a training DataFrame (also the booster's feature names).
+    cost_scale_ : float
+        Money unit the costs were divided by.
+    start_margin_ : float
+        Margin the boosting started from.
+    evals_result_ : dict
+        Money metrics of each eval set per round.
+    best_iteration_ : int or None
+        Number of rounds kept by early stopping (as lightgbm), else None.
+    n_estimators_ : int
+        Rounds in the booster.
     """
 
     def __init__(self, *, boosting_type="gbdt", num_leaves=31, max_depth=-1, learning_rate=0.1, n_estimators=100,
@@ -77,7 +105,8 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
                  min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,
                  reg_alpha=0.0, reg_lambda=0.0, random_state=None, n_jobs=None, importance_type="split",
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 early_stopping_rounds=None, eval_metric="aec", decision="0.5", params=None, **kwargs):
+                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, params=None,
+                 **kwargs):
         self.boosting_type = boosting_type
         self.num_leaves = num_leaves
         self.max_depth = max_depth
@@ -111,8 +140,39 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, callbacks=None,
             categorical_feature="auto"):
-        """As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus lightgbm's ``callbacks`` (list of
-        ``lgb.train`` callbacks) and ``categorical_feature`` ("auto": pandas ``category`` columns)."""
+        """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
+
+        As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus two keywords of
+        ``LGBMClassifier.fit``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Numeric, bool or pandas ``category`` columns; NaN is a missing value.
+        y : array-like of shape (n,)
+            Two classes (sorted unique values map to 0 / 1).
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+            Money per row; no costs at all means unit costs C_FP = C_FN = 1.
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        sample_weight : array-like of shape (n,), optional
+            Multiplies each row's gradient, hessian and metric contribution.
+        eval_set : list of (X_k, y_k), optional
+            Sets evaluated each round; early stopping watches the last one.
+        eval_costs : list, optional
+            One dict of cost keywords (or an (n_k, 4) array) per eval set.
+        eval_sample_weight : list, optional
+            Row weights (or None) per eval set.
+        callbacks : list of callable, optional
+            ``lgb.train`` callbacks.
+        categorical_feature : "auto" or list of int or str, default "auto"
+            As lightgbm ("auto": the pandas ``category`` columns).
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
         self._fit_callbacks, self._categorical_feature = callbacks, categorical_feature
         try:
             return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -176,7 +236,7 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
         if self.early_stopping_rounds is not None:
             callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
-        feval = money_metrics(decision=metric_decision(self.decision)) if valid_sets else None
+        feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks)
         self.best_iteration_ = None
@@ -193,7 +253,13 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
 
     @property
     def feature_importances_(self):
-        """``booster_.feature_importance(importance_type)`` ("split" counts by default), as ``LGBMClassifier``."""
+        """``booster_.feature_importance(importance_type)``, as ``LGBMClassifier``.
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+            Split counts ("split", default) or total gains ("gain"), not normalised.
+        """
         check_is_fitted(self, "booster_")
         return self.booster_.feature_importance(importance_type=self.importance_type)
 

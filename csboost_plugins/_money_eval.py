@@ -17,6 +17,15 @@ import numpy as np
 
 from . import _aec
 
+#: Decision rule of every savings metric unless told otherwise: s > 1/2, the AEC model's own decision
+#: (``predict(X)`` of the estimators). Bayes minimum risk on AEC probabilities counts the costs twice
+#: (benchmarks/results/boosting.md); use ``decision="bmr"`` for calibrated (logloss) probabilities.
+DEFAULT_DECISION = "0.5"
+#: Metric early stopping watches unless told otherwise: the AEC is smooth (lower is better), while the
+#: savings of 0/1 decisions stay flat while every s is on one side of 1/2 and stop a run at round 0.
+DEFAULT_WATCH = "aec"
+METRIC_NAMES = ("aec", "expected_savings", "savings")
+
 COSTS_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
 _CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w)) computed from those costs
 
@@ -33,6 +42,37 @@ def store_costs(data, costs):
     """Put validated (n, 4) costs on ``data`` and drop what was computed from earlier ones."""
     setattr(data, COSTS_ATTR, costs)
     data.__dict__.pop(_CACHE_ATTR, None)
+    return data
+
+
+class _SubsetsKeepCosts:
+    """Stands in for ``data.<method>`` (``DMatrix.slice`` / ``Dataset.subset``, what ``xgb.cv`` and
+    ``lgb.cv`` call to build each fold): the subset carries its rows' costs and ``attrs``."""
+
+    def __init__(self, data, method, attrs, order):
+        self.data, self.method, self.attrs, self.order = data, method, attrs, order
+
+    def __call__(self, indices, *args, **kwargs):
+        sub = getattr(type(self.data), self.method)(self.data, indices, *args, **kwargs)
+        rows = np.asarray(indices, dtype=np.int64).reshape(-1)
+        rows = rows if self.order is None else self.order(rows)
+        store_costs(sub, getattr(self.data, COSTS_ATTR)[rows])
+        for a in self.attrs:
+            if hasattr(self.data, a):
+                setattr(sub, a, getattr(self.data, a))
+        keep_costs_on_subsets(sub, self.method, self.attrs, self.order)
+        return sub
+
+
+def keep_costs_on_subsets(data, method, attrs=(), order=None):
+    """Make ``data.<method>(indices)`` return a subset that carries ``costs[order(indices)]``.
+
+    The libraries' cross-validation slices the data set it is given into new
+    objects, which would lose the costs stored on ``data``; ``attrs`` are further
+    instance attributes copied to the subsets (lightgbm's start margin); ``order``
+    maps the indices to the subset's row order (lightgbm sorts them).
+    """
+    setattr(data, method, _SubsetsKeepCosts(data, method, tuple(attrs), order))
     return data
 
 
@@ -109,12 +149,27 @@ class MoneyMetricBase:
 
     _io: DataAccess
 
-    def __init__(self, metric="savings", *, decision="bmr", preds="margin"):
+    def __init__(self, metric="savings", *, decision=DEFAULT_DECISION, preds="margin"):
         _aec.check_metric_params(metric, decision, preds)
         self.metric, self.decision, self.preds = metric, decision, preds
         self.__name__ = metric
 
     def value(self, preds, data) -> float:
+        """The metric on one data set's own rows and costs.
+
+        Parameters
+        ----------
+        preds : numpy.ndarray of shape (n,)
+            Margins, or probabilities with ``preds="probability"``.
+        data : xgboost.DMatrix or lightgbm.Dataset
+            Carrying its costs.
+
+        Returns
+        -------
+        float
+            Savings or expected savings (fraction of the cheaper trivial policy's
+            cost, at most 1), or the AEC (money per row).
+        """
         costs = self._io.costs(data)
         p = np.asarray(preds, dtype=np.float64).reshape(-1)
         s = _aec.sigmoid(p) if self.preds == "margin" else p
@@ -123,3 +178,86 @@ class MoneyMetricBase:
 
     def __repr__(self):
         return f"MoneyMetric({self.metric!r}, decision={self.decision!r}, preds={self.preds!r})"
+
+
+class MoneyMetricsBase:
+    """aec, expected_savings and savings of each eval set in one custom metric (subclasses set
+    ``_metric`` and ``__call__``); ``watch`` is reported last, the one xgboost's early stopping uses."""
+
+    _metric: type
+
+    def __init__(self, *, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+        if watch not in METRIC_NAMES:
+            raise ValueError(f"watch must be one of {METRIC_NAMES}, got {watch!r}")
+        self.parts = [self._metric(k, decision=decision, preds=preds)
+                      for k in [k for k in METRIC_NAMES if k != watch] + [watch]]
+        self.watch, self.decision, self.preds = watch, decision, preds
+        self.__name__ = "money_metrics"
+
+    def __repr__(self):
+        return f"MoneyMetrics(watch={self.watch!r}, decision={self.decision!r}, preds={self.preds!r})"
+
+
+def metric_factories(metric_cls, metrics_cls):
+    """``money_metric`` and ``money_metrics`` of a plugin, built from its metric classes.
+
+    Both are module-level functions of the plugin (``__module__`` set to it) with one docstring.
+    """
+
+    def money_metric(metric="savings", *args, decision=DEFAULT_DECISION, preds="margin"):
+        """Build a :class:`MoneyMetric`: ``money_metric("aec")``, ``money_metric("savings", decision="bmr")``.
+
+        A factory, not a metric: handed to the library uncalled (``custom_metric=money_metric``)
+        it raises a ``TypeError`` naming the fix.
+
+        Parameters
+        ----------
+        metric : {"aec", "expected_savings", "savings"}, default "savings"
+            The money metric (see :class:`MoneyMetric`).
+        *args
+            Refused: present only to turn the library calling the factory as a metric
+            (``custom_metric=money_metric`` uncalled) into a clear ``TypeError``.
+        decision : {"0.5", "bmr"}, default "0.5"
+            Decision rule of "savings": s > 1/2 (``DEFAULT_DECISION``, the estimators'
+            ``predict``) or Bayes minimum risk with the rows' costs.
+        preds : {"margin", "probability"}, default "margin"
+            What the library passes: margins (custom objective) or probabilities.
+
+        Returns
+        -------
+        MoneyMetric
+        """
+        if not isinstance(metric, str) or args:
+            raise TypeError(
+                f"money_metric is a factory, not a metric: it was called with {1 + len(args)} data arguments. "
+                'Call it (money_metric("aec"), money_metric("savings", decision="bmr")) or pass a ready metric: '
+                "aec_metric, savings_metric, expected_savings_metric, money_metrics")
+        return metric_cls(metric, decision=decision, preds=preds)
+
+    def money_metrics(*args, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+        """Build a :class:`MoneyMetrics` reporting aec, expected_savings and savings; usable uncalled.
+
+        Parameters
+        ----------
+        *args
+            Only when the library calls the factory itself as the metric (passed uncalled):
+            the predictions and the data set; the default :class:`MoneyMetrics` is evaluated.
+        watch : {"aec", "expected_savings", "savings"}, default "aec"
+            Reported last (the metric the library's own early stopping watches).
+        decision : {"0.5", "bmr"}, default "0.5"
+            Decision rule of "savings".
+        preds : {"margin", "probability"}, default "margin"
+            What the library passes.
+
+        Returns
+        -------
+        MoneyMetrics or list
+            The metric object; the metric values when called as the metric.
+        """
+        if args:  # handed over uncalled: the library calls it as the metric itself
+            return metrics_cls()(*args)
+        return metrics_cls(watch=watch, decision=decision, preds=preds)
+
+    for f in (money_metric, money_metrics):
+        f.__module__, f.__qualname__ = metric_cls.__module__, f.__name__
+    return money_metric, money_metrics

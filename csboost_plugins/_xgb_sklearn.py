@@ -16,7 +16,8 @@ from . import _aec, _money_eval
 from . import xgb as _native
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
-from .xgb import AECObjective, MoneyMetric
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from .xgb import AECObjective, MoneyMetrics
 
 __all__ = ["CSXGBClassifier"]
 
@@ -47,11 +48,19 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
 
     Parameters
     ----------
-    n_estimators, learning_rate, max_depth, min_child_weight, reg_lambda, reg_alpha, gamma, subsample,
-    colsample_bytree, max_bin, tree_method, ... :
-        xgboost parameters (``min_child_weight`` and ``reg_lambda`` act on the
-        cost-scaled hessian, so they mean the same for any currency). Defaults
-        are xgboost's except ``learning_rate=0.1``.
+    n_estimators : int, default 100
+        Boosting rounds.
+    learning_rate : float, default 0.1
+        Shrinkage (xgboost ``eta``; xgboost's own default is 0.3).
+    max_depth, max_leaves, max_bin, grow_policy, booster, tree_method, gamma, max_delta_step, subsample, \
+sampling_method, colsample_bytree, colsample_bylevel, colsample_bynode, reg_alpha, reg_lambda, \
+num_parallel_tree, monotone_constraints, interaction_constraints, device, validate_parameters, \
+max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
+        xgboost parameters, meaning and defaults as ``XGBClassifier`` (here
+        ``max_depth=6``, ``max_bin=256``, ``tree_method="hist"``).
+    min_child_weight : float, default 1.0
+        Minimum hessian of a leaf; with ``reg_lambda`` it acts on the
+        cost-scaled hessian, so it means the same for any currency.
     objective : None or "aec"
         The loss is always the AEC; any other value raises ``ValueError``.
     base_score : float in (0, 1), optional
@@ -60,51 +69,84 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
     scale_pos_weight : float, optional
         Multiplies the weight of the positive rows (xgboost applies it inside
         ``binary:logistic``, which the AEC replaces).
-    enable_categorical, feature_types, feature_weights, missing :
-        given to the ``DMatrix`` (pandas ``category`` columns need
-        ``enable_categorical=True``, as natively).
+    random_state : int, RandomState or None
+        Seed of the booster.
+    n_jobs : int, optional
+        Threads (``nthread``).
+    missing : float, default NaN
+        Value read as missing.
+    enable_categorical : bool, default False
+        Let xgboost encode pandas ``category`` columns (needed for them, as natively).
+    feature_types, feature_weights : optional
+        Given to the ``DMatrix``.
     importance_type : str, optional
         Kind of ``feature_importances_`` ("gain" by default, as xgboost).
-    callbacks : list of ``xgboost.callback.TrainingCallback``, optional
-    hessian, hessian_floor, logloss_weight :
-        AEC objective (see :class:`csboost_plugins.xgb.AECObjective`).
-    start_margin : "cost_prior", "prior" or float
-        Starting margin (``base_score``); "cost_prior" (default) = logit of the share of
-        regret mass preferring class 1, "prior" = logit of the weighted positive rate
-        (see :func:`csboost_plugins._aec.start_margin`).
-    early_stopping_rounds : int or None
-        Stop when ``eval_metric`` on the last eval set has not improved for this many rounds;
-        the booster is cut at the best round.
-    eval_metric : {"aec", "savings", "expected_savings"}
-        Metric watched by early stopping. "aec" (default) is smooth; savings of 0/1
-        decisions is flat while every s is on one side of 1/2 and stopped too early
-        in benchmark 1.
-    decision : {"0.5", "bmr", "auto"}
-        Decision rule of the "savings" eval metric; "0.5" (default) matches ``predict(X)``:
+    callbacks : list of xgboost.callback.TrainingCallback, optional
+        Called every round, as in ``XGBClassifier``.
+    eval_metric : {"aec", "savings", "expected_savings"}, default "aec"
+        Money metric watched by early stopping. "aec" is smooth; savings of 0/1
+        decisions is flat while every s is on one side of 1/2 and stopped too
+        early in benchmark 1.
+    early_stopping_rounds : int, optional
+        Stop when ``eval_metric`` on the last eval set has not improved for this
+        many rounds; the booster is cut at the best round.
+    hessian : {"abs", "fisher", "bound", "exact"}, default "abs"
+        Hessian policy of the AEC objective (see :class:`csboost_plugins.xgb.AECObjective`).
+    hessian_floor : float in [0, 1], default 0.1
+        Floor on abs(1 - 2s) for ``hessian="abs"``.
+    logloss_weight : float, default 0.0
+        alpha of the blend ``AEC / cost_scale + alpha * logloss``.
+    start_margin : "cost_prior", "prior" or float, default "cost_prior"
+        Starting margin; "cost_prior" = logit of the share of regret mass
+        preferring class 1, "prior" = logit of the weighted positive rate (see
+        :func:`csboost_plugins._aec.start_margin`).
+    decision : {"0.5", "bmr", "auto"}, default "0.5"
+        Decision rule of the "savings" eval metric; "0.5" matches ``predict(X)``:
         the AEC minimiser already holds the costs, and Bayes minimum risk on its
         (uncalibrated) probabilities would count them twice. "auto" (the recipe of
         benchmark 5, needs ``eval_set`` and ``eval_costs``): also fit a logloss booster
-        and keep the rule with the best validation savings among s > 1/2 on the AEC
-        model, BMR on the AEC model and BMR on the logloss model (``decision_``,
+        and keep logloss + BMR unless an AEC rule (s > 1/2, or BMR on the AEC model)
+        saves more on the validation set by two standard errors (``decision_``,
         ``validation_savings_``); ``predict(X, fp_cost=..., fn_cost=...)`` applies it
         (see :mod:`csboost_plugins._decision_layer`).
-    random_state, n_jobs : seed and threads (``nthread``).
     params : dict, optional
         Further native xgboost parameters (override the above).
-    **kwargs : further native xgboost parameters, as in ``XGBClassifier``.
+    **kwargs : dict
+        Further native xgboost parameters, as in ``XGBClassifier``.
 
     Attributes
     ----------
-    booster_ : xgboost.Booster, deployable: saved with ``save_model`` (or
-        ``get_booster().save_model``) plain xgboost's ``predict`` returns
-        ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` the margin.
-    classes_, n_features_in_, feature_names_in_, feature_importances_, cost_scale_,
-    start_margin_, evals_result_, best_iteration_ (None without early stopping), n_estimators_,
-    decision_ ("aec", "aec+bmr" or "logloss+bmr"), validation_savings_ (dict or None),
-    logloss_booster_ (``decision="auto"``, else None).
+    booster_ : xgboost.Booster
+        Deployable: saved with ``save_model`` (or ``get_booster().save_model``),
+        plain xgboost's ``predict`` returns ``predict_proba(X)[:, 1]``;
+        ``predict(..., output_margin=True)`` returns the margin.
+    classes_ : ndarray of shape (2,)
+        The two labels (sorted).
+    n_features_in_ : int
+        Number of columns of X.
+    feature_names_in_ : ndarray of str
+        Column names of a training DataFrame (also the booster's feature names).
+    feature_importances_ : ndarray of shape (n_features,)
+        See the property.
+    cost_scale_ : float
+        Money unit the costs were divided by (see :class:`csboost_plugins.xgb.AECObjective`).
+    start_margin_ : float
+        Margin the boosting started from.
+    evals_result_ : dict
+        Money metrics of each eval set per round.
+    best_iteration_ : int or None
+        0-based best round with early stopping (as xgboost), else None.
+    n_estimators_ : int
+        Rounds in the booster.
+    decision_ : {"aec", "aec+bmr", "logloss+bmr"}
+        Rule of ``predict``; with ``decision="auto"`` chosen on validation savings.
+    validation_savings_ : dict or None
+        Validation savings of each rule (``decision="auto"``).
+    logloss_booster_ : xgboost.Booster or None
+        The logloss booster of ``decision="auto"``.
 
-    Every fit warns (:class:`csboost_plugins._decision_layer.MoneyLossWarning`) when the
-    fitted decisions save less than the trivial policy (savings < 0) on the validation set
+    Every fit warns (:class:`csboost_plugins.MoneyLossWarning`) when the fitted
+    decisions save less than the trivial policy (savings < 0) on the validation set
     (training rows without one), naming the likely cause.
     """
 
@@ -122,9 +164,9 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
                  num_parallel_tree=None, monotone_constraints=None, interaction_constraints=None,
                  importance_type=None, device=None, validate_parameters=None, enable_categorical=False,
                  feature_types=None, feature_weights=None, max_cat_to_onehot=None, max_cat_threshold=None,
-                 multi_strategy=None, eval_metric="aec", early_stopping_rounds=None, callbacks=None,
-                 hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior", decision="0.5",
-                 params=None, **kwargs):
+                 multi_strategy=None, eval_metric=DEFAULT_WATCH, early_stopping_rounds=None, callbacks=None,
+                 hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
+                 decision=DEFAULT_DECISION, params=None, **kwargs):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -219,14 +261,8 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         devals = [(self._dmatrix(Xk, yk, wk, ck), f"validation_{k}") for k, (Xk, yk, ck, wk) in enumerate(evals)]
         obj = AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
                            logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
-        metric = None
-        if devals:
-            others = [k for k in ("aec", "expected_savings", "savings") if k != self.eval_metric]
-            parts = [MoneyMetric(k, decision=metric_decision(self.decision)) for k in others + [self.eval_metric]]
-
-            def metric(predt, dmatrix):  # the watched metric last: xgboost's early stopping uses it
-                return [(m.metric, m.value(predt, dmatrix)) for m in parts]
-
+        # the watched metric last: xgboost's early stopping uses it
+        metric = MoneyMetrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if devals else None
         evals_result = {}
         try:
             bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,
@@ -248,13 +284,25 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
         return self.booster_.predict(self._dmatrix(X), output_margin=True).astype(np.float64)
 
     def get_booster(self) -> xgb.Booster:
-        """The fitted ``xgboost.Booster`` (as ``XGBClassifier.get_booster``)."""
+        """The fitted booster (as ``XGBClassifier.get_booster``).
+
+        Returns
+        -------
+        xgboost.Booster
+            ``booster_``: deployable (``binary:logistic``, start margin in ``base_score``).
+        """
         check_is_fitted(self, "booster_")
         return self.booster_
 
     @property
     def feature_importances_(self):
-        """Normalised importances of kind ``importance_type`` ("gain" by default), as ``XGBClassifier``."""
+        """Importances of kind ``importance_type`` ("gain" by default), as ``XGBClassifier``.
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+            float32, summing to 1 (all zero when no tree splits).
+        """
         bst = self.get_booster()
         score = bst.get_score(importance_type=self.importance_type or "gain")
         names = bst.feature_names or [f"f{i}" for i in range(self.n_features_in_)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import lightgbm as lgb
 
-from ._money_eval import COSTS_ATTR
+from ._money_eval import COSTS_ATTR, DEFAULT_DECISION, DEFAULT_WATCH
 
 __all__ = ["early_stopping", "record_money"]
 
@@ -38,15 +38,16 @@ class _EarlyStoppingCallback:
 
     def _find(self, env):
         names = []
+        train_name = _train_name(env.model)
         for item in env.evaluation_result_list:
             data_name, metric_name, value, higher_better = item[:4]
             names.append((data_name, metric_name))
             if metric_name == self.metric and (self.data_name is None or data_name == self.data_name):
-                if data_name != "training":
+                if data_name != train_name or data_name == self.data_name:
                     return value, higher_better
         raise ValueError(
             f"early_stopping: no metric {self.metric!r} on eval set {self.data_name!r}; reported are {names}. "
-            "Pass valid_sets= with that name and feval= (e.g. csboost_plugins.lgb.money_metrics())"
+            "Pass valid_sets= with that name and feval= (e.g. csboost_plugins.lgb.money_metrics)"
         )
 
     def __call__(self, env):
@@ -66,12 +67,35 @@ class _EarlyStoppingCallback:
             raise lgb.callback.EarlyStopException(self.best_iter, self.best_result)
 
 
-def early_stopping(stopping_rounds, *, data_name=None, metric="savings", min_delta=0.0, verbose=False):
+def _train_name(booster):
+    """The name lgb.train gave the training set: its entry of ``valid_names`` when it is among the
+    ``valid_sets``, else lightgbm's "training"."""
+    return getattr(booster, "_train_data_name", "training")
+
+
+def early_stopping(stopping_rounds, *, data_name=None, metric=DEFAULT_WATCH, min_delta=0.0, verbose=False):
     """Stop when ``metric`` of eval set ``data_name`` has not improved for ``stopping_rounds`` rounds.
 
-    Direction comes from the metric's ``is_higher_better``; ``data_name=None`` takes
-    the first validation set reporting ``metric``. ``booster.best_iteration`` is set
-    to the best round (1-based), also when training runs to the end.
+    Direction comes from the metric's ``is_higher_better``. ``booster.best_iteration``
+    is set to the best round (1-based), also when training runs to the end.
+
+    Parameters
+    ----------
+    stopping_rounds : int >= 1
+    data_name : str, optional
+        Eval set watched (a name of ``valid_names``); None: the first validation
+        set (not the training set) reporting ``metric``.
+    metric : {"aec", "expected_savings", "savings"}, default "aec"
+        "aec" is smooth; the savings of 0/1 decisions are flat while every s is on
+        one side of 1/2.
+    min_delta : float >= 0, default 0
+    verbose : bool, default False
+        Print the stopping round.
+
+    Returns
+    -------
+    callable
+        A lightgbm callback.
     """
     return _EarlyStoppingCallback(stopping_rounds, data_name, metric, min_delta, verbose)
 
@@ -92,23 +116,37 @@ class _RecordMoneyCallback:
         if env.iteration == env.begin_iteration:
             self.eval_result.clear()
         parts = [MoneyMetric(k, decision=self.decision) for k in ("savings", "expected_savings")]
-        sets = [(bst.train_set, "training")] if getattr(bst.train_set, COSTS_ATTR, None) is not None else []
+        train_name = _train_name(bst)
+        sets = [(bst.train_set, train_name)] if getattr(bst.train_set, COSTS_ATTR, None) is not None else []
         sets += list(zip(bst.valid_sets, bst.name_valid_sets))
         for ds, name in sets:
             get_costs(ds)  # clear error for an eval set without costs
             # Booster.eval reuses lightgbm's cached scores of a registered set: no re-prediction
-            res = bst.eval_train(feval=parts) if name == "training" else bst.eval(ds, name, feval=parts)
+            res = bst.eval_train(feval=parts) if ds is bst.train_set else bst.eval(ds, name, feval=parts)
             rec = self.eval_result.setdefault(name, {})
             for _, metric_name, value, _ in (r[:4] for r in res):
                 if metric_name in ("savings", "expected_savings"):
                     rec.setdefault(metric_name, []).append(value)
 
 
-def record_money(eval_result, *, decision="bmr"):
+def record_money(eval_result, *, decision=DEFAULT_DECISION):
     """Record savings and expected savings of every eval set (and the training set if it has costs) each round.
 
-    ``eval_result`` is filled as ``{set_name: {"savings": [...], "expected_savings": [...]}}``;
-    values are computed from lightgbm's cached raw scores with each set's own costs,
+    Values are computed from lightgbm's cached raw scores with each set's own costs,
     independent of ``feval``. Needs the AEC objective (raw scores are margins).
+
+    Parameters
+    ----------
+    eval_result : dict
+        Filled as ``{set_name: {"savings": [...], "expected_savings": [...]}}`` with
+        the names of ``valid_names`` (the training set: its own entry when it is
+        among ``valid_sets``, else "training").
+    decision : {"0.5", "bmr"}, default "0.5"
+        As in ``money_metric`` (s > 1/2: the estimators' ``predict``).
+
+    Returns
+    -------
+    callable
+        A lightgbm callback.
     """
     return _RecordMoneyCallback(eval_result, decision)

@@ -70,6 +70,16 @@ def cost_mistakes(costs: np.ndarray) -> str | None:
 
     One-sided rows (``C_FN < C_TP`` on some rows only, e.g. fraud amounts below
     the alert's cost) are sound and are not reported.
+
+    Parameters
+    ----------
+    costs : ndarray of shape (n, 4)
+        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (money per row).
+
+    Returns
+    -------
+    str or None
+        The message :func:`check_costs` warns with, or None for a sound matrix.
     """
     fp_below = costs[:, FP] < costs[:, TN]
     fn_below = costs[:, FN] < costs[:, TP]
@@ -123,6 +133,11 @@ def one_cost_warning():
 
     Estimators wrap ``fit`` in it, so training and eval-set costs give one
     warning per call. Nested uses collect into the outermost.
+
+    Yields
+    ------
+    None
+        Inside the block, :func:`check_costs` collects instead of warning.
     """
     if getattr(_collecting, "bag", None) is not None:
         yield
@@ -196,6 +211,24 @@ def check_costs(
     a mistake, see :func:`cost_mistakes`. A row with ``C_FN < C_TP`` alone (a fraud
     alert that costs more than the amount at stake) is sound: letting it pass is simply
     the cheaper decision; :func:`cost_characteristic` still counts such rows.
+
+    Parameters
+    ----------
+    n : int, optional
+        Number of rows the costs must cover.
+    fp_cost, fn_cost : float or array-like of shape (n,)
+        Cost of a false positive / false negative (money per row).
+    tp_cost, tn_cost : float or array-like of shape (n,), default 0.0
+        Cost of a true positive / true negative (negative: a benefit).
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+    warn : bool, default True
+        Warn about a likely mistaken matrix (:func:`cost_mistakes`).
+
+    Returns
+    -------
+    ndarray of shape (n, 4)
+        C-contiguous float64 ``[C_FP, C_FN, C_TP, C_TN]``.
     """
     if n is not None:
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
@@ -465,10 +498,21 @@ class CostCharacteristic:
     (mu_b != 1, sigma_b = 0) or ``"example-dependent"`` (sigma_b != 0), equality
     up to a relative tolerance of 1e-9.
 
-    ``n_fp_below_tn`` / ``n_fn_below_tp`` count the rows with ``C_FP < C_TN`` /
-    ``C_FN < C_TP`` (a wrong decision cheaper than the right one for that class,
-    Elkan's reasonableness conditions); ``n_inverted`` the rows with both, which
-    :func:`check_costs` warns about.
+    Attributes
+    ----------
+    mu_b : float
+        Mean of b_i.
+    sigma_b : float
+        Population standard deviation of b_i.
+    kind : str
+        "cost-insensitive", "class-dependent" or "example-dependent".
+    n_fp_below_tn : int
+        Rows with ``C_FP < C_TN`` (a wrong decision cheaper than the right one
+        for a negative: Elkan's reasonableness conditions).
+    n_fn_below_tp : int
+        Rows with ``C_FN < C_TP`` (the same for a positive).
+    n_inverted : int
+        Rows with both, which :func:`check_costs` warns about.
     """
 
     mu_b: float
@@ -480,7 +524,27 @@ class CostCharacteristic:
 
 
 def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, n=None):
-    """Return :class:`CostCharacteristic` (mu_b, sigma_b, kind) of a cost matrix."""
+    """The cost characteristic (mu_b, sigma_b, kind) and the rows violating reasonableness.
+
+    Parameters
+    ----------
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+        Costs as in :func:`check_costs`.
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+    n : int, optional
+        Number of rows (needed when every cost is a scalar).
+
+    Returns
+    -------
+    CostCharacteristic
+        mu_b, sigma_b, kind and the counts ``n_fp_below_tn``, ``n_fn_below_tp``, ``n_inverted``.
+
+    Raises
+    ------
+    ValueError
+        When C_FP == C_TN on some row (b undefined).
+    """
     c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                     cost_matrix=cost_matrix, warn=False)
     den = c[:, FP] - c[:, TN]

@@ -4,21 +4,35 @@ Native use (the objective goes in ``params``; lightgbm 4 removed ``fobj=``)::
 
     import lightgbm as lgb
     from csboost_plugins import lgb as clgb
+    from csboost_plugins.metrics import savings_score
+    from csdt.datasets import make_fraud_transactions
 
-    dtrain = clgb.cost_dataset(X, y, fp_cost=10.0, fn_cost=amount)            # init_score = start margin
-    dval = clgb.cost_dataset(Xv, yv, fp_cost=10.0, fn_cost=amount_v, reference=dtrain)
-    params = {"objective": clgb.aec_objective(), "learning_rate": 0.05, "verbose": -1}
+    d = make_fraud_transactions(30_000, fraud_rate=0.02, random_state=0)
+    X, y, amount = d.data, d.target, d.fn_cost   # a missed fraud loses its amount, an alert costs 10
+    tr, va, te = slice(0, 10_000), slice(10_000, 20_000), slice(20_000, None)
+    dtrain = clgb.cost_dataset(X[tr], y[tr], fp_cost=10.0, fn_cost=amount[tr], tp_cost=10.0)  # init_score = m0
+    dval = clgb.cost_dataset(X[va], y[va], fp_cost=10.0, fn_cost=amount[va], tp_cost=10.0, reference=dtrain)
+    params = {"objective": clgb.aec_objective(), "learning_rate": 0.1, "num_leaves": 15, "verbose": -1}
+    history = {}
     bst = lgb.train(params, dtrain, 300, valid_sets=[dval], valid_names=["val"],
-                    feval=clgb.money_metrics(decision="0.5"),   # aec, expected_savings, savings
-                    callbacks=[clgb.early_stopping(30, data_name="val", metric="aec")])
-    clgb.bake_start_margin(bst, dtrain)          # raw scores now include the start margin
-    margin = bst.predict(Xt, raw_score=True, num_iteration=bst.best_iteration)
-    decisions = margin > 0                       # s > 1/2: the AEC model's own decision (see xgb docs)
+                    feval=clgb.money_metrics,                   # aec, expected_savings, savings
+                    callbacks=[clgb.early_stopping(30, data_name="val"),  # watches the aec
+                               clgb.record_money(history)])     # savings per round, as predict decides
+    clgb.bake_start_margin(bst, dtrain)          # once: the model now holds the start margin
+    proba = clgb.predict_proba(bst, X[te])       # the trees up to bst.best_iteration
+    test = savings_score(y[te], (proba > 0.5).astype(int), fp_cost=10.0, fn_cost=amount[te], tp_cost=10.0)
+    print(f"best round {bst.best_iteration}, validation savings "
+          f"{history['val']['savings'][bst.best_iteration - 1]:.3f}, test savings {test:.3f}")
+    clgb.to_deployable(bst).save_model("fraud.txt")  # plain lightgbm: Booster.predict == proba
 
 lightgbm does not store a Dataset's ``init_score`` in the model (LightGBM#1778):
-:func:`bake_start_margin` adds the start margin to every leaf of the first tree,
-so ``predict(raw_score=True)``, ``save_model`` / ``Booster(model_file=)`` and
-``num_iteration`` slicing all include it. Probabilities are
+:func:`bake_start_margin` adds the start margin to every leaf of the first tree
+and writes ``objective=binary sigmoid:1`` into the model, once (a second call
+changes nothing), so ``predict(raw_score=True)``, ``predict()`` (probabilities),
+``save_model`` / ``Booster(model_file=)`` and ``num_iteration`` slicing all
+include it; :func:`predict_proba` and :func:`to_deployable` refuse a booster that
+was not baked. ``lgb.cv`` works on a cost Dataset: each fold carries its rows'
+costs and the start margin. Probabilities are
 ``scipy.special.expit(margin)``; BMR decisions are
 ``csboost_plugins.metrics.bayes_minimum_risk(expit(margin), fp_cost=..., fn_cost=...)``.
 
@@ -52,6 +66,7 @@ __all__ = [
     "aec_metric",
     "savings_metric",
     "expected_savings_metric",
+    "MoneyMetrics",
     "money_metrics",
     "attach_costs",
     "cost_dataset",
@@ -79,11 +94,32 @@ def _n_rows(dataset):
 
 
 def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, warn=True):
-    """Attach per-row costs to a ``lgb.Dataset``; returns it (validated against its row count)."""
+    """Attach per-row costs to a ``lgb.Dataset`` (validated against its row count).
+
+    ``dataset.subset(rows)`` (how ``lgb.cv`` builds its folds) carries ``costs[rows]``
+    and the start margin.
+
+    Parameters
+    ----------
+    dataset : lightgbm.Dataset
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+        Money of a false positive, false negative, true positive and true
+        negative for each row (currency units); scalars apply to every row.
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
+    warn : bool, default True
+        Emit a ``CostWarning`` for a cost matrix that looks like a mistake.
+
+    Returns
+    -------
+    lightgbm.Dataset
+        ``dataset`` itself, now carrying its costs.
+    """
     if not isinstance(dataset, lgb.Dataset):
         raise TypeError(f"dataset must be a lightgbm.Dataset, got {type(dataset).__name__}")
     costs = check_costs(_n_rows(dataset), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, warn=warn)
+    _money_eval.keep_costs_on_subsets(dataset, "subset", (_MARGIN_ATTR,), order=np.sort)  # subset sorts its rows
     return _money_eval.store_costs(dataset, costs)
 
 
@@ -91,10 +127,30 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
                  start_margin="cost_prior", reference=None, **dataset_kwargs):
     """A ``lgb.Dataset`` carrying its rows' costs, with ``init_score`` = the start margin.
 
-    ``start_margin``: "cost_prior" (default) or "prior" (see
-    :func:`csboost_plugins._aec.start_margin`), a float, or ``None`` for no init
-    score. With ``reference=dtrain`` (validation sets) the training set's start
-    margin is reused, so validation scores start where training scores start. ``free_raw_data`` defaults to False.
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n, p)
+    y : array-like of shape (n,)
+        Two classes; sorted unique values map to 0 / 1.
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+        Money of a false positive, false negative, true positive and true
+        negative for each row (currency units); scalars apply to every row.
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
+    weight : array-like of shape (n,), optional
+        Sample weights; multiply gradient, hessian and metrics.
+    start_margin : {"cost_prior", "prior"} or float or None, default "cost_prior"
+        See :func:`csboost_plugins._aec.start_margin`; None: no init score. Must be
+        finite. With ``reference=dtrain`` (validation sets) the training set's start
+        margin is reused, so validation scores start where training scores start.
+    reference : lightgbm.Dataset, optional
+        The training set (bins and start margin).
+    **dataset_kwargs
+        Passed to ``lgb.Dataset``; ``free_raw_data`` defaults to False.
+
+    Returns
+    -------
+    lightgbm.Dataset
     """
     y01 = check_binary_labels(y, name="y", require_both=False)
     if reference is not None and getattr(reference, _MARGIN_ATTR, None) is not None:
@@ -117,7 +173,17 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
 
 
 def get_costs(dataset) -> np.ndarray:
-    """The (n, 4) costs a Dataset carries; ``ValueError`` naming the fix if it has none."""
+    """The costs a Dataset carries.
+
+    Parameters
+    ----------
+    dataset : lightgbm.Dataset
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row; ``ValueError`` naming the fix if it has none.
+    """
     return _money_eval.stored_costs(
         dataset, _n_rows, kind="Dataset",
         missing="this lightgbm Dataset carries no costs: build it with csboost_plugins.lgb.cost_dataset(X, y, "
@@ -142,10 +208,17 @@ class AECObjective(_money_eval.AECObjectiveBase):
 
     lightgbm calls it as ``f(preds, dataset)`` from ``lgb.train`` (costs and weight
     from the Dataset) or as ``f(y_true, y_pred, weight, group)`` from the
-    scikit-learn wrapper (costs bound here with ``fp_cost=``/... or ``cost_matrix=``,
-    one per training row in order; or ``costs_in_weight=True`` for label/weight
-    produced by :func:`dask_cost_inputs`). Parameters as
-    :class:`csboost_plugins.xgb.AECObjective`.
+    scikit-learn wrapper (costs bound here, one per training row in order; or
+    ``costs_in_weight=True`` for label/weight produced by :func:`dask_cost_inputs`).
+
+    Parameters
+    ----------
+    hessian, hessian_floor, logloss_weight, cost_scale, costs_in_weight
+        As in :class:`csboost_plugins.xgb.AECObjective`.
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
+        Training rows' money for the scikit-learn wrapper.
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four costs.
     """
 
     def __init__(self, *, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
@@ -161,6 +234,23 @@ class AECObjective(_money_eval.AECObjectiveBase):
     _io = _IO
 
     def __call__(self, preds, data, weight=None, group=None):
+        """Gradient and hessian of the AEC at the margins.
+
+        Parameters
+        ----------
+        preds : numpy.ndarray of shape (n,)
+            Margins (``lgb.train``) or ``y_true`` (scikit-learn wrapper).
+        data : lightgbm.Dataset or numpy.ndarray
+            Training Dataset (``lgb.train``) or the margins (scikit-learn wrapper).
+        weight : numpy.ndarray, optional
+            Sample weights (scikit-learn wrapper).
+        group : None
+            Unused (ranking groups).
+
+        Returns
+        -------
+        grad, hess : numpy.ndarray of shape (n,)
+        """
         if isinstance(data, lgb.Dataset):  # lgb.train: f(preds, dataset)
             return self._data_grad_hess(preds, data)
         # scikit-learn wrapper: f(y_true, y_pred, weight, group)
@@ -191,28 +281,56 @@ def _len_of(*vals):
 
 def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
                   fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False) -> AECObjective:
-    """The AEC objective for lightgbm; see :class:`AECObjective`."""
+    """The AEC objective for lightgbm.
+
+    Parameters
+    ----------
+    hessian, hessian_floor, logloss_weight, cost_scale, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, costs_in_weight
+        See :class:`AECObjective`.
+
+    Returns
+    -------
+    AECObjective
+    """
     return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
                         cost_scale=cost_scale, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, costs_in_weight=costs_in_weight)
 
 
 class MoneyMetric(_money_eval.MoneyMetricBase):
-    """``feval=`` for ``lgb.train``: returns ``(name, value, is_higher_better)`` on the eval set's own costs.
+    """``feval=`` for ``lgb.train``: a money metric on each eval set's own costs.
 
-    ``preds="margin"`` when training with :class:`AECObjective` (lightgbm passes raw
-    scores for custom objectives), ``"probability"`` with ``objective="binary"``.
+    Called as ``metric(preds, dataset)`` it returns ``(name, value, is_higher_better)``.
+
+    Parameters
+    ----------
+    metric : {"aec", "expected_savings", "savings"}, default "savings"
+        As in :class:`csboost_plugins.xgb.MoneyMetric`.
+    decision : {"0.5", "bmr"}, default "0.5"
+        Decision rule of "savings".
+    preds : {"margin", "probability"}, default "margin"
+        "margin" with :class:`AECObjective` (lightgbm passes raw scores for custom
+        objectives), "probability" with ``objective="binary"``.
     """
 
     _io = _IO
 
     def __call__(self, preds, dataset):
+        """The metric of one eval set.
+
+        Parameters
+        ----------
+        preds : numpy.ndarray of shape (n,)
+        dataset : lightgbm.Dataset
+            Eval set carrying its costs.
+
+        Returns
+        -------
+        name : str
+        value : float
+        is_higher_better : bool
+        """
         return self.metric, self.value(preds, dataset), _aec.METRICS[self.metric]
-
-
-def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
-    """A :class:`MoneyMetric` (``preds="probability"`` with built-in objectives)."""
-    return MoneyMetric(metric, decision=decision, preds=preds)
 
 
 aec_metric = MoneyMetric("aec")
@@ -220,14 +338,37 @@ savings_metric = MoneyMetric("savings")
 expected_savings_metric = MoneyMetric("expected_savings")
 
 
-def money_metrics(*, decision="bmr", preds="margin"):
-    """One ``feval`` reporting aec, expected_savings and savings of every eval set."""
-    parts = [MoneyMetric(k, decision=decision, preds=preds) for k in ("aec", "expected_savings", "savings")]
+class MoneyMetrics(_money_eval.MoneyMetricsBase):
+    """``feval=`` reporting aec, expected_savings and savings of each eval set.
 
-    def feval(preds_, dataset):
-        return [m(preds_, dataset) for m in parts]
+    Called as ``feval(preds, dataset)`` it returns a list of ``(name, value, is_higher_better)``.
 
-    return feval
+    Parameters
+    ----------
+    watch : {"aec", "expected_savings", "savings"}, default "aec"
+        Reported last.
+    decision, preds
+        As in :class:`MoneyMetric`.
+    """
+
+    _metric = MoneyMetric
+
+    def __call__(self, preds, dataset):
+        """The metrics of one eval set.
+
+        Parameters
+        ----------
+        preds : numpy.ndarray of shape (n,)
+        dataset : lightgbm.Dataset
+
+        Returns
+        -------
+        list of (str, float, bool)
+        """
+        return [m(preds, dataset) for m in self.parts]
+
+
+money_metric, money_metrics = _money_eval.metric_factories(MoneyMetric, MoneyMetrics)
 
 
 def _leaf_indices(node):
@@ -255,8 +396,18 @@ def _header_objective(booster):
 
 
 def is_baked(booster) -> bool:
-    """True if the booster's raw scores include the start margin and its model text says
-    ``objective=binary sigmoid:1`` (after :func:`bake_start_margin`, or lightgbm's own binary objective)."""
+    """Whether the booster's raw scores include the start margin.
+
+    Parameters
+    ----------
+    booster : lightgbm.Booster
+
+    Returns
+    -------
+    bool
+        True after :func:`bake_start_margin` (the model text says
+        ``objective=binary sigmoid:1``, as lightgbm's own binary objective does).
+    """
     return _header_objective(booster) == _DEPLOYED_OBJECTIVE
 
 
@@ -273,10 +424,8 @@ def _check_booster(booster):
 def bake_start_margin(booster, margin):
     """Put the start margin in the model, once: afterwards the booster is a plain binary model.
 
-    ``margin`` is a float or the Dataset built by :func:`cost_dataset` (its
-    ``init_score``; a Dataset built with ``start_margin=None`` bakes 0). lightgbm
-    never stores a Dataset's init score (LightGBM#1778), so the margin m0 is added
-    to every leaf of the first tree, and the model text gets lightgbm's
+    lightgbm never stores a Dataset's init score (LightGBM#1778), so the margin m0 is
+    added to every leaf of the first tree, and the model text gets lightgbm's
     ``objective=binary sigmoid:1``: ``predict(raw_score=True)`` = m0 + sum of
     leaves, ``predict()`` = sigmoid of it = :func:`predict_proba`, also after
     ``save_model`` in plain lightgbm and in converters (ONNX, treelite).
@@ -284,8 +433,20 @@ def bake_start_margin(booster, margin):
     In place (the booster is reloaded from its modified text, so it cannot be
     trained further) and idempotent: a booster that already says
     ``objective=binary sigmoid:1`` is returned unchanged (baking the same margin
-    again is a no-op; a different margin a ``ValueError``). NaN or infinite
-    margins raise ``ValueError``.
+    again is a no-op; a different margin a ``ValueError``).
+
+    Parameters
+    ----------
+    booster : lightgbm.Booster
+        Trained with :class:`AECObjective`.
+    margin : float or lightgbm.Dataset
+        The start margin (finite), or the Dataset built by :func:`cost_dataset`
+        (its init score; a Dataset built with ``start_margin=None`` bakes 0).
+
+    Returns
+    -------
+    lightgbm.Booster
+        ``booster`` itself.
     """
     if isinstance(margin, lgb.Dataset):
         if not hasattr(margin, _MARGIN_ATTR):
@@ -319,7 +480,9 @@ def bake_start_margin(booster, margin):
     at = next(i for i, line in enumerate(lines) if line.startswith("max_feature_idx=")) + 1
     lines.insert(at, _DEPLOYED_OBJECTIVE)
     best = booster.best_iteration
-    booster.model_from_string("\n".join(lines) + text[len(head):])
+    # the parameters block is what Booster(model_str=).params reads (onnxmltools takes the objective from it)
+    rest = text[len(head):].replace("\n[objective: custom]\n", "\n[objective: binary]\n", 1)
+    booster.model_from_string("\n".join(lines) + rest)
     booster.best_iteration = best
     setattr(booster, _BAKED_ATTR, margin)
     return booster
@@ -337,11 +500,20 @@ def _require_baked(booster, what):
 
 
 def predict_proba(booster, X, *, num_iteration=None):
-    """P(y=1) = sigmoid(raw score) of an AEC booster whose start margin is baked (:func:`bake_start_margin`).
+    """P(y=1) = sigmoid(raw score) of an AEC booster whose start margin is baked.
 
-    ``num_iteration=None`` uses ``booster.best_iteration`` when early stopping set
-    one. An unbaked booster raises ``ValueError`` (its scores would miss the start
-    margin).
+    Parameters
+    ----------
+    booster : lightgbm.Booster
+        After :func:`bake_start_margin`; an unbaked booster raises ``ValueError``
+        (its scores would miss the start margin).
+    X : array-like or DataFrame of shape (n, p)
+    num_iteration : int, optional
+        Trees used; None: ``booster.best_iteration`` when early stopping set one.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
     """
     _require_baked(booster, "predict_proba")
     return _aec.sigmoid(booster.predict(X, raw_score=True, num_iteration=num_iteration))
@@ -351,10 +523,19 @@ def to_deployable(booster):
     """A new booster that plain lightgbm scores as our :func:`predict_proba` does.
 
     The model text says ``objective=binary sigmoid:1``, holds the start margin in
-    its first tree (:func:`bake_start_margin` must have run: ``ValueError``
-    otherwise) and stops at ``best_iteration`` when early stopping set one, so
+    its first tree and stops at ``best_iteration`` when early stopping set one, so
     ``lgb.Booster(model_file=...).predict(X)`` equals :func:`predict_proba` in a
-    process that never imports ``csboost_plugins``.
+    process that never imports ``csboost_plugins``; ONNX (onnxmltools), treelite
+    and shap read it the same way.
+
+    Parameters
+    ----------
+    booster : lightgbm.Booster
+        After :func:`bake_start_margin` (``ValueError`` otherwise).
+
+    Returns
+    -------
+    lightgbm.Booster
     """
     _require_baked(booster, "to_deployable")
     best = booster.best_iteration if booster.best_iteration > 0 else -1
@@ -365,11 +546,23 @@ def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_we
                      start_margin="cost_prior"):
     """Label, weight and init score (dask arrays, partitioned like ``y``) for ``DaskLGBMClassifier``.
 
-    Returns ``(z, weight, init_score, info)``: fit
-    ``DaskLGBMClassifier(objective=aec_objective(costs_in_weight=True))`` with
-    ``fit(X, z, sample_weight=weight, init_score=init_score)``; raw scores then
-    need ``+ info["start_margin"]`` (or :func:`bake_start_margin` on
-    ``model.booster_``). ``info`` also holds the global ``cost_scale``.
+    Fit ``DaskLGBMClassifier(objective=aec_objective(costs_in_weight=True))`` with
+    ``fit(X, z, sample_weight=weight, init_score=init_score)``, then
+    ``bake_start_margin(model.booster_, info["start_margin"])``.
+
+    Parameters
+    ----------
+    y : dask array
+    fp_cost, fn_cost, tp_cost, tn_cost : dask array or float
+        Per-row money, chunked like ``y``.
+    sample_weight : dask array, optional
+    start_margin : {"cost_prior", "prior"} or float, default "cost_prior"
+
+    Returns
+    -------
+    z, weight, init_score : dask arrays
+    info : dict
+        The global ``cost_scale`` and ``start_margin``.
     """
     z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, sample_weight, start_margin)
     return z, w, w * 0.0 + info["start_margin"], info

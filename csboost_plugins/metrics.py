@@ -265,11 +265,34 @@ def make_savings_scorer():
     ``params={"fp_cost": ..., "fn_cost": ...}`` to ``cross_val_score`` /
     ``GridSearchCV.fit``: the splitter slices them with the rows, so each fold is
     scored with its own rows' money.
+
+    Returns
+    -------
+    callable
+        A scikit-learn scorer requesting ``fp_cost``, ``fn_cost``, ``tp_cost``,
+        ``tn_cost``, ``cost_matrix`` and ``sample_weight``.
+
+    Raises
+    ------
+    ValueError
+        When metadata routing is off.
     """
     return _routed_scorer(savings_score, "predict")
 
 
 def make_expected_savings_scorer():
-    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]`` (see
-    :func:`make_savings_scorer` for routing)."""
+    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]``.
+
+    Routing and costs as in :func:`make_savings_scorer`.
+
+    Returns
+    -------
+    callable
+        A scikit-learn scorer requesting the cost keywords and ``sample_weight``.
+
+    Raises
+    ------
+    ValueError
+        When metadata routing is off.
+    """
     return _routed_scorer(expected_savings_score, "predict_proba")

@@ -4,23 +4,42 @@ Native use::
 
     import xgboost as xgb
     from csboost_plugins import xgb as cxgb
+    from csboost_plugins.metrics import savings_score
+    from csdt.datasets import make_fraud_transactions
 
-    dtrain = cxgb.cost_dmatrix(X, y, fp_cost=10.0, fn_cost=amount)       # rows carry their costs
-    dval = cxgb.cost_dmatrix(Xv, yv, fp_cost=10.0, fn_cost=amount_v)
+    d = make_fraud_transactions(30_000, fraud_rate=0.02, random_state=0)
+    X, y, amount = d.data, d.target, d.fn_cost   # a missed fraud loses its amount, an alert costs 10
+    tr, va, te = slice(0, 10_000), slice(10_000, 20_000), slice(20_000, None)
+    dtrain = cxgb.cost_dmatrix(X[tr], y[tr], fp_cost=10.0, fn_cost=amount[tr], tp_cost=10.0)  # rows carry costs
+    dval = cxgb.cost_dmatrix(X[va], y[va], fp_cost=10.0, fn_cost=amount[va], tp_cost=10.0)
     params = cxgb.aec_params(dtrain, {"tree_method": "hist", "max_depth": 4, "eta": 0.1})
-    bst = xgb.train(params, dtrain, 300, obj=cxgb.aec_objective(),
-                    evals=[(dval, "val")], custom_metric=cxgb.money_metric("savings", decision="0.5"),
-                    maximize=True, early_stopping_rounds=30)
-    margin = bst.predict(xgb.DMatrix(Xt), output_margin=True,
-                         iteration_range=(0, bst.best_iteration + 1))
-    decisions = margin > 0                       # s > 1/2: the AEC model's own decision
+    bst = xgb.train(params, dtrain, 300, obj=cxgb.aec_objective(), evals=[(dval, "val")],
+                    custom_metric=cxgb.money_metrics,            # aec, expected_savings, savings
+                    callbacks=[cxgb.early_stopping(30, metric="aec")], verbose_eval=False)
+    proba = cxgb.predict_proba(bst, X[te])       # the trees up to bst.best_iteration
+    decisions = (proba > 0.5).astype(int)        # s > 1/2: the AEC model's own decision
+    print(f"best round {bst.best_iteration + 1}, test savings "
+          f"{savings_score(y[te], decisions, fp_cost=10.0, fn_cost=amount[te], tp_cost=10.0):.3f}")
+    cxgb.to_deployable(bst).save_model("fraud.json")  # plain xgboost: Booster.predict == proba
 
 Which decision: the AEC pushes s towards 0/1 and already holds the costs, so its
-natural decision is s > 1/2 (margin > 0); Bayes minimum risk on its probabilities
-counts the costs twice (benchmarks/results/boosting.md). For a logloss model use
-``money_metric("savings", decision="bmr", preds="probability")``. Early stopping on
-savings is flat while every s is on one side of 1/2; ``aec_metric`` (minimise) is
-the smooth alternative the estimators use by default.
+natural decision is s > 1/2 (margin > 0), the default of every money metric
+(``csboost_plugins._money_eval.DEFAULT_DECISION``) and of the estimators'
+``predict``; Bayes minimum risk on its probabilities counts the costs twice
+(benchmarks/results/boosting.md). For a logloss model use
+``money_metric("savings", decision="bmr", preds="probability")``. Early stopping
+watches the smooth ``"aec"`` by default: savings of 0/1 decisions are flat while
+every s is on one side of 1/2, and a run watching them can stop at round 0.
+:func:`early_stopping` takes the metric's direction from its name;
+``money_metrics`` reports the watched metric last, so xgboost's own
+``early_stopping_rounds`` (which minimises unless ``maximize=True``) watches the aec.
+``xgb.cv`` works on a cost DMatrix: each fold carries its rows' costs.
+
+Deploy: with a custom objective xgboost saves ``objective=reg:squarederror`` and
+``Booster.predict`` of the saved model returns margins. :func:`to_deployable`
+returns a copy with ``binary:logistic`` and ``base_score`` in probability space,
+cut at ``best_iteration``, that plain xgboost, ONNX (onnxmltools) and treelite
+score as :func:`predict_proba` does.
 
 ``aec_params`` puts the start margin in ``base_score``: with a custom objective
 xgboost treats ``base_score`` as a margin and stores it in the model, so
@@ -50,6 +69,7 @@ import xgboost as xgb
 from scipy.special import expit
 
 from . import _aec, _money_eval
+from ._money_eval import DEFAULT_WATCH
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
@@ -60,7 +80,9 @@ __all__ = [
     "aec_metric",
     "savings_metric",
     "expected_savings_metric",
+    "MoneyMetrics",
     "money_metrics",
+    "early_stopping",
     "attach_costs",
     "cost_dmatrix",
     "get_costs",
@@ -73,17 +95,37 @@ __all__ = [
     "CSXGBClassifier",
 ]
 
+
 def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                  warn=True):
-    """Attach per-row costs to an existing ``xgb.DMatrix`` (or QuantileDMatrix); returns it.
+    """Attach per-row costs to an existing ``xgb.DMatrix`` (or ``QuantileDMatrix``).
 
     The costs are validated against ``dmatrix.num_row()`` and stored on the object,
-    so objective and metrics read the rows' own money wherever the DMatrix goes.
+    so objective and metrics read the rows' own money wherever the DMatrix goes,
+    also into ``xgb.cv``'s folds (``dmatrix.slice(rows)`` carries ``costs[rows]``).
+
+    Parameters
+    ----------
+    dmatrix : xgboost.DMatrix
+        The data set.
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+        Money of a false positive, false negative, true positive and true
+        negative for each row (currency units); scalars apply to every row.
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
+    warn : bool, default True
+        Emit a ``CostWarning`` for a cost matrix that looks like a mistake.
+
+    Returns
+    -------
+    xgboost.DMatrix
+        ``dmatrix`` itself, now carrying its costs.
     """
     if not isinstance(dmatrix, xgb.DMatrix):
         raise TypeError(f"dmatrix must be an xgboost.DMatrix, got {type(dmatrix).__name__}")
     costs = check_costs(dmatrix.num_row(), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                         tn_cost=tn_cost, cost_matrix=cost_matrix, warn=warn)
+    _money_eval.keep_costs_on_subsets(dmatrix, "slice")
     return _money_eval.store_costs(dmatrix, costs)
 
 
@@ -91,8 +133,27 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
                  weight=None, quantile=False, **dmatrix_kwargs):
     """Build a ``DMatrix`` (``quantile=True``: ``QuantileDMatrix``) that carries its rows' costs.
 
-    ``y`` is mapped to 0/1 like scikit-learn (sorted unique values); ``weight`` is
-    the per-row sample weight; other keywords go to the DMatrix constructor.
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n, p)
+        Features (pandas ``category`` columns with ``enable_categorical=True``).
+    y : array-like of shape (n,)
+        Two classes; sorted unique values map to 0 / 1 like scikit-learn.
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
+        Money of a false positive, false negative, true positive and true
+        negative for each row (currency units); scalars apply to every row.
+    cost_matrix : array-like of shape (n, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
+    weight : array-like of shape (n,), optional
+        Sample weights; multiply gradient, hessian and metrics.
+    quantile : bool, default False
+        Build a ``QuantileDMatrix``.
+    **dmatrix_kwargs
+        Passed to the DMatrix constructor.
+
+    Returns
+    -------
+    xgboost.DMatrix
     """
     y01 = check_binary_labels(y, name="y", require_both=False)
     cls = xgb.QuantileDMatrix if quantile else xgb.DMatrix
@@ -102,7 +163,17 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
 
 
 def get_costs(dmatrix) -> np.ndarray:
-    """The (n, 4) ``[C_FP, C_FN, C_TP, C_TN]`` costs a DMatrix carries; ``ValueError`` if none."""
+    """The costs a DMatrix carries.
+
+    Parameters
+    ----------
+    dmatrix : xgboost.DMatrix
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row; ``ValueError`` if the DMatrix has none.
+    """
     return _money_eval.stored_costs(
         dmatrix, xgb.DMatrix.num_row, kind="DMatrix",
         missing="this DMatrix carries no costs: build it with csboost_plugins.xgb.cost_dmatrix(X, y, "
@@ -123,7 +194,21 @@ _IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)
 
 
 def start_margin(dmatrix, kind="cost_prior") -> float:
-    """Start margin for ``base_score`` (see :func:`csboost_plugins._aec.start_margin`)."""
+    """Start margin for ``base_score`` (see :func:`csboost_plugins._aec.start_margin`).
+
+    Parameters
+    ----------
+    dmatrix : xgboost.DMatrix
+        Training data carrying its costs.
+    kind : {"cost_prior", "prior"} or float, default "cost_prior"
+        "cost_prior": logit of the share of regret money preferring class 1;
+        "prior": logit of the weighted positive rate; a float is used as is.
+
+    Returns
+    -------
+    float
+        The margin eta_0 (log-odds), clipped to [-10, 10].
+    """
     y, w = dmatrix.get_label(), _weight(dmatrix)
     d = _aec.regret_difference(y, get_costs(dmatrix)) if kind == "cost_prior" else None
     return _aec.start_margin(y, w, kind=kind, d=d)
@@ -137,6 +222,20 @@ def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
 
     With ``obj=`` xgboost reads ``base_score`` as a margin and saves it in the model,
     so it is applied again at every prediction.
+
+    Parameters
+    ----------
+    dtrain : xgboost.DMatrix
+        Training data carrying its costs.
+    params : dict, optional
+        Native xgboost parameters.
+    start_margin : {"cost_prior", "prior"} or float, default "cost_prior"
+        See :func:`start_margin`.
+
+    Returns
+    -------
+    dict
+        The parameters for ``xgb.train``.
     """
     out = dict(params or {})
     out["base_score"] = _start_margin_of(dtrain, start_margin)
@@ -152,12 +251,12 @@ class AECObjective(_money_eval.AECObjectiveBase):
     hessian : {"abs", "fisher", "bound", "exact"}, default "abs"
         Hessian policy (see :mod:`csboost_plugins._aec`); the gradient is always exact.
     hessian_floor : float in [0, 1], default 0.1
-        Floor on |1-2s| for ``hessian="abs"``.
+        Floor on abs(1 - 2s) for ``hessian="abs"``.
     logloss_weight : float >= 0, default 0
         alpha of the blend ``AEC / cost_scale + alpha * logloss``.
     cost_scale : "auto" or float
         Money unit the costs are divided by; "auto" = the training rows' weighted
-        mean |C_TP - C_FN| (y=1) / |C_FP - C_TN| (y=0).
+        mean of abs(C_TP - C_FN) (y=1) and abs(C_FP - C_TN) (y=0).
     costs_in_weight : bool, default False
         Read costs folded into label and weight by :func:`dask_cost_dmatrix`.
     """
@@ -165,12 +264,35 @@ class AECObjective(_money_eval.AECObjectiveBase):
     _io = _IO
 
     def __call__(self, predt, dtrain):
+        """Gradient and hessian of the AEC at the margins.
+
+        Parameters
+        ----------
+        predt : numpy.ndarray of shape (n,)
+            Current margins.
+        dtrain : xgboost.DMatrix
+            Training data carrying its costs.
+
+        Returns
+        -------
+        grad, hess : numpy.ndarray of shape (n,)
+        """
         return self._data_grad_hess(predt, dtrain)
 
 
 def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
                   costs_in_weight=False) -> AECObjective:
-    """The AEC objective for ``xgb.train(obj=...)``; see :class:`AECObjective`."""
+    """The AEC objective for ``xgb.train(obj=...)``.
+
+    Parameters
+    ----------
+    hessian, hessian_floor, logloss_weight, cost_scale, costs_in_weight
+        See :class:`AECObjective`.
+
+    Returns
+    -------
+    AECObjective
+    """
     return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
                         cost_scale=cost_scale, costs_in_weight=costs_in_weight)
 
@@ -178,22 +300,41 @@ def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_
 class MoneyMetric(_money_eval.MoneyMetricBase):
     """``custom_metric=`` for ``xgb.train``: a money metric on each eval set's own costs.
 
-    ``metric`` is ``"savings"`` (BMR decisions with the rows' costs, or s > 1/2 with
-    ``decision="0.5"``), ``"expected_savings"`` or ``"aec"`` (money per row, lower
-    is better). ``preds="margin"`` (xgboost passes margins when ``obj=`` is custom);
-    use ``preds="probability"`` with the built-in ``binary:logistic``. Early
-    stopping on savings needs ``maximize=True`` in ``xgb.train``.
+    Called as ``metric(predt, dmatrix)`` it returns ``(name, value)``.
+
+    Parameters
+    ----------
+    metric : {"aec", "expected_savings", "savings"}, default "savings"
+        "savings": paper eq. 5 of the 0/1 decisions (fraction of the cheaper
+        trivial policy's cost saved, higher is better); "expected_savings": eq. 8
+        on the probabilities; "aec": expected cost per row (money, lower is better).
+    decision : {"0.5", "bmr"}, default "0.5"
+        Decision rule of "savings": s > 1/2 (the estimators' ``predict``) or Bayes
+        minimum risk with each row's costs.
+    preds : {"margin", "probability"}, default "margin"
+        xgboost passes margins when ``obj=`` is custom; "probability" with the
+        built-in ``binary:logistic``. Early stopping in the metric's own direction:
+        :func:`early_stopping`.
     """
 
     _io = _IO
 
     def __call__(self, predt, dmatrix):
+        """The metric of one eval set.
+
+        Parameters
+        ----------
+        predt : numpy.ndarray of shape (n,)
+            Margins (or probabilities with ``preds="probability"``).
+        dmatrix : xgboost.DMatrix
+            Eval set carrying its costs.
+
+        Returns
+        -------
+        name : str
+        value : float
+        """
         return self.metric, self.value(predt, dmatrix)
-
-
-def money_metric(metric="savings", *, decision="bmr", preds="margin") -> MoneyMetric:
-    """A :class:`MoneyMetric` (use ``preds="probability"`` with built-in objectives)."""
-    return MoneyMetric(metric, decision=decision, preds=preds)
 
 
 aec_metric = MoneyMetric("aec")
@@ -201,14 +342,71 @@ savings_metric = MoneyMetric("savings")
 expected_savings_metric = MoneyMetric("expected_savings")
 
 
-def money_metrics(*, decision="bmr", preds="margin"):
-    """One ``custom_metric`` reporting aec, expected_savings and savings (savings last: early stopping uses it)."""
-    parts = [MoneyMetric(k, decision=decision, preds=preds) for k in ("aec", "expected_savings", "savings")]
+class MoneyMetrics(_money_eval.MoneyMetricsBase):
+    """``custom_metric=`` reporting aec, expected_savings and savings of each eval set, ``watch`` last.
 
-    def metric(predt, dmatrix):
-        return [(m.metric, m.value(predt, dmatrix)) for m in parts]
+    Called as ``metric(predt, dmatrix)`` it returns a list of ``(name, value)``.
 
-    return metric
+    Parameters
+    ----------
+    watch : {"aec", "expected_savings", "savings"}, default "aec"
+        Reported last: what xgboost's ``early_stopping_rounds`` uses. Its default
+        direction (minimise) is right for "aec".
+    decision, preds
+        As in :class:`MoneyMetric`.
+    """
+
+    _metric = MoneyMetric
+
+    def __call__(self, predt, dmatrix):
+        """The metrics of one eval set.
+
+        Parameters
+        ----------
+        predt : numpy.ndarray of shape (n,)
+        dmatrix : xgboost.DMatrix
+
+        Returns
+        -------
+        list of (str, float)
+        """
+        return [(m.metric, m.value(predt, dmatrix)) for m in self.parts]
+
+
+money_metric, money_metrics = _money_eval.metric_factories(MoneyMetric, MoneyMetrics)
+
+
+def early_stopping(rounds, *, metric=DEFAULT_WATCH, data_name=None, min_delta=0.0, save_best=False):
+    """``xgb.callback.EarlyStopping`` on one money metric, in that metric's direction.
+
+    Pass the metric with ``custom_metric=`` (e.g. :func:`money_metrics`). The booster
+    keeps every tree and ``best_iteration``, which :func:`predict_proba` and
+    :func:`to_deployable` use.
+
+    Parameters
+    ----------
+    rounds : int >= 1
+        Stop when the metric has not improved for this many rounds.
+    metric : {"aec", "expected_savings", "savings"}, default "aec"
+        "aec" is smooth (lower is better); the savings (higher is better) of 0/1
+        decisions are flat while every s is on one side of 1/2.
+    data_name : str, optional
+        Eval set watched; None: the last one.
+    min_delta : float >= 0, default 0
+        Smallest change that counts as an improvement.
+    save_best : bool, default False
+        Cut the booster at the best round (xgboost's option).
+
+    Returns
+    -------
+    xgboost.callback.EarlyStopping
+    """
+    if metric not in _aec.METRICS:
+        raise ValueError(f"metric must be one of {tuple(_aec.METRICS)}, got {metric!r}")
+    if not (isinstance(rounds, int) and rounds >= 1):
+        raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+    return xgb.callback.EarlyStopping(rounds=rounds, metric_name=metric, data_name=data_name,
+                                      maximize=_aec.METRICS[metric], save_best=save_best, min_delta=min_delta)
 
 
 def _best_range(booster):
@@ -220,18 +418,43 @@ def _best_range(booster):
 def predict_proba(booster, data, *, iteration_range=None):
     """P(y=1) of a booster trained with :class:`AECObjective`: expit of its margin.
 
-    ``iteration_range=None`` uses the trees up to ``booster.best_iteration`` when
-    early stopping set one (as ``XGBClassifier`` does), else every tree.
+    Parameters
+    ----------
+    booster : xgboost.Booster
+    data : xgboost.DMatrix, array-like or DataFrame
+        Rows to score (converted to a DMatrix, pandas categories allowed).
+    iteration_range : tuple of int, optional
+        Trees used; None: up to ``booster.best_iteration`` when early stopping set
+        one (as ``XGBClassifier`` does), else every tree.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        Probabilities s = 1 / (1 + exp(-margin)), start margin included.
     """
     if not isinstance(data, xgb.DMatrix):
-        data = xgb.DMatrix(data)
+        data = xgb.DMatrix(data, enable_categorical=True)  # a no-op for numeric data
     if iteration_range is None:
         iteration_range = _best_range(booster)
     return _aec.sigmoid(booster.predict(data, output_margin=True, iteration_range=iteration_range))
 
 
 def bayes_decisions(booster, dmatrix, *, iteration_range=None):
-    """Bayes-minimum-risk 0/1 decisions (paper eq. 2) with the costs ``dmatrix`` carries."""
+    """Bayes-minimum-risk 0/1 decisions (paper eq. 2) with the costs ``dmatrix`` carries.
+
+    Parameters
+    ----------
+    booster : xgboost.Booster
+    dmatrix : xgboost.DMatrix
+        Rows carrying their costs.
+    iteration_range : tuple of int, optional
+        As in :func:`predict_proba`.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        1 where s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN, else 0.
+    """
     from .metrics import bayes_minimum_risk
 
     costs = get_costs(dmatrix)
@@ -258,10 +481,19 @@ def to_deployable(booster):
     margins. The copy has ``objective=binary:logistic`` and ``base_score = expit(m0)``
     (binary:logistic keeps base_score as a probability and applies its logit), and
     is cut at ``best_iteration`` when early stopping set one (the attribute is kept),
-    so ``xgb.Booster(model_file=...).predict(dmatrix)`` = expit(margin) to float32
-    precision in a process that never imports ``csboost_plugins``. A booster that
-    already has ``binary:logistic`` is returned as a (cut) copy; ``save_model`` the
-    result as ``.json`` or ``.ubj``.
+    so ``xgb.Booster(model_file=...).predict(dmatrix)`` equals expit(margin) to float32
+    precision in a process that never imports ``csboost_plugins``; ONNX
+    (onnxmltools), treelite and shap read it the same way.
+
+    Parameters
+    ----------
+    booster : xgboost.Booster
+        Trained with ``obj=aec_objective()`` (or already ``binary:logistic``).
+
+    Returns
+    -------
+    xgboost.Booster
+        The deployable copy (save it as ``.json`` or ``.ubj``); ``booster`` is unchanged.
     """
     if not isinstance(booster, xgb.Booster):
         raise TypeError(f"booster must be an xgboost.Booster, got {type(booster).__name__}")
@@ -288,14 +520,27 @@ def to_deployable(booster):
 
 def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, weight=None,
                       start_margin="cost_prior"):
-    """A ``xgboost.dask.DaskDMatrix`` whose label/weight carry the AEC (costs partitioned with the data).
+    """A ``xgboost.dask.DaskDMatrix`` whose label and weight carry the AEC (costs partitioned with the data).
 
-    ``X`` a dask array/DataFrame; ``y`` and each cost a dask array (or scalar)
-    chunked like ``X``'s rows. Returns ``(dtrain, info)`` where ``info`` has the
-    ``cost_scale`` and ``start_margin`` computed over all partitions (as the
-    estimators do); train with
-    ``xgboost.dask.train(client, {..., "base_score": info["start_margin"]}, dtrain,
-    obj=aec_objective(costs_in_weight=True))``.
+    Train with ``xgboost.dask.train(client, {..., "base_score": info["start_margin"]},
+    dtrain, obj=aec_objective(costs_in_weight=True))``.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    X : dask array or DataFrame
+    y : dask array
+        Chunked like ``X``'s rows.
+    fp_cost, fn_cost, tp_cost, tn_cost : dask array or float
+        Per-row money, chunked like ``y``.
+    weight : dask array, optional
+    start_margin : {"cost_prior", "prior"} or float, default "cost_prior"
+
+    Returns
+    -------
+    dtrain : xgboost.dask.DaskDMatrix
+    info : dict
+        ``cost_scale`` and ``start_margin`` computed over all partitions.
     """
     from xgboost import dask as dxgb
 

@@ -57,8 +57,11 @@ def test_native_objective_in_params_and_feval(fraud):
     clgb.bake_start_margin(bst, dtr)
     s = clgb.predict_proba(bst, X[3000:4500])
     yv, Cv = y[3000:4500], C[3000:4500]
+    # default decision s > 1/2, the estimators' predict (one constant: _money_eval.DEFAULT_DECISION)
     assert res["val"]["savings"][-1] == pytest.approx(
-        savings_score(yv, bayes_minimum_risk(s, cost_matrix=Cv), cost_matrix=Cv), abs=1e-9)
+        savings_score(yv, (s > 0.5).astype(int), cost_matrix=Cv), abs=1e-9)
+    bmr = clgb.money_metric("savings", decision="bmr")(bst.predict(X[3000:4500], raw_score=True), dva)
+    assert bmr[1] == pytest.approx(savings_score(yv, bayes_minimum_risk(s, cost_matrix=Cv), cost_matrix=Cv), abs=1e-9)
     assert res["val"]["expected_savings"][-1] == pytest.approx(expected_savings_score(yv, s, cost_matrix=Cv), abs=1e-9)
     assert res["val"]["aec"][-1] == pytest.approx(expected_cost_loss(yv, s, cost_matrix=Cv, normalize=True), rel=1e-9)
     assert res["train"]["aec"][-1] < 0.8 * res["train"]["aec"][0]
@@ -94,8 +97,8 @@ def test_eval_sets_use_their_own_costs_and_early_stopping_on_named_set(fraud):
             assert rec[name]["expected_savings"][k - 1] == pytest.approx(
                 expected_savings_score(y[sl], s, cost_matrix=C[sl]), abs=1e-9)
             assert rec[name]["savings"][k - 1] == pytest.approx(
-                savings_score(y[sl], bayes_minimum_risk(s, cost_matrix=C[sl]), cost_matrix=C[sl]), abs=1e-9)
-    with pytest.raises(ValueError, match="no metric 'savings' on eval set 'nope'"):
+                savings_score(y[sl], (s > 0.5).astype(int), cost_matrix=C[sl]), abs=1e-9)
+    with pytest.raises(ValueError, match="no metric 'aec' on eval set 'nope'"):
         lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 3, valid_sets=[dva], valid_names=["val"],
                   feval=clgb.money_metrics(), callbacks=[clgb.early_stopping(2, data_name="nope")])
 
@@ -210,3 +213,123 @@ def test_metadata_routing_cross_validate(churn_split):
         want.append(expected_savings_score(y[te], m.predict_proba(X[te])[:, 1], fp_cost=fp[te], fn_cost=fn[te],
                                            tp_cost=tp[te]))
     np.testing.assert_allclose(got, want)
+
+
+# ------------------------------------------------------------------ issue 12: native helpers
+
+def test_predict_proba_uses_best_iteration(fraud):
+    X, y, C = fraud
+    dtr, dva, _ = _sets(fraud)
+    # 70 rounds with patience 70: every tree kept (keep_training_booster), best_iteration set
+    bst = lgb.train({**P, "objective": clgb.aec_objective(), "learning_rate": 0.5}, dtr, 70, valid_sets=[dva],
+                    valid_names=["val"], feval=clgb.money_metrics, keep_training_booster=True,
+                    callbacks=[clgb.early_stopping(70, data_name="val")])
+    best = bst.best_iteration
+    assert bst.num_trees() == 70 and 1 < best < 60
+    clgb.bake_start_margin(bst, dtr)
+    Xt = X[4500:]
+    best_p = expit(bst.predict(Xt, raw_score=True, num_iteration=best))
+    np.testing.assert_allclose(clgb.predict_proba(bst, Xt), best_p, rtol=1e-12)
+    assert np.abs(expit(bst.predict(Xt, raw_score=True, num_iteration=-1)) - best_p).max() > 0.05
+
+
+def test_bake_start_margin_once_and_guarded(fraud):
+    X, y, C = fraud
+    dtr, _, _ = _sets(fraud)
+    bst = lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 10)
+    raw = bst.predict(X, raw_score=True)
+    # forgotten: a clear error instead of probabilities without the start margin
+    with pytest.raises(ValueError, match="bake_start_margin"):
+        clgb.predict_proba(bst, X)
+    assert not clgb.is_baked(bst)
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match="finite"):
+            clgb.bake_start_margin(bst, bad)
+    with pytest.raises(ValueError, match="not built by csboost_plugins.lgb.cost_dataset"):
+        clgb.bake_start_margin(bst, lgb.Dataset(X, label=y))
+    assert np.array_equal(bst.predict(X, raw_score=True), raw)  # refused bakes changed nothing
+    m0 = dtr.csboost_start_margin
+    clgb.bake_start_margin(bst, dtr)
+    np.testing.assert_allclose(bst.predict(X, raw_score=True), raw + m0, rtol=0, atol=1e-12)
+    clgb.bake_start_margin(bst, dtr)  # idempotent: not shifted again
+    clgb.bake_start_margin(bst, m0)
+    np.testing.assert_allclose(bst.predict(X, raw_score=True), raw + m0, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="already holds start margin"):
+        clgb.bake_start_margin(bst, m0 + 1.0)
+    # the mark survives save / load: a reloaded baked booster is not baked twice either
+    re = lgb.Booster(model_str=bst.model_to_string())
+    assert clgb.is_baked(re)
+    clgb.bake_start_margin(re, dtr)
+    np.testing.assert_allclose(re.predict(X, raw_score=True), raw + m0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(re.predict(X), expit(raw + m0), rtol=1e-12)  # plain predict: probabilities
+    # a Dataset built without an init score bakes 0
+    d0 = clgb.cost_dataset(X[:3000], y[:3000], cost_matrix=C[:3000], start_margin=None)
+    b0 = lgb.train({**P, "objective": clgb.aec_objective()}, d0, 3)
+    r0 = b0.predict(X, raw_score=True)
+    np.testing.assert_allclose(clgb.bake_start_margin(b0, d0).predict(X, raw_score=True), r0, atol=1e-12)
+    with pytest.raises(ValueError, match="finite"):
+        clgb.cost_dataset(X[:10], y[:10], fp_cost=1.0, fn_cost=2.0, start_margin=np.nan)
+    # lightgbm's own objective: nothing to bake, not an AEC booster
+    builtin = lgb.train({**P, "objective": "regression"}, lgb.Dataset(X[:500], label=y[:500]), 2)
+    with pytest.raises(ValueError, match="not the AEC objective"):
+        clgb.bake_start_margin(builtin, 0.0)
+
+
+def test_metric_factory_cannot_be_confused_with_a_metric(fraud):
+    dtr, dva, _ = _sets(fraud)
+    got = []
+    for feval in (clgb.money_metrics, clgb.money_metrics()):
+        res = {}
+        lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 5, valid_sets=[dva], valid_names=["val"],
+                  feval=feval, callbacks=[lgb.record_evaluation(res)])
+        got.append(res)
+    assert got[0] == got[1] and set(got[0]["val"]) == {"aec", "expected_savings", "savings"}
+    with pytest.raises(TypeError, match="money_metric is a factory, not a metric"):
+        lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[dva], feval=clgb.money_metric)
+
+
+def test_record_money_uses_valid_names_and_the_shared_decision(fraud):
+    from csboost_plugins._money_eval import DEFAULT_DECISION
+
+    X, y, C = fraud
+    dtr, dva, _ = _sets(fraud)
+    rec, res = {}, {}
+    bst = lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 40, valid_sets=[dtr, dva],
+                    valid_names=["train", "val"], feval=clgb.money_metrics,
+                    callbacks=[clgb.record_money(rec), lgb.record_evaluation(res),
+                               clgb.early_stopping(10)])
+    assert set(rec) == {"train", "val"}
+    # early stopping watched "val" (not the training set, although it came first) and the aec by default
+    assert bst.best_iteration == int(np.argmin(res["val"]["aec"])) + 1 > 1
+    # record_money, the feval and the estimator's default decide the same way
+    assert rec["val"]["savings"] == pytest.approx(res["val"]["savings"], abs=1e-12)
+    assert clgb.CSLGBMClassifier().decision == clgb.money_metric("savings").decision == DEFAULT_DECISION
+    est = clgb.CSLGBMClassifier(n_estimators=20, num_leaves=8, n_jobs=1, random_state=0)
+    est.fit(X[:3000], y[:3000], cost_matrix=C[:3000], eval_set=[(X[3000:4500], y[3000:4500])],
+            eval_costs=[{"cost_matrix": C[3000:4500]}])
+    assert est.evals_result_["validation_0"]["savings"][-1] == pytest.approx(
+        savings_score(y[3000:4500], est.predict(X[3000:4500]), cost_matrix=C[3000:4500]), abs=1e-9)
+
+
+def test_lgb_cv_folds_keep_their_costs(fraud):
+    X, y, C = fraud
+    X, y, C = X[:3000], y[:3000], C[:3000]
+    dall = clgb.cost_dataset(X, y, cost_matrix=C)
+    p = {**P, "objective": clgb.aec_objective()}
+    perm = np.random.default_rng(0).permutation(3000)
+    folds = [(np.setdiff1d(np.arange(3000), perm[k::3]), np.sort(perm[k::3])) for k in range(3)]
+    res = lgb.cv(p, dall, 8, folds=folds, feval=clgb.money_metrics)
+    by_hand = {k: [] for k in ("aec", "savings", "expected_savings")}
+    m0 = dall.csboost_start_margin
+    for tr, te in folds:  # the fold's rows and costs, binned like the full set, same start margin
+        dtr = clgb.cost_dataset(X[tr], y[tr], cost_matrix=C[tr], reference=dall)
+        bst = clgb.bake_start_margin(lgb.train(p, dtr, 8), m0)
+        s = clgb.predict_proba(bst, X[te])
+        by_hand["aec"].append(expected_cost_loss(y[te], s, cost_matrix=C[te], normalize=True))
+        by_hand["savings"].append(savings_score(y[te], (s > 0.5).astype(int), cost_matrix=C[te]))
+        by_hand["expected_savings"].append(expected_savings_score(y[te], s, cost_matrix=C[te]))
+    for k, v in by_hand.items():
+        assert res[f"valid {k}-mean"][-1] == pytest.approx(np.mean(v), rel=1e-9)
+    sub = dall.subset([30, 10, 20]).construct()
+    np.testing.assert_array_equal(clgb.get_costs(sub), C[[10, 20, 30]])
+    assert sub.csboost_start_margin == m0

@@ -53,7 +53,10 @@ def test_native_train_metrics_match_metrics_module(fraud):
     margin = bst.predict(dva, output_margin=True)
     s = expit(margin.astype(np.float64))
     yv, Cv = y[3000:], C[3000:]
+    # default decision s > 1/2, the estimators' predict (one constant: _money_eval.DEFAULT_DECISION)
     assert res["val"]["savings"][-1] == pytest.approx(
+        savings_score(yv, (s > 0.5).astype(int), cost_matrix=Cv), abs=1e-6)
+    assert cxgb.money_metric("savings", decision="bmr")(margin, dva)[1] == pytest.approx(
         savings_score(yv, bayes_minimum_risk(s, cost_matrix=Cv), cost_matrix=Cv), abs=1e-6)
     assert res["val"]["expected_savings"][-1] == pytest.approx(expected_savings_score(yv, s, cost_matrix=Cv), abs=1e-6)
     assert res["val"]["aec"][-1] == pytest.approx(expected_cost_loss(yv, s, cost_matrix=Cv, normalize=True), rel=1e-5)
@@ -273,3 +276,109 @@ def test_metadata_routing_cross_validate(churn_split):
         want.append(savings_score(y[te], m.predict(X[te]), cost_matrix=C[te]))
     np.testing.assert_allclose(got, want)
     assert gs.best_params_["max_depth"] in (2, 3)
+
+
+# ------------------------------------------------------------------ issue 12: native helpers
+
+def _split(fraud):
+    X, y, C = fraud
+    dtr = cxgb.cost_dmatrix(X[:3000], y[:3000], cost_matrix=C[:3000])
+    dva = cxgb.cost_dmatrix(X[3000:4500], y[3000:4500], cost_matrix=C[3000:4500])
+    return dtr, dva
+
+
+def test_predict_proba_uses_best_iteration(fraud):
+    X, y, C = fraud
+    dtr, dva = _split(fraud)
+    # 70 rounds, early stopping watching the validation AEC with patience 70: all trees kept, best set
+    bst = xgb.train(_params(dtr, eta=0.5, max_depth=4), dtr, 70, obj=cxgb.aec_objective(), evals=[(dva, "val")],
+                    custom_metric=cxgb.money_metrics, callbacks=[cxgb.early_stopping(70, data_name="val")],
+                    verbose_eval=False)
+    best = bst.best_iteration
+    assert bst.num_boosted_rounds() == 70 and 0 < best < 60
+    Xt = X[4500:]
+    best_margin = bst.predict(xgb.DMatrix(Xt), output_margin=True, iteration_range=(0, best + 1))
+    all_margin = bst.predict(xgb.DMatrix(Xt), output_margin=True)
+    np.testing.assert_allclose(cxgb.predict_proba(bst, Xt), expit(best_margin.astype(np.float64)), rtol=1e-12)
+    assert np.abs(expit(all_margin) - expit(best_margin)).max() > 0.05  # the fix matters on this data
+    np.testing.assert_allclose(cxgb.predict_proba(bst, Xt, iteration_range=(0, 0)), expit(all_margin.astype(float)))
+    # bayes_decisions follows the same trees
+    dte = cxgb.cost_dmatrix(Xt, y[4500:], cost_matrix=C[4500:])
+    assert np.array_equal(cxgb.bayes_decisions(bst, dte),
+                          bayes_minimum_risk(expit(best_margin.astype(float)), cost_matrix=C[4500:]))
+
+
+def test_metric_factory_cannot_be_confused_with_a_metric(fraud):
+    dtr, dva = _split(fraud)
+    res_uncalled, res_called = {}, {}
+    for metric, res in ((cxgb.money_metrics, res_uncalled), (cxgb.money_metrics(), res_called)):
+        xgb.train(_params(dtr), dtr, 5, obj=cxgb.aec_objective(), evals=[(dva, "val")], custom_metric=metric,
+                  evals_result=res, verbose_eval=False)
+    assert res_uncalled == res_called and list(res_called["val"]) == ["expected_savings", "savings", "aec"]
+    with pytest.raises(TypeError, match="money_metric is a factory, not a metric.*savings_metric"):
+        xgb.train(_params(dtr), dtr, 2, obj=cxgb.aec_objective(), evals=[(dva, "val")],
+                  custom_metric=cxgb.money_metric, verbose_eval=False)
+    with pytest.raises(ValueError, match="watch must be one of"):
+        cxgb.money_metrics(watch="auc")
+
+
+def test_one_decision_default_estimator_agrees_with_recorded_history(fraud):
+    from csboost_plugins._money_eval import DEFAULT_DECISION
+
+    X, y, C = fraud
+    assert DEFAULT_DECISION == "0.5"
+    assert cxgb.money_metric("savings").decision == cxgb.savings_metric.decision == DEFAULT_DECISION
+    assert cxgb.money_metrics().decision == cxgb.CSXGBClassifier().decision == DEFAULT_DECISION
+    # the estimator's predict and the money metric's history agree on the same data (issue: 0.137 vs 0.191)
+    est = cxgb.CSXGBClassifier(n_estimators=25, max_depth=3, n_jobs=1, random_state=0)
+    est.fit(X[:3000], y[:3000], cost_matrix=C[:3000], eval_set=[(X[3000:], y[3000:])],
+            eval_costs=[{"cost_matrix": C[3000:]}])
+    dte = cxgb.cost_dmatrix(X[3000:], y[3000:], cost_matrix=C[3000:])
+    metric = cxgb.money_metric("savings")(est.decision_function(X[3000:]), dte)[1]
+    predicted = savings_score(y[3000:], est.predict(X[3000:]), cost_matrix=C[3000:])
+    assert metric == pytest.approx(predicted, abs=1e-9)
+    assert est.evals_result_["validation_0"]["savings"][-1] == pytest.approx(predicted, abs=1e-6)
+
+
+@pytest.mark.parametrize("metric", ["aec", "savings"])
+def test_early_stopping_callback_direction_and_not_round_zero(fraud, metric):
+    dtr, dva = _split(fraud)
+    res = {}
+    bst = xgb.train(_params(dtr), dtr, 120, obj=cxgb.aec_objective(), evals=[(dva, "val")],
+                    custom_metric=cxgb.money_metrics, evals_result=res, verbose_eval=False,
+                    callbacks=[cxgb.early_stopping(20, metric=metric)])
+    hist = np.asarray(res["val"][metric])
+    want = int(np.argmin(hist)) if metric == "aec" else int(np.argmax(hist))
+    assert bst.best_iteration == want > 0
+    # xgboost's own early_stopping_rounds with money_metrics (aec watched last, minimised): no round-0 stop
+    res2 = {}
+    b2 = xgb.train(_params(dtr), dtr, 120, obj=cxgb.aec_objective(), evals=[(dva, "val")],
+                   custom_metric=cxgb.money_metrics, early_stopping_rounds=20, evals_result=res2, verbose_eval=False)
+    assert b2.best_iteration == int(np.argmin(res2["val"]["aec"])) > 0
+    with pytest.raises(ValueError, match="metric must be one of"):
+        cxgb.early_stopping(5, metric="auc")
+
+
+def test_xgb_cv_folds_keep_their_costs(fraud):
+    X, y, C = fraud
+    X, y, C = X[:3000], y[:3000], C[:3000]
+    dall = cxgb.cost_dmatrix(X, y, cost_matrix=C)
+    params = _params(dall)
+    perm = np.random.default_rng(0).permutation(3000)
+    folds = [(np.setdiff1d(np.arange(3000), perm[k::3]), perm[k::3]) for k in range(3)]
+    res = xgb.cv(params, dall, 8, folds=folds, obj=cxgb.aec_objective(), custom_metric=cxgb.money_metrics,
+                 as_pandas=False)
+    by_hand = {k: [] for k in ("aec", "savings", "expected_savings")}
+    for tr, te in folds:  # each fold's model and metrics from scratch, on that fold's own rows and costs
+        dtr = cxgb.cost_dmatrix(X[tr], y[tr], cost_matrix=C[tr])
+        dte = cxgb.cost_dmatrix(X[te], y[te], cost_matrix=C[te])
+        bst = xgb.train(params, dtr, 8, obj=cxgb.aec_objective())
+        s = expit(bst.predict(dte, output_margin=True).astype(np.float64))
+        by_hand["aec"].append(expected_cost_loss(y[te], s, cost_matrix=C[te], normalize=True))
+        by_hand["savings"].append(savings_score(y[te], (s > 0.5).astype(int), cost_matrix=C[te]))
+        by_hand["expected_savings"].append(expected_savings_score(y[te], s, cost_matrix=C[te]))
+    for k, v in by_hand.items():
+        assert res[f"test-{k}-mean"][-1] == pytest.approx(np.mean(v), rel=1e-5)
+    # slices of slices keep them too
+    sub = dall.slice(np.arange(10, 20)).slice(np.array([3, 1]))
+    np.testing.assert_array_equal(cxgb.get_costs(sub), C[[13, 11]])

@@ -161,3 +161,24 @@ def test_wrapper_booster_to_deployable(fraud, tmp_path, wrapper):
     mod.to_deployable(est.booster_).save_model(path)
     plain = plain_predict(path, X[4500:], tmp_path)
     assert np.abs(plain - est.predict_proba(X[4500:])[:, 1]).max() <= 1e-6
+
+
+def test_native_example_prints_money_and_deploys(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    path = Path(__file__).resolve().parents[1] / "examples" / "boosting_native.py"
+    spec = importlib.util.spec_from_file_location("boosting_native", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fig = mod.main(["--n", "8000", "--out", str(tmp_path / "s.png")])
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("xgboost", "lightgbm"))]
+    assert len(rows) == 2 and fig.axes
+    for _, best, sav, bmr, esav, diff in rows:
+        assert int(best) > 1 and 0 < float(sav) <= 1 and 0 < float(bmr) <= 1 and 0 < float(esav) <= 1
+        assert float(diff) <= 1e-6  # plain Booster.predict of the deployable booster == predict_proba
+    assert (tmp_path / "s_xgb.json").exists() and (tmp_path / "s_lgb.txt").exists()
