@@ -5,10 +5,10 @@ Benchmark 5 (``benchmarks/bench_money_recipes.py``, results in
 model's own decision s > 1/2 against logloss boosting + Bayes minimum risk (BMR) and
 against AEC variants (cost features, a warm start at the logloss model's Bayes decision,
 a logloss-to-AEC schedule, isotonic maps). No single rule wins everywhere: with each
-row's costs known at decision time, logloss + BMR is the best or tied on most data sets,
-while the AEC decision wins where the model class cannot hold a calibrated probability
-(churn). The recipe that is never worse is therefore chosen per problem on the
-validation set:
+row's costs known at decision time, logloss + BMR is the best or tied on the bundled
+sets and the synthetic fraud set, while the AEC rules win on the real card-fraud file
+(BMR on the AEC probability, 10 of 10 folds). The recipe that is never worse is
+therefore chosen per problem on the validation set:
 
 ``decision="auto"`` (needs ``eval_set`` with ``eval_costs``)
     besides the AEC booster (``booster_``), fit a logloss booster with the same tree
