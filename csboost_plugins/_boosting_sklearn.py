@@ -444,6 +444,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             The estimator.
         """
         check_is_fitted(self, "booster_")
+        _decision_layer.check_savable(self)
         self._save_booster(str(path), json.dumps(self._metadata()))
         return self
 

@@ -283,6 +283,26 @@ def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
     return best
 
 
+def check_savable(est):
+    """Refuse ``save_model`` of a ``decision="auto"`` model: one native file holds one booster.
+
+    Parameters
+    ----------
+    est : CSXGBClassifier or CSLGBMClassifier
+        Fitted.
+
+    Raises
+    ------
+    ValueError
+        If ``est.decision == "auto"`` (its rule may use ``logloss_booster_``).
+    """
+    if est.decision == "auto":
+        raise ValueError(
+            f"save_model writes one native booster, but this decision='auto' model decides with "
+            f"{getattr(est, 'decision_', '?')!r} and holds two (booster_ and logloss_booster_): save it with "
+            "pickle / joblib, or save est.logloss_booster_ / est.booster_ natively")
+
+
 def _needs_costs(est):
     return est.decision_ in ("aec+bmr", "logloss+bmr")
 

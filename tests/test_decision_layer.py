@@ -111,7 +111,7 @@ def test_choose_rule_brute_force():
 
 
 @pytest.mark.parametrize("cls", [CSXGBClassifier, CSLGBMClassifier])
-def test_auto_on_churn_attributes_predict_pickle(cls, caplog):
+def test_auto_on_churn_attributes_predict_pickle(cls, caplog, tmp_path):
     b = datasets.load_churn()
     X, y, C = b.data.to_numpy(float), np.asarray(b.target), np.asarray(b.cost_matrix)
     tr, va = train_test_split(np.arange(len(y)), test_size=0.3, random_state=0, stratify=y)
@@ -132,6 +132,8 @@ def test_auto_on_churn_attributes_predict_pickle(cls, caplog):
     est2 = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(est2.predict(X[va], cost_matrix=C[va]), pred)
     assert est.logloss_booster_ is not None
+    with pytest.raises(ValueError, match="pickle"):  # one native file cannot hold both boosters
+        est.save_model(tmp_path / "model.json")
 
 
 def test_auto_errors_and_unit_costs():
