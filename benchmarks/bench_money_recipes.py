@@ -1,4 +1,4 @@
-"""Benchmark 5 (issue 15): which boosting recipe books the most money on the test set?
+"""Benchmark 6 (issue 15): which boosting recipe books the most money on the test set?
 
 Every variant is fitted through the native ``xgb.train`` / ``lgb.train`` API with this
 library's AEC objective, cost DMatrix / Dataset and money metrics, so the research does not

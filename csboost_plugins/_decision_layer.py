@@ -1,6 +1,6 @@
 """Decision layer of the AEC boosting estimators: ``decision="auto"`` and the money guard.
 
-Benchmark 5 (``benchmarks/bench_money_recipes.py``, results in
+Benchmark 6 (``benchmarks/bench_money_recipes.py``, results in
 ``benchmarks/results/money_recipes.md``) measured, on realised test savings, the AEC
 model's own decision s > 1/2 against logloss boosting + Bayes minimum risk (BMR) and
 against AEC variants (cost features, a warm start at the logloss model's Bayes decision,
@@ -251,7 +251,7 @@ def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
     ``delta_i = w_i (cost_i(logloss+bmr) - cost_i(rule))`` (money), the gain is
     ``sum delta`` and its standard error ``sqrt(n) * std(delta)``; among the rules that
     pass, the largest gain wins. Validation savings of 0/1 decisions are dominated by
-    few expensive rows, so a plain arg-max switches on noise (benchmark 5).
+    few expensive rows, so a plain arg-max switches on noise (benchmark 6).
 
     Parameters
     ----------

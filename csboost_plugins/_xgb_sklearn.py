@@ -104,7 +104,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Decision rule of the "savings" eval metric; "0.5" matches ``predict(X)``:
         the AEC minimiser already holds the costs, and Bayes minimum risk on its
         (uncalibrated) probabilities would count them twice. "auto" (the recipe of
-        benchmark 5, needs ``eval_set`` and ``eval_costs``): also fit a logloss booster
+        benchmark 6, needs ``eval_set`` and ``eval_costs``): also fit a logloss booster
         and keep logloss + BMR unless an AEC rule (s > 1/2, or BMR on the AEC model)
         saves more on the validation set by two standard errors (``decision_``,
         ``validation_savings_``); ``predict(X, fp_cost=..., fn_cost=...)`` applies it
