@@ -295,10 +295,10 @@ def run_split(lib, methods, Xtr, ytr, Ctr, Xva, yva, Cva, Xte, yte, Cte, seed, d
             model = fit_aec(Xs[0], ytr, Ctr, Xs[1], yva, Cva, seed)
         if lib == "xgboost":
             best = model.best_iteration + 1
-            marg = lambda X, b, r=best: _xgb_margin(model, X, b, r)  # noqa: E731
+            marg = lambda X, b, r=best, m=model: _xgb_margin(m, X, b, r)  # noqa: E731
         else:
             best = model.bst.best_iteration
-            marg = lambda X, b, r=best: model.margin(X, b, r)  # noqa: E731
+            marg = lambda X, b, r=best, m=model: m.margin(X, b, r)  # noqa: E731
         mva, mte = marg(Xs[1], starts[1]), marg(Xs[2], starts[2])
         sva, ste = sig(mva), sig(mte)
         rec = {"rounds": int(best),

@@ -47,7 +47,7 @@ from . import _aec
 from .costs import FN, FP
 from .decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
 
-__all__ = ["DECISIONS", "RULES", "MoneyLossWarning", "metric_decision", "after_fit", "predict_rule"]
+__all__ = ["DECISIONS", "RULES", "MoneyLossWarning", "after_fit", "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
 

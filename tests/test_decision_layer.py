@@ -155,7 +155,7 @@ def test_auto_errors_and_unit_costs():
 
 def test_guard_names_swapped_costs():
     """Validation costs given the wrong way round (amount as C_FP, alert cost as C_FN): the guard says so."""
-    X, y, amount, tr, va, te = issue_case(n=8000)
+    X, y, amount, tr, va, _ = issue_case(n=8000)
     X = np.column_stack([X, np.log(amount)])  # the amount is a feature here: only the swap is wrong
     swapped = {"fp_cost": amount[va], "fn_cost": ALERT, "tn_cost": ALERT}
     with pytest.warns(dl.MoneyLossWarning) as rec:
