@@ -30,9 +30,9 @@ __all__ = [
     "TP",
     "TN",
     "CostWarning",
+    "MAX_TOTAL_COST",
     "cost_mistakes",
     "one_cost_warning",
-    "MAX_TOTAL_COST",
     "check_costs",
     "check_fit_costs",
     "check_binary_labels",
@@ -206,11 +206,11 @@ def check_costs(
     Raises ``ValueError`` for length mismatches, NaN or infinite costs, a negative
     ``n``, costs so large that their sums could overflow float64 (max |cost| x n
     above :data:`MAX_TOTAL_COST` = 1e300: express them in a larger unit), and
-    ``TypeError`` for non-numeric input or a non-integer ``n``. Warns
-    (:class:`CostWarning`, once, at the caller's line) only where the matrix is likely
-    a mistake, see :func:`cost_mistakes`. A row with ``C_FN < C_TP`` alone (a fraud
-    alert that costs more than the amount at stake) is sound: letting it pass is simply
-    the cheaper decision; :func:`cost_characteristic` still counts such rows.
+    ``TypeError`` for non-numeric input or a non-integer ``n``. Warns (:class:`CostWarning`, once, at the
+    caller's line) only where the matrix is likely a mistake, see
+    :func:`cost_mistakes`. A row with ``C_FN < C_TP`` alone (a fraud alert that
+    costs more than the amount at stake) is sound: letting it pass is simply the
+    cheaper decision; :func:`cost_characteristic` still counts such rows.
 
     Parameters
     ----------

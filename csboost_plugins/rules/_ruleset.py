@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 from ..costs import FN, FP, TN, TP, check_binary_labels, check_costs
+from . import _dask
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, rule_sql
@@ -111,6 +112,8 @@ class RuleSet:
 
     def apply(self, X) -> np.ndarray:
         """Index of the first rule covering each row (-1: no rule), numba, vectorised over rows."""
+        if _dask.is_dask(X):  # a lazy dask array, partition by partition
+            return _dask.apply(self, X)
         if not self.rules:
             return np.full(as_float_matrix(X, []).shape[0], -1, np.int64)
         Xu, cc = self._prepare(X)
@@ -119,6 +122,8 @@ class RuleSet:
     def predict_proba(self, X) -> np.ndarray:
         """Probability that each row raises an alert: 1 if an always-on rule covers it,
         rho if only the last rule does, 0 otherwise."""
+        if _dask.is_dask(X):
+            return _dask.predict_proba(self, X)
         fm = self.apply(X)
         p = np.append(self.rule_probabilities, 0.0)
         return p[fm]
@@ -143,12 +148,16 @@ class RuleSet:
             on = bool(check_random_state(random_state).random_sample() < rho)
         else:
             raise ValueError(f"last_rule must be 'round', 'include', 'exclude' or 'random', got {last_rule!r}")
-        fm = self.apply(X)
         limit = len(self.rules) if on else len(self.rules) - 1
+        if _dask.is_dask(X):
+            return _dask.predict(self, X, limit)
+        fm = self.apply(X)
         return ((fm >= 0) & (fm < limit)).astype(np.int64)
 
     def coverage(self, X) -> np.ndarray:
         """Boolean matrix (n_rows, n_rules): does rule j cover row i."""
+        if _dask.is_dask(X):
+            return _dask.coverage(self, X)
         if not self.rules:
             return np.zeros((as_float_matrix(X, []).shape[0], 0), bool)
         Xu, cc = self._prepare(X)
@@ -163,7 +172,13 @@ class RuleSet:
         when costs are given (per row, as everywhere in this package), ``money_caught``
         = sum over caught positives of C_FN - C_TP (loss prevented), ``cost`` = expected
         total cost and ``savings`` against the cheaper trivial policy.
+
+        Dask collections (X, y, weights and per-row costs partitioned alike) are
+        evaluated in one pass over their partitions; the data never reaches the client.
         """
+        if _dask.is_dask(X):
+            return _dask.evaluate(self, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
+                                  tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         y = check_binary_labels(y, name="y", require_both=False)
         p = self.predict_proba(X)
         if p.shape[0] != y.shape[0]:

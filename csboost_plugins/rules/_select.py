@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..costs import check_binary_labels, check_costs
+from ..costs import check_binary_labels
+from . import _dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
+from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 from ._rule import Rule
 from ._ruleset import RuleSet
 
 __all__ = ["riff_select"]
 
-# columns of the per-row weight matrix W
-_GAIN, _NEG, _POS, _ALL = 0, 1, 2, 3
 
 
 def _check_rate(v, name):
@@ -40,7 +40,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     Parameters
     ----------
     candidates : list of :class:`Rule` (e.g. from :func:`extract_rules`).
-    X, y : the selection set (numpy or pandas; y in {0, 1}).
+    X, y : the selection set (numpy or pandas; y in {0, 1}); or dask collections (data larger
+        than memory; y, sample_weight and fn_cost partitioned like X): one pass over the
+        partitions per greedy step, same selection (:mod:`csboost_plugins.rules._dask`).
     max_fpr : FPR budget (default 0.01). FPR = covered negative weight / negative weight.
     max_alert_rate : alternative budget on the alert rate (covered weight / total
         weight); give either this or ``max_fpr``.
@@ -62,6 +64,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     per-prefix ``fpr``, ``tpr``, ``alert_rate`` (and ``money_recall``), and
     ``expected_fpr``, ``expected_tpr``, ``expected_alert_rate``.
     """
+    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+        return _dask.riff_select(candidates, X, y, max_fpr=max_fpr, max_alert_rate=max_alert_rate,
+                                 sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules)
     if isinstance(candidates, RuleSet):
         candidates = candidates.rules
     candidates = list(candidates)
@@ -87,69 +92,25 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
     if w.shape[0] != n:
         raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    W = np.zeros((n, 4))
-    W[:, _POS] = w * (y == 1)
-    W[:, _NEG] = w * (y == 0)
-    W[:, _ALL] = w
-    if fn_cost is not None:
-        money = check_costs(n, fp_cost=0.0, fn_cost=fn_cost, warn=False)[:, 1]
-        if np.any(money < 0):
-            raise ValueError("fn_cost must be non-negative")
-        W[:, _GAIN] = W[:, _POS] * money
-    else:
-        W[:, _GAIN] = W[:, _POS]
+    W = row_weights(y, w, fn_cost)
     totals = W.sum(axis=0)
-    if totals[_NEG] <= 0 or totals[_POS] <= 0:
+    if totals[NEG] <= 0 or totals[POS] <= 0:
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
-    bcol = _NEG if criterion == "fpr" else _ALL
-    limit = budget * totals[bcol]
-    eps = 1e-12 * (totals[_GAIN] + totals[_NEG])
-
     trie = ConditionTrie(candidates)
     cc = compile_conditions(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
-    uncovered = np.arange(n, dtype=np.int64)
-    chosen = np.zeros(len(candidates), dtype=bool)
-    order, used = [], np.zeros(4)
-    prefix = []
-    while used[bcol] < limit and (max_rules is None or len(order) < max_rules):
-        mass = S[:, _GAIN] + S[:, _NEG]
-        ok = ~chosen & (mass > eps)
-        if not ok.any():
-            break
-        idx = np.flatnonzero(ok)
-        prec = S[idx, _GAIN] / mass[idx]
-        best = idx[prec == prec.max()]
-        if len(best) > 1:
-            g = S[best, _GAIN]
-            best = best[g == g.max()]
-        r = int(best[0])
-        chosen[r] = True
-        order.append(r)
+    state = {"uncovered": np.arange(n, dtype=np.int64)}
+
+    def cover(r):
+        uncovered = state["uncovered"]
         hit = rule_mask_rows(Xf, uncovered, r, cc)
         new = uncovered[hit]
-        uncovered = uncovered[~hit]
-        if len(new):
-            Wn = W[new]
-            used += Wn.sum(axis=0)
-            S -= trie.sums(Xf, new, Wn)
-        prefix.append(used.copy())
-    prefix = np.asarray(prefix).reshape(-1, 4)
-    rates = {"fpr": prefix[:, _NEG] / totals[_NEG], "tpr": prefix[:, _POS] / totals[_POS],
-             "alert_rate": prefix[:, _ALL] / totals[_ALL]}
-    if fn_cost is not None:
-        rates["money_recall"] = prefix[:, _GAIN] / totals[_GAIN] if totals[_GAIN] > 0 else prefix[:, _GAIN] * 0
-    rho = 1.0
-    if len(order) and prefix[-1, bcol] > limit:
-        prev = prefix[-2, bcol] if len(order) > 1 else 0.0
-        rho = (limit - prev) / (prefix[-1, bcol] - prev)
-    sel = {"criterion": criterion, "budget": budget, "n_candidates": len(candidates),
-           "candidate_index": np.asarray(order, dtype=np.int64)}
-    for k, v in rates.items():
-        sel[k] = v
-        last = v[-1] if len(v) else 0.0
-        prev = v[-2] if len(v) > 1 else 0.0
-        sel["expected_" + k] = float((1 - rho) * prev + rho * last)
+        state["uncovered"] = uncovered[~hit]
+        if not len(new):
+            return np.zeros(4), None
+        Wn = W[new]
+        return Wn.sum(axis=0), trie.sums(Xf, new, Wn)
+
+    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover)
+    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
