@@ -11,6 +11,7 @@ keep it.
 
 from __future__ import annotations
 
+import inspect
 import json
 import numbers
 import re
@@ -73,7 +74,9 @@ class _hybridmethod:
         def bound(*args, **kwargs):
             return self.func(cls, obj, *args, **kwargs)
 
-        bound.__doc__ = self.func.__doc__
+        bound.__doc__, bound.__name__ = self.func.__doc__, self.func.__name__
+        params = list(inspect.signature(self.func).parameters.values())[2:]  # drop cls, self
+        bound.__signature__ = inspect.Signature(params)
         return bound
 
 

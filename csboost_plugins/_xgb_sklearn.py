@@ -1,7 +1,7 @@
 """scikit-learn wrapper of the xgboost AEC plugin: :class:`CSXGBClassifier`.
 
 Public as ``csboost_plugins.xgb.CSXGBClassifier``; the native helpers live in
-:mod:`csboost_plugins.xgb`, which this module imports (never the reverse).
+:mod:`csboost_plugins._xgb_native`, which this module imports (never the reverse).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import xgboost as xgb
 from sklearn.utils.validation import check_is_fitted
 
 from . import _aec, _money_eval
-from . import xgb as _native
+from . import _xgb_native as _native
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
-from .xgb import AECObjective, MoneyMetrics
+from ._xgb_native import AECObjective, MoneyMetrics
 
 __all__ = ["CSXGBClassifier"]
 
