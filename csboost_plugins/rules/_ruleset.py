@@ -10,7 +10,7 @@ import numpy as np
 from ..costs import FN, FP, TN, TP, check_binary_labels, check_costs
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
-from ._export import rule_query, rule_sql
+from ._export import rule_query, select_statement, where_expression
 from ._rule import Rule
 
 __all__ = ["RuleSet"]
@@ -230,19 +230,36 @@ class RuleSet:
                 text = fh.read()
         return cls.from_dict(json.loads(text))
 
-    def to_sql(self, table="transactions", *, last_rule="round", where_only=False) -> str:
+    def to_sql(self, table="transactions", *, dialect=None, last_rule="round", where_only=False,
+               pretty=False) -> str:
         """``SELECT * FROM table WHERE ...`` selecting the alerts (or only the WHERE expression).
 
-        Columns are named by ``feature_names``; NULL is missing. Category rules on
-        pandas categoricals compare category values; on numeric codes they compare
-        ``trunc(x)`` through intervals. ``last_rule`` as in :meth:`predict`.
+        Written by sqlglot for ``dialect`` (``"spark"``, ``"snowflake"``, ``"bigquery"``,
+        ``"postgres"``, ``"duckdb"``, ``"sqlite"``, any other sqlglot dialect, or None for
+        generic SQL); needs ``pip install sqlglot`` (the ``sql`` extra).
+
+        - ``table``: one name, quoted verbatim (``"t; DROP TABLE users; --"`` is a table
+          of that name, not a second statement), or a tuple ``(schema, table)`` /
+          ``(catalog, schema, table)``. Column names come from ``feature_names`` and are
+          quoted the same way.
+        - Cuts are the rules' exact float64 bounds written as shortest round-trip decimals,
+          so a column holding the float64 values the model saw is split exactly as the
+          model split it (xgboost's float32 comparison ``float32(x) < t`` becomes the
+          float64 midpoint bound with the right ``<`` / ``<=``). For SQLite, a literal the
+          local sqlite3 library would read one ulp off is written as an exact product.
+        - Missing values are SQL NULL and go where the model sends NaN. Store NaN as NULL:
+          a NaN *value* in a DOUBLE column sorts above every number in Postgres, DuckDB,
+          Spark and Snowflake.
+        - Category rules on pandas categoricals compare category values (``IN (...)``);
+          on numeric codes they compare ``trunc(x)`` through intervals.
+
+        ``last_rule`` as in :meth:`predict`; ``pretty`` indents the SQL.
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
-        where = " OR ".join(rule_sql(r, names, levels) for r in rules) if rules else "1 = 0"
         if where_only:
-            return where
-        return f"SELECT * FROM {table} WHERE {where}"
+            return where_expression(rules, names, levels, dialect=dialect, pretty=pretty)
+        return select_statement(rules, names, levels, table, dialect=dialect, pretty=pretty)
 
     def to_pandas_query(self, *, last_rule="round") -> str:
         """Expression for ``df.query(expr, engine="python")`` selecting the alerts."""
