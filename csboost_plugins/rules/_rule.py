@@ -71,6 +71,14 @@ def _fmt(v: float) -> str:
     return repr(float(v))
 
 
+def _display(text, v, op):
+    """A bound as the library printed it (``"< 0.300000012"``); lightgbm's zero cut (+-1e-35,
+    its ``kZeroThreshold`` between 0 and the next value) reads as 0, in the data's own terms."""
+    if abs(v) == ZERO_THRESHOLD:
+        return (text.split(" ", 1)[0] + " " if text else op) + "0"
+    return text or op + _fmt(v)
+
+
 def _tighter(a, ac, at, b, bc, bt, sign):
     """The tighter of two bounds (sign +1: lower bounds, -1: upper bounds); open beats closed on ties."""
     if sign * b > sign * a:
@@ -137,8 +145,8 @@ class Interval:
     def to_str(self, name: str) -> str:
         has_lo = not (self.lower == -math.inf and self.lower_closed)
         has_hi = not (self.upper == math.inf and self.upper_closed)
-        lo = (self.lower_text or ((">= " if self.lower_closed else "> ") + _fmt(self.lower))) if has_lo else ""
-        hi = (self.upper_text or (("<= " if self.upper_closed else "< ") + _fmt(self.upper))) if has_hi else ""
+        lo = _display(self.lower_text, self.lower, ">= " if self.lower_closed else "> ") if has_lo else ""
+        hi = _display(self.upper_text, self.upper, "<= " if self.upper_closed else "< ") if has_hi else ""
         if has_lo and has_hi:
             op, val = lo.split(" ", 1)
             parts = [f"{val} {'<=' if op == '>=' else '<'} {name} {hi}"]
@@ -150,7 +158,7 @@ class Interval:
             parts = [f"{name} is not missing" if not self.missing else "True"]
         s = parts[0]
         if self.zero_missing:
-            s += f" (|{name}| <= 1e-35 counts as missing)"
+            s += f" ({name} = 0 counts as missing)"
         if self.missing and (has_lo or has_hi):
             s = f"({s} or {name} is missing)"
         return s

@@ -7,10 +7,11 @@ import json
 
 import numpy as np
 
-from ..costs import FN, FP, TN, TP, check_binary_labels, check_costs
+from ..costs import check_binary_labels, check_costs
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, select_statement, where_expression
+from ._report import per_rule_table, set_metrics
 from ._rule import Rule
 
 __all__ = ["RuleSet"]
@@ -153,14 +154,33 @@ class RuleSet:
         return coverage_matrix(Xu, cc)
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                 cost_matrix=None) -> dict:
-        """Expected performance of the randomised rule set on (X, y).
+                 cost_matrix=None, per_rule=False):
+        """Expected performance of the randomised rule set on (X, y) (a holdout set).
 
-        Returns a dict: ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision``
-        (all expected under rho, weighted by ``sample_weight``), ``n_rules``, and,
-        when costs are given (per row, as everywhere in this package), ``money_caught``
-        = sum over caught positives of C_FN - C_TP (loss prevented), ``cost`` = expected
-        total cost and ``savings`` against the cheaper trivial policy.
+        Returns a dict: ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision`` (all
+        expected under rho, weighted by ``sample_weight``) and ``n_rules``. With costs
+        (per row, as everywhere in this package; money in the costs' own unit) also:
+
+        - ``money_caught`` = sum over flagged positives of ``C_FN - C_TP`` (loss prevented),
+          ``money_at_risk`` (the same over all positives), ``money_recall`` (their ratio);
+        - ``alert_cost`` = sum over flagged negatives of ``C_FP - C_TN`` (false alerts);
+        - ``net_money`` = money_caught - alert_cost: money saved against running **no rules**;
+        - ``cost`` = expected total cost; ``cost_no_rules`` and ``cost_flag_all``, the two
+          trivial policies (``cost = cost_no_rules - net_money``);
+        - ``savings`` = ``(Cost_l - cost) / Cost_l`` against the cheaper trivial policy
+          ``Cost_l`` (ECSDT eq. 5), which ``savings_baseline`` names (``"no rules"`` or
+          ``"flag all"``), and ``savings_vs_no_rules`` = ``net_money / cost_no_rules``.
+
+        ``per_rule=True`` returns instead a pandas DataFrame, one row per rule in order
+        (index ``rule_no`` from 1): ``rule`` (its text, with the data's column and category
+        names), ``probability`` (1, or rho for the last rule); what the rule flags on its
+        own: ``flagged`` (weighted rows), ``tp``, ``fp``, ``precision``, ``recall``, ``fpr``,
+        ``money_caught``, ``alert_cost``, ``net_money``; what it adds to the rules above it
+        (rows no earlier rule flags, times its probability): ``new_tp``, ``new_fp``,
+        ``new_money_caught``, ``new_alert_cost``; and the set of rules 1..i:
+        ``set_recall``, ``set_fpr``, ``set_precision``, ``set_money_caught``,
+        ``set_alert_cost``, ``set_net_money`` (the last row equals the dict's figures).
+        Money columns appear only with costs.
         """
         y = check_binary_labels(y, name="y", require_both=False)
         p = self.predict_proba(X)
@@ -169,29 +189,13 @@ class RuleSet:
         w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64).reshape(-1)
         if w.shape[0] != len(y):
             raise ValueError(f"sample_weight has length {w.shape[0]} but y has {len(y)} rows")
-        pos, neg = w * (y == 1), w * (y == 0)
-        tp, fp = float(p @ pos), float(p @ neg)
-        npos, nneg, ntot = float(pos.sum()), float(neg.sum()), float(w.sum())
-        out = {
-            "n_rules": len(self.rules),
-            "tpr": tp / npos if npos > 0 else float("nan"),
-            "fpr": fp / nneg if nneg > 0 else float("nan"),
-            "alert_rate": (tp + fp) / ntot if ntot > 0 else float("nan"),
-            "precision": tp / (tp + fp) if tp + fp > 0 else float("nan"),
-        }
+        c = None
         if fn_cost is not None or fp_cost is not None or cost_matrix is not None:
             c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
                             fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
-            prevented = c[:, FN] - c[:, TP]
-            out["money_caught"] = float((p * pos) @ prevented)
-            out["money_at_risk"] = float(pos @ prevented)
-            out["money_recall"] = out["money_caught"] / out["money_at_risk"] if out["money_at_risk"] > 0 \
-                else float("nan")
-            row = np.where(y == 1, p * c[:, TP] + (1 - p) * c[:, FN], p * c[:, FP] + (1 - p) * c[:, TN])
-            out["cost"] = float(row @ w)
-            base = min(float(np.where(y == 1, c[:, FN], c[:, TN]) @ w), float(np.where(y == 1, c[:, TP], c[:, FP]) @ w))
-            out["savings"] = (base - out["cost"]) / base if base > 0 else float("nan")
-        return out
+        if per_rule:
+            return per_rule_table(self, self.coverage(X), self.apply(X), y, w, c)
+        return set_metrics(p, y, w, c, len(self.rules))
 
     # ---------------------------------------------------------------- export
     def _names(self):
