@@ -61,11 +61,44 @@ def _savings(cost, base):
 class MoneyCurveDisplay:
     """Money against alert rate (or FPR) when the rows with the highest scores are flagged.
 
-    Attributes: ``alert_rate``, ``fpr``, ``money_caught``, ``alert_cost``, ``net_money``,
-    ``savings`` (one entry per distinct score cut, starting at "flag nothing"),
-    ``x_axis``/``y_axis`` (names of the plotted pair), ``rule_table`` (the rule set's per-rule table or None) and
-    ``rule_x``/``rule_y`` (the points of rules 1..i), ``line_``, ``rules_line_``, ``ax_``,
-    ``figure_``.
+    Create it with :meth:`from_predictions` or :meth:`from_estimator`. Each array has
+    one entry per distinct score cut, starting at "flag nothing".
+
+    Parameters
+    ----------
+    alert_rate, fpr : array-like
+        Share of (weighted) rows flagged, and of negatives flagged.
+    money_caught, alert_cost : array-like
+        Sum of ``C_FN - C_TP`` over flagged positives and of ``C_FP - C_TN`` over
+        flagged negatives (money).
+    cost_no_alerts, cost_flag_all : float
+        Total cost of flagging nothing and of flagging everything.
+    rule_table : pandas.DataFrame, optional
+        A rule set's ``RuleSet.evaluate(..., per_rule=True)`` table on the same rows.
+    rule_alert_rate : array-like, optional
+        Alert rate of rules 1..i (with ``rule_table``).
+    x_axis : {"alert_rate", "fpr"}, default="alert_rate"
+        Horizontal axis.
+    y_axis : {"net_money", "money_caught", "savings"}, default="net_money"
+        Vertical axis: money caught minus alert cost (money saved against no
+        alerts), money caught, or savings against the cheaper trivial policy.
+    name : str, optional
+        Legend name of the score.
+
+    Attributes
+    ----------
+    net_money, savings : ndarray
+        ``money_caught - alert_cost`` and ``(Cost_l - cost) / Cost_l``.
+    rule_x, rule_y : ndarray or None
+        The plotted points of rules 1..i.
+    line_ : matplotlib.lines.Line2D
+        The score's curve.
+    rules_line_ : matplotlib.lines.Line2D or None
+        The rule set's points.
+    ax_ : matplotlib.axes.Axes
+        The axes drawn on.
+    figure_ : matplotlib.figure.Figure
+        Its figure.
     """
 
     def __init__(self, *, alert_rate, fpr, money_caught, alert_cost, cost_no_alerts, cost_flag_all,
@@ -89,6 +122,20 @@ class MoneyCurveDisplay:
         return np.asarray(rx), np.asarray(ry)
 
     def plot(self, ax=None, *, name=None):
+        """Draw the curve (and the rule set's points).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure when None.
+        name : str, optional
+            Legend name of the score.
+
+        Returns
+        -------
+        MoneyCurveDisplay
+            self.
+        """
         ax, fig = _axes(ax)
         name = name or self.name or "score"
         self.line_, = ax.plot(getattr(self, self.x_axis), getattr(self, self.y_axis),
@@ -110,8 +157,37 @@ class MoneyCurveDisplay:
     def from_predictions(cls, y_true, y_score, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, rules=None, X=None, x_axis="alert_rate",
                          y_axis="net_money", ax=None, name=None):
-        """Curve of ``y_score`` (higher = flag first; ties flagged together); ``rules`` (a RuleSet) are
-        evaluated on ``X`` (the same rows) and drawn as the points of rules 1..i."""
+        """Curve of a score on labelled rows.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            0/1 labels.
+        y_score : array-like of shape (n_samples,)
+            Higher = flag first; rows with one score are flagged together.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``).
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights.
+        rules : RuleSet, optional
+            Rule set drawn as the points of rules 1..i.
+        X : array-like or DataFrame, optional
+            The rows (needed with ``rules``).
+        x_axis : {"alert_rate", "fpr"}, default="alert_rate"
+            Horizontal axis.
+        y_axis : {"net_money", "money_caught", "savings"}, default="net_money"
+            Vertical axis.
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+        name : str, optional
+            Legend name of the score.
+
+        Returns
+        -------
+        MoneyCurveDisplay
+        """
         yt, s, c, w = _prepare(y_true, y_score, "y_score", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost,
                                                                       cost_matrix), sample_weight)
         w = np.ones(len(yt)) if w is None else w
@@ -137,19 +213,55 @@ class MoneyCurveDisplay:
 
     @classmethod
     def from_estimator(cls, estimator, X, y, *, rules=None, ax=None, name=None, **kwargs):
-        """:meth:`from_predictions` with the estimator's P(y=1) (or decision function) on X."""
+        """:meth:`from_predictions` with the estimator's P(y=1) (or decision function) on X.
+
+        Parameters
+        ----------
+        estimator : fitted classifier
+            Has ``predict_proba`` or ``decision_function``.
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (also given to ``rules``).
+        y : array-like of shape (n_samples,)
+            0/1 labels.
+        rules : RuleSet, optional
+            Rule set drawn on the same axes.
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+        name : str, optional
+            Legend name (default: the estimator's class name).
+        **kwargs
+            Costs, ``sample_weight``, ``x_axis``, ``y_axis`` as in :meth:`from_predictions`.
+
+        Returns
+        -------
+        MoneyCurveDisplay
+        """
         return cls.from_predictions(y, _score_of(estimator, X), rules=rules, X=X, ax=ax,
                                     name=name or type(estimator).__name__, **kwargs)
 
 
 # ------------------------------------------------------------------------------------------- (b)
 class RuleWaterfallDisplay:
-    """Waterfall of a rule set's money: for rule i, a bar up by the money it catches that no earlier
-    rule catches (``new_money_caught``), then a bar down by its added alert cost
-    (``new_alert_cost``); the last bar is the set's net money (money saved against no rules).
+    """Waterfall of a rule set's money.
 
-    Attributes: ``table`` (``RuleSet.evaluate(..., per_rule=True)``), ``caught_bars_``,
-    ``alert_bars_``, ``net_bar_``, ``ax_``, ``figure_``.
+    For rule i, a bar up by the money it catches that no earlier rule catches
+    (``new_money_caught``), then a bar down by its added alert cost
+    (``new_alert_cost``); the last bar is the set's net money (money saved against
+    no rules).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``RuleSet.evaluate(..., per_rule=True)`` computed with costs.
+
+    Attributes
+    ----------
+    caught_bars_, alert_bars_, net_bar_ : matplotlib.container.BarContainer
+        The bars.
+    ax_ : matplotlib.axes.Axes
+        The axes drawn on.
+    figure_ : matplotlib.figure.Figure
+        Its figure.
     """
 
     def __init__(self, table):
@@ -159,6 +271,18 @@ class RuleWaterfallDisplay:
         self.table = table
 
     def plot(self, ax=None):
+        """Draw the waterfall.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure when None.
+
+        Returns
+        -------
+        RuleWaterfallDisplay
+            self.
+        """
         ax, fig = _axes(ax)
         t = self.table
         k = len(t)
@@ -180,7 +304,29 @@ class RuleWaterfallDisplay:
     @classmethod
     def from_estimator(cls, rules, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                        sample_weight=None, ax=None):
-        """Waterfall of RuleSet ``rules`` on (X, y) (a holdout set) with per-row costs."""
+        """Waterfall of a rule set on (X, y) (a holdout set) with per-row costs.
+
+        Parameters
+        ----------
+        rules : RuleSet
+            The rule set.
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+        y : array-like of shape (n_samples,)
+            0/1 labels.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``).
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights.
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+
+        Returns
+        -------
+        RuleWaterfallDisplay
+        """
         table = rules.evaluate(X, y, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                cost_matrix=cost_matrix, sample_weight=sample_weight, per_rule=True)
         return cls(table).plot(ax)
@@ -193,11 +339,30 @@ _LOWER_IS_BETTER = ("aec", "cost", "logloss", "binary_logloss", "error", "rmse")
 class MoneyPerRoundDisplay:
     """A metric per boosting round for every data set that records it.
 
-    ``evals_result`` is ``{data_name: {metric: [value per round]}}`` as xgboost's and
-    lightgbm's ``evals_result_`` and :func:`csboost_plugins.callback.record_money` fill it.
-    ``best_iteration`` is a 0-based round index (None: not marked). Attributes:
-    ``rounds`` (1-based), ``values`` ({data_name: array}), ``lines_``, ``best_line_``,
-    ``ax_``, ``figure_``.
+    Parameters
+    ----------
+    evals_result : dict
+        ``{data_name: {metric: [value per round]}}`` as xgboost's and lightgbm's
+        ``evals_result_`` and :func:`csboost_plugins.callback.record_money` fill it.
+    metric : str, default="savings"
+        The metric to draw.
+    best_iteration : int, optional
+        0-based round to mark (None: not marked).
+
+    Attributes
+    ----------
+    rounds : ndarray
+        Round numbers from 1.
+    values : dict
+        ``{data_name: array of the metric per round}``.
+    lines_ : dict
+        ``{data_name: matplotlib.lines.Line2D}``.
+    best_line_ : matplotlib.lines.Line2D or None
+        The best-iteration marker.
+    ax_ : matplotlib.axes.Axes
+        The axes drawn on.
+    figure_ : matplotlib.figure.Figure
+        Its figure.
     """
 
     def __init__(self, evals_result, metric="savings", best_iteration=None):
@@ -216,6 +381,18 @@ class MoneyPerRoundDisplay:
         self.best_iteration = None if best_iteration is None else int(best_iteration)
 
     def plot(self, ax=None):
+        """Draw one line per data set.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure when None.
+
+        Returns
+        -------
+        MoneyPerRoundDisplay
+            self.
+        """
         ax, fig = _axes(ax)
         self.lines_ = {}
         for name, v in self.values.items():
@@ -232,12 +409,46 @@ class MoneyPerRoundDisplay:
 
     @classmethod
     def from_evals_result(cls, evals_result, *, metric="savings", best_iteration=None, ax=None):
+        """Draw from an ``evals_result`` dict.
+
+        Parameters
+        ----------
+        evals_result : dict
+            ``{data_name: {metric: [value per round]}}``.
+        metric : str, default="savings"
+            The metric to draw.
+        best_iteration : int, optional
+            0-based round to mark.
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+
+        Returns
+        -------
+        MoneyPerRoundDisplay
+        """
         return cls(evals_result, metric, best_iteration).plot(ax)
 
     @classmethod
     def from_estimator(cls, estimator, *, metric="savings", ax=None):
-        """From a fitted booster estimator's ``evals_result_``; with early stopping the best iteration is
-        the last round the fitted model keeps (``n_estimators_``)."""
+        """Draw from a fitted booster estimator's ``evals_result_``.
+
+        With early stopping the best iteration marked is the last round the fitted
+        model keeps (``n_estimators_``).
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Has ``evals_result_`` (e.g. ``CSXGBClassifier`` / ``CSLGBMClassifier``
+            fitted with ``eval_set``).
+        metric : str, default="savings"
+            The metric to draw.
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+
+        Returns
+        -------
+        MoneyPerRoundDisplay
+        """
         if not hasattr(estimator, "evals_result_"):
             raise ValueError(f"{type(estimator).__name__} has no evals_result_: fit it with eval_set= first")
         best = None
@@ -250,13 +461,42 @@ class MoneyPerRoundDisplay:
 class ThresholdScalingDisplay:
     """Savings (or cost, or net money) of a probability model's decisions as the threshold moves.
 
-    ``threshold="bayes"``: row i is flagged iff ``p_i > t_i(k)`` where ``t_i(k)`` scales the
-    Bayes minimum risk threshold ``t*_i`` (:func:`csboost_plugins.decision_costs.bayes_thresholds`)
-    in odds: ``t/(1-t) = k t*/(1-t*)``, the same as multiplying the false-alert regret by
-    ``k``; ``k = 1`` is Bayes minimum risk. ``threshold="constant"``: flag iff ``p > t``
-    for one ``t`` in [0, 1]. Attributes: ``scale`` (the k or t grid), ``savings``,
-    ``cost``, ``net_money``, ``reference`` (k = 1 or t = 0.5), ``best`` (the grid value
-    with the lowest cost), ``line_``, ``ax_``, ``figure_``.
+    ``threshold="bayes"``: row i is flagged iff ``p_i > t_i(k)`` where ``t_i(k)``
+    scales the Bayes minimum risk threshold ``t*_i``
+    (:func:`csboost_plugins.decision_costs.bayes_thresholds`) in odds:
+    ``t/(1-t) = k t*/(1-t*)``, the same as multiplying the false-alert regret by
+    ``k``; ``k = 1`` is Bayes minimum risk. ``threshold="constant"``: flag iff
+    ``p > t`` for one ``t`` in [0, 1].
+
+    Parameters
+    ----------
+    scale : array-like
+        The k (or t) grid.
+    cost : array-like
+        Total cost (money) at each grid value.
+    cost_no_alerts, cost_flag_all : float
+        Total cost of flagging nothing and of flagging everything.
+    threshold : {"bayes", "constant"}, default="bayes"
+        What the grid scales.
+    y_axis : {"savings", "cost", "net_money"}, default="savings"
+        Vertical axis.
+    name : str, optional
+        Legend name.
+
+    Attributes
+    ----------
+    savings, net_money : ndarray
+        Savings against the cheaper trivial policy, and money saved against no alerts.
+    reference : float
+        1 (Bayes minimum risk) or 0.5.
+    best : float
+        The grid value with the lowest cost.
+    line_ : matplotlib.lines.Line2D
+        The curve.
+    ax_ : matplotlib.axes.Axes
+        The axes drawn on.
+    figure_ : matplotlib.figure.Figure
+        Its figure.
     """
 
     def __init__(self, *, scale, cost, cost_no_alerts, cost_flag_all, threshold="bayes", y_axis="savings",
@@ -271,6 +511,20 @@ class ThresholdScalingDisplay:
         self.name = name
 
     def plot(self, ax=None, *, name=None):
+        """Draw the curve with the reference and best values marked.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure when None.
+        name : str, optional
+            Legend name.
+
+        Returns
+        -------
+        ThresholdScalingDisplay
+            self.
+        """
         ax, fig = _axes(ax)
         self.line_, = ax.plot(self.scale, getattr(self, self.y_axis), label=name or self.name or "model")
         ax.axvline(self.reference, color="k", ls="--", lw=0.8,
@@ -288,7 +542,21 @@ class ThresholdScalingDisplay:
 
     @staticmethod
     def thresholds(costs, k, threshold="bayes"):
-        """Per-row thresholds ``t_i(k)`` (see the class docstring)."""
+        """Per-row thresholds ``t_i(k)`` (see the class docstring).
+
+        Parameters
+        ----------
+        costs : ndarray of shape (n_samples, 4)
+            ``[C_FP, C_FN, C_TP, C_TN]``.
+        k : float
+            Scale (or the constant threshold).
+        threshold : {"bayes", "constant"}, default="bayes"
+            What ``k`` is.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         if threshold == "constant":
             return np.full(costs.shape[0], float(k))
         t = bayes_thresholds(costs)
@@ -300,8 +568,36 @@ class ThresholdScalingDisplay:
     def from_predictions(cls, y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, threshold="bayes", scale=None, y_axis="savings",
                          ax=None, name=None):
-        """``scale``: grid of k (default 81 values from 0.01 to 100, log-spaced) or of t (default 101 values
-        in [0, 1])."""
+        """Curve of probabilities on labelled rows.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            0/1 labels.
+        y_proba : array-like of shape (n_samples,)
+            P(y=1) per row.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``).
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights.
+        threshold : {"bayes", "constant"}, default="bayes"
+            Scale the Bayes thresholds, or use one constant threshold.
+        scale : array-like, optional
+            Grid of k (default 81 values from 0.01 to 100, log-spaced) or of t
+            (default 101 values in [0, 1]).
+        y_axis : {"savings", "cost", "net_money"}, default="savings"
+            Vertical axis.
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+        name : str, optional
+            Legend name.
+
+        Returns
+        -------
+        ThresholdScalingDisplay
+        """
         yt, p, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost,
                                                                       cost_matrix), sample_weight)
         if np.any(p < 0) or np.any(p > 1):
@@ -322,6 +618,27 @@ class ThresholdScalingDisplay:
 
     @classmethod
     def from_estimator(cls, estimator, X, y, *, ax=None, name=None, **kwargs):
-        """:meth:`from_predictions` with ``estimator.predict_proba(X)[:, 1]``."""
+        """:meth:`from_predictions` with ``estimator.predict_proba(X)[:, 1]``.
+
+        Parameters
+        ----------
+        estimator : fitted classifier
+            Has ``predict_proba``.
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+        y : array-like of shape (n_samples,)
+            0/1 labels.
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+        name : str, optional
+            Legend name (default: the estimator's class name).
+        **kwargs
+            Costs, ``sample_weight``, ``threshold``, ``scale``, ``y_axis`` as in
+            :meth:`from_predictions`.
+
+        Returns
+        -------
+        ThresholdScalingDisplay
+        """
         return cls.from_predictions(y, np.asarray(estimator.predict_proba(X))[:, 1], ax=ax,
                                     name=name or type(estimator).__name__, **kwargs)

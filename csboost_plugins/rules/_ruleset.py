@@ -22,13 +22,28 @@ class RuleSet:
 
     Parameters
     ----------
-    rules : list of :class:`Rule`, in selection order.
-    last_rule_probability : rho, the probability with which the last rule is in
-        force (RIFF section 3.2); every other rule is always in force. With
-        rho < 1 the expected FPR on the selection set equals the budget exactly.
-    feature_names : column names (pandas input is matched by name).
-    selection : optional dict of statistics on the selection set (filled by
-        :func:`riff_select`).
+    rules : list of Rule
+        The rules, in selection order.
+    last_rule_probability : float, default=1.0
+        rho, the probability with which the last rule is in force (RIFF section
+        3.2); every other rule is always in force. With rho < 1 the expected FPR on
+        the selection set equals the budget exactly.
+    feature_names : list of str, optional
+        Column names (pandas input is matched by name); taken from the rules when
+        None.
+    selection : dict, optional
+        Statistics on the selection set (filled by :func:`riff_select`).
+
+    Attributes
+    ----------
+    rules : list of Rule
+        The rules, in order.
+    last_rule_probability : float
+        rho.
+    feature_names : list of str or None
+        Column names.
+    selection : dict
+        Selection-set statistics (``tpr``, ``fpr`` per prefix of the rules, ...).
     """
 
     def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None):
@@ -60,7 +75,7 @@ class RuleSet:
 
     @property
     def rule_probabilities(self) -> np.ndarray:
-        """rho(c) for each rule: 1, ..., 1, rho."""
+        """Probability that each rule is in force: 1, ..., 1, rho (array of length ``len(self)``)."""
         p = np.ones(len(self.rules))
         if len(p):
             p[-1] = self.last_rule_probability
@@ -109,15 +124,37 @@ class RuleSet:
         return (Xu if used else np.zeros((Xu.shape[0], 1))), cc_sub
 
     def apply(self, X) -> np.ndarray:
-        """Index of the first rule covering each row (-1: no rule), numba, vectorised over rows."""
+        """Index of the first rule covering each row.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route (NaN is missing; pandas columns matched by name).
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+            0-based rule index, -1 where no rule covers the row.
+        """
         if not self.rules:
             return np.full(as_float_matrix(X, []).shape[0], -1, np.int64)
         Xu, cc = self._prepare(X)
         return first_match(Xu, cc)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Probability that each row raises an alert: 1 if an always-on rule covers it,
-        rho if only the last rule does, 0 otherwise."""
+        """Probability that each row raises an alert.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to score.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+            1 if an always-on rule covers the row, rho if only the last rule does,
+            0 otherwise.
+        """
         fm = self.apply(X)
         p = np.append(self.rule_probabilities, 0.0)
         return p[fm]
@@ -125,10 +162,22 @@ class RuleSet:
     def predict(self, X, *, last_rule="round", random_state=None) -> np.ndarray:
         """0/1 alerts.
 
-        last_rule : how the randomised last rule is used: ``"round"`` (default; in
-            force iff rho > 1/2), ``"include"``, ``"exclude"`` (the budget then holds
-            for sure on the selection set), or ``"random"`` (in force with
-            probability rho, one draw for the whole rule set, ``random_state``).
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to flag.
+        last_rule : {"round", "include", "exclude", "random"}, default="round"
+            How the randomised last rule is used: ``"round"`` (in force iff
+            rho > 1/2), ``"include"``, ``"exclude"`` (the budget then holds for sure
+            on the selection set), or ``"random"`` (in force with probability rho,
+            one draw for the whole rule set).
+        random_state : int, RandomState or None, default=None
+            Seed of the draw for ``last_rule="random"``.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+            1 where an alert is raised.
         """
         rho = self.last_rule_probability
         if last_rule == "round":
@@ -147,7 +196,18 @@ class RuleSet:
         return ((fm >= 0) & (fm < limit)).astype(np.int64)
 
     def coverage(self, X) -> np.ndarray:
-        """Boolean matrix (n_rows, n_rules): does rule j cover row i."""
+        """Which rules cover which rows.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to test.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, n_rules)
+            Entry (i, j) is True iff rule j covers row i.
+        """
         if not self.rules:
             return np.zeros((as_float_matrix(X, []).shape[0], 0), bool)
         Xu, cc = self._prepare(X)
@@ -157,7 +217,30 @@ class RuleSet:
                  cost_matrix=None, per_rule=False):
         """Expected performance of the randomised rule set on (X, y) (a holdout set).
 
-        Returns a dict: ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision`` (all
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Holdout rows.
+        y : array-like of shape (n_samples,)
+            0/1 labels (1 = fraud).
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights (counts and money are weighted sums).
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``); without any cost only
+            the counting figures are returned.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        per_rule : bool, default=False
+            Return the per-rule table instead of the set-level dict.
+
+        Returns
+        -------
+        dict or pandas.DataFrame
+            See below.
+
+        Notes
+        -----
+        The dict holds ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision`` (all
         expected under rho, weighted by ``sample_weight``) and ``n_rules``. With costs
         (per row, as everywhere in this package; money in the costs' own unit) also:
 
@@ -204,13 +287,33 @@ class RuleSet:
         return names + [f"x{j}" for j in range(len(names), n)]
 
     def to_dict(self) -> dict:
+        """The rule set as plain Python (the content of :meth:`to_json`).
+
+        Returns
+        -------
+        dict
+            ``format``, ``feature_names``, ``last_rule_probability``, ``rules``, ``selection``.
+        """
         return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
                 "last_rule_probability": self.last_rule_probability,
                 "rules": [r.to_dict() for r in self.rules],
                 "selection": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.selection.items()}}
 
     def to_json(self, path=None, **kwargs) -> str:
-        """JSON text (exact float64 bounds, so rows are selected identically after a round trip)."""
+        """JSON text of the rule set (exact float64 bounds: rows are selected identically after a round trip).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Also write the text to this file.
+        **kwargs
+            Passed to :func:`json.dumps` (e.g. ``indent=2``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         s = json.dumps(self.to_dict(), **kwargs)
         if path is not None:
             with open(path, "w") as fh:
@@ -219,6 +322,17 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RuleSet":
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            As returned by :meth:`to_dict`.
+
+        Returns
+        -------
+        RuleSet
+        """
         names = d.get("feature_names")
         rules = [Rule.from_dict(r, feature_names=names) for r in d["rules"]]
         return cls(rules, last_rule_probability=d.get("last_rule_probability", 1.0), feature_names=names,
@@ -226,7 +340,17 @@ class RuleSet:
 
     @classmethod
     def from_json(cls, text) -> "RuleSet":
-        """Inverse of :meth:`to_json` (a JSON string or a path to a file holding one)."""
+        """Inverse of :meth:`to_json`.
+
+        Parameters
+        ----------
+        text : str
+            A JSON string or the path to a file holding one.
+
+        Returns
+        -------
+        RuleSet
+        """
         if not isinstance(text, str):
             raise TypeError(f"from_json takes a JSON string or file path, got {type(text).__name__}")
         if not text.lstrip().startswith("{"):
@@ -238,14 +362,32 @@ class RuleSet:
                pretty=False) -> str:
         """``SELECT * FROM table WHERE ...`` selecting the alerts (or only the WHERE expression).
 
-        Written by sqlglot for ``dialect`` (``"spark"``, ``"snowflake"``, ``"bigquery"``,
-        ``"postgres"``, ``"duckdb"``, ``"sqlite"``, any other sqlglot dialect, or None for
-        generic SQL); needs ``pip install sqlglot`` (the ``sql`` extra).
+        Written by sqlglot for the dialect; needs ``pip install sqlglot`` (the ``sql`` extra).
 
-        - ``table``: one name, quoted verbatim (``"t; DROP TABLE users; --"`` is a table
-          of that name, not a second statement), or a tuple ``(schema, table)`` /
-          ``(catalog, schema, table)``. Column names come from ``feature_names`` and are
-          quoted the same way.
+        Parameters
+        ----------
+        table : str or tuple of str, default="transactions"
+            One name, quoted verbatim (``"t; DROP TABLE users; --"`` is a table of
+            that name, not a second statement), or ``(schema, table)`` /
+            ``(catalog, schema, table)``. Column names come from ``feature_names`` and
+            are quoted the same way.
+        dialect : str, optional
+            ``"spark"``, ``"snowflake"``, ``"bigquery"``, ``"postgres"``, ``"duckdb"``,
+            ``"sqlite"`` (tested), any other sqlglot dialect, or None for generic SQL.
+        last_rule : {"round", "include", "exclude"}, default="round"
+            As in :meth:`predict`.
+        where_only : bool, default=False
+            Return only the parenthesised boolean expression.
+        pretty : bool, default=False
+            Indent the SQL.
+
+        Returns
+        -------
+        str
+            The SQL text.
+
+        Notes
+        -----
         - Cuts are the rules' exact float64 bounds written as shortest round-trip decimals,
           so a column holding the float64 values the model saw is split exactly as the
           model split it (xgboost's float32 comparison ``float32(x) < t`` becomes the
@@ -256,8 +398,6 @@ class RuleSet:
           Spark and Snowflake.
         - Category rules on pandas categoricals compare category values (``IN (...)``);
           on numeric codes they compare ``trunc(x)`` through intervals.
-
-        ``last_rule`` as in :meth:`predict`; ``pretty`` indents the SQL.
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
@@ -266,7 +406,18 @@ class RuleSet:
         return select_statement(rules, names, levels, table, dialect=dialect, pretty=pretty)
 
     def to_pandas_query(self, *, last_rule="round") -> str:
-        """Expression for ``df.query(expr, engine="python")`` selecting the alerts."""
+        """Expression for ``df.query(expr, engine="python")`` selecting the alerts.
+
+        Parameters
+        ----------
+        last_rule : {"round", "include", "exclude"}, default="round"
+            As in :meth:`predict`.
+
+        Returns
+        -------
+        str
+            A pandas query string.
+        """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
         return " or ".join(rule_query(r, names, levels) for r in rules) if rules else "False"
