@@ -7,6 +7,7 @@ import numpy as np
 from ..costs import check_binary_labels, check_costs
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
+from ._refine import conditions_mask, prune_rule, refine_rule
 from ._rule import Rule
 from ._ruleset import RuleSet
 
@@ -24,7 +25,7 @@ def _check_rate(v, name):
 
 
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fn_cost=None,
-                max_rules=None) -> RuleSet:
+                max_rules=None, precision_prior=0.0, refine=False, prune=False) -> RuleSet:
     """Greedy low-FPR rule selection (RIFF Algorithm 1) on a selection set.
 
     Starting from no rule, repeatedly add the candidate with the highest precision
@@ -50,6 +51,27 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         ``sum_{cov+} w C_FN / (sum_{cov+} w C_FN + sum_{cov-} w)``, i.e. by money caught
         per false positive, instead of count precision; the budget is unchanged.
     max_rules : optional cap on the number of rules.
+    precision_prior : p >= 0 pseudo-rows (default 0, the paper). Rules are ranked by the
+        shrunk precision ``(G + p g0) / (G + N + p m0)`` (G: covered gain, N: covered negative
+        weight on D'; g0, m0: the selection set's average gain and gain + negative weight per
+        row), i.e. as if each rule also covered p rows at the selection set's base rate. A
+        rule covering few rows is pulled toward the base rate, which favours broad rules
+        (fewer rules for the same budget) and damps the winner's curse of picking rules by
+        their observed precision (the test FPR then exceeds the budget less). The issue-16
+        benchmark (``benchmarks/bench_rules_recall.py``) uses 50 with ``max_rules=20``.
+    prune : after a rule is picked, drop its conditions one at a time (largest score first)
+        while the score on D' does not fall (:func:`~csboost_plugins.rules._refine.prune_rule`).
+    refine : after a rule is picked (and pruned), move each finite interval bound to the cut
+        between two observed values of D' that maximises the score without giving up covered
+        gain; the rule that would cross the budget instead gets the cut with the most gain that
+        fits the remaining budget (then selection stops; rho = 1), not a coin flip
+        (:func:`~csboost_plugins.rules._refine.refine_rule`).
+
+    Pruned or refined rules are *new rules*: they no longer route rows like the tree node
+    they came from (every unmodified rule still does, exactly). Their ``sources`` keep the
+    node with ``"modified": "pruned"`` / ``"refined"`` / ``"pruned+refined"``, which the JSON
+    export keeps. Without ``precision_prior``, ``prune`` and ``refine`` the selection is the
+    paper's Algorithm 1 exactly.
 
     Ties in precision go to the rule covering more positive weight (money), then
     to the earlier candidate. Candidates covering no uncovered row are skipped.
@@ -107,12 +129,16 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     limit = budget * totals[bcol]
     eps = 1e-12 * (totals[_GAIN] + totals[_NEG])
 
+    prior = float(precision_prior)
+    if not (np.isfinite(prior) and prior >= 0):
+        raise ValueError(f"precision_prior must be a finite number >= 0, got {precision_prior!r}")
+    g0, m0 = totals[_GAIN] / totals[_ALL], (totals[_GAIN] + totals[_NEG]) / totals[_ALL]
     trie = ConditionTrie(candidates)
     cc = compile_conditions(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
     uncovered = np.arange(n, dtype=np.int64)
     chosen = np.zeros(len(candidates), dtype=bool)
-    order, used = [], np.zeros(4)
+    order, rules, used, full = [], [], np.zeros(4), False
     prefix = []
     while used[bcol] < limit and (max_rules is None or len(order) < max_rules):
         mass = S[:, _GAIN] + S[:, _NEG]
@@ -120,7 +146,10 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         if not ok.any():
             break
         idx = np.flatnonzero(ok)
-        prec = S[idx, _GAIN] / mass[idx]
+        if prior:  # shrunk precision: pseudo-rows at the selection set's average gain / mass
+            prec = (S[idx, _GAIN] + prior * g0) / (mass[idx] + prior * m0)
+        else:
+            prec = S[idx, _GAIN] / mass[idx]
         best = idx[prec == prec.max()]
         if len(best) > 1:
             g = S[best, _GAIN]
@@ -128,7 +157,21 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         r = int(best[0])
         chosen[r] = True
         order.append(r)
-        hit = rule_mask_rows(Xf, uncovered, r, cc)
+        rule = candidates[r]
+        if refine or prune:  # on D' = the uncovered rows, with the same score as the ranking
+            Xu, gu, nu = Xf[uncovered], W[uncovered, _GAIN], W[uncovered, _NEG]
+            if prune:
+                rule = prune_rule(rule, Xu, gu, nu, prior, g0, m0)
+            if refine:
+                rule = refine_rule(rule, Xu, gu, nu, prior, g0, m0)
+                cu = W[uncovered, bcol]
+                if used[bcol] + cu[conditions_mask(rule.conditions, Xu)].sum() > limit:
+                    # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
+                    filled = refine_rule(rule, Xu, gu, nu, prior, g0, m0, cost=cu, max_cost=limit - used[bcol])
+                    full = filled is not rule
+                    rule = filled
+        rules.append(rule)
+        hit = rule_mask_rows(Xf, uncovered, r, cc) if rule is candidates[r] else conditions_mask(rule.conditions, Xu)
         new = uncovered[hit]
         uncovered = uncovered[~hit]
         if len(new):
@@ -136,6 +179,8 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
             used += Wn.sum(axis=0)
             S -= trie.sums(Xf, new, Wn)
         prefix.append(used.copy())
+        if full:  # the budget is spent by a refined last rule
+            break
     prefix = np.asarray(prefix).reshape(-1, 4)
     rates = {"fpr": prefix[:, _NEG] / totals[_NEG], "tpr": prefix[:, _POS] / totals[_POS],
              "alert_rate": prefix[:, _ALL] / totals[_ALL]}
@@ -152,4 +197,4 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         last = v[-1] if len(v) else 0.0
         prev = v[-2] if len(v) > 1 else 0.0
         sel["expected_" + k] = float((1 - rho) * prev + rho * last)
-    return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
+    return RuleSet(rules, last_rule_probability=rho, feature_names=names, selection=sel)
