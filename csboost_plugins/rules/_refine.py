@@ -31,7 +31,19 @@ def _score(g, mass, prior, g0, m0):
 
 
 def conditions_mask(conditions, Xf):
-    """Rows of the float matrix ``Xf`` (already re-coded, see ``as_float_matrix``) meeting every condition."""
+    """Rows of a float matrix that meet every condition.
+
+    Parameters
+    ----------
+    conditions : list of Interval or CategorySet
+        The conditions of a rule.
+    Xf : ndarray of float64, shape (n_rows, n_features)
+        Data already converted by ``as_float_matrix`` (categories re-coded).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_rows,)
+    """
     out = np.ones(Xf.shape[0], dtype=bool)
     for c in conditions:
         out &= c.mask(Xf[:, c.feature])
@@ -39,7 +51,24 @@ def conditions_mask(conditions, Xf):
 
 
 def rule_score(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
-    """(score, covered gain, covered mass) of ``rule`` on the float matrix ``Xf`` (rows = D')."""
+    """Score of a rule on the rows D' of ``Xf``.
+
+    Parameters
+    ----------
+    rule : Rule
+        The rule.
+    Xf : ndarray of float64, shape (n_rows, n_features)
+        The rows D' (converted by ``as_float_matrix``).
+    gain, neg : ndarray of float64, shape (n_rows,)
+        Positive gain (weight or money) and negative weight per row.
+    prior, g0, m0 : float
+        Pseudo-rows and the per-row average gain and gain + negative weight.
+
+    Returns
+    -------
+    tuple of float
+        (score, covered gain G, covered mass G + N).
+    """
     m = conditions_mask(rule.conditions, Xf)
     g = float(gain[m].sum())
     mass = g + float(neg[m].sum())
@@ -115,8 +144,7 @@ def _modified(rule, conds, tag):
 def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, max_cost=None, max_passes=2):
     """Move finite interval bounds of ``rule`` to better cuts on D' (coordinate ascent).
 
-    ``Xf``: float64 matrix of the rows D' (those no earlier rule covers); ``gain`` /
-    ``neg``: their positive gain and negative weight. One bound at a time (upper,
+    One bound at a time (upper,
     then lower, per condition), the other conditions fixed, over the grid of
     midpoints between consecutive distinct values of the rows that satisfy the
     other conditions (:func:`_cut_grid`; a cut is a closed bound ``x <= u`` /
@@ -129,8 +157,30 @@ def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, ma
       weight for an FPR budget, all weight for an alert-rate budget), ties by
       score. If no cut satisfies the budget, the rule is returned unchanged.
 
-    At most ``max_passes`` sweeps. Missing-value routing is kept. Returns ``rule``
-    itself if nothing moved, else a new rule (sources tagged ``"modified": "refined"``).
+    At most ``max_passes`` sweeps. Missing-value routing is kept.
+
+    Parameters
+    ----------
+    rule : Rule
+        The rule to refine.
+    Xf : ndarray of float64, shape (n_rows, n_features)
+        The rows D' (those no earlier rule covers), converted by ``as_float_matrix``.
+    gain, neg : ndarray of float64, shape (n_rows,)
+        Positive gain (weight or money) and negative weight per row.
+    prior, g0, m0 : float
+        Score parameters (see the module docstring).
+    cost : ndarray of float64, shape (n_rows,), optional
+        Budget weight per row (default ``neg``).
+    max_cost : float, optional
+        Remaining budget; switches to the budget-filling objective.
+    max_passes : int, default 2
+        Sweeps over all bounds.
+
+    Returns
+    -------
+    Rule
+        ``rule`` itself if nothing moved, else a new rule whose sources are tagged
+        ``"modified": "refined"``.
     """
     cost = neg if cost is None else cost
     conds = list(rule.conditions)
@@ -205,8 +255,24 @@ def _readable_cut(b, x, side):
 def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
     """Drop conditions whose removal does not lower the score on D' (greedy, best drop first).
 
-    Returns ``rule`` itself if no condition can go, else a new rule (sources
-    tagged ``"modified": "pruned"``). A rule keeps at least one condition.
+    A rule keeps at least one condition.
+
+    Parameters
+    ----------
+    rule : Rule
+        The rule to prune.
+    Xf : ndarray of float64, shape (n_rows, n_features)
+        The rows D' (those no earlier rule covers), converted by ``as_float_matrix``.
+    gain, neg : ndarray of float64, shape (n_rows,)
+        Positive gain (weight or money) and negative weight per row.
+    prior, g0, m0 : float
+        Score parameters (see the module docstring).
+
+    Returns
+    -------
+    Rule
+        ``rule`` itself if no condition can go, else a new rule whose sources are
+        tagged ``"modified": "pruned"``.
     """
     conds = list(rule.conditions)
     masks = [c.mask(Xf[:, c.feature]) for c in conds]

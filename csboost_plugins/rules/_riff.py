@@ -51,42 +51,72 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     leaf (``nodes``); greedily select rules on the selection subset until the FPR
     (or alert rate) budget is met (:func:`riff_select`).
 
-    Parameters
-    ----------
-    estimator : tree model (default ``DecisionTreeClassifier(max_leaf_nodes=32)``);
-        anything :func:`extract_rules` reads, or a list of them: each is fitted on the
-        induction subset and their rules form one candidate pool (``estimator_`` is then
-        the list of fitted models). If its ``fit`` accepts cost keywords
-        and costs are given, the induction subset's costs are passed on.
-    max_fpr, max_alert_rate : the budget: an FPR budget (default 0.01), or, when
-        ``max_alert_rate`` is set, an alert-rate budget (max_fpr is then ignored).
-    selection_size : share of training rows used for selection.
-    sample_ratio : share of each part drawn into its subset.
-    positive_rate, selection_positive_rate : positive share of the subsets (None: natural).
-    nodes : "leaves" or "all" candidate nodes.
-    rank_by : "precision" (the paper) or "money" (money caught per false positive,
-        money = C_FN - C_TP per positive row; needs ``fn_cost`` or ``cost_matrix`` in fit).
-    precision_prior, prune, refine, max_rules : passed to :func:`riff_select` (defaults: the
-        paper's selection). Pruned / refined rules are new rules, not the model's paths.
-    random_state : seeds the split, the sampling and the estimator (when its own
-        random_state is None).
-
-    Issue 16 (recall at 1 % FPR close to a boosted scorer with at most 20 rules): the
-    benchmark in ``benchmarks/results/rules.md`` uses ``positive_rate=None`` (induction at the
-    natural rate: with 30 % positives a fraud induction set keeps too few negatives to
-    resolve a 1 % FPR region), ``precision_prior=50, prune=True, refine=True, max_rules=20``
-    and ``estimator=[LGBMClassifier(30 trees), XGBClassifier(30 trees, depth 6)]``.
-
     Costs: ``fit(X, y, fn_cost=..., fp_cost=...)`` or ``cost_matrix=``; without costs the
     rule selection is the paper's count-based one (unit costs). Costs are routed
     with metadata routing (``set_fit_request``).
 
+    Parameters
+    ----------
+    estimator : tree model or list of tree models, optional
+        Default ``DecisionTreeClassifier(max_leaf_nodes=32)``; anything
+        :func:`extract_rules` reads. A list: each model is fitted on the induction
+        subset and their rules form one candidate pool (``estimator_`` is then the list
+        of fitted models). If a model's ``fit`` accepts cost keywords and costs are
+        given, the induction subset's costs are passed on.
+    max_fpr : float in (0, 1], default 0.01
+        FPR budget (ignored when ``max_alert_rate`` is set).
+    max_alert_rate : float in (0, 1], optional
+        Alert-rate budget instead of the FPR budget.
+    selection_size : float in (0, 1), default 0.5
+        Share of training rows used for selection.
+    sample_ratio : float in (0, 1], default 1.0
+        Share of each part drawn into its subset.
+    positive_rate : float in (0, 1) or None, default 0.3
+        Positive share of the induction subset (None: natural rate).
+    selection_positive_rate : float in (0, 1) or None, default None
+        Positive share of the selection subset (None: natural rate).
+    nodes : {"leaves", "all"}, default "leaves"
+        Candidate nodes.
+    rank_by : {"precision", "money"}, default "precision"
+        "precision" (the paper) or "money" (money caught per false positive, money =
+        C_FN - C_TP per positive row; needs ``fn_cost`` or ``cost_matrix`` in fit).
+    precision_prior : float >= 0, default 0
+        Passed to :func:`riff_select`.
+    refine : bool, default False
+        Passed to :func:`riff_select`; refined rules are new rules, not the model's paths.
+    prune : bool, default False
+        Passed to :func:`riff_select`; pruned rules are new rules, not the model's paths.
+    max_rules : int >= 1, optional
+        Passed to :func:`riff_select`.
+    random_state : int, RandomState or None
+        Seeds the split, the sampling and the estimator (when its own random_state
+        is None).
+
     Attributes
     ----------
-    estimator_ : the fitted tree model; candidates_ : list of Rule;
-    rule_set_ : the selected RuleSet; classes_, n_features_in_, feature_names_in_.
-    ``predict_proba(X)[:, 1]`` is the alert probability (1, rho for rows only the
-    randomised last rule covers, 0); ``predict`` is its rounding.
+    estimator_ : fitted tree model, or list of them
+        The model(s) fitted on the induction subset.
+    candidates_ : list of Rule
+        The candidate rules.
+    rule_set_ : RuleSet
+        The selected rules; ``predict_proba(X)[:, 1]`` is the alert probability (1, rho
+        for rows only the randomised last rule covers, 0) and ``predict`` its rounding.
+    classes_ : ndarray of shape (2,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen in fit.
+    feature_names_in_ : ndarray of str
+        Column names (pandas input only).
+    induction_index_, selection_index_ : ndarray of int
+        Training rows of the induction and selection subsets.
+
+    Notes
+    -----
+    Issue 16 (recall at 1 % FPR close to a boosted scorer with at most 20 rules): the
+    benchmark in ``benchmarks/results/rules.md`` uses ``positive_rate=None`` (with 30 %
+    positives a fraud induction set keeps too few negatives to resolve a 1 % FPR
+    region), ``precision_prior=50, prune=True, refine=True, max_rules=20`` and
+    ``estimator=[LGBMClassifier(30 trees, 16 leaves), XGBClassifier(30 trees, depth 6)]``.
     """
 
     _parameter_constraints = {

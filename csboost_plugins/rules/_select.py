@@ -31,58 +31,72 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     Starting from no rule, repeatedly add the candidate with the highest precision
     on the rows not yet covered, ``Precision(c; D') = |cov(c; D'+)| / |cov(c; D')|``,
     and remove the rows it covers, while ``FPR(S) < max_fpr``. The last rule r_l
-    (the one that crosses the budget) is kept with probability
+    (the one that crosses the budget) is kept with probability::
 
-        rho = (FPR_max - FPR(S_{l-1})) / (FPR(S_l) - FPR(S_{l-1})),
+        rho = (FPR_max - FPR(S_{l-1})) / (FPR(S_l) - FPR(S_{l-1}))
 
     so the expected FPR on the selection set equals ``max_fpr`` exactly and the
     expected TPR is ``(1 - rho) TPR(S_{l-1}) + rho TPR(S_l)``.
 
-    Parameters
-    ----------
-    candidates : list of :class:`Rule` (e.g. from :func:`extract_rules`).
-    X, y : the selection set (numpy or pandas; y in {0, 1}).
-    max_fpr : FPR budget (default 0.01). FPR = covered negative weight / negative weight.
-    max_alert_rate : alternative budget on the alert rate (covered weight / total
-        weight); give either this or ``max_fpr``.
-    sample_weight : row weights (counts in every rate and precision).
-    fn_cost : per-row money at stake on positives (C_FN, e.g. the amount). When
-        given, rules are ranked by *money precision*
-        ``sum_{cov+} w C_FN / (sum_{cov+} w C_FN + sum_{cov-} w)``, i.e. by money caught
-        per false positive, instead of count precision; the budget is unchanged.
-    max_rules : optional cap on the number of rules.
-    precision_prior : p >= 0 pseudo-rows (default 0, the paper). Rules are ranked by the
-        shrunk precision ``(G + p g0) / (G + N + p m0)`` (G: covered gain, N: covered negative
-        weight on D'; g0, m0: the selection set's average gain and gain + negative weight per
-        row), i.e. as if each rule also covered p rows at the selection set's base rate. A
-        rule covering few rows is pulled toward the base rate, which favours broad rules
-        (fewer rules for the same budget) and damps the winner's curse of picking rules by
-        their observed precision (the test FPR then exceeds the budget less). The issue-16
-        benchmark (``benchmarks/bench_rules_recall.py``) uses 50 with ``max_rules=20``.
-    prune : after a rule is picked, drop its conditions one at a time (largest score first)
-        while the score on D' does not fall (:func:`~csboost_plugins.rules._refine.prune_rule`).
-    refine : after a rule is picked (and pruned), move each finite interval bound to the cut
-        between two observed values of D' that maximises the score without giving up covered
-        gain; the rule that would cross the budget instead gets the cut with the most gain that
-        fits the remaining budget (then selection stops; rho = 1), not a coin flip
-        (:func:`~csboost_plugins.rules._refine.refine_rule`).
-
-    Pruned or refined rules are *new rules*: they no longer route rows like the tree node
-    they came from (every unmodified rule still does, exactly). Their ``sources`` keep the
-    node with ``"modified": "pruned"`` / ``"refined"`` / ``"pruned+refined"``, which the JSON
-    export keeps. Without ``precision_prior``, ``prune`` and ``refine`` the selection is the
-    paper's Algorithm 1 exactly.
-
     Ties in precision go to the rule covering more positive weight (money), then
     to the earlier candidate. Candidates covering no uncovered row are skipped.
     If all candidates together stay within budget, every useful rule is kept and
-    rho = 1.
+    rho = 1. Without ``precision_prior``, ``prune`` and ``refine`` the selection is
+    the paper's Algorithm 1 exactly.
+
+    Parameters
+    ----------
+    candidates : list of Rule or RuleSet
+        Candidate rules, e.g. from :func:`extract_rules`.
+    X : numpy array or pandas DataFrame, shape (n_rows, n_features)
+        The selection set.
+    y : array-like of shape (n_rows,)
+        Labels in {0, 1}.
+    max_fpr : float in (0, 1], optional
+        FPR budget (default 0.01); FPR = covered negative weight / negative weight.
+    max_alert_rate : float in (0, 1], optional
+        Alternative budget on the alert rate (covered weight / total weight); give
+        either this or ``max_fpr``.
+    sample_weight : array-like of shape (n_rows,), optional
+        Row weights (count in every rate and precision).
+    fn_cost : float or array-like of shape (n_rows,), optional
+        Money at stake on positives (C_FN, e.g. the amount, in money units). When given,
+        rules are ranked by money precision
+        ``sum_{cov+} w C_FN / (sum_{cov+} w C_FN + sum_{cov-} w)`` (money caught per false
+        positive) instead of count precision; the budget is unchanged.
+    max_rules : int, optional
+        Cap on the number of rules.
+    precision_prior : float >= 0, default 0
+        p pseudo-rows. Rules are ranked by the shrunk precision
+        ``(G + p g0) / (G + N + p m0)`` (G: covered gain, N: covered negative weight on D';
+        g0, m0: the selection set's average gain and gain + negative weight per row), as if
+        each rule also covered p rows at the selection set's base rate. Rules covering few
+        rows are pulled toward the base rate: broad rules win (fewer rules for the budget)
+        and the winner's curse of ranking by observed precision is damped. The issue-16
+        benchmark (``benchmarks/bench_rules_recall.py``) uses 50 with ``max_rules=20``.
+    prune : bool, default False
+        After a rule is picked, drop its conditions one at a time (best first) while the
+        score on D' does not fall (``csboost_plugins.rules._refine.prune_rule``).
+    refine : bool, default False
+        After a rule is picked (and pruned), move each finite interval bound to the cut
+        between two observed values of D' that maximises the score without giving up
+        covered gain. The rule that would cross the budget instead gets the cut with the
+        most gain that fits the remaining budget (selection then stops; rho = 1) rather
+        than a coin flip (``csboost_plugins.rules._refine.refine_rule``).
 
     Returns
     -------
-    RuleSet with ``last_rule_probability`` = rho and ``selection`` statistics:
-    per-prefix ``fpr``, ``tpr``, ``alert_rate`` (and ``money_recall``), and
-    ``expected_fpr``, ``expected_tpr``, ``expected_alert_rate``.
+    RuleSet
+        ``last_rule_probability`` = rho; ``selection`` holds per-prefix ``fpr``,
+        ``tpr``, ``alert_rate`` (and ``money_recall``), ``expected_fpr``,
+        ``expected_tpr``, ``expected_alert_rate`` and ``candidate_index``.
+
+    Notes
+    -----
+    Pruned or refined rules are new rules: they no longer route rows like the tree node
+    they came from (every unmodified rule still does, exactly). Their ``sources`` keep
+    that node with ``"modified"`` set to ``"pruned"``, ``"refined"`` or
+    ``"pruned+refined"``; the JSON export keeps it.
     """
     if isinstance(candidates, RuleSet):
         candidates = candidates.rules
