@@ -7,7 +7,7 @@ evolves per boosting round, and how the decision threshold moves savings.
 
 Data: synthetic card transactions (``csdt.datasets.make_fraud_transactions``): C_FN = amount
 (a missed fraud is lost), C_FP = 10 (a false alert costs 10). Run as
-``python examples/rules_money_plots.py [--out-dir figures]`` to also save four PNG files:
+``python examples/rules_money_plots.py [--out figures]`` to also save four PNG files:
 
 - ``money_curve.png``: net money saved (vs no alerts) against the alert rate when the
   lightgbm model's top scores are flagged, with the RIFF rule set's points (rules 1..i);
@@ -90,5 +90,5 @@ def main(out_dir=None):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description="Money plots for fraud rules")
-    ap.add_argument("--out-dir", default=None, help="folder for the PNG files (default: do not save)")
-    main(ap.parse_args().out_dir)
+    ap.add_argument("--out", default=None, help="folder for the PNG files (default: do not save)")
+    main(ap.parse_args().out)

@@ -79,10 +79,10 @@ class _SQLBuilder:
                     return exp.false()
                 op, v = (">", _DBL_MAX) if lower else ("<", -_DBL_MAX)
         cls = {">=": exp.GTE, ">": exp.GT, "<=": exp.LTE, "<": exp.LT}[op]
-        return cls(this=col.copy(), expression=self.number(v))
+        return cls(this=self.col(col.name), expression=self.number(v))
 
     def is_null(self, col):
-        return col.copy().is_(self.exp.null())
+        return self.col(col.name).is_(self.exp.null())
 
     def not_null(self, col):
         return self.exp.Not(this=self.is_null(col))
@@ -94,28 +94,31 @@ class _SQLBuilder:
             parts.append(self.compare(col, ">=" if c.lower_closed else ">", c.lower))
         if not (c.upper == math.inf and c.upper_closed):
             parts.append(self.compare(col, "<=" if c.upper_closed else "<", c.upper))
-        zero = exp.and_(self.compare(col, ">=", -ZERO_THRESHOLD), self.compare(col, "<=", ZERO_THRESHOLD))
+        zero = exp.and_(self.compare(col, ">=", -ZERO_THRESHOLD), self.compare(col, "<=", ZERO_THRESHOLD), copy=False)
         if c.missing:
-            inside = exp.and_(*parts) if parts else exp.true()
-            return exp.or_(self.is_null(col), *([zero] if c.zero_missing else []), exp.paren(inside))
-        return exp.and_(self.not_null(col), *([exp.Not(this=exp.paren(zero))] if c.zero_missing else []), *parts)
+            inside = exp.and_(*parts, copy=False) if parts else exp.true()
+            return exp.or_(self.is_null(col), *([zero] if c.zero_missing else []), exp.paren(inside, copy=False),
+                           copy=False)
+        return exp.and_(self.not_null(col), *([exp.Not(this=exp.paren(zero, copy=False))] if c.zero_missing else []),
+                        *parts, copy=False)
 
     def category(self, c: CategorySet, col, levels=None):
         exp = self.exp
         if levels is not None:  # the column holds the category values
             vals = [self.literal(levels[k]) for k in c.codes if k < len(levels)]
-            inset = exp.In(this=col.copy(), expressions=vals) if vals else exp.false()
+            inset = exp.In(this=self.col(col.name), expressions=vals) if vals else exp.false()
         else:  # numeric codes, truncated toward zero: trunc(x) == k  <=>  lo (<=|<) x < k + 1
-            alts = [exp.and_(self.compare(col, ">=" if closed else ">", lo), self.compare(col, "<", k + 1.0))
+            alts = [exp.and_(self.compare(col, ">=" if closed else ">", lo), self.compare(col, "<", k + 1.0),
+                             copy=False)
                     for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes, c.strict_negative))]
-            inset = exp.or_(*alts) if alts else exp.false()
+            inset = exp.or_(*alts, copy=False) if alts else exp.false()
         if c.negate:
-            body = exp.Not(this=exp.paren(inset)) if c.codes else exp.true()
+            body = exp.Not(this=exp.paren(inset, copy=False)) if c.codes else exp.true()
         else:
             body = inset
         if c.missing:
-            return exp.or_(self.is_null(col), exp.and_(self.not_null(col), body))
-        return exp.and_(self.not_null(col), body)
+            return exp.or_(self.is_null(col), exp.and_(self.not_null(col), body, copy=False), copy=False)
+        return exp.and_(self.not_null(col), body, copy=False)
 
     def rule(self, rule, names, levels):
         exp = self.exp
@@ -126,10 +129,10 @@ class _SQLBuilder:
             col = self.col(names[c.feature])
             conds.append(self.category(c, col, levels.get(c.feature)) if isinstance(c, CategorySet)
                          else self.interval(c, col))
-        return exp.and_(*conds)
+        return exp.and_(*conds, copy=False)
 
     def rules(self, rules, names, levels):
-        return self.exp.or_(*[self.rule(r, names, levels) for r in rules]) if rules else self.exp.false()
+        return self.exp.or_(*[self.rule(r, names, levels) for r in rules], copy=False) if rules else self.exp.false()
 
 
 def _exact_sqlite_numbers(tree):
@@ -202,7 +205,8 @@ def _dialect(dialect):
 def where_expression(rules, names, levels, dialect=None, pretty=False) -> str:
     """The SQL boolean expression (in ``dialect``, parenthesised) that is true on the rows some rule covers."""
     d = _dialect(dialect)
-    tree = _SQLBuilder().exp.paren(_SQLBuilder().rules(rules, names, levels))
+    b = _SQLBuilder()
+    tree = b.exp.paren(b.rules(rules, names, levels), copy=False)
     if d == "sqlite":
         tree = _exact_sqlite_numbers(tree)
     return tree.sql(dialect=d, pretty=pretty)
@@ -212,7 +216,7 @@ def select_statement(rules, names, levels, table, dialect=None, pretty=False) ->
     """``SELECT * FROM table WHERE <rules>`` in ``dialect``."""
     d = _dialect(dialect)
     b = _SQLBuilder()
-    tree = b.exp.select("*").from_(_table(table)).where(b.rules(rules, names, levels))
+    tree = b.exp.select("*").from_(_table(table), copy=False).where(b.rules(rules, names, levels), copy=False)
     if d == "sqlite":
         tree = _exact_sqlite_numbers(tree)
     return tree.sql(dialect=d, pretty=pretty)
