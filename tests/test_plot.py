@@ -113,6 +113,34 @@ def test_money_per_round_from_estimator(fraud):
     assert bx[0] == est.n_estimators_  # the fitted model's last round, 1-based on the axis
 
 
+def test_money_per_round_from_record_money(fraud):
+    """Native lightgbm with record_money: one line per set (training vs validation) and the early-stopping
+    round marked; each plotted value is the savings_score of that set's decisions at that round."""
+    from csboost_plugins import lgb as clgb
+    from csboost_plugins.callback import early_stopping, record_money
+
+    _, _, X, y, amount = fraud
+    n = len(y) // 2
+    C = dict(fn_cost=amount, fp_cost=10.0)
+    dtr = clgb.cost_dataset(X[:n], y[:n], fn_cost=amount[:n], fp_cost=10.0)
+    dva = clgb.cost_dataset(X[n:], y[n:], fn_cost=amount[n:], fp_cost=10.0, reference=dtr)
+    rec = {}
+    bst = lgb.train({"objective": clgb.aec_objective(), "verbose": -1, "num_leaves": 8, "learning_rate": 0.3}, dtr,
+                    30, valid_sets=[dva], valid_names=["validation"], feval=clgb.money_metrics(),
+                    callbacks=[record_money(rec), early_stopping(5, data_name="validation")])
+    disp = MoneyPerRoundDisplay.from_evals_result(rec, metric="savings", best_iteration=bst.best_iteration - 1)
+    assert set(disp.lines_) == {"training", "validation"}
+    clgb.bake_start_margin(bst, dtr)
+    for name, sl in (("training", slice(0, n)), ("validation", slice(n, None))):
+        ys = disp.lines_[name].get_data()[1]
+        np.testing.assert_array_equal(ys, rec[name]["savings"])
+        k = min(3, bst.best_iteration)  # the recorded savings are the money of that round's Bayes decisions on the set
+        p = clgb.predict_proba(bst, X[sl], num_iteration=k)
+        cs = {key: (v[sl] if np.ndim(v) else v) for key, v in C.items()}
+        assert ys[k - 1] == pytest.approx(savings_score(y[sl], bayes_minimum_risk(p, **cs), **cs), abs=1e-9)
+    assert disp.best_line_.get_data()[0][0] == bst.best_iteration
+
+
 def test_money_per_round_from_evals_result():
     ev = {"training": {"savings": [0.1, 0.3, 0.5, 0.6], "expected_savings": [0.0, 0.1, 0.2, 0.3]},
           "validation_0": {"savings": [0.1, 0.25, 0.3, 0.28], "expected_savings": [0.0, 0.1, 0.15, 0.12]}}
