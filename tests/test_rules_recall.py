@@ -32,8 +32,8 @@ def _stats(rule, X, gain, neg, cost=None):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_refinement_finds_the_exhaustive_best_cut(seed):
-    """One finite bound to move: the refined rule scores exactly the best of all cuts (x <= v for every
-    observed v), never gives up covered gain, and keeps missing-value routing."""
+    """One finite bound to move: the refined rule scores exactly the best of all widening cuts (x <= v
+    for every observed v >= the old bound), covers every row it covered, and keeps missing routing."""
     rng, X, y = _data(seed)
     w = rng.integers(1, 4, len(y)).astype(float)
     gain, neg = w * (y == 1), w * (y == 0)
@@ -41,17 +41,20 @@ def test_refinement_finds_the_exhaustive_best_cut(seed):
     g0, m0 = gain.sum() / w.sum(), (gain.sum() + neg.sum()) / w.sum()
     t = float(rng.choice(X[~np.isnan(X[:, 0]), 0]))
     other = CategorySet(2, codes=(0,), negate=True, missing=bool(seed % 2))  # |x2| >= 1; not refined
-    rule = Rule([Interval(0, upper=t, upper_closed=True, missing=bool(seed % 3 == 0)), other])
-    g_min = _stats(rule, X, gain, neg)[0]
+    def bound(v):  # odd seeds move a lower bound (widening it trades precision for recall)
+        kw = dict(lower=v, lower_closed=True) if seed % 2 else dict(upper=v, upper_closed=True)
+        return Interval(0, missing=bool(seed % 3 == 0), **kw)
+
+    rule = Rule([bound(t), other])
+    g0_, n0_, _, m_old = _stats(rule, X, gain, neg)
     refined = refine_rule(rule, X, gain, neg, prior, g0, m0)
-    best = -np.inf
+    best = _score(g0_, n0_, prior, g0, m0)
     for v in np.unique(X[~np.isnan(X[:, 0]), 0]):
-        cand = Rule([Interval(0, upper=float(v), upper_closed=True, missing=bool(seed % 3 == 0)), other])
-        g, n, _, _ = _stats(cand, X, gain, neg)
-        if g >= g_min and g + n > 0:
+        g, n, _, m = _stats(Rule([bound(float(v)), other]), X, gain, neg)
+        if m.sum() >= m_old.sum() and g + n > 0:
             best = max(best, _score(g, n, prior, g0, m0))
-    g, n, _, _ = _stats(refined, X, gain, neg)
-    assert g >= g_min
+    g, n, _, m_new = _stats(refined, X, gain, neg)
+    assert np.all(m_new[m_old])
     assert _score(g, n, prior, g0, m0) == pytest.approx(best, rel=1e-12)
     if refined is not rule:
         assert all(s.get("modified") == "refined" for s in refined.sources)

@@ -150,8 +150,10 @@ def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, ma
     other conditions (:func:`_cut_grid`; a cut is a closed bound ``x <= u`` /
     ``x >= l``). A move is taken only if it strictly improves the objective:
 
-    - ``max_cost`` None: the score (shrunk precision), subject to covered gain >=
-      the gain the rule covered before refinement (no caught positive is given up);
+    - ``max_cost`` None: the score (shrunk precision) over cuts that only widen the
+      rule (it keeps every row it covered, so no caught positive is given up and the
+      rule never becomes narrower: tightening pure rules would spend the rule budget
+      ``max_rules`` on ever smaller rules; measured in ``benchmarks/results/rules.md``);
     - ``max_cost`` given (the rule that crosses the budget): the covered gain,
       subject to ``sum(cost over covered rows) <= max_cost`` (``cost`` = negative
       weight for an FPR budget, all weight for an alert-rate budget), ties by
@@ -182,18 +184,17 @@ def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, ma
         ``rule`` itself if nothing moved, else a new rule whose sources are tagged
         ``"modified": "refined"``.
     """
-    cost = neg if cost is None else cost
-    conds = list(rule.conditions)
-    m = conditions_mask(conds, Xf)
-    g_min = float(gain[m].sum())
     fill = max_cost is not None
+    # widening mode: C counts covered rows, and a cut is allowed iff it covers at least as many
+    cost = (neg if cost is None else cost) if fill else np.ones(Xf.shape[0])
+    conds = list(rule.conditions)
 
-    def key(G, N, C):  # larger is better (lexicographic)
+    def key(G, N, C, c_now):  # larger is better (lexicographic)
         s = _score(G, G + N, prior, g0, m0)
         s = np.where(np.isnan(s), -np.inf, s)
         if fill:
             return (C <= max_cost) * 1.0, np.where(C <= max_cost, G, -C), s
-        return (G >= g_min) * 1.0, s, np.zeros_like(s)
+        return (C >= c_now) * 1.0, s, np.zeros_like(s)
 
     moved = False
     for _ in range(max_passes):
@@ -212,8 +213,8 @@ def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, ma
                 grid, G, N, C, current = _bound_table(c, side, x, g, n, co, fixed)
                 if not len(grid):
                     continue
-                k1, k2, k3 = key(G, N, C)
-                c1, c2, c3 = (float(np.ravel(v)[0]) for v in key(*(np.asarray([v]) for v in current)))
+                k1, k2, k3 = key(G, N, C, current[2])
+                c1, c2, c3 = (float(np.ravel(v)[0]) for v in key(*(np.asarray([v]) for v in current), current[2]))
                 best = np.lexsort((k3, k2, k1))[-1]
                 if (k1[best], k2[best], k3[best]) <= (c1, c2, c3):
                     continue
