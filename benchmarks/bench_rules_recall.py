@@ -149,14 +149,17 @@ def run_issue16(name, seeds, scale, only=None):
         Xtr, Xte = X.iloc[tr], X.iloc[te]
 
         def add(method, tpr, fpr, mrec, n_rules, secs):
-            res.setdefault(method, []).append((tpr, fpr, mrec, n_rules, secs))
+            # the booster read at the same test FPR as the rules (the rules' budget is met on the selection set)
+            same = at_fpr(score, y[te], money[te], fpr=fpr)[0]
+            res.setdefault(method, []).append((tpr, fpr, mrec, n_rules, secs, same))
             print(f"  {name} seed {seed} {method:55s} TPR {tpr:.3f} FPR {fpr:.4f} money {mrec:.3f} "
-                  f"rules {n_rules} ({secs:.1f}s)", flush=True)
+                  f"rules {n_rules} ({secs:.1f}s) booster at this FPR {same:.3f}", flush=True)
 
         t = time.perf_counter()
         gbm = lgb.LGBMClassifier(n_estimators=300, learning_rate=0.02, num_leaves=31, n_jobs=1, verbose=-1,
                                  random_state=seed).fit(Xtr, y[tr])
-        tp, mr = at_fpr(gbm.predict_proba(Xte)[:, 1], y[te], money[te])
+        score = gbm.predict_proba(Xte)[:, 1]
+        tp, mr = at_fpr(score, y[te], money[te])
         add(BOOSTER, tp, FPR, mr, float("nan"), time.perf_counter() - t)
         for method, (kw, costs) in issue16_methods(seed).items():
             if only and not any(o in method for o in only):
@@ -173,18 +176,21 @@ BOOSTER = "LightGBM (score; 300 trees, lr 0.02)"
 
 
 def issue16_table(name, res, seeds, scale):
-    """Per method: mean ± sd recall, ratio to the booster's recall (per seed, then averaged), rules, test FPR."""
+    """Per method: mean ± sd recall, ratio to the booster's recall at 1 % FPR and at the rules' own test FPR
+    (per seed, then averaged; min over seeds), rules (mean and max), test FPR, money caught, seconds."""
     base = np.asarray([r[0] for r in res[BOOSTER]])
     lines = [f"\n### {name} ({seeds} seeds, scale {scale})\n",
-             "| method | recall at 1% FPR | ratio to booster | test FPR | money caught (share) | rules (max) | seconds |",
-             "|---|---|---|---|---|---|---|"]
+             "| method | recall at 1% FPR | ratio to booster | ratio at the same test FPR | test FPR "
+             "| money caught (share) | rules (max) | seconds |",
+             "|---|---|---|---|---|---|---|---|"]
     for method, rows in res.items():
         a = np.asarray(rows, dtype=float)
         m, s = np.nanmean(a, axis=0), np.nanstd(a, axis=0)
-        ratio = a[:, 0] / base[: len(a)]
+        ratio, same = a[:, 0] / base[: len(a)], a[:, 0] / a[:, 5]
         rules = "-" if np.isnan(m[3]) else f"{m[3]:.1f} ({np.nanmax(a[:, 3]):.0f})"
         lines.append(f"| {method} | {m[0]:.3f} ± {s[0]:.3f} | {ratio.mean():.3f} (min {ratio.min():.3f}) "
-                     f"| {m[1]:.4f} | {m[2]:.3f} ± {s[2]:.3f} | {rules} | {m[4]:.1f} |")
+                     f"| {same.mean():.3f} (min {same.min():.3f}) | {m[1]:.4f} | {m[2]:.3f} ± {s[2]:.3f} | {rules} "
+                     f"| {m[4]:.1f} |")
     return "\n".join(lines)
 
 
