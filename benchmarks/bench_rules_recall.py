@@ -66,6 +66,13 @@ def at_fpr(score, y, money, fpr=FPR):
     return float(np.interp(fpr, neg, pos)), float(np.interp(fpr, neg, mon))
 
 
+def split(y, seed):
+    """Stratified 60/20/20 train/validation/test row indices."""
+    tr, rest = train_test_split(np.arange(len(y)), test_size=0.4, stratify=y, random_state=seed)
+    va, te = train_test_split(rest, test_size=0.5, stratify=y[rest], random_state=seed)
+    return tr, va, te
+
+
 def riff_eval(est, Xtr, ytr, cmtr, Xte, yte, cmte, seed, rank_by="precision", costs=False):
     kw = {"cost_matrix": cmtr} if costs or rank_by == "money" else {}
     clf = RIFFClassifier(estimator=est, max_fpr=FPR, rank_by=rank_by, random_state=seed).fit(Xtr, ytr, **kw)
@@ -143,9 +150,7 @@ def run_issue16(name, seeds, scale, only=None):
     money = cm[:, 1] - cm[:, 2]
     res = {}
     for seed in range(seeds):
-        idx = np.arange(len(y))
-        tr, rest = train_test_split(idx, test_size=0.4, stratify=y, random_state=seed)
-        _, te = train_test_split(rest, test_size=0.5, stratify=y[rest], random_state=seed)
+        tr, _, te = split(y, seed)
         Xtr, Xte = X.iloc[tr], X.iloc[te]
 
         def add(method, tpr, fpr, mrec, n_rules, secs):
@@ -200,9 +205,7 @@ def run(name, seeds, scale, only=None):
     money = cm[:, 1] - cm[:, 2]
     res = {}
     for seed in range(seeds):
-        idx = np.arange(len(y))
-        tr, rest = train_test_split(idx, test_size=0.4, stratify=y, random_state=seed)
-        va, te = train_test_split(rest, test_size=0.5, stratify=y[rest], random_state=seed)
+        tr, va, te = split(y, seed)
         Xtr, Xva, Xte = X.iloc[tr], X.iloc[va], X.iloc[te]
 
         def add(method, tpr, fpr, mrec, n_rules, secs):

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from csboost_plugins.rules import CategorySet, Interval, RIFFClassifier, Rule, RuleSet, extract_rules, riff_select
+from csboost_plugins.rules import (
+    CategorySet,
+    Interval,
+    RIFFClassifier,
+    Rule,
+    RuleSet,
+    extract_rules,
+    riff_select,
+)
 from csboost_plugins.rules._refine import prune_rule, refine_rule
 
 
@@ -42,7 +50,7 @@ def test_refinement_finds_the_exhaustive_best_cut(seed):
     t = float(rng.choice(X[~np.isnan(X[:, 0]), 0]))
     other = CategorySet(2, codes=(0,), negate=True, missing=bool(seed % 2))  # |x2| >= 1; not refined
     def bound(v):  # odd seeds move a lower bound (widening it trades precision for recall)
-        kw = dict(lower=v, lower_closed=True) if seed % 2 else dict(upper=v, upper_closed=True)
+        kw = {"lower": v, "lower_closed": True} if seed % 2 else {"upper": v, "upper_closed": True}
         return Interval(0, missing=bool(seed % 3 == 0), **kw)
 
     rule = Rule([bound(t), other])
@@ -85,7 +93,7 @@ def test_budget_filling_refinement_is_the_exhaustive_best_within_budget(seed):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_pruning_never_lowers_the_score_and_drops_redundant_conditions(seed):
-    rng, X, y = _data(seed + 200, d=4)
+    _, X, y = _data(seed + 200, d=4)
     gain, neg = (y == 1) * 1.0, (y == 0) * 1.0
     prior = [0.0, 20.0][seed % 2]
     g0, m0 = gain.mean(), 1.0
@@ -98,7 +106,7 @@ def test_pruning_never_lowers_the_score_and_drops_redundant_conditions(seed):
         p = prune_rule(r, X, gain, neg, prior, g0, m0)
         gp, np_, _, _ = _stats(p, X, gain, neg)
         assert _score(gp, np_, prior, g0, m0) >= _score(g, n, prior, g0, m0) - 1e-15
-        assert set(c.key for c in p.conditions) <= set(c.key for c in r.conditions) and len(p) >= 1
+        assert {c.key for c in p.conditions} <= {c.key for c in r.conditions} and len(p) >= 1
     # x3 >= -99 (or missing) holds for every row: always dropped
     assert [c.feature for c in prune_rule(rules[-1], X, gain, neg).conditions] == [0]
 
@@ -136,7 +144,7 @@ def _brute_prior(masks, y, gain, neg, limit, prior, max_rules):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_precision_prior_greedy_equals_brute_force(seed):
-    rng, X, y = _data(seed + 300, n=200)
+    _, X, y = _data(seed + 300, n=200)
     rules = extract_rules(DecisionTreeClassifier(max_leaf_nodes=24, random_state=seed).fit(np.nan_to_num(X), y))
     prior = [1.0, 10.0, 40.0][seed % 3]
     rs = riff_select(rules, X, y, max_fpr=0.2, precision_prior=prior, max_rules=6)
@@ -149,7 +157,7 @@ def test_precision_prior_greedy_equals_brute_force(seed):
 def test_refined_selection_holds_the_budget_on_the_selection_set(seed):
     """With prune and refine, evaluate() on the selection set reproduces the selection statistics and the
     expected FPR (alert rate) is at most the budget; unmodified rules are still the model's own paths."""
-    rng, X, y = _data(seed + 400, n=2000, d=4)
+    _, X, y = _data(seed + 400, n=2000, d=4)
     model = DecisionTreeClassifier(max_leaf_nodes=40, random_state=seed).fit(np.nan_to_num(X[:1000]), y[:1000])
     cands = extract_rules(model)
     alert = seed % 3 == 2
@@ -194,6 +202,7 @@ def test_refinement_recovers_recall_a_coarse_rule_set_loses():
 
 def test_riff_classifier_pooled_sources_and_new_keywords():
     import lightgbm as lgb
+
     from csdt.datasets import make_fraud_transactions
     b = make_fraud_transactions(20_000, random_state=1)
     X, y = b.data, np.asarray(b.target)
@@ -208,13 +217,13 @@ def test_riff_classifier_pooled_sources_and_new_keywords():
     clf2 = pickle.loads(pickle.dumps(clf))
     assert np.array_equal(clf2.predict_proba(X), clf.predict_proba(X))
     json.loads(clf.rule_set_.to_json())
-    for bad in (dict(precision_prior=-1.0), dict(max_rules=0), dict(refine="yes"), dict(estimator=[])):
+    for bad in ({"precision_prior": -1.0}, {"max_rules": 0}, {"refine": "yes"}, {"estimator": []}):
         with pytest.raises(ValueError):
             RIFFClassifier(**bad).fit(X, y)
 
 
 def test_riff_select_rejects_bad_prior():
-    rng, X, y = _data(0)
+    _, X, y = _data(0)
     rules = extract_rules(DecisionTreeClassifier(max_depth=2).fit(np.nan_to_num(X), y))
     for bad in (-1.0, np.nan, np.inf):
         with pytest.raises(ValueError, match="precision_prior"):

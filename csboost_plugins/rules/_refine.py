@@ -240,12 +240,14 @@ def _readable_cut(b, x, side):
         below, above = x[x <= b], x[x > b]
         lo = below.max() if len(below) else -math.inf
         hi = above.min() if len(above) else math.inf
-        ok = lambda d: lo <= d < hi  # noqa: E731
+        def ok(d):
+            return lo <= d < hi
     else:  # x >= b: need max(x < b) < d <= min(x >= b)
         below, above = x[x < b], x[x >= b]
         lo = below.max() if len(below) else -math.inf
         hi = above.min() if len(above) else math.inf
-        ok = lambda d: lo < d <= hi  # noqa: E731
+        def ok(d):
+            return lo < d <= hi
     for digits in range(1, 18):
         d = float(f"{b:.{digits}g}")
         if ok(d):
