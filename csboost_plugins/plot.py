@@ -287,7 +287,7 @@ class RuleWaterfallDisplay:
         t = self.table
         k = len(t)
         caught, alert = t["new_money_caught"].to_numpy(), t["new_alert_cost"].to_numpy()
-        before = np.concatenate([[0.0], np.cumsum(caught - alert)[:-1]])  # net money of rules 1..i-1
+        before = np.cumsum(np.concatenate([[0.0], caught - alert]))[:-1]  # net money of rules 1..i-1
         pos = np.arange(1, k + 1)
         self.caught_bars_ = ax.bar(pos - 0.2, caught, 0.4, bottom=before, color="C2", label="money caught")
         self.alert_bars_ = ax.bar(pos + 0.2, -alert, 0.4, bottom=before + caught, color="C3", label="alert cost")

@@ -230,12 +230,12 @@ def _code_intervals(codes, strict_negative=False):
     return out
 
 
-def _interval_parts(c: Interval, col: str, AND: str, ge=">=", le="<="):
+def _interval_parts(c: Interval, col: str):
     parts = []
     if not (c.lower == -math.inf and c.lower_closed):
-        parts.append(f"{col} {ge if c.lower_closed else '>'} {_num(c.lower)}")
+        parts.append(f"{col} {'>=' if c.lower_closed else '>'} {_num(c.lower)}")
     if not (c.upper == math.inf and c.upper_closed):
-        parts.append(f"{col} {le if c.upper_closed else '<'} {_num(c.upper)}")
+        parts.append(f"{col} {'<=' if c.upper_closed else '<'} {_num(c.upper)}")
     return parts
 
 
@@ -247,7 +247,7 @@ def condition_query(c, name: str, levels=None) -> str:
     col = _q_ident(name)
     isnan = f"({col} != {col})"
     if isinstance(c, Interval):
-        parts = _interval_parts(c, col, "and")
+        parts = _interval_parts(c, col)
         inside = " and ".join(parts) if parts else "True"
         zero = f"({col} >= {_num(-ZERO_THRESHOLD)} and {col} <= {_num(ZERO_THRESHOLD)})"
         if c.missing:
@@ -271,14 +271,10 @@ def condition_query(c, name: str, levels=None) -> str:
     return f"({notnan} and {body})"
 
 
-def _rule_expr(rule, names, levels, condition, conj, true) -> str:
-    """The conjunction ``conj`` of a rule's conditions rendered by ``condition``; ``(true)`` for no condition."""
-    if not rule.conditions:
-        return f"({true})"
-    return "(" + f" {conj} ".join(condition(c, names[c.feature], levels.get(c.feature)
-                                            if isinstance(c, CategorySet) else None)
-                                  for c in rule.conditions) + ")"
-
-
 def rule_query(rule, names, levels) -> str:
-    return _rule_expr(rule, names, levels, condition_query, "and", "True")
+    """A rule as a pandas query: the ``and`` of its conditions, ``(True)`` for none."""
+    if not rule.conditions:
+        return "(True)"
+    return "(" + " and ".join(condition_query(c, names[c.feature], levels.get(c.feature)
+                                              if isinstance(c, CategorySet) else None)
+                              for c in rule.conditions) + ")"
