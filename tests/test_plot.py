@@ -96,6 +96,8 @@ def test_rule_waterfall_bars_are_the_table(fraud):
     assert net.get_height() == pytest.approx(rules.evaluate(X, y, fn_cost=amount, fp_cost=10.0)["net_money"])
     with pytest.raises(ValueError, match="needs costs"):
         RuleWaterfallDisplay(rules.evaluate(X, y, per_rule=True))
+    empty = RuleWaterfallDisplay.from_estimator(type(rules)([]), X, y, fn_cost=amount, fp_cost=10.0)
+    assert len(empty.caught_bars_) == 0 and empty.net_bar_[0].get_height() == 0.0
 
 
 def test_money_per_round_from_estimator(fraud):

@@ -90,6 +90,10 @@ def test_per_rule_table_without_costs_and_names(fraud):
     tab = rs.evaluate(df, [1, 0, 0], per_rule=True)
     assert list(tab["rule"]) == ["channel in {'atm', 'web'}", "amount > 0"]
     assert str(rs).splitlines()[1].endswith("IF amount > 0")
+    # print(rules) of a money-ranked selection: each rule's share of the selection set's money at risk
+    rules_printed = str(fraud[0]).splitlines()
+    money = np.diff(np.concatenate([[0.0], fraud[0].selection["money_recall"]]))
+    assert len(rules_printed) == len(money) and all(f"+money recall {m:.3f})" in line for line, m in zip(rules_printed, money))
 
 
 def test_set_money_against_both_baselines(fraud):

@@ -83,15 +83,16 @@ class RuleSet:
 
     def __str__(self):
         lines = []
-        tpr, fpr = (np.asarray(self.selection.get(k, [])) for k in ("tpr", "fpr"))
+        tpr, fpr, money = (np.asarray(self.selection.get(k, [])) for k in ("tpr", "fpr", "money_recall"))
         stats = len(tpr) == len(fpr) == len(self.rules)
         for i, r in enumerate(self.rules):
             tag = "" if i < len(self.rules) - 1 or self.last_rule_probability == 1.0 \
                 else f"   [in force with probability {self.last_rule_probability:.4g}]"
-            if stats:  # marginal recall / FPR the rule added on the selection set
+            if stats:  # marginal recall / FPR (/ share of the money at risk) the rule added on the selection set
                 d_tpr = tpr[i] - (tpr[i - 1] if i else 0.0)
                 d_fpr = fpr[i] - (fpr[i - 1] if i else 0.0)
-                tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f})"
+                d_money = f", +money recall {money[i] - (money[i - 1] if i else 0.0):.3f}" if len(money) == len(tpr) else ""
+                tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f}{d_money})"
             lines.append(f"{i + 1:>3}. IF {r}{tag}")
         return "\n".join(lines) if lines else "(empty rule set)"
 
