@@ -16,36 +16,51 @@ import numpy as np
 
 from ..decision_costs import misclassification_costs, row_cost, savings_from_costs, trivial_policy_costs
 
-__all__ = ["set_metrics", "per_rule_table"]
+__all__ = ["set_sums", "metrics_from_sums", "set_metrics", "per_rule_table"]
 
 
 def _ratio(a, b):
     return a / b if b > 0 else float("nan")
 
 
-def set_metrics(p, y, w, costs, n_rules) -> dict:
-    """Set-level figures of alert probabilities ``p`` (see :meth:`RuleSet.evaluate`)."""
+def set_sums(p, y, w, costs) -> dict:
+    """The additive sums behind :func:`metrics_from_sums` (partitions of a data set add up)."""
     pos, neg = w * (y == 1), w * (y == 0)
-    tp, fp = float(p @ pos), float(p @ neg)
-    npos, nneg, ntot = float(pos.sum()), float(neg.sum()), float(w.sum())
-    out = {"n_rules": n_rules, "tpr": _ratio(tp, npos), "fpr": _ratio(fp, nneg),
-           "alert_rate": _ratio(tp + fp, ntot), "precision": _ratio(tp, tp + fp)}
-    if costs is None:
+    out = {"tp": float(p @ pos), "fp": float(p @ neg), "npos": float(pos.sum()), "nneg": float(neg.sum()),
+           "ntot": float(w.sum())}
+    if costs is not None:
+        caught_per_row, alert_per_row = misclassification_costs(costs)
+        none, flag_all = trivial_policy_costs(y, costs, w)
+        out.update(money_caught=float((p * pos) @ caught_per_row), money_at_risk=float(pos @ caught_per_row),
+                   alert_cost=float((p * neg) @ alert_per_row), cost=float(row_cost(y, p, costs) @ w),
+                   cost_no_rules=none, cost_flag_all=flag_all)
+    return out
+
+
+def metrics_from_sums(s: dict, n_rules: int) -> dict:
+    """Set-level figures (see :meth:`RuleSet.evaluate`) from :func:`set_sums` (summed over partitions)."""
+    tp, fp = s["tp"], s["fp"]
+    out = {"n_rules": n_rules, "tpr": _ratio(tp, s["npos"]), "fpr": _ratio(fp, s["nneg"]),
+           "alert_rate": _ratio(tp + fp, s["ntot"]), "precision": _ratio(tp, tp + fp)}
+    if "money_caught" not in s:
         return out
-    caught_per_row, alert_per_row = misclassification_costs(costs)
-    out["money_caught"] = float((p * pos) @ caught_per_row)
-    out["money_at_risk"] = float(pos @ caught_per_row)
+    out["money_caught"], out["money_at_risk"] = s["money_caught"], s["money_at_risk"]
     out["money_recall"] = _ratio(out["money_caught"], out["money_at_risk"])
-    out["alert_cost"] = float((p * neg) @ alert_per_row)
+    out["alert_cost"] = s["alert_cost"]
     out["net_money"] = out["money_caught"] - out["alert_cost"]
-    out["cost"] = float(row_cost(y, p, costs) @ w)
-    none, flag_all = trivial_policy_costs(y, costs, w)
+    out["cost"] = s["cost"]
+    none, flag_all = s["cost_no_rules"], s["cost_flag_all"]
     out["cost_no_rules"], out["cost_flag_all"] = none, flag_all
     base = min(none, flag_all)
     out["savings"] = savings_from_costs(out["cost"], base) if base != 0 else float("nan")
     out["savings_baseline"] = "no rules" if none <= flag_all else "flag all"
     out["savings_vs_no_rules"] = savings_from_costs(out["cost"], none) if none != 0 else float("nan")
     return out
+
+
+def set_metrics(p, y, w, costs, n_rules) -> dict:
+    """Set-level figures of alert probabilities ``p`` (see :meth:`RuleSet.evaluate`)."""
+    return metrics_from_sums(set_sums(p, y, w, costs), n_rules)
 
 
 def per_rule_table(rules, cover, first, y, w, costs):
