@@ -10,6 +10,7 @@ stays cheap.
 from importlib import import_module
 
 from . import costs, metrics
+from ._aot import PerformanceWarning
 from .costs import check_costs, cost_characteristic
 from .metrics import (
     bayes_minimum_risk,
@@ -33,6 +34,6 @@ def __getattr__(name):
 
 
 __all__ = [
-    "costs", "metrics", "check_costs", "cost_characteristic", "bayes_minimum_risk", "cost_loss",
+    "PerformanceWarning", "costs", "metrics", "check_costs", "cost_characteristic", "bayes_minimum_risk", "cost_loss",
     "expected_cost_loss", "expected_savings_score", "normalized_cost", "optimal_thresholds", "savings_score",
 ]

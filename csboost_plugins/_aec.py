@@ -52,21 +52,26 @@ s away from the 0/1 extremes to which pure AEC drives it.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from scipy.special import expit, log_expit
 
+from . import _aec_kernels
 from .costs import FN, FP, TN, TP
+from .decision_costs import savings_from_costs
 
 __all__ = [
     "HESSIANS",
-    "sigmoid",
-    "regret_difference",
-    "decision_costs",
-    "expected_cost",
-    "cost_scale",
-    "start_margin",
+    "GradHessBuffers",
     "aec_grad_hess",
+    "cost_scale",
+    "decision_costs",
     "encode_costs_as_weights",
+    "expected_cost",
+    "regret_difference",
+    "sigmoid",
+    "start_margin",
 ]
 
 #: Hessian policies accepted by :func:`aec_grad_hess`.
@@ -161,35 +166,92 @@ def start_margin(y, sample_weight=None, *, kind="prior", d=None) -> float:
 
 
 def aec_grad_hess(margin, d, *, y=None, sample_weight=None, hessian="abs", hessian_floor=0.1,
-                  logloss_weight=0.0):
+                  logloss_weight=0.0, out=None):
     """Gradient and hessian of ``sum_i w_i [d_i s_i + alpha * logloss_i]`` w.r.t. each margin.
 
-    ``d`` is the (already scaled) regret difference, ``hessian`` a policy of
-    :data:`HESSIANS`, ``logloss_weight`` alpha >= 0 (needs ``y``). Returns float64
-    arrays (g, h). No input validation: callers validate once, outside the loop.
+    Per row, with s = sigma(m) and ss = s (1-s)::
+
+        g = w (d ss + alpha (s - y)),   h = w (H + alpha ss),
+
+    H the policy's hessian (module doc). One fused pass of a compiled kernel
+    (:mod:`csboost_plugins._aec_kernels`, threads over row blocks); no validation of
+    values (callers validate once, outside the boosting loop).
+
+    Parameters
+    ----------
+    margin : array of shape (n,), float32 or float64
+        Margins eta, read as given (no copy).
+    d : array of shape (n,)
+        Regret differences already divided by the cost scale (unitless).
+    y : array of shape (n,), optional
+        0/1 labels; needed when ``logloss_weight`` > 0.
+    sample_weight : array of shape (n,), optional
+        Row weights w (default 1).
+    hessian : {"abs", "fisher", "bound", "exact"}
+        Hessian policy H (see :data:`HESSIANS`).
+    hessian_floor : float
+        Floor on abs(1 - 2s) of the "abs" policy.
+    logloss_weight : float
+        alpha >= 0, weight of the logloss blend.
+    out : tuple of two arrays of shape (n,), optional
+        Preallocated float32 or float64 (g, h) to write into (see :class:`GradHessBuffers`).
+        Float64 outputs equal the former numpy implementation bit for bit; float32
+        outputs take one exp per row and are within 1 float32 ulp of it.
+
+    Returns
+    -------
+    g, h : arrays of shape (n,)
+        ``out`` when given, else new float64 arrays.
     """
-    m = np.asarray(margin, dtype=np.float64)
-    s = expit(m)
-    # s (1-s) from the stable sigmoid of both signs: no 1 - s cancellation at large |m|
-    ss = s * expit(-m)
-    g = d * ss
-    if hessian == "fisher":
-        h = np.abs(d) * ss
-    elif hessian == "abs":
-        h = np.abs(d) * ss * np.maximum(np.abs(1.0 - 2.0 * s), hessian_floor)
-    elif hessian == "bound":
-        h = np.abs(d) * _BOUND
-    elif hessian == "exact":
-        h = g * (1.0 - 2.0 * s)
-    else:
+    if hessian not in HESSIANS:
         raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
-    if logloss_weight:
-        g = g + logloss_weight * (s - y)
-        h = h + logloss_weight * ss
-    if sample_weight is not None:
-        g = g * sample_weight
-        h = h * sample_weight
-    return g, h
+    if logloss_weight and y is None:
+        raise ValueError("logloss_weight > 0 needs the labels y")
+    n = np.shape(margin)[0] if np.ndim(margin) else 1
+    if out is None:
+        out = (np.empty(n), np.empty(n))
+    return _aec_kernels.grad_hess(margin, d, y if logloss_weight else None, sample_weight,
+                                  _aec_kernels.POLICIES[hessian], hessian_floor, logloss_weight, *out)
+
+
+class GradHessBuffers:
+    """Gradient and hessian arrays reused across boosting rounds (one pair per thread).
+
+    xgboost and lightgbm copy the arrays an objective returns before they call it
+    again, so a round need not allocate: :meth:`get` returns the same two arrays every
+    round, one pair per thread so that one objective may train several boosters at
+    once. Pickles (and deep-copies) as empty buffers.
+
+    Parameters
+    ----------
+    dtype : numpy dtype, default float32
+        Element type of the arrays (both libraries keep float32 gradients).
+    """
+
+    def __init__(self, dtype=np.float32):
+        self.dtype = np.dtype(dtype)
+        self._local = threading.local()
+
+    def get(self, n):
+        """The calling thread's (g, h) pair of length ``n``.
+
+        Parameters
+        ----------
+        n : int
+            Number of rows.
+
+        Returns
+        -------
+        g, h : arrays of shape (n,)
+            Reused while ``n`` stays the same; their contents are overwritten by the next round.
+        """
+        pair = getattr(self._local, "pair", None)
+        if pair is None or pair[0].shape[0] != n:
+            pair = self._local.pair = (np.empty(n, self.dtype), np.empty(n, self.dtype))
+        return pair
+
+    def __reduce__(self):
+        return (GradHessBuffers, (self.dtype,))
 
 
 def logloss(margin, y):
@@ -270,29 +332,64 @@ def check_hessian_params(hessian, hessian_floor, logloss_weight):
 METRICS = {"aec": False, "savings": True, "expected_savings": True}
 
 
-def money_metric_value(kind, s, y, costs, sample_weight=None, decision="bmr"):
-    """Value of a money metric for probabilities ``s`` (no validation: called every round).
+def money_metric_value(kind, s, y, costs, sample_weight=None, decision="bmr", *, is_margin=False):
+    """Value of a money metric (called every boosting round; no validation).
 
     ``"aec"``: sum_i w_i EC_i / sum_i w_i (money per row, paper eq. 7);
     ``"expected_savings"``: paper eq. 8; ``"savings"``: eq. 5 of the 0/1 decisions,
     Bayes minimum risk with each row's own costs (``decision="bmr"``, paper eq. 2)
-    or s > 1/2 (``decision="0.5"``).
+    or s > 1/2 (``decision="0.5"``). One fused pass of a compiled kernel over the rows
+    (:func:`csboost_plugins._aec_kernels.money_sums`).
+
+    Parameters
+    ----------
+    kind : {"aec", "expected_savings", "savings"}
+        The metric.
+    s : array of shape (n,), float32 or float64
+        Probabilities, or margins when ``is_margin`` (read as given, no copy).
+    y : array of shape (n,)
+        0/1 labels.
+    costs : array of shape (n, 4)
+        Per-row [C_FP, C_FN, C_TP, C_TN] (money).
+    sample_weight : array of shape (n,), optional
+        Row weights (default 1).
+    decision : {"bmr", "0.5"}
+        Decision rule of ``"savings"``.
+    is_margin : bool
+        ``s`` holds margins; the kernel applies the sigmoid.
+
+    Returns
+    -------
+    float
+        Money per row for ``"aec"``, a unitless share for the savings.
     """
-    c0, c1 = decision_costs(y, costs)
-    w = sample_weight
-    tot = (lambda v: float(v.sum())) if w is None else (lambda v: float(v @ w))
+    return money_metric_from_sums(kind, _aec_kernels.money_sums(s, is_margin, y, costs, sample_weight), decision)
+
+
+def money_metric_from_sums(kind, sums, decision="bmr"):
+    """A money metric from the totals of :func:`csboost_plugins._aec_kernels.money_sums`.
+
+    Parameters
+    ----------
+    kind : {"aec", "expected_savings", "savings"}
+        The metric.
+    sums : dict
+        Totals keyed by :data:`csboost_plugins._aec_kernels.SUMS` (money, weight).
+    decision : {"bmr", "0.5"}
+        Decision rule of ``"savings"``.
+
+    Returns
+    -------
+    float
+        The metric (see :func:`money_metric_value`).
+    """
     if kind == "aec":
-        return tot(c0 + (c1 - c0) * s) / (y.shape[0] if w is None else float(w.sum()))
-    base = min(tot(c0), tot(c1))
+        return sums["ec"] / sums["w"]
+    base = min(sums["c0"], sums["c1"])
     if base == 0:
         raise ValueError("savings are undefined on this eval set: a trivial policy already costs 0")
-    if kind == "expected_savings":
-        return (base - tot(c0 + (c1 - c0) * s)) / base
-    if decision == "bmr":
-        pred = s * costs[:, TP] + (1 - s) * costs[:, FP] < s * costs[:, FN] + (1 - s) * costs[:, TN]
-    else:
-        pred = s > 0.5
-    return (base - tot(np.where(pred, c1, c0))) / base
+    cost = sums["ec"] if kind == "expected_savings" else sums["bmr" if decision == "bmr" else "half"]
+    return savings_from_costs(cost, base)
 
 
 def check_metric_params(kind, decision, preds):

@@ -81,14 +81,16 @@ class AECObjectiveBase:
         self.logloss_weight = logloss_weight
         self.cost_scale = cost_scale
         self.costs_in_weight = costs_in_weight
+        self._buffers = _aec.GradHessBuffers()  # float32 g, h reused every round (both libraries keep float32)
 
     def _grad_hess(self, m, y, d, w):
         return _aec.aec_grad_hess(m, d, y=y, sample_weight=w, hessian=self.hessian,
-                                  hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
+                                  hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight,
+                                  out=self._buffers.get(m.shape[0]))
 
     def _data_grad_hess(self, preds, data):
         """Gradient and hessian at margins ``preds`` with the costs (or folded label/weight) of ``data``."""
-        m = np.asarray(preds, dtype=np.float64).reshape(-1)
+        m = np.asarray(preds).reshape(-1)  # float32 (xgboost) or float64 (lightgbm): the kernel reads either
         if self.costs_in_weight:  # label z = folded label, d = 1 - 2 z (see _aec.encode_costs_as_weights)
             z = self._io.label(data)
             return self._grad_hess(m, z, 1.0 - 2.0 * z, self._io.weight(data))
@@ -116,10 +118,8 @@ class MoneyMetricBase:
 
     def value(self, preds, data) -> float:
         costs = self._io.costs(data)
-        p = np.asarray(preds, dtype=np.float64).reshape(-1)
-        s = _aec.sigmoid(p) if self.preds == "margin" else p
-        return _aec.money_metric_value(self.metric, s, self._io.label(data), costs, self._io.weight(data),
-                                       self.decision)
+        return _aec.money_metric_value(self.metric, preds, self._io.label(data), costs, self._io.weight(data),
+                                       self.decision, is_margin=self.preds == "margin")
 
     def __repr__(self):
         return f"MoneyMetric({self.metric!r}, decision={self.decision!r}, preds={self.preds!r})"

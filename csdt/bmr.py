@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csboost_plugins.costs import check_binary_labels, check_costs, check_fit_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
-from .linear import _check_y
+from .linear._logistic import _check_y
 
 __all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalibrator",
            "cost_optimal_threshold"]

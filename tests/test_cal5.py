@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from csboost_plugins.metrics import savings_score
 from csboost_plugins.tree_protocol import apply_tree_arrays, get_tree_arrays
 from csdt import CAL5Classifier, CAL5OCClassifier, cost_transinformation
-from csdt._cal5_intervals import (
+from csdt.cal5._intervals import (
     NO_DOMINANT,
     UNDECIDED,
     attribute_intervals,

@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from csboost_plugins.metrics import expected_cost_loss, make_savings_scorer, savings_score
 from csdt import CostSensitiveLogisticRegression, CostSensitiveLogisticRegressionCV
-from csdt._linear_objective import aec_and_gradient, cost_slope_and_offset
+from csdt.linear._objective import aec_and_gradient, cost_slope_and_offset
 from csdt.datasets import load_creditscoring1
 
 

@@ -116,3 +116,19 @@ def test_set_money_against_both_baselines(fraud):
     # with alerts cheap and fraud expensive, flagging everything is the cheaper trivial policy: the baseline says so
     s2 = rules.evaluate(X, y, fn_cost=np.asarray(amount) * 100, fp_cost=0.01)
     assert s2["savings_baseline"] == "flag all" and s2["savings"] < 0 < s2["savings_vs_no_rules"]
+
+
+def test_dask_evaluate_reports_the_same_money(fraud):
+    """Partitioned (dask) evaluation sums the same additive parts: every key equal; per_rule needs memory."""
+    dd = pytest.importorskip("dask.dataframe", reason="pip install 'dask[dataframe]' (dask extra)")
+    rules, X, y, amount, w = fraud
+    Xd = dd.from_pandas(X, npartitions=3)
+    yd, ad, wd = (dd.from_pandas(pd.Series(np.asarray(v), index=X.index), npartitions=3) for v in (y, amount, w))
+    ref = rules.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=10.0)
+    got = rules.evaluate(Xd, yd, sample_weight=wd, fn_cost=ad, fp_cost=10.0)
+    assert got.keys() == ref.keys() and got["savings_baseline"] == ref["savings_baseline"]
+    for k in ref:
+        if k != "savings_baseline":
+            assert got[k] == pytest.approx(ref[k], rel=1e-10), k
+    with pytest.raises(NotImplementedError, match="per_rule"):
+        rules.evaluate(Xd, yd, fn_cost=ad, fp_cost=10.0, per_rule=True)

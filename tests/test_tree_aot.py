@@ -112,7 +112,7 @@ def test_threads_run_the_aot_kernels_without_the_gil(monkeypatch):
     # while a thread is inside a long AOT kernel, the main thread keeps running Python:
     # the largest gap between its clock readings stays far below the kernel's duration
     # (a wrapper holding the GIL blocks it for the whole call: a gap of the call's length)
-    from csdt._tree_apply import apply_rows
+    from csdt.tree._apply import apply_rows
 
     rng = np.random.default_rng(1)
     Xs = rng.random((20_000, 3))
@@ -162,7 +162,7 @@ def test_wrong_argument_types_fall_back_to_jit(monkeypatch):
     X, y, fn = _data(nan=False)
     t = CSDT(max_depth=3).fit(X, y, fp_cost=3.0, fn_cost=fn).tree_
     args = (t.children_left, t.children_right, t.feature, t.threshold, t.missing_left)
-    from csdt._tree_apply import apply_rows
+    from csdt.tree._apply import apply_rows
 
     ref = apply_rows(X, *args)
     for bad in (np.asfortranarray(X), X.astype(np.float32), X[::2]):
@@ -216,6 +216,8 @@ def test_source_hash_covers_every_compiled_kernel():
     for mod, func, _, _ in _aot.SIGNATURES.values():
         root = getattr(importlib.import_module(f"csdt.{mod}"), func).py_func
         for f in dispatchers_reached(root, {root}):
-            files.add(Path(inspect.getsourcefile(f)).name)
-    assert files <= set(_aot.KERNEL_SOURCES), files - set(_aot.KERNEL_SOURCES)
-    assert {"_builder.py", "_splitter.py", "_criterion.py", "_tree_apply.py"} <= files
+            files.add(Path(inspect.getsourcefile(f)).resolve())
+    hashed = set(_aot.KERNELS.kernel_files())
+    assert files <= hashed, files - hashed
+    names = {p.relative_to(Path(_aot.__file__).resolve().parent).as_posix() for p in files}
+    assert {"tree/_builder.py", "tree/_splitter.py", "tree/_criterion.py", "tree/_apply.py"} <= names

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from csdt._builder import NAN_BIN, NAN_CODE, bin_codes, bin_edges, presort
+from csdt.tree._builder import NAN_BIN, NAN_CODE, bin_codes, bin_edges, presort
 
 
 def _data():

@@ -8,12 +8,7 @@ order; those two kernels are exported in both layouts.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .._aot import KernelSet, arr, read
-
-#: files whose numba code is compiled into the extension, or decides how (hashed into it)
-KERNEL_SOURCES = ("_aot.py", "_evaluate.py", "_rule.py", "../_aot.py", "../_aot_build.py")
 
 XF, XC = read("float64", 2, order="F"), read("float64", 2)  # pandas / numpy X in RuleSet.apply
 I1, F2, B1 = arr("int64", 1), arr("float64", 2), arr("bool", 1)
@@ -36,5 +31,5 @@ SIGNATURES = {
                         (XF, RI1, RF2, F2, "i8", "i8", RI1, RI1, RI1, RI8_1, RI1, RI1, "i8", *_COND)),
 }
 
-KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", Path(__file__).parent, KERNEL_SOURCES, SIGNATURES)
+KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", __file__, SIGNATURES)
 run = KERNELS.run

@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from ..costs import check_binary_labels, check_costs
+from . import _dask
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, select_statement, where_expression
@@ -137,6 +138,8 @@ class RuleSet:
         ndarray of int64, shape (n_samples,)
             0-based rule index, -1 where no rule covers the row.
         """
+        if _dask.is_dask(X):  # a lazy dask array, partition by partition
+            return _dask.apply(self, X)
         if not self.rules:
             return np.full(as_float_matrix(X, []).shape[0], -1, np.int64)
         Xu, cc = self._prepare(X)
@@ -156,6 +159,8 @@ class RuleSet:
             1 if an always-on rule covers the row, rho if only the last rule does,
             0 otherwise.
         """
+        if _dask.is_dask(X):
+            return _dask.predict_proba(self, X)
         fm = self.apply(X)
         p = np.append(self.rule_probabilities, 0.0)
         return p[fm]
@@ -192,8 +197,10 @@ class RuleSet:
             on = bool(check_random_state(random_state).random_sample() < rho)
         else:
             raise ValueError(f"last_rule must be 'round', 'include', 'exclude' or 'random', got {last_rule!r}")
-        fm = self.apply(X)
         limit = len(self.rules) if on else len(self.rules) - 1
+        if _dask.is_dask(X):
+            return _dask.predict(self, X, limit)
+        fm = self.apply(X)
         return ((fm >= 0) & (fm < limit)).astype(np.int64)
 
     def coverage(self, X) -> np.ndarray:
@@ -209,6 +216,8 @@ class RuleSet:
         ndarray of bool, shape (n_samples, n_rules)
             Entry (i, j) is True iff rule j covers row i.
         """
+        if _dask.is_dask(X):
+            return _dask.coverage(self, X)
         if not self.rules:
             return np.zeros((as_float_matrix(X, []).shape[0], 0), bool)
         Xu, cc = self._prepare(X)
@@ -265,7 +274,17 @@ class RuleSet:
         ``set_recall``, ``set_fpr``, ``set_precision``, ``set_money_caught``,
         ``set_alert_cost``, ``set_net_money`` (the last row equals the dict's figures).
         Money columns appear only with costs.
+
+        Dask collections (X, y, weights and per-row costs partitioned alike) are
+        evaluated in one pass over their partitions; the data never reaches the client
+        (the set-level dict only: ``per_rule=True`` needs in-memory data).
         """
+        if _dask.is_dask(X):
+            if per_rule:
+                raise NotImplementedError("evaluate(per_rule=True) takes in-memory X (numpy or pandas); for dask "
+                                          "input evaluate a computed sample or use per_rule=False")
+            return _dask.evaluate(self, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
+                                  tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         y = check_binary_labels(y, name="y", require_both=False)
         p = self.predict_proba(X)
         if p.shape[0] != y.shape[0]:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..costs import check_binary_labels, check_costs
+from ..costs import check_binary_labels
+from . import _dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
+from ._greedy import ALL, GAIN, NEG, POS, check_prior, greedy, row_weights, selection_stats, shrink_base
 from ._refine import conditions_mask, prune_rule, refine_rule
 from ._rule import Rule
 from ._ruleset import RuleSet
 
 __all__ = ["riff_select"]
-
-# columns of the per-row weight matrix W
-_GAIN, _NEG, _POS, _ALL = 0, 1, 2, 3
 
 
 def _check_rate(v, name):
@@ -48,8 +47,12 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     ----------
     candidates : list of Rule or RuleSet
         Candidate rules, e.g. from :func:`extract_rules`.
-    X : numpy array or pandas DataFrame, shape (n_rows, n_features)
-        The selection set.
+    X : numpy array, pandas DataFrame or dask collection, shape (n_rows, n_features)
+        The selection set. Dask collections (data larger than memory; ``y``,
+        ``sample_weight`` and ``fn_cost`` partitioned like X) take one pass over the
+        partitions per greedy step and give the same selection
+        (:mod:`csboost_plugins.rules._dask`); ``prune`` and ``refine`` need the rows in
+        memory and raise NotImplementedError there.
     y : array-like of shape (n_rows,)
         Labels in {0, 1}.
     max_fpr : float in (0, 1], optional
@@ -98,6 +101,15 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     that node with ``"modified"`` set to ``"pruned"``, ``"refined"`` or
     ``"pruned+refined"``; the JSON export keeps it.
     """
+    prior = check_prior(precision_prior)
+    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+        for name, on in (("refine", refine), ("prune", prune)):
+            if on:
+                raise NotImplementedError(f"{name}=True needs the uncovered rows in memory; it is not supported "
+                                          "on dask input (select on a sample, or without it)")
+        return _dask.riff_select(candidates, X, y, max_fpr=max_fpr, max_alert_rate=max_alert_rate,
+                                 sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules,
+                                 precision_prior=prior)
     if isinstance(candidates, RuleSet):
         candidates = candidates.rules
     candidates = list(candidates)
@@ -123,92 +135,40 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
     if w.shape[0] != n:
         raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    W = np.zeros((n, 4))
-    W[:, _POS] = w * (y == 1)
-    W[:, _NEG] = w * (y == 0)
-    W[:, _ALL] = w
-    if fn_cost is not None:
-        money = check_costs(n, fp_cost=0.0, fn_cost=fn_cost, warn=False)[:, 1]
-        if np.any(money < 0):
-            raise ValueError("fn_cost must be non-negative")
-        W[:, _GAIN] = W[:, _POS] * money
-    else:
-        W[:, _GAIN] = W[:, _POS]
+    W = row_weights(y, w, fn_cost)
     totals = W.sum(axis=0)
-    if totals[_NEG] <= 0 or totals[_POS] <= 0:
+    if totals[NEG] <= 0 or totals[POS] <= 0:
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
-    bcol = _NEG if criterion == "fpr" else _ALL
-    limit = budget * totals[bcol]
-    eps = 1e-12 * (totals[_GAIN] + totals[_NEG])
-
-    prior = float(precision_prior)
-    if not (np.isfinite(prior) and prior >= 0):
-        raise ValueError(f"precision_prior must be a finite number >= 0, got {precision_prior!r}")
-    g0, m0 = totals[_GAIN] / totals[_ALL], (totals[_GAIN] + totals[_NEG]) / totals[_ALL]
     trie = ConditionTrie(candidates)
     cc = compile_conditions(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
-    uncovered = np.arange(n, dtype=np.int64)
-    chosen = np.zeros(len(candidates), dtype=bool)
-    order, rules, used, full = [], [], np.zeros(4), False
-    prefix = []
-    while used[bcol] < limit and (max_rules is None or len(order) < max_rules):
-        mass = S[:, _GAIN] + S[:, _NEG]
-        ok = ~chosen & (mass > eps)
-        if not ok.any():
-            break
-        idx = np.flatnonzero(ok)
-        if prior:  # shrunk precision: pseudo-rows at the selection set's average gain / mass
-            prec = (S[idx, _GAIN] + prior * g0) / (mass[idx] + prior * m0)
-        else:
-            prec = S[idx, _GAIN] / mass[idx]
-        best = idx[prec == prec.max()]
-        if len(best) > 1:
-            g = S[best, _GAIN]
-            best = best[g == g.max()]
-        r = int(best[0])
-        chosen[r] = True
-        order.append(r)
-        rule = candidates[r]
+    state = {"uncovered": np.arange(n, dtype=np.int64), "rules": []}
+    bcol = NEG if criterion == "fpr" else ALL
+    g0, m0 = shrink_base(totals)
+
+    def cover(r, remaining):
+        uncovered = state["uncovered"]
+        rule, stop = candidates[r], False
         if refine or prune:  # on D' = the uncovered rows, with the same score as the ranking
-            Xu, gu, nu = Xf[uncovered], W[uncovered, _GAIN], W[uncovered, _NEG]
+            Xu, gu, nu = Xf[uncovered], W[uncovered, GAIN], W[uncovered, NEG]
             if prune:
                 rule = prune_rule(rule, Xu, gu, nu, prior, g0, m0)
             if refine:
                 rule = refine_rule(rule, Xu, gu, nu, prior, g0, m0)
                 cu = W[uncovered, bcol]
-                if used[bcol] + cu[conditions_mask(rule.conditions, Xu)].sum() > limit:
+                if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
                     # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
-                    filled = refine_rule(rule, Xu, gu, nu, prior, g0, m0, cost=cu, max_cost=limit - used[bcol])
-                    full = filled is not rule
-                    rule = filled
-        rules.append(rule)
+                    filled = refine_rule(rule, Xu, gu, nu, prior, g0, m0, cost=cu, max_cost=remaining)
+                    stop, rule = filled is not rule, filled
+        state["rules"].append(rule)
         hit = rule_mask_rows(Xf, uncovered, r, cc) if rule is candidates[r] else conditions_mask(rule.conditions, Xu)
         new = uncovered[hit]
-        uncovered = uncovered[~hit]
-        if len(new):
-            Wn = W[new]
-            used += Wn.sum(axis=0)
-            S -= trie.sums(Xf, new, Wn)
-        prefix.append(used.copy())
-        if full:  # the budget is spent by a refined last rule
-            break
-    prefix = np.asarray(prefix).reshape(-1, 4)
-    rates = {"fpr": prefix[:, _NEG] / totals[_NEG], "tpr": prefix[:, _POS] / totals[_POS],
-             "alert_rate": prefix[:, _ALL] / totals[_ALL]}
-    if fn_cost is not None:
-        rates["money_recall"] = prefix[:, _GAIN] / totals[_GAIN] if totals[_GAIN] > 0 else prefix[:, _GAIN] * 0
-    rho = 1.0
-    if len(order) and prefix[-1, bcol] > limit:
-        prev = prefix[-2, bcol] if len(order) > 1 else 0.0
-        rho = (limit - prev) / (prefix[-1, bcol] - prev)
-    sel = {"criterion": criterion, "budget": budget, "n_candidates": len(candidates),
-           "candidate_index": np.asarray(order, dtype=np.int64)}
-    for k, v in rates.items():
-        sel[k] = v
-        last = v[-1] if len(v) else 0.0
-        prev = v[-2] if len(v) > 1 else 0.0
-        sel["expected_" + k] = float((1 - rho) * prev + rho * last)
-    return RuleSet(rules, last_rule_probability=rho, feature_names=names, selection=sel)
+        state["uncovered"] = uncovered[~hit]
+        if not len(new):
+            return np.zeros(4), None, stop
+        Wn = W[new]
+        return Wn.sum(axis=0), trie.sums(Xf, new, Wn), stop
+
+    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior)
+    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
+    return RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)

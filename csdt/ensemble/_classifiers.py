@@ -57,9 +57,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins.costs import FN, FP, TN, TP, check_fit_costs
 
-from ._ensemble_inducers import draw_subset, out_of_bag_mask, resolve_count
-from .linear import CostSensitiveLogisticRegression, _check_y
-from .tree import CostSensitiveDecisionTreeClassifier, _check_X
+from ._inducers import draw_subset, out_of_bag_mask, resolve_count
+from ..linear._logistic import CostSensitiveLogisticRegression, _check_y
+from ..tree._classifier import CostSensitiveDecisionTreeClassifier, _check_X
 
 __all__ = [
     "CostSensitiveBaggingClassifier",

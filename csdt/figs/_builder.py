@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _aot
-from ._figs_binning import _CODE_NAMES
-from ._figs_histogram import (
+from .. import _aot
+from ._binning import _CODE_NAMES
+from ._histogram import (
     best_splits,
     build_histogram,
     shift_histogram,

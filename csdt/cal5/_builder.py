@@ -15,8 +15,8 @@ import numpy as np
 
 from csboost_plugins.tree_protocol import TreeArrays, apply_tree_arrays
 
-from . import _aot
-from ._cal5_intervals import NO_DOMINANT, UNDECIDED, attribute_intervals, meta_decision
+from .. import _aot
+from ._intervals import NO_DOMINANT, UNDECIDED, attribute_intervals, meta_decision
 
 # why a node is a leaf
 LEAF_KINDS = {

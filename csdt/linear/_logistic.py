@@ -40,7 +40,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
-from ._linear_objective import aec_and_gradient, cost_slope_and_offset
+from ._objective import aec_and_gradient, cost_slope_and_offset
 
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
 

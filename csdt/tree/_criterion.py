@@ -42,7 +42,7 @@ share would reward splits that save no money.
 import numba as nb
 import numpy as np
 
-from ._cost_information import cost_entropy_binary
+from .._cost_information import cost_entropy_binary
 
 DIRECT_COST, PI_COST, GINI_COST, ENTROPY_COST, COST_ENTROPY, GINI, ENTROPY = range(7)
 

@@ -30,9 +30,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins.costs import FN, FP, TN, TP, check_costs
 
-from . import _aot
-from ._cal5_builder import build_tree, export_text, predict_leaf
-from ._cost_information import cost_transinformation_table
+from .. import _aot
+from ._builder import build_tree, export_text, predict_leaf
+from .._cost_information import cost_transinformation_table
 
 __all__ = ["CAL5Classifier", "CAL5OCClassifier", "cost_transinformation"]
 

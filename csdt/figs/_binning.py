@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import _aot
+from .. import _aot
 
 __all__ = ["bin_features"]
 

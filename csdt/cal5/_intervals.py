@@ -26,7 +26,7 @@ the sorted *distinct* values, each carrying its class counts and cost sums.
 import numba as nb
 import numpy as np
 
-from ._cost_information import cost_transinformation_table
+from .._cost_information import cost_transinformation_table
 
 NO_DOMINANT = -1
 UNDECIDED = -2

@@ -51,10 +51,10 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
-from . import _aot
-from ._figs_binning import bin_features
-from ._figs_builder import grow_trees
-from ._figs_histogram import predict_trees
+from .. import _aot
+from ._binning import bin_features
+from ._builder import grow_trees
+from ._histogram import predict_trees
 
 __all__ = ["FIGSClassifier", "FIGUClassifier"]
 

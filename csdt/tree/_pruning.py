@@ -27,8 +27,8 @@ suite checks it against a brute-force one-node-at-a-time search.
 import numba as nb
 import numpy as np
 
-from . import _aot
-from ._tree_apply import apply_rows
+from .. import _aot
+from ._apply import apply_rows
 
 RULE_PAPER, RULE_COSTCLA = 0, 1
 

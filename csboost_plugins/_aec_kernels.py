@@ -1,0 +1,251 @@
+"""numba kernels of the AEC objective and the money metrics, called every boosting round.
+
+One pass over the rows computes what the numpy code of :mod:`csboost_plugins._aec`
+computed with two ``expit`` calls and about eight full-length temporaries: the
+gradient and hessian (every ``hessian=`` policy, the logloss blend, the sample weight)
+written straight into preallocated float32 arrays (what xgboost and lightgbm keep),
+and the sums behind every money metric. Each kernel takes a row range; threads run
+disjoint ranges (the kernels release the GIL). Compiled ahead of time into
+``csboost_plugins._aec_kernels_aot`` (see :mod:`csboost_plugins._aot`), with the
+``cache=True`` JIT as the fallback and reference.
+
+The arithmetic is the numpy version's, operation for operation (s = 1/(1+exp(-m)) and
+1-s = 1/(1+exp(m)) like scipy's expit, the same products in the same order, no
+fast-math), so float64 results equal it bit for bit (``tests/test_aec_kernels.py``).
+Float32 outputs (the boosting path) get 1-s = exp(-m) s from the exp of s, one exp per
+row instead of two; they are within 1 float32 ulp of the numpy version's float64 values
+rounded to float32, which is what the libraries made of the numpy arrays.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+from numba import njit
+
+from ._aot import KernelSet, arr, read
+
+__all__ = ["KERNELS", "POLICIES", "grad_hess", "money_sums"]
+
+#: hessian policy name -> code passed to the kernel
+POLICIES = {"fisher": 0, "abs": 1, "bound": 2, "exact": 3}
+
+#: the sums of :func:`money_sums`, in this order
+SUMS = ("w", "c0", "c1", "ec", "bmr", "half")
+
+
+@njit(cache=True, nogil=True)
+def _grad_hess_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
+    """g[i], h[i] for rows lo..hi-1 (see :func:`csboost_plugins._aec.aec_grad_hess`).
+
+    ``y`` is read only when alpha > 0 and ``w`` only when it is not empty. Float64
+    outputs take s = 1/(1+exp(-m)) and 1-s = 1/(1+exp(m)) like scipy's expit (bit for
+    bit the numpy version); float32 outputs save one exp per row: e = exp(-m),
+    s = 1/(1+e) (expit's, so 1 - 2s cancels exactly as in numpy near m = 0) and
+    1-s = e s (a few float64 ulps from expit's, below float32 resolution).
+    """
+    weighted = w.shape[0] > 0
+    one_exp = g.itemsize == 4
+    bound = 1.0 / (6.0 * math.sqrt(3.0))
+    for i in range(lo, hi):
+        mi = np.float64(m[i])
+        if one_exp:
+            e = math.exp(-mi)
+            s = 1.0 / (1.0 + e)
+            t = e * s if e != math.inf else 1.0  # m < -709.78: s = 0, 1 - s = 1 (expit's values)
+        else:
+            s = 1.0 / (1.0 + math.exp(-mi))
+            t = 1.0 / (1.0 + math.exp(mi))
+        ss = s * t  # s (1-s) without the cancellation of 1 - s
+        di = d[i]
+        gi = di * ss
+        if policy == 0:
+            hi_ = abs(di) * ss
+        elif policy == 1:
+            hi_ = abs(di) * ss * max(abs(1.0 - 2.0 * s), floor)
+        elif policy == 2:
+            hi_ = abs(di) * bound
+        else:
+            hi_ = gi * (1.0 - 2.0 * s)
+        if alpha != 0.0:
+            gi = gi + alpha * (s - y[i])
+            hi_ = hi_ + alpha * ss
+        if weighted:
+            gi = gi * w[i]
+            hi_ = hi_ * w[i]
+        g[i] = gi
+        h[i] = hi_
+
+
+@njit(cache=True, nogil=True)
+def _money_sums_range(p, is_margin, y, costs, w, out, lo, hi):
+    """out[:] = the sums of :data:`SUMS` over rows lo..hi-1 of scores ``p`` (margins or probabilities).
+
+    With c0, c1 each row's cost of predicting 0 / 1 and s its probability: sum w,
+    sum w c0, sum w c1, sum w (c0 + (c1 - c0) s) (expected cost), and the cost of the
+    decisions: Bayes minimum risk (predict 1 iff s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN)
+    and s > 1/2. Cost columns [C_FP, C_FN, C_TP, C_TN]; ``w`` empty means weight 1.
+    """
+    weighted = w.shape[0] > 0
+    sw = sc0 = sc1 = sec = sbmr = shalf = 0.0
+    for i in range(lo, hi):
+        s = np.float64(p[i])
+        if is_margin:
+            s = 1.0 / (1.0 + math.exp(-s))
+        fp, fn, tp, tn = costs[i, 0], costs[i, 1], costs[i, 2], costs[i, 3]
+        if y[i] == 1:
+            c0, c1 = fn, tp
+        else:
+            c0, c1 = tn, fp
+        wi = w[i] if weighted else 1.0
+        sw += wi
+        sc0 += wi * c0
+        sc1 += wi * c1
+        sec += wi * (c0 + (c1 - c0) * s)
+        sbmr += wi * (c1 if s * tp + (1 - s) * fp < s * fn + (1 - s) * tn else c0)
+        shalf += wi * (c1 if s > 0.5 else c0)
+    out[0], out[1], out[2], out[3], out[4], out[5] = sw, sc0, sc1, sec, sbmr, shalf
+
+
+# ----------------------------------------------------------------- ahead-of-time build
+RF8, RF4, F8, F4 = read("float64", 1), read("float32", 1), arr("float64", 1), arr("float32", 1)
+_NAMES = {"float32": "4", "float64": "8"}
+
+#: exported name -> (module, function, return type, argument types): margins as the library
+#: hands them (xgboost float32, lightgbm float64), outputs float32 (both libraries) or float64
+SIGNATURES = {
+    f"grad_hess_m{_NAMES[mt[1]]}_o{_NAMES[ot[1]]}": (
+        "_aec_kernels", "_grad_hess_range", "none", (mt, RF8, RF8, RF8, "i8", "f8", "f8", ot, ot, "i8", "i8"))
+    for mt in (RF4, RF8) for ot in (F4, F8)
+}
+SIGNATURES.update({
+    f"money_sums_p{_NAMES[pt[1]]}": ("_aec_kernels", "_money_sums_range", "none",
+                                     (pt, "b1", RF8, read("float64", 2), RF8, F8, "i8", "i8"))
+    for pt in (RF4, RF8)
+})
+
+KERNELS = KernelSet("csboost_plugins._aec_kernels_aot", __file__, SIGNATURES)
+
+
+# ----------------------------------------------------------------- threads over row blocks
+_THREAD_MIN_ROWS = 50000  # below this a second thread costs more than it saves
+_POOL: dict = {}
+_POOL_LOCK = threading.Lock()
+
+
+def _n_threads() -> int:
+    return max(1, min(numba.get_num_threads(), os.cpu_count() or 1))
+
+
+def _pool(k):
+    """One persistent pool per process (a fresh one per round would cost ~0.1 ms of thread start)."""
+    with _POOL_LOCK:
+        ex = _POOL.get(os.getpid())
+        if ex is None or ex._max_workers < k:
+            ex = _POOL[os.getpid()] = ThreadPoolExecutor(k, thread_name_prefix="csboost-aec")
+        return ex
+
+
+def _blocks(n):
+    k = _n_threads() if n >= _THREAD_MIN_ROWS else 1
+    cuts = np.linspace(0, n, k + 1).astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _in_blocks(fn, n):
+    """fn(lo, hi) over row blocks, in threads for large n; returns the results in block order."""
+    blocks = _blocks(n)
+    if len(blocks) == 1:
+        return [fn(*blocks[0])]
+    return list(_pool(len(blocks)).map(lambda ab: fn(*ab), blocks))
+
+
+_EMPTY = np.empty(0, np.float64)
+
+
+def _f8(a):
+    return _EMPTY if a is None else np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+
+
+def _scores(a):
+    """Margins / probabilities as the kernels read them: float32 or float64, 1-D, no copy if possible."""
+    a = np.asarray(a)
+    if a.dtype not in (np.float32, np.float64):
+        a = a.astype(np.float64)
+    return np.ascontiguousarray(a).reshape(-1)
+
+
+def grad_hess(margin, d, y, w, policy, floor, alpha, g, h):
+    """Fill g, h with the AEC gradient and hessian (threads over row blocks).
+
+    Parameters
+    ----------
+    margin : array of shape (n,), float32 or float64
+        Margins, read as given.
+    d : array of shape (n,)
+        Scaled regret differences.
+    y : array of shape (n,) or None
+        0/1 labels (read when ``alpha`` > 0).
+    w : array of shape (n,) or None
+        Row weights.
+    policy : int
+        Hessian policy code, a value of :data:`POLICIES`.
+    floor : float
+        Floor of the "abs" policy.
+    alpha : float
+        Logloss blend weight.
+    g, h : arrays of shape (n,), float32 or float64
+        Outputs, written in place.
+
+    Returns
+    -------
+    g, h : arrays of shape (n,)
+        The outputs.
+    """
+    m = _scores(margin)
+    d, y, w = _f8(d), _f8(y), _f8(w)
+    name = f"grad_hess_m{_NAMES[m.dtype.name]}_o{_NAMES[g.dtype.name]}"
+    _in_blocks(lambda lo, hi: KERNELS.run(name, _grad_hess_range, m, d, y, w, int(policy), float(floor),
+                                          float(alpha), g, h, lo, hi), m.shape[0])
+    return g, h
+
+
+def money_sums(p, is_margin, y, costs, w) -> dict:
+    """The totals behind every money metric, in one pass over the rows.
+
+    Parameters
+    ----------
+    p : array of shape (n,), float32 or float64
+        Probabilities, or margins when ``is_margin``.
+    is_margin : bool
+        Apply the sigmoid to ``p``.
+    y : array of shape (n,)
+        0/1 labels.
+    costs : array of shape (n, 4)
+        [C_FP, C_FN, C_TP, C_TN] per row (money).
+    w : array of shape (n,) or None
+        Row weights.
+
+    Returns
+    -------
+    dict
+        Keys :data:`SUMS`: total weight, weighted money of all-0 and all-1 decisions,
+        of the expected cost, and of the BMR and s > 1/2 decisions (see
+        :func:`_money_sums_range`).
+    """
+    p = _scores(p)
+    y, w = _f8(y), _f8(w)
+    costs = np.ascontiguousarray(costs, dtype=np.float64)
+    name = f"money_sums_p{_NAMES[p.dtype.name]}"
+
+    def part(lo, hi):
+        out = np.zeros(len(SUMS))
+        KERNELS.run(name, _money_sums_range, p, bool(is_margin), y, costs, w, out, lo, hi)
+        return out
+
+    return dict(zip(SUMS, np.sum(_in_blocks(part, p.shape[0]), axis=0).tolist()))

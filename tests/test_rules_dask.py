@@ -1,0 +1,148 @@
+"""riff_select and RuleSet on dask collections (csboost_plugins.rules._dask) against the in-memory code.
+
+A LocalCluster with 2 workers, ``processes=False`` (threads of this process, so the test
+starts in a second; every partition is still a separate task run on a worker, and the
+partition functions are the ones a process worker would run). The client must never pull
+the data: ``compute`` and ``__array__`` of the dask collections are made to fail.
+"""
+
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from dask import distributed
+from sklearn.ensemble import RandomForestClassifier
+
+from csboost_plugins.rules import extract_rules, riff_select
+from csdt.datasets import make_fraud_transactions
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def fraud():
+    b = make_fraud_transactions(12000, fraud_rate=0.03, random_state=5)
+    X = b.data.copy()
+    X.iloc[::13, 1] = np.nan
+    y = np.asarray(b.target).astype(np.int64)
+    amount = np.round(np.asarray(b.fn_cost))  # integer money: every sum is exact in float64
+    forest = RandomForestClassifier(n_estimators=4, max_depth=5, random_state=0).fit(X.fillna(-1)[:3000], y[:3000])
+    return X, y, amount, extract_rules(forest)
+
+
+@pytest.fixture
+def no_pull(monkeypatch):
+    """Fail if the client materialises a dask collection of the data."""
+    def boom(*a, **k):
+        raise AssertionError("the client pulled a whole dask collection")
+
+    for cls in (dd.DataFrame, dd.Series, da.Array):
+        monkeypatch.setattr(cls, "compute", boom)
+        monkeypatch.setattr(cls, "__array__", boom)
+
+
+def _ddf(X, y, amount, w, nparts):
+    df = X.copy()
+    df["_y"], df["_amount"], df["_w"] = y, amount, w
+    ddf = dd.from_pandas(df, npartitions=nparts)
+    return ddf[list(X.columns)], ddf["_y"], ddf["_amount"], ddf["_w"]
+
+
+# each case selects 3-17 rules, so 4-18 passes
+@pytest.mark.parametrize("nparts,kw", [(7, {"max_fpr": 0.005}), (7, {"max_alert_rate": 0.02, "money": True}),
+                                       (5, {"max_fpr": 0.01, "money": True, "weights": True}),
+                                       (1, {"max_fpr": 0.01, "max_rules": 3})])
+def test_riff_select_on_dask_equals_in_memory(client, fraud, no_pull, nparts, kw):
+    X, y, amount, pool = fraud
+    kw = dict(kw)
+    money, weights = kw.pop("money", False), kw.pop("weights", False)
+    w = np.random.default_rng(1).integers(1, 4, y.shape[0]).astype(np.float64) if weights else np.ones(y.shape[0])
+    Xd, yd, md, wd = _ddf(X, y, amount, w, nparts)
+    ref = riff_select(pool, X, y, fn_cost=amount if money else None, sample_weight=w if weights else None, **kw)
+    got = riff_select(pool, Xd, yd, fn_cost=md if money else None, sample_weight=wd if weights else None, **kw)
+    assert len(ref) >= 2
+    assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert got.last_rule_probability == ref.last_rule_probability  # integer sums: exact
+    for k in ("fpr", "tpr", "alert_rate") + (("money_recall",) if money else ()):
+        np.testing.assert_array_equal(got.selection[k], ref.selection[k])
+        assert got.selection["expected_" + k] == ref.selection["expected_" + k]
+    assert got.selection["passes"] == 1 + len(got)  # the first pass, then one per selected rule
+    assert [str(r) for r in got] == [str(r) for r in ref]
+
+
+def test_riff_select_on_dask_array_with_float_money(client, fraud):
+    X, y, amount, pool = fraud
+    money = amount + np.random.default_rng(2).uniform(0, 1, y.shape[0])  # non-integer sums: tiny rounding
+    Xn = X.to_numpy(np.float64)
+    Xa = da.from_array(Xn, chunks=(5000, 3))  # column chunks are joined per row block
+    ref = riff_select(pool, Xn, y, max_alert_rate=0.02, fn_cost=money)
+    got = riff_select(pool, Xa, da.from_array(y, chunks=5000), max_alert_rate=0.02,
+                      fn_cost=da.from_array(money, chunks=5000))
+    assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert got.last_rule_probability == pytest.approx(ref.last_rule_probability, rel=1e-9)
+
+
+def test_ruleset_predict_coverage_evaluate_on_dask(client, fraud):
+    X, y, amount, pool = fraud
+    rs = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
+    w = np.random.default_rng(4).uniform(0.5, 2, y.shape[0])
+    Xd, yd, md, wd = _ddf(X, y, amount, w, 5)
+    np.testing.assert_array_equal(rs.apply(Xd).compute(), rs.apply(X))
+    np.testing.assert_array_equal(rs.predict_proba(Xd).compute(), rs.predict_proba(X))
+    for last in ("round", "include", "exclude"):
+        np.testing.assert_array_equal(rs.predict(Xd, last_rule=last).compute(), rs.predict(X, last_rule=last))
+    np.testing.assert_array_equal(rs.coverage(Xd).compute(), rs.coverage(X))
+    ref = rs.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=10.0)
+    got = rs.evaluate(Xd, yd, sample_weight=wd, fn_cost=md, fp_cost=10.0)
+    assert got.keys() == ref.keys()
+    for k in ref:
+        assert got[k] == pytest.approx(ref[k], rel=1e-10), k
+    C = np.column_stack([np.full_like(amount, 5.0), amount, np.full_like(amount, 5.0), np.zeros_like(amount)])
+    ref = rs.evaluate(X, y, cost_matrix=C)
+    got = rs.evaluate(Xd, yd, cost_matrix=da.from_array(C, chunks=(Xd.map_partitions(len).compute().tolist(), 4)))
+    for k in ref:
+        assert got[k] == pytest.approx(ref[k], rel=1e-10), k
+    assert rs.evaluate(Xd, yd)["tpr"] == pytest.approx(rs.evaluate(X, y)["tpr"], rel=1e-12)
+
+
+def test_dask_input_errors(client, fraud):
+    X, y, amount, pool = fraud
+    Xd, yd, md, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 4)
+    with pytest.raises(TypeError, match="fn_cost must be a dask collection"):
+        riff_select(pool, Xd, yd, fn_cost=amount)
+    with pytest.raises(ValueError, match="partitions"):
+        riff_select(pool, Xd, dd.from_pandas(pd.Series(y), npartitions=3))
+    with pytest.raises(ValueError, match="0/1 labels"):
+        riff_select(pool, Xd, yd * 2 - 1)
+    with pytest.raises(ValueError, match="both classes"):
+        riff_select(pool, Xd, yd * 0)
+    with pytest.raises(ValueError, match="column index"):
+        riff_select(pool, Xd[list(X.columns[:2])], yd)
+
+
+def test_unpickled_trie_arrays_are_made_kernel_ready(fraud):
+    # distributed unpickles arrays from network frames: read-only, possibly unaligned; the AOT
+    # kernels take only aligned arrays, so a worker copies such arrays before the pass
+    from csboost_plugins.rules._dask import _aligned
+    from csboost_plugins.rules._evaluate import ConditionTrie
+
+    _, _, _, pool = fraud
+    trie = ConditionTrie(pool)
+    buf = np.zeros(trie.term_ptr.nbytes + 1, np.uint8)
+    unaligned = np.frombuffer(buf.data, dtype=np.int64, count=trie.term_ptr.shape[0], offset=1)
+    unaligned[:] = trie.term_ptr  # the view is writeable, only unaligned
+    ro = trie.cc.lo.copy()
+    ro.flags.writeable = False
+    trie.term_ptr, trie.cc.lo = unaligned, ro
+    assert not trie.term_ptr.flags.aligned
+    out = _aligned(trie)
+    assert out.term_ptr.flags.aligned and out.cc.lo.flags.writeable
+    np.testing.assert_array_equal(out.term_ptr, unaligned)
