@@ -228,3 +228,29 @@ def test_riff_select_rejects_bad_prior():
     for bad in (-1.0, np.nan, np.inf):
         with pytest.raises(ValueError, match="precision_prior"):
             riff_select(rules, X, y, precision_prior=bad)
+
+
+def test_precision_prior_on_dask_equals_in_memory_and_refine_is_refused():
+    """The prior lives in the shared greedy loop, so dask input selects the same rules; prune / refine
+    need the uncovered rows in memory and say so."""
+    import dask.dataframe as dd
+    import pandas as pd
+    from dask import distributed
+    _, X, y = _data(7, n=3000, d=4)
+    pool = extract_rules(DecisionTreeClassifier(max_leaf_nodes=30, random_state=0).fit(np.nan_to_num(X[:1000]),
+                                                                                       y[:1000]))
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(4)])
+    df["_y"] = y
+    ddf = dd.from_pandas(df, npartitions=3)
+    Xd, yd = ddf[[f"x{j}" for j in range(4)]], ddf["_y"]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster):
+        ref = riff_select(pool, X, y, max_fpr=0.05, precision_prior=20.0, max_rules=6)
+        got = riff_select(pool, Xd, yd, max_fpr=0.05, precision_prior=20.0, max_rules=6)
+        assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+        assert got.last_rule_probability == ref.last_rule_probability
+        plain = riff_select(pool, X, y, max_fpr=0.05, max_rules=6)
+        assert list(plain.selection["candidate_index"]) != list(ref.selection["candidate_index"])
+        for opt in ("refine", "prune"):
+            with pytest.raises(NotImplementedError, match=opt):
+                riff_select(pool, Xd, yd, max_fpr=0.05, **{opt: True})
