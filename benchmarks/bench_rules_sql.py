@@ -52,13 +52,13 @@ def main(n):
     for name, rs in sets.items():
         gen = {}
         for dialect in SQL_DIALECTS:  # best of 2: the first call imports sqlglot's dialect module
-            _, gen[dialect] = _timed(lambda: rs.to_sql("transactions", dialect=dialect, last_rule="include"), 2)
-        expect, t_pred = _timed(lambda: rs.predict(X, last_rule="include").astype(bool))
+            _, gen[dialect] = _timed(lambda rs=rs, d=dialect: rs.to_sql("transactions", dialect=d, last_rule="include"), 2)
+        expect, t_pred = _timed(lambda rs=rs: rs.predict(X, last_rule="include").astype(bool))
         for engine in ("duckdb", "sqlite"):
             sql = rs.to_sql("transactions", dialect=engine, last_rule="include")
             q = f'SELECT "rowid_" FROM ({sql}) AS s'
-            run = (lambda: con.execute(q).fetchnumpy()["rowid_"]) if engine == "duckdb" else \
-                (lambda: np.array([r[0] for r in lite.execute(q)], dtype=np.int64))
+            run = (lambda q=q: con.execute(q).fetchnumpy()["rowid_"]) if engine == "duckdb" else \
+                (lambda q=q: np.array([r[0] for r in lite.execute(q)], dtype=np.int64))
             ids, t_eng = _timed(run)
             got = np.zeros(n, bool)
             got[np.asarray(ids, dtype=np.int64)] = True
