@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from ..costs import FN, FP, TN, TP, check_costs
+from ..costs import check_costs
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie
 from ._greedy import NEG, POS, greedy, row_weights, selection_stats
@@ -196,7 +196,8 @@ def _n_columns(X):
     return X.shape[1] if not hasattr(X, "columns") else len(X.columns)
 
 
-def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_cost=None, max_rules=None):
+def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_cost=None, max_rules=None,
+                precision_prior=0.0):
     """:func:`csboost_plugins.rules.riff_select` on dask collections (see the module doc).
 
     Called by :func:`csboost_plugins.rules.riff_select` once it has validated the candidates
@@ -220,6 +221,8 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
         Money at stake on positives (C_FN), partitioned like X; ranks by money precision.
     max_rules : int, optional
         Cap on the number of rules.
+    precision_prior : float >= 0, default 0
+        Pseudo-rows of the shrunk precision, as in :func:`csboost_plugins.rules.riff_select`.
 
     Returns
     -------
@@ -243,12 +246,12 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
     step = {}
 
-    def cover(r):
+    def cover(r, remaining):
         step.setdefault("order", []).append(r)
         dS, took = passes.run(_step_pass, candidates, names, trie, [candidates[i] for i in step["order"]])
         return took, dS
 
-    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover)
+    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=precision_prior)
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     sel["passes"] = passes.count
     return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
@@ -358,11 +361,14 @@ def coverage(rs, X):
     return _map_rows(rs, X, _coverage_part, bool, ncols=len(rs.rules))
 
 
-_EVAL = ("tp", "fp", "npos", "nneg", "ntot", "caught", "at_risk", "cost", "base0", "base1")
+_EVAL = ("tp", "fp", "npos", "nneg", "ntot", "money_caught", "money_at_risk", "alert_cost", "cost",
+         "cost_no_rules", "cost_flag_all")  # _report.set_sums
 
 
 def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars):
-    """The partition's sums behind :meth:`RuleSet.evaluate` (see _EVAL), with p the alert probability."""
+    """The partition's additive sums behind :meth:`RuleSet.evaluate` (``_report.set_sums``, keys in _EVAL)."""
+    from ._report import set_sums
+
     p = rs.predict_proba(xb)
     n = p.shape[0]
     y = _labels(yb, n)
@@ -370,19 +376,14 @@ def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars):
 
     w = _values(wb, "sample_weight", n)
     w = np.ones(n) if w is None else _check_sample_weight(w, n)  # refused as in RuleSet.evaluate
-    pos, neg = w * (y == 1), w * (y == 0)
-    out = np.zeros(len(_EVAL))
-    out[:5] = float(p @ pos), float(p @ neg), pos.sum(), neg.sum(), w.sum()
+    c = None
     if cost_scalars is not None:
         kw = dict(cost_scalars)
         for k, v in cost_parts.items():
             kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
         c = check_costs(n, **kw)
-        prevented = c[:, FN] - c[:, TP]
-        row = np.where(y == 1, p * c[:, TP] + (1 - p) * c[:, FN], p * c[:, FP] + (1 - p) * c[:, TN])
-        out[5:] = (float((p * pos) @ prevented), float(pos @ prevented), float(row @ w),
-                   float(np.where(y == 1, c[:, FN], c[:, TN]) @ w), float(np.where(y == 1, c[:, TP], c[:, FP]) @ w))
-    return (out,)
+    s = set_sums(p, y, w, c)
+    return (np.array([s.get(k, 0.0) for k in _EVAL]),)
 
 
 def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
@@ -424,19 +425,9 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     f, shared = delayed(_evaluate_part, pure=True), delayed(rs, traverse=False)
     (s,) = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars)
                       for i in range(k)])
-    tp, fp, npos, nneg, ntot, caught, at_risk, cost, base0, base1 = s.tolist()
-    out = {
-        "n_rules": len(rs.rules),
-        "tpr": tp / npos if npos > 0 else float("nan"),
-        "fpr": fp / nneg if nneg > 0 else float("nan"),
-        "alert_rate": (tp + fp) / ntot if ntot > 0 else float("nan"),
-        "precision": tp / (tp + fp) if tp + fp > 0 else float("nan"),
-    }
-    if has_costs:
-        out["money_caught"] = caught
-        out["money_at_risk"] = at_risk
-        out["money_recall"] = caught / at_risk if at_risk > 0 else float("nan")
-        out["cost"] = cost
-        base = min(base0, base1)
-        out["savings"] = (base - cost) / base if base > 0 else float("nan")
-    return out
+    from ._report import metrics_from_sums
+
+    sums = dict(zip(_EVAL, s.tolist()))
+    if not has_costs:
+        sums = {k: sums[k] for k in ("tp", "fp", "npos", "nneg", "ntot")}
+    return metrics_from_sums(sums, len(rs.rules))
