@@ -31,8 +31,8 @@ import sys
 import numpy as np
 
 from ..costs import check_costs
-from ._data import as_float_matrix
-from ._evaluate import ConditionTrie
+from ._data import as_float_matrix, check_sample_weight
+from ._evaluate import ConditionTrie, compile_conditions, first_match
 from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
@@ -134,10 +134,11 @@ def _step_pass(xb, yb, wb, mb, candidates, names, trie, chosen):
     Only the chosen rules' columns are converted for the first match; the candidates'
     columns only for the newly covered rows (a small share of the partition).
     """
-    from ._ruleset import RuleSet
-
     trie = _aligned(trie)
-    fm = RuleSet(chosen, feature_names=names).apply(xb)
+    used = sorted({c.feature for r in chosen for c in r.conditions})
+    Xu = as_float_matrix(xb, chosen, feature_names=names, order="F", columns=used)
+    fm = first_match(Xu if used else np.zeros((Xu.shape[0], 1)),
+                     compile_conditions(chosen, {j: k for k, j in enumerate(used)}))
     n = fm.shape[0]
     new = np.flatnonzero(fm == len(chosen) - 1)
     Wn = row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))[new]
@@ -226,12 +227,13 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
 
     Returns
     -------
-    RuleSet
-        The same rules, order and last-rule probability as the in-memory selection on
-        the same rows; ``selection["passes"]`` is the number of passes over the data.
+    order : list of int
+        Chosen candidates in order: the same as the in-memory selection on the same rows.
+    rho : float
+        Probability of the last rule.
+    selection : dict
+        The selection statistics; ``selection["passes"]`` is the number of passes over the data.
     """
-    from ._ruleset import RuleSet
-
     if y is None:
         raise ValueError("y is required")
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
@@ -254,7 +256,7 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
     order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=precision_prior)
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     sel["passes"] = passes.count
-    return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
+    return order, rho, sel
 
 
 # ----------------------------------------------------------------- RuleSet on dask
@@ -372,10 +374,8 @@ def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars):
     p = rs.predict_proba(xb)
     n = p.shape[0]
     y = _labels(yb, n)
-    from ._ruleset import _check_sample_weight
-
     w = _values(wb, "sample_weight", n)
-    w = np.ones(n) if w is None else _check_sample_weight(w, n)  # refused as in RuleSet.evaluate
+    w = np.ones(n) if w is None else check_sample_weight(w, n)  # refused as in RuleSet.evaluate
     c = None
     if cost_scalars is not None:
         kw = dict(cost_scalars)

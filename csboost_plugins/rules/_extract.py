@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ._conditions import TreeConditions, check_output
 from ._rule import Rule
 

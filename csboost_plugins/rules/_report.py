@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..decision_costs import misclassification_costs, row_cost, savings_from_costs, trivial_policy_costs
+from ..decision_costs import (
+    misclassification_costs,
+    row_cost,
+    savings_from_costs,
+    trivial_policy_costs,
+)
 
 __all__ = ["set_sums", "metrics_from_sums", "set_metrics", "per_rule_table"]
 

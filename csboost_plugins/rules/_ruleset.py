@@ -10,7 +10,7 @@ import numpy as np
 
 from ..costs import check_binary_labels, check_costs
 from . import _dask
-from ._data import as_float_matrix, collect_categories
+from ._data import as_float_matrix, check_sample_weight, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, select_statement, where_expression
 from ._report import per_rule_table, set_metrics
@@ -291,7 +291,7 @@ class RuleSet:
         p = self.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
-        w = np.ones(len(y)) if sample_weight is None else _check_sample_weight(sample_weight, len(y))
+        w = np.ones(len(y)) if sample_weight is None else check_sample_weight(sample_weight, len(y))
         c = None
         if fn_cost is not None or fp_cost is not None or cost_matrix is not None:
             c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
@@ -478,18 +478,3 @@ class RuleSet:
         rho = self.last_rule_probability
         on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
         return self.rules if on else self.rules[:-1]
-
-
-def _check_sample_weight(sample_weight, n: int) -> np.ndarray:
-    """Finite non-negative float64 weights of length n (a negative or NaN weight makes every rate NaN)."""
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"sample_weight must be numeric, got {type(sample_weight).__name__}") from exc
-    if not np.isfinite(w).all():
-        raise ValueError(f"sample_weight contains {int((~np.isfinite(w)).sum())} NaN or infinite value(s)")
-    if (w < 0).any():
-        raise ValueError(f"sample_weight must be >= 0, got {int((w < 0).sum())} negative value(s)")
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
-    return w

@@ -8,7 +8,17 @@ from ..costs import check_binary_labels
 from . import _dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
-from ._greedy import ALL, GAIN, NEG, POS, check_prior, greedy, row_weights, selection_stats, shrink_base
+from ._greedy import (
+    ALL,
+    GAIN,
+    NEG,
+    POS,
+    check_prior,
+    greedy,
+    row_weights,
+    selection_stats,
+    shrink_base,
+)
 from ._refine import conditions_mask, prune_rule, refine_rule
 from ._rule import Rule
 from ._ruleset import RuleSet
@@ -120,8 +130,11 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
             if on:
                 raise NotImplementedError(f"{name}=True needs the uncovered rows in memory; it is not supported "
                                           "on dask input (select on a sample, or without it)")
-        return _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget, sample_weight=sample_weight,
-                                 fn_cost=fn_cost, max_rules=max_rules, precision_prior=prior)
+        order, rho, sel = _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget,
+                                            sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules,
+                                            precision_prior=prior)
+        names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
+        return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
     y = check_binary_labels(y, name="y", require_both=True)
