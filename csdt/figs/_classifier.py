@@ -57,6 +57,7 @@ from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
 from .._apply import apply
+from .._export import tree_lines
 from .._params import StrOptions, count, fraction, non_negative, validate_params
 from ._binning import bin_features
 from ._builder import grow_trees
@@ -218,24 +219,17 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         if not hasattr(self, "trees_"):
             return repr(self)
         names = self.trees_[0].feature_names
-        fname = (lambda f: str(names[f])) if names is not None else (lambda f: f"X_{f}")
+        names = [str(c) for c in names] if names is not None else [f"X_{f}" for f in range(self.n_features_in_)]
+
+        def leaf(t, node):
+            covers = " covers" if self._union and t.label[node] == 1 else ""
+            return f"value: {t.value[node]:.4f}  (weight {t.n_node_samples[node]:.6g}){covers}"
+
         lines = [f"{type(self).__name__}: {self.complexity_} split(s) in {len(self.trees_)} tree(s)"
                  f" ({'max' if self._union else 'sum'} of leaf values)"]
         for k, t in enumerate(self.trees_):
             lines.append(f"Tree #{k}")
-
-            def walk(node, indent):
-                pad = "    " * indent
-                if t.children_left[node] == -1:
-                    extra = f" covers" if self._union and t.label[node] == 1 else ""
-                    lines.append(f"{pad}value: {t.value[node]:.4f}  (weight {t.n_samples[node]:.6g}){extra}")
-                    return
-                lines.append(f"{pad}{fname(t.feature[node])} <= {t.threshold[node]:.6g}:")
-                walk(t.children_left[node], indent + 1)
-                lines.append(f"{pad}{fname(t.feature[node])} > {t.threshold[node]:.6g}:")
-                walk(t.children_right[node], indent + 1)
-
-            walk(0, 1)
+            lines += tree_lines(t, names, leaf, "{:.6g}")
         return "\n".join(lines)
 
 

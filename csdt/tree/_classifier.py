@@ -392,13 +392,13 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def export_text(self, feature_names=None, decimals=3, show_cost=True):
         """Text rendering of the tree (see :func:`csdt.tree._export.export_text`)."""
-        from ._export import export_text
+        from .._export import export_text
 
         return export_text(self, feature_names=feature_names, decimals=decimals, show_cost=show_cost)
 
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8):
         """Draw the tree with matplotlib (the ``plot`` extra); returns the Axes."""
-        from ._export import plot_tree
+        from .._export import plot_tree
 
         return plot_tree(self, ax=ax, feature_names=feature_names, max_depth=max_depth,
                          fontsize=fontsize)

@@ -1,4 +1,5 @@
-"""Text and matplotlib renderings of a fitted cost-sensitive tree."""
+"""Text and matplotlib renderings of fitted trees (:class:`~csboost_plugins.tree_protocol.TreeArrays`),
+shared by every tree model of csdt; each model passes its own leaf formatter."""
 
 from __future__ import annotations
 
@@ -13,38 +14,76 @@ def _names(model, feature_names):
 
 
 def _node_text(t, k, decimals, show_cost):
-    parts = [f"class {int(t.label[k])}", f"p={t.value[k]:.{decimals}f}", f"n={int(t.n_samples[k])}"]
+    """CSDT's node text: cost-optimal class, Laplace P(y=1), training rows and money."""
+    parts = [f"class {int(t.label[k])}", f"p={t.value[k]:.{decimals}f}", f"n={int(t.n_node_samples[k])}"]
     if show_cost:
         parts.append(f"cost={t.node_cost[k]:.{decimals}f}")
     return ", ".join(parts)
 
 
-def export_text(model, feature_names=None, decimals=3, show_cost=True) -> str:
-    """One line per node, indented by depth, like ``sklearn.tree.export_text``.
+def tree_lines(t, names, leaf_text, threshold_format="{:.3f}") -> list:
+    """One line per split side and per leaf, indented by depth (``sklearn.tree.export_text`` style).
 
-    Internal nodes read ``|--- name <= threshold`` / ``|--- name >  threshold``, with
-    ``(NaN)`` on the side missing values take; leaves give the cost-optimal class, the
-    Laplace P(y=1), the training rows and (``show_cost``) the leaf's training money.
+    Parameters
+    ----------
+    t : TreeArrays
+        The fitted tree.
+    names : list of str
+        Column names ``t.feature`` indexes.
+    leaf_text : callable
+        ``leaf_text(t, node) -> str``, the model's description of a leaf.
+    threshold_format : str
+        Format of the thresholds.
+
+    Returns
+    -------
+    list of str
+        ``|--- name <= threshold`` / ``|--- name >  threshold`` with ``(NaN)`` on the side
+        missing values take (``<`` / ``>=`` when the tree's splits are strict), then the leaves.
     """
-    t = model.tree_
-    names = _names(model, feature_names)
+    le, gt = ("<=", "> ") if t.left_inclusive else ("< ", ">=")
     lines = []
 
     def rec(k, depth):
         ind = "|   " * depth
         if t.children_left[k] == -1:
-            lines.append(f"{ind}|--- {_node_text(t, k, decimals, show_cost)}")
+            lines.append(f"{ind}|--- {leaf_text(t, k)}")
             return
         name = names[t.feature[k]]
-        thr = t.threshold[k]
-        nan_l = " (NaN)" if t.missing_left[k] else ""
-        nan_r = "" if t.missing_left[k] else " (NaN)"
-        lines.append(f"{ind}|--- {name} <= {thr:.{decimals}f}{nan_l}")
+        thr = threshold_format.format(t.threshold[k])
+        nan_l, nan_r = (" (NaN)", "") if t.missing_left[k] else ("", " (NaN)")
+        lines.append(f"{ind}|--- {name} {le} {thr}{nan_l}")
         rec(t.children_left[k], depth + 1)
-        lines.append(f"{ind}|--- {name} >  {thr:.{decimals}f}{nan_r}")
+        lines.append(f"{ind}|--- {name} {gt} {thr}{nan_r}")
         rec(t.children_right[k], depth + 1)
 
     rec(0, 0)
+    return lines
+
+
+def export_text(model, feature_names=None, decimals=3, show_cost=True) -> str:
+    """One line per node of a fitted CSDT, indented by depth, like ``sklearn.tree.export_text``.
+
+    Parameters
+    ----------
+    model : CostSensitiveDecisionTreeClassifier
+        A fitted tree.
+    feature_names : list of str, optional
+        Column names (default: ``feature_names_in_`` or ``x0, x1, ...``).
+    decimals : int
+        Digits of thresholds, probabilities and money.
+    show_cost : bool
+        Whether leaves show their training money.
+
+    Returns
+    -------
+    str
+        Internal nodes read ``|--- name <= threshold`` / ``|--- name >  threshold``, with
+        ``(NaN)`` on the side missing values take; leaves give the cost-optimal class, the
+        Laplace P(y=1), the training rows and (``show_cost``) the leaf's training money.
+    """
+    lines = tree_lines(model.tree_, _names(model, feature_names),
+                       lambda t, k: _node_text(t, k, decimals, show_cost), f"{{:.{decimals}f}}")
     return "\n".join(lines) + "\n"
 
 
