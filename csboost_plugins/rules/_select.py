@@ -126,15 +126,8 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     else:
         criterion, budget = "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
     if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
-        for name, on in (("refine", refine), ("prune", prune)):
-            if on:
-                raise NotImplementedError(f"{name}=True needs the uncovered rows in memory; it is not supported "
-                                          "on dask input (select on a sample, or without it)")
-        order, rho, sel = _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget,
-                                            sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules,
-                                            precision_prior=prior)
-        names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
-        return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
+        return _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior,
+                               refine=refine, prune=prune)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
     y = check_binary_labels(y, name="y", require_both=True)
@@ -184,3 +177,16 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior)
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     return RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)
+
+
+def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior, *, refine, prune):
+    """riff_select's greedy on dask collections (validated arguments); refine/prune need rows in memory."""
+    for name, on in (("refine", refine), ("prune", prune)):
+        if on:
+            raise NotImplementedError(f"{name}=True needs the uncovered rows in memory; it is not supported "
+                                      "on dask input (select on a sample, or without it)")
+    order, rho, sel = _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget,
+                                        sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules,
+                                        precision_prior=prior)
+    names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
+    return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
