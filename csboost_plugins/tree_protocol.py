@@ -122,6 +122,16 @@ class TreeArrays:
         Every child index is in range, each node is reached exactly once from the root (no
         cycle, no orphan, no shared child), leaves have no right child, internal nodes have
         a feature ``>= 0`` (``< n_features`` when given) and a non-NaN threshold.
+
+        Parameters
+        ----------
+        n_features : int, optional
+            Number of columns of the X the tree will read.
+
+        Returns
+        -------
+        TreeArrays
+            The tree itself.
         """
         n = self.node_count
         if n == 0:
@@ -168,7 +178,13 @@ class TreeArrays:
         return self
 
     def arrays(self) -> dict:
-        """Every per-node array by name: the fixed fields, then the extras."""
+        """Every per-node array by name.
+
+        Returns
+        -------
+        dict of str to ndarray
+            The fixed fields, then the extras.
+        """
         return {**{k: getattr(self, k) for k in _FIELDS}, **self.extras}
 
     def _reached_mask(self):
@@ -218,8 +234,19 @@ class TreeArrays:
         return int((self.node_depth if depth is None else depth).max())
 
     def subset(self, keep) -> TreeArrays:
-        """The tree restricted to the nodes ``keep`` (a subtree-closed boolean mask), renumbered;
-        nodes whose children are dropped become leaves."""
+        """The tree restricted to some nodes, renumbered.
+
+        Parameters
+        ----------
+        keep : bool array of length ``node_count``
+            Nodes to keep (closed under "parent"); nodes whose children are dropped
+            become leaves.
+
+        Returns
+        -------
+        TreeArrays
+            A new, validated tree.
+        """
         keep = np.asarray(keep, bool)
         new_id = np.cumsum(keep) - 1
         arrays = {k: getattr(self, k)[keep].copy() for k in _FIELDS}
@@ -236,8 +263,18 @@ class TreeArrays:
 
 
 class Forest(NamedTuple):
-    """Trees stacked into one set of arrays: tree t is nodes ``offsets[t]:offsets[t + 1]``,
-    child ids local to the tree (as in :class:`TreeArrays`)."""
+    """Trees stacked into one set of arrays (built by :func:`stack_trees`).
+
+    Attributes
+    ----------
+    offsets : int64 array of length T + 1
+        Tree t is nodes ``offsets[t]:offsets[t + 1]``; child ids are local to the tree
+        (as in :class:`TreeArrays`).
+    children_left, children_right, feature, threshold, missing_left, value, label : ndarray
+        The trees' arrays, concatenated.
+    left_inclusive : bool
+        Shared split direction of the trees.
+    """
 
     offsets: np.ndarray
     children_left: np.ndarray
@@ -254,12 +291,35 @@ class Forest(NamedTuple):
         return self.offsets.shape[0] - 1
 
     def leaf_values(self, leaves, field="value"):
-        """(n, T) ``field`` of the leaves given by :func:`apply_forest`."""
+        """Per-tree values of the leaves rows reach.
+
+        Parameters
+        ----------
+        leaves : int64 array (n, T)
+            Leaf ids from :func:`apply_forest`.
+        field : str
+            ``"value"`` or ``"label"``.
+
+        Returns
+        -------
+        ndarray (n, T)
+        """
         return getattr(self, field)[self.offsets[:-1] + leaves]
 
 
 def stack_trees(trees) -> Forest:
-    """Stack :class:`TreeArrays` (same ``left_inclusive``) into one :class:`Forest`."""
+    """Stack trees into one :class:`Forest`.
+
+    Parameters
+    ----------
+    trees : iterable of TreeArrays
+        Trees with the same ``left_inclusive``.
+
+    Returns
+    -------
+    Forest
+        One tree's arrays are viewed, not copied.
+    """
     trees = list(trees)
     if len(trees) == 1:  # no copy: the forest of one tree views its arrays
         t = trees[0]
@@ -282,10 +342,22 @@ def stack_trees(trees) -> Forest:
 
 @nb.njit(cache=True, nogil=True)
 def apply_forest(X, offsets, children_left, children_right, feature, threshold, missing_left, left_inclusive):
-    """(n, T) leaf id (local to its tree) of every row in every tree of a stacked forest.
+    """Leaf of every row in every tree of a stacked forest (numba, GIL released).
 
     A row goes left iff ``x <= threshold`` (``x < threshold`` when not ``left_inclusive``);
     a NaN follows ``missing_left``.
+
+    Parameters
+    ----------
+    X : float64 array (n, d), C-contiguous
+    offsets, children_left, children_right, feature, threshold, missing_left : ndarray
+        A :class:`Forest`'s arrays.
+    left_inclusive : bool
+
+    Returns
+    -------
+    int64 array (n, T)
+        Leaf id (local to its tree).
     """
     n = X.shape[0]
     n_trees = offsets.shape[0] - 1
@@ -308,13 +380,34 @@ def apply_forest(X, offsets, children_left, children_right, feature, threshold, 
 
 
 def forest_args(forest: Forest, X):
-    """The arguments of :func:`apply_forest` for ``X`` (C-contiguous float64)."""
+    """The arguments of :func:`apply_forest`.
+
+    Parameters
+    ----------
+    forest : Forest
+    X : float64 array (n, d), C-contiguous
+
+    Returns
+    -------
+    tuple
+    """
     return (X, forest.offsets, forest.children_left, forest.children_right, forest.feature, forest.threshold,
             forest.missing_left, forest.left_inclusive)
 
 
 def get_tree_arrays(model) -> list[TreeArrays]:
-    """Return ``model.tree_arrays()`` or raise a TypeError naming the model."""
+    """A model's trees through the protocol.
+
+    Parameters
+    ----------
+    model : object
+        Any model with a ``tree_arrays()`` method.
+
+    Returns
+    -------
+    list of TreeArrays
+        ``model.tree_arrays()``; a TypeError names a model without the method.
+    """
     fn = getattr(model, "tree_arrays", None)
     if fn is None:
         raise TypeError(f"{type(model).__name__} does not expose the tree array protocol (tree_arrays())")
@@ -325,7 +418,18 @@ def get_tree_arrays(model) -> list[TreeArrays]:
 
 
 def apply_tree_arrays(tree: TreeArrays, X) -> np.ndarray:
-    """Leaf index of every row of X in ``tree`` (:func:`apply_forest` on a forest of one)."""
+    """Leaf of every row in one tree (:func:`apply_forest` on a forest of one).
+
+    Parameters
+    ----------
+    tree : TreeArrays
+    X : array-like (n, d)
+        ValueError if ``tree`` reads a column past ``d``.
+
+    Returns
+    -------
+    int64 array (n,)
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-d, got shape {X.shape}")
