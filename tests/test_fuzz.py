@@ -80,6 +80,8 @@ api_case = st.one_of(
                            "x_shape": st.sampled_from(["ok", "frame", "short"]), "y": st.sampled_from(Y_KINDS),
                            "max_fpr": scalars}),
     st.fixed_dictionaries({"target": st.just("hand_rule"), "feature": scalars}),
+    st.fixed_dictionaries({"target": st.just("params"), "estimator": st.sampled_from(ESTIMATORS),
+                           "k": st.integers(0, 30), "value": scalars}),
 )
 
 # the findings, always in the batch
