@@ -55,11 +55,10 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
 from . import _aec_kernels
-from .costs import FN, FP, TN, TP
-from .decision_costs import savings_from_costs
+from .decision_costs import decision_costs, regret_difference, savings_from_costs
 
 __all__ = [
     "HESSIANS",
@@ -95,45 +94,6 @@ def sigmoid(margin):
     """
     return expit(np.asarray(margin, dtype=np.float64))
 
-
-def decision_costs(y, costs):
-    """(c0, c1): each row's cost (money) of predicting 0 and of predicting 1, given its label.
-
-    Parameters
-    ----------
-    y : array of shape (n,)
-        0/1 labels.
-    costs : array of shape (n, 4)
-        [C_FP, C_FN, C_TP, C_TN] per row (money).
-
-    Returns
-    -------
-    c0, c1 : arrays of shape (n,)
-        Money lost by deciding 0 and by deciding 1.
-    """
-    y = np.asarray(y, dtype=np.float64)
-    c0 = np.where(y == 1, costs[:, FN], costs[:, TN])
-    c1 = np.where(y == 1, costs[:, TP], costs[:, FP])
-    return c0, c1
-
-
-def regret_difference(y, costs):
-    """d_i = c1_i - c0_i = y (C_TP - C_FN) + (1-y)(C_FP - C_TN), money: dEC_i/ds_i.
-
-    Parameters
-    ----------
-    y : array of shape (n,)
-        0/1 labels.
-    costs : array of shape (n, 4)
-        [C_FP, C_FN, C_TP, C_TN] per row (money).
-
-    Returns
-    -------
-    ndarray of shape (n,)
-        Regret differences (money).
-    """
-    c0, c1 = decision_costs(y, costs)
-    return c1 - c0
 
 
 def expected_cost(margin, y, costs):
@@ -333,23 +293,6 @@ class GradHessBuffers:
         return (GradHessBuffers, (self.dtype,))
 
 
-def logloss(margin, y):
-    """Per-row logloss -[y log s + (1-y) log(1-s)] from the margin, overflow-free.
-
-    Parameters
-    ----------
-    margin : array of shape (n,)
-        Margins.
-    y : array of shape (n,)
-        0/1 labels.
-
-    Returns
-    -------
-    ndarray of shape (n,)
-        Logloss per row (nats).
-    """
-    m = np.asarray(margin, dtype=np.float64)
-    return -(y * log_expit(m) + (1 - y) * log_expit(-m))
 
 
 def encode_costs_as_weights(y, d, sample_weight=None, scale=None):
@@ -439,29 +382,6 @@ def fold_costs_dask(y, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight
     return (d < 0).astype("int64"), a / scale, {"cost_scale": scale, "start_margin": margin}
 
 
-def weighted_aec_grad_hess(margin, z, weight, *, hessian="abs", hessian_floor=0.1):
-    """:func:`aec_grad_hess` for costs encoded by :func:`encode_costs_as_weights`.
-
-    Parameters
-    ----------
-    margin : array of shape (n,)
-        Margins.
-    z : array of shape (n,)
-        Folded labels.
-    weight : array of shape (n,)
-        Folded weights.
-    hessian : str
-        Hessian policy.
-    hessian_floor : float
-        Floor of the "abs" policy.
-
-    Returns
-    -------
-    g, h : arrays of shape (n,)
-        Gradient and hessian (float64).
-    """
-    d = 1.0 - 2.0 * np.asarray(z, dtype=np.float64)
-    return aec_grad_hess(margin, d, sample_weight=weight, hessian=hessian, hessian_floor=hessian_floor)
 
 
 def check_hessian_params(hessian, hessian_floor, logloss_weight):
