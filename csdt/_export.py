@@ -3,6 +3,8 @@ shared by every tree model of csdt; each model passes its own leaf formatter."""
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def _names(model, feature_names):
     if feature_names is not None:
@@ -61,6 +63,11 @@ def tree_lines(t, names, leaf_text, threshold_format="{:.3f}") -> list:
     return lines
 
 
+def _check_decimals(decimals):
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or not 0 <= decimals <= 17:
+        raise ValueError(f"decimals must be an integer in [0, 17] (digits after the point), got {decimals!r}")
+
+
 def export_text(model, feature_names=None, decimals=3, show_cost=True) -> str:
     """One line per node of a fitted CSDT, indented by depth, like ``sklearn.tree.export_text``.
 
@@ -82,6 +89,7 @@ def export_text(model, feature_names=None, decimals=3, show_cost=True) -> str:
         ``(NaN)`` on the side missing values take; leaves give the cost-optimal class, the
         Laplace P(y=1), the training rows and (``show_cost``) the leaf's training money.
     """
+    _check_decimals(decimals)
     lines = tree_lines(model.tree_, _names(model, feature_names),
                        lambda t, k: _node_text(t, k, decimals, show_cost), f"{{:.{decimals}f}}")
     return "\n".join(lines) + "\n"
@@ -89,6 +97,7 @@ def export_text(model, feature_names=None, decimals=3, show_cost=True) -> str:
 
 def plot_tree(model, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3):
     """Draw the tree top-down with matplotlib; leaves coloured by their class. Returns the Axes."""
+    _check_decimals(decimals)
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment

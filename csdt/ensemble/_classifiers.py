@@ -178,6 +178,8 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; unit costs when none are given.
         """
         X = _check_X(self, X, reset=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True)
                                      if np.asarray(y).ndim == 2 else y)
         if yi.shape[0] != X.shape[0]:
