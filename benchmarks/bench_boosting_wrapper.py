@@ -24,17 +24,9 @@ import lightgbm as lgb
 import numpy as np
 import xgboost as xgb
 
+from bench_boosting_speed import make_data  # same data as benchmark 3 (run from the repo root)
 from csboost_plugins.lgb import CSLGBMClassifier
 from csboost_plugins.xgb import CSXGBClassifier
-
-
-def make_data(n, p, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, p), dtype=np.float32)
-    beta = rng.normal(0, 0.6, p)
-    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(X @ beta - 4.5)))).astype(np.int64)
-    amount = rng.lognormal(3.5, 1.2, n)
-    return X, y, amount
 
 
 def pairs(rounds, threads):
@@ -59,6 +51,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     X, y, amount = make_data(a.rows, a.cols)
+    y = y.astype(np.int64)
     print(f"{a.rows} x {a.cols} float32, positives {y.mean():.2%}, {a.rounds} rounds, {a.threads} threads, "
           f"median of {a.repeats} fits (alternating); load average {os.getloadavg()[0]:.1f} at start\n")
     print("| library | native logloss fit s | wrapper (AEC) fit s | ratio wrapper / native |")

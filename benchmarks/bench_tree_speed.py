@@ -100,8 +100,7 @@ def run_one(model, n, depth, path):
     if model.startswith("csdt"):
         m2 = fit(X, y, C)
         a, b = m.tree_, m2.tree_
-        out["identical"] = all(np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True)
-                               for f in a._fields)
+        out["identical"] = all(np.array_equal(v, b.arrays()[f], equal_nan=True) for f, v in a.arrays().items())
         out["nodes"] = a.node_count
     elif model == "sklearn":
         out["nodes"] = int(m.tree_.node_count)

@@ -30,10 +30,13 @@ _LAZY = {"xgb", "lgb", "rules", "tree_protocol"}
 def __getattr__(name):
     if name in _LAZY:
         return import_module(f".{name}", __name__)
+    if name == "MoneyLossWarning":  # warned by the boosting estimators' fit when their decisions lose money
+        return import_module("._decision_layer", __name__).MoneyLossWarning
     raise AttributeError(f"module 'csboost_plugins' has no attribute {name!r}")
 
 
 __all__ = [
     "PerformanceWarning", "costs", "metrics", "check_costs", "cost_characteristic", "bayes_minimum_risk", "cost_loss",
     "expected_cost_loss", "expected_savings_score", "normalized_cost", "optimal_thresholds", "savings_score",
+    "MoneyLossWarning",
 ]

@@ -55,11 +55,10 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
 from . import _aec_kernels
-from .costs import FN, FP, TN, TP
-from .decision_costs import savings_from_costs
+from .decision_costs import decision_costs, regret_difference, savings_from_costs
 
 __all__ = [
     "HESSIANS",
@@ -81,22 +80,20 @@ _BOUND = 1.0 / (6.0 * np.sqrt(3.0))  # max over s of |s (1-s)(1-2s)|
 
 
 def sigmoid(margin):
-    """s = 1 / (1 + exp(-margin)), overflow-free for any finite or infinite margin (scipy expit)."""
+    """s = 1 / (1 + exp(-margin)), overflow-free for any finite or infinite margin (scipy expit).
+
+    Parameters
+    ----------
+    margin : array-like
+        Margins (log-odds).
+
+    Returns
+    -------
+    ndarray of float64
+        Probabilities in [0, 1].
+    """
     return expit(np.asarray(margin, dtype=np.float64))
 
-
-def decision_costs(y, costs):
-    """(c0, c1): each row's cost (money) of predicting 0 and of predicting 1, given its label."""
-    y = np.asarray(y, dtype=np.float64)
-    c0 = np.where(y == 1, costs[:, FN], costs[:, TN])
-    c1 = np.where(y == 1, costs[:, TP], costs[:, FP])
-    return c0, c1
-
-
-def regret_difference(y, costs):
-    """d_i = c1_i - c0_i = y (C_TP - C_FN) + (1-y)(C_FP - C_TN), money: dEC_i/ds_i."""
-    c0, c1 = decision_costs(y, costs)
-    return c1 - c0
 
 
 def expected_cost(margin, y, costs):
@@ -104,6 +101,20 @@ def expected_cost(margin, y, costs):
 
     For margin >= 0 the form c1 - d (1-s) with 1-s = sigma(-margin) avoids the
     cancellation of 1 - s in float64, so finite differences of it are accurate.
+
+    Parameters
+    ----------
+    margin : array of shape (n,)
+        Margins.
+    y : array of shape (n,)
+        0/1 labels.
+    costs : array of shape (n, 4)
+        [C_FP, C_FN, C_TP, C_TN] per row (money).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Expected cost per row (money).
     """
     m = np.asarray(margin, dtype=np.float64)
     c0, c1 = decision_costs(y, costs)
@@ -115,6 +126,18 @@ def cost_scale(d, sample_weight=None) -> float:
     """Cost scale: sample-weighted mean of |d_i| (money per row); costs are divided by it.
 
     Raises ``ValueError`` when every row's regret is 0 (nothing to learn).
+
+    Parameters
+    ----------
+    d : array of shape (n,)
+        Regret differences (money).
+    sample_weight : array of shape (n,), optional
+        Row weights.
+
+    Returns
+    -------
+    float
+        The scale (money per row), > 0.
     """
     a = np.abs(np.asarray(d, dtype=np.float64))
     if sample_weight is None:
@@ -141,6 +164,22 @@ def start_margin(y, sample_weight=None, *, kind="prior", d=None) -> float:
     :func:`encode_costs_as_weights`. A float is returned as is (0 puts every row at
     s = 1/2, the AEC decision boundary; fine for the "fisher" hessian, which is
     largest there, but where the "exact" hessian vanishes). Clipped to [-10, 10].
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        0/1 labels.
+    sample_weight : array of shape (n,), optional
+        Row weights.
+    kind : {"prior", "cost_prior"} or float
+        How to choose the margin.
+    d : array of shape (n,), optional
+        Regret differences (needed by "cost_prior").
+
+    Returns
+    -------
+    float
+        The start margin (log-odds).
     """
     if not isinstance(kind, str):
         v = float(kind)
@@ -254,10 +293,6 @@ class GradHessBuffers:
         return (GradHessBuffers, (self.dtype,))
 
 
-def logloss(margin, y):
-    """Per-row logloss -[y log s + (1-y) log(1-s)] from the margin, overflow-free."""
-    m = np.asarray(margin, dtype=np.float64)
-    return -(y * log_expit(m) + (1 - y) * log_expit(-m))
 
 
 def encode_costs_as_weights(y, d, sample_weight=None, scale=None):
@@ -267,7 +302,26 @@ def encode_costs_as_weights(y, d, sample_weight=None, scale=None):
     w_i |d_i| / scale and label z_i = [d_i < 0] (the label for which predicting 1
     is cheaper): g_i = w_i |d_i| (1 - 2 z_i) s (1-s) / scale. Under the
     reasonableness conditions z_i = y_i. Works on numpy and dask arrays alike.
-    Returns (z, weight, scale).
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        0/1 labels (kept for the signature; z comes from d).
+    d : array of shape (n,)
+        Regret differences (money).
+    sample_weight : array of shape (n,), optional
+        Row weights.
+    scale : float, optional
+        Cost scale (default :func:`cost_scale` of d).
+
+    Returns
+    -------
+    z : array of int64
+        Folded labels [d < 0].
+    weight : array
+        w abs(d) / scale.
+    scale : float
+        The cost scale used (money per row).
     """
     a = abs(d)
     if scale is None:
@@ -283,6 +337,26 @@ def fold_costs_dask(y, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight
     Returns ``(z, weight, info)``: label z = [d < 0] and weight w |d| / scale as dask
     arrays partitioned like ``y``; ``info`` holds ``cost_scale`` and ``start_margin``
     computed over all partitions (one ``dask.compute``).
+
+    Parameters
+    ----------
+    y : dask array of shape (n,)
+        0/1 labels.
+    fp_cost, fn_cost, tp_cost, tn_cost : float or dask array
+        Costs (money).
+    sample_weight : dask array, optional
+        Row weights.
+    start_margin : {"prior", "cost_prior"} or float
+        Start margin (see :func:`start_margin`).
+
+    Returns
+    -------
+    z : dask array of int64
+        Folded labels.
+    weight : dask array
+        Folded weights.
+    info : dict
+        ``cost_scale`` and ``start_margin``.
     """
     import dask
 
@@ -308,14 +382,20 @@ def fold_costs_dask(y, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_weight
     return (d < 0).astype("int64"), a / scale, {"cost_scale": scale, "start_margin": margin}
 
 
-def weighted_aec_grad_hess(margin, z, weight, *, hessian="abs", hessian_floor=0.1):
-    """:func:`aec_grad_hess` for costs encoded by :func:`encode_costs_as_weights`."""
-    d = 1.0 - 2.0 * np.asarray(z, dtype=np.float64)
-    return aec_grad_hess(margin, d, sample_weight=weight, hessian=hessian, hessian_floor=hessian_floor)
 
 
 def check_hessian_params(hessian, hessian_floor, logloss_weight):
-    """Validate the objective's parameters once (ValueError naming the argument)."""
+    """Validate the objective's parameters once (ValueError naming the argument).
+
+    Parameters
+    ----------
+    hessian : str
+        Hessian policy, one of :data:`HESSIANS`.
+    hessian_floor : float
+        In [0, 1].
+    logloss_weight : float
+        Finite, >= 0.
+    """
     if hessian not in HESSIANS:
         raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
     if not (np.isfinite(hessian_floor) and 0 <= hessian_floor <= 1):
@@ -393,6 +473,17 @@ def money_metric_from_sums(kind, sums, decision="bmr"):
 
 
 def check_metric_params(kind, decision, preds):
+    """Validate a money metric's parameters (ValueError naming the argument).
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`METRICS`.
+    decision : {"bmr", "0.5"}
+        Decision rule of "savings".
+    preds : {"margin", "probability"}
+        What the library passes.
+    """
     if kind not in METRICS:
         raise ValueError(f"metric must be one of {tuple(METRICS)}, got {kind!r}")
     if decision not in ("bmr", "0.5"):

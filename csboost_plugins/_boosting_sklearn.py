@@ -11,6 +11,7 @@ keep it.
 
 from __future__ import annotations
 
+import inspect
 import json
 import numbers
 import re
@@ -21,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _aec
+from . import _aec, _decision_layer
 from .costs import check_binary_labels, check_costs, check_fit_costs, one_cost_warning
 from .metrics import bayes_minimum_risk
 
@@ -73,7 +74,9 @@ class _hybridmethod:
         def bound(*args, **kwargs):
             return self.func(cls, obj, *args, **kwargs)
 
-        bound.__doc__ = self.func.__doc__
+        bound.__doc__, bound.__name__ = self.func.__doc__, self.func.__name__
+        params = list(inspect.signature(self.func).parameters.values())[2:]  # drop cls, self
+        bound.__signature__ = inspect.Signature(params)
         return bound
 
 
@@ -174,7 +177,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise ValueError(f"eval_metric must be one of {tuple(_aec.METRICS)} (money metrics on each eval set's "
                              f"costs; the AEC objective makes xgboost's / lightgbm's own metrics read margins), "
                              f"got {self.eval_metric!r}")
-        _aec.check_metric_params(self.eval_metric, self.decision, "margin")
+        _aec.check_metric_params(self.eval_metric, _decision_layer.metric_decision(self.decision), "margin")
         esr = self.early_stopping_rounds
         if esr is not None and not (isinstance(esr, numbers.Integral) and esr >= 1):
             raise ValueError(f"early_stopping_rounds must be None or an integer >= 1, got {esr!r}")
@@ -270,9 +273,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         with one_cost_warning():  # one CostWarning per fit, at the caller's line
             costs = check_fit_costs(X.shape[0], **cost_kw)
-            evals = self._check_evals(eval_set, eval_costs, eval_sample_weight,
-                                      unit=(cost_kw["fp_cost"] is None and cost_kw["fn_cost"] is None
-                                            and cost_kw["cost_matrix"] is None))
+            unit = cost_kw["fp_cost"] is None and cost_kw["fn_cost"] is None and cost_kw["cost_matrix"] is None
+            evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
         w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         w = self._class_weight(y01, w)
         if self.early_stopping_rounds is not None and not evals:
@@ -281,6 +283,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         self.cost_scale_ = _aec.cost_scale(d, w)
         self.start_margin_ = _aec.start_margin(y01, w, kind=self._start_margin_kind(), d=d)
         self._fit_booster(X, y01.astype(np.float64), costs, w, evals, self.start_margin_)
+        # decision="auto" (logloss booster, rule chosen on validation savings) and the money guard
+        _decision_layer.after_fit(self, X, y01.astype(np.float64), costs, w, evals, unit_costs=unit)
         return self
 
     def _start_margin_kind(self):
@@ -340,6 +344,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Margin eta (log-odds of the cost-trained probability), start margin included.
 
+        With ``decision="auto"`` and ``decision_ == "logloss+bmr"``: the logloss model's margin.
+
         Parameters
         ----------
         X : array-like or DataFrame of shape (n, p)
@@ -352,7 +358,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
-        return self._margin(X)
+        return _decision_layer.margin(self, X)
 
     def predict_proba(self, X):
         """Probabilities ``[1 - s, s]`` with s = sigmoid(margin).
@@ -377,13 +383,16 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         holds the training money). With the rows' costs (``fp_cost``/``fn_cost``/...
         or ``cost_matrix``): Bayes minimum risk, predict 1 iff
         ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (paper eq. 2).
+        With ``decision="auto"``: the rule ``decision_`` chosen on validation savings
+        (the BMR rules need the rows' costs; see :mod:`csboost_plugins._decision_layer`).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n, p)
             Rows to decide.
         fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
-            The rows' costs (money); without them the decision is s > 1/2.
+            The rows' costs (money); without them the decision is s > 1/2 (with
+            ``decision="auto"``: required when ``decision_`` is a BMR rule).
         cost_matrix : array-like of shape (n, 4), optional
             ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
 
@@ -393,12 +402,15 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         s = self.predict_proba(X)[:, 1]
-        if fp_cost is None and fn_cost is None and cost_matrix is None:
-            pred = (s > 0.5).astype(np.int64)
-        else:
-            pred = bayes_minimum_risk(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                      cost_matrix=cost_matrix)
-        return self.classes_[pred]
+        no_costs = fp_cost is None and fn_cost is None and cost_matrix is None
+        if self.decision != "auto":
+            if no_costs:
+                return self.classes_[(s > 0.5).astype(np.int64)]
+            return self.classes_[bayes_minimum_risk(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                    tn_cost=tn_cost, cost_matrix=cost_matrix)]
+        costs = None if no_costs else check_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                   tn_cost=tn_cost, cost_matrix=cost_matrix)
+        return self.classes_[_decision_layer.predict_rule(self, s, costs)]
 
     # ----------------------------------------------------------- save / load
     def _metadata(self) -> dict:
@@ -435,6 +447,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             The estimator.
         """
         check_is_fitted(self, "booster_")
+        _decision_layer.check_savable(self)
         self._save_booster(str(path), json.dumps(self._metadata()))
         return self
 

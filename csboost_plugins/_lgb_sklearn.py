@@ -1,7 +1,7 @@
 """scikit-learn wrapper of the lightgbm AEC plugin: :class:`CSLGBMClassifier`.
 
 Public as ``csboost_plugins.lgb.CSLGBMClassifier``; the native helpers live in
-:mod:`csboost_plugins.lgb`, which this module imports (never the reverse).
+:mod:`csboost_plugins._lgb_native`, which this module imports (never the reverse).
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from lightgbm.basic import _ConfigAliases
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from . import _lgb_native as _native
 from . import _money_eval
-from . import lgb as _native
+from ._decision_layer import metric_decision
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._lgb_native import AECObjective, bake_start_margin, money_metrics
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .callback import early_stopping
-from .lgb import AECObjective, bake_start_margin, money_metrics
 
 __all__ = ["CSLGBMClassifier"]
 
@@ -235,7 +236,7 @@ n_jobs, importance_type : optional
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
         if self.early_stopping_rounds is not None:
             callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
-        feval = money_metrics(watch=self.eval_metric, decision=self.decision) if valid_sets else None
+        feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks)
         self.best_iteration_ = None

@@ -1,7 +1,7 @@
 """scikit-learn wrapper of the xgboost AEC plugin: :class:`CSXGBClassifier`.
 
 Public as ``csboost_plugins.xgb.CSXGBClassifier``; the native helpers live in
-:mod:`csboost_plugins.xgb`, which this module imports (never the reverse).
+:mod:`csboost_plugins._xgb_native`, which this module imports (never the reverse).
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import xgboost as xgb
 from sklearn.utils.validation import check_is_fitted
 
 from . import _aec, _money_eval
-from . import xgb as _native
+from . import _xgb_native as _native
+from ._decision_layer import metric_decision
 from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
-from .xgb import AECObjective, MoneyMetrics
+from ._xgb_native import AECObjective, MoneyMetrics
 
 __all__ = ["CSXGBClassifier"]
 
@@ -99,10 +100,15 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Starting margin; "cost_prior" = logit of the share of regret mass
         preferring class 1, "prior" = logit of the weighted positive rate (see
         :func:`csboost_plugins._aec.start_margin`).
-    decision : {"0.5", "bmr"}, default "0.5"
+    decision : {"0.5", "bmr", "auto"}, default "0.5"
         Decision rule of the "savings" eval metric; "0.5" matches ``predict(X)``:
         the AEC minimiser already holds the costs, and Bayes minimum risk on its
-        (uncalibrated) probabilities would count them twice.
+        (uncalibrated) probabilities would count them twice. "auto" (the recipe of
+        benchmark 6, needs ``eval_set`` and ``eval_costs``): also fit a logloss booster
+        and keep logloss + BMR unless an AEC rule (s > 1/2, or BMR on the AEC model)
+        saves more on the validation set by two standard errors (``decision_``,
+        ``validation_savings_``); ``predict(X, fp_cost=..., fn_cost=...)`` applies it
+        (see :mod:`csboost_plugins._decision_layer`).
     params : dict, optional
         Further native xgboost parameters (override the above).
     **kwargs : dict
@@ -132,6 +138,16 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         0-based best round with early stopping (as xgboost), else None.
     n_estimators_ : int
         Rounds in the booster.
+    decision_ : {"aec", "aec+bmr", "logloss+bmr"}
+        Rule of ``predict``; with ``decision="auto"`` chosen on validation savings.
+    validation_savings_ : dict or None
+        Validation savings of each rule (``decision="auto"``).
+    logloss_booster_ : xgboost.Booster or None
+        The logloss booster of ``decision="auto"``.
+
+    Every fit warns (:class:`csboost_plugins.MoneyLossWarning`) when the fitted
+    decisions save less than the trivial policy (savings < 0) on the validation set
+    (training rows without one), naming the likely cause.
     """
 
     _native_names = ("max_depth", "max_leaves", "max_bin", "grow_policy", "learning_rate", "verbosity", "booster",
@@ -246,7 +262,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         obj = AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
                            logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
         # the watched metric last: xgboost's early stopping uses it
-        metric = MoneyMetrics(watch=self.eval_metric, decision=self.decision) if devals else None
+        metric = MoneyMetrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if devals else None
         evals_result = {}
         try:
             bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import lightgbm as lgb
 
+from ._lgb_data import MoneyMetric, get_costs
 from ._money_eval import COSTS_ATTR, DEFAULT_DECISION, DEFAULT_WATCH
 
 __all__ = ["early_stopping", "record_money"]
@@ -110,8 +111,6 @@ class _RecordMoneyCallback:
         self.decision = decision
 
     def __call__(self, env):
-        from .lgb import MoneyMetric, get_costs
-
         bst = env.model
         if env.iteration == env.begin_iteration:
             self.eval_result.clear()

@@ -46,7 +46,7 @@ for _mode, _data in _MODES.items():
     SIGNATURES[f"grow_{_mode}"] = ("tree._builder", "_grow", _GROW_RET, _grow_args("none", *_data))
     SIGNATURES[f"grow_{_mode}_perm"] = ("tree._builder", "_grow", _GROW_RET, _grow_args(I1, *_data))
 SIGNATURES["bin_codes_into"] = ("tree._builder", "_bin_codes_into", "none", (RF2, RF2, RI1, U8_2))
-SIGNATURES["apply_rows"] = ("tree._apply", "apply_rows", I1, (RF2, RI1, RI1, RI1, RF1, _read("bool", 1)))
+SIGNATURES["apply_forest"] = ("_apply", "apply_forest", I2, (RF2, RI1, RI1, RI1, RI1, RF1, _read("bool", 1), "b1"))
 SIGNATURES["prune_kernel"] = ("tree._pruning", "prune_kernel", "none", (I1, I1, F1, "i8", "f8", F1, I1, B1))
 
 # FIGS / FIGU (csdt.figs._*): binned codes are uint8 (max_bins <= 255) or uint16
@@ -65,9 +65,6 @@ SIGNATURES["figs_subtract_histogram"] = ("figs._histogram", "subtract_histogram"
 SIGNATURES["figs_shift_histogram"] = ("figs._histogram", "shift_histogram", "none", (F3, F3, "i8", "f8"))
 SIGNATURES["figs_best_splits"] = ("figs._histogram", "best_splits", "none",
                                   (F3, F3, I32_3, I1, I1, F2, F2, F1, I1, F1, B1, F1, F1, F1, F1))
-SIGNATURES["figs_predict_trees"] = ("figs._histogram", "predict_trees", F1,
-                                    (RF2, I1, I1, I1, I1, F1, B1, F1, "b1"))
-
 # CAL5 / CAL5_OC (csdt.cal5._intervals) and the cost transinformation of csdt.cost_transinformation
 SIGNATURES["cal5_meta_decision"] = ("cal5._intervals", "meta_decision", "i8", (F1, F1, "f8", "f8"))
 SIGNATURES["cal5_attribute_intervals"] = ("cal5._intervals", "attribute_intervals", ("T", F1, I1, F2, F2, "f8"),

@@ -38,7 +38,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csboost_plugins.costs import check_binary_labels, check_costs, check_fit_costs
+from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs, check_fit_costs
+from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
 from ._params import HasMethods, StrOptions, count, validate_params
@@ -165,8 +166,7 @@ def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
         raise ValueError(f"y_proba has {p.shape[0]} rows but y_true has {y.shape[0]}")
     c = check_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                     cost_matrix=cost_matrix)
-    cost0 = np.where(y == 1, c[:, 1], c[:, 3])  # cost if decided 0
-    cost1 = np.where(y == 1, c[:, 2], c[:, 0])  # cost if decided 1
+    cost0, cost1 = decision_costs(y, c)  # money if decided 0 / 1
     u, inv = np.unique(p, return_inverse=True)
     delta = np.bincount(inv, weights=cost1 - cost0, minlength=u.size)
     # threshold u[k]: rows with score >= u[k] decided 1
@@ -183,8 +183,8 @@ def _fit_estimator(est, X, y, costs):
     if "cost_matrix" in params:
         return est.fit(X, y, cost_matrix=costs)
     if "fp_cost" in params:
-        return est.fit(X, y, fp_cost=costs[:, 0], fn_cost=costs[:, 1], tp_cost=costs[:, 2],
-                       tn_cost=costs[:, 3])
+        return est.fit(X, y, fp_cost=costs[:, FP], fn_cost=costs[:, FN], tp_cost=costs[:, TP],
+                       tn_cost=costs[:, TN])
     return est.fit(X, y)
 
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from csboost_plugins.costs import FN, FP, check_binary_labels, check_costs
+from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.decision_costs import decision_costs
 
 __all__ = ["under_sampling", "cost_proportionate_rejection_sampling", "cost_proportionate_over_sampling"]
 
@@ -55,7 +56,8 @@ def _result(X, y, costs, idx):
 
 def _acceptance(yb, costs, max_cost, max_cost_quantile):
     """w_i = min(c_i / M, 1) with c_i the row's misclassification cost."""
-    c = np.where(yb == 1, costs[:, FN], costs[:, FP])
+    cost0, cost1 = decision_costs(yb, costs)
+    c = np.where(yb == 1, cost0, cost1)  # the money of the wrong decision: C_FN or C_FP
     if np.any(c < 0):
         raise ValueError("cost-proportionate sampling needs non-negative misclassification costs (C_FN, C_FP)")
     if max_cost is None:

@@ -132,7 +132,10 @@ def _json_with(path, value):
     for k in path[:-1]:
         node = node[k]
     if value == "__delete__":
-        node.pop(path[-1], None)
+        if isinstance(node, dict):
+            node.pop(path[-1], None)
+        elif path[-1] < len(node):
+            del node[path[-1]]
     else:
         node[path[-1]] = copy.deepcopy(value)
     return json.dumps(d)
@@ -152,6 +155,13 @@ def run(case):
         if case["estimator"] == "cal5oc" and "fn_cost" in kw and "cost_matrix" not in kw:
             kw = dict(cost=kw["fn_cost"])
         est.fit(X, y, **kw)
+        return est.predict(X)
+    if t == "params":  # one hostile parameter value, then fit on good data
+        est = _estimator(case["estimator"])
+        names = sorted(k for k in est.get_params() if "__" not in k and k not in ("n_jobs", "verbose"))
+        est.set_params(**{names[case["k"] % len(names)]: case["value"]})
+        X, y = make_x({"x_cols": ["normal", "integers"]}, rng), make_y("ok", rng)
+        est.fit(X, y, **(dict(cost=np.ones(N)) if case["estimator"] == "cal5oc" else make_costs("ok", rng)))
         return est.predict(X)
     if t == "check_costs":
         return costs.check_costs(case["n"], **make_costs(case["costs"], rng))

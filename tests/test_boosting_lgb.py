@@ -333,3 +333,46 @@ def test_lgb_cv_folds_keep_their_costs(fraud):
     sub = dall.subset([30, 10, 20]).construct()
     np.testing.assert_array_equal(clgb.get_costs(sub), C[[10, 20, 30]])
     assert sub.csboost_start_margin == m0
+
+
+def test_no_import_cycles_in_boosting_modules():
+    """No boosting module of csboost_plugins imports, even inside a function, a module that imports it back.
+
+    (A module-level ``__getattr__``, PEP 562 lazy re-export, would run only after both
+    modules are initialised, so its imports are not counted.)
+    """
+    import ast
+    from pathlib import Path
+
+    root = Path(clgb.__file__).resolve().parent
+    modules = {".".join(p.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in root.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text())
+        lazy = {id(n) for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "__getattr__"
+                for n in ast.walk(f)}
+        edges = set()
+        for node in ast.walk(tree):
+            if id(node) in lazy:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                target = f"{base}.{node.module}" if node.module else base
+                for alias in node.names:  # "from . import x" imports the module x
+                    edges.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in modules else target)
+            elif isinstance(node, ast.Import):
+                edges.update(a.name for a in node.names if a.name in modules)
+        graph[name] = edges & set(modules) - {name}
+
+    def reaches(start, goal, seen):
+        return any(n == goal or (n not in seen and not seen.add(n) and reaches(n, goal, seen)) for n in graph[start])
+
+    boosting = {f"csboost_plugins.{m}" for m in ("xgb", "lgb", "_xgb_native", "_lgb_native", "callback",
+                                                 "_money_eval", "_lgb_data", "_aec",
+                                                 "_boosting_sklearn", "_xgb_sklearn", "_lgb_sklearn", "costs",
+                                                 "metrics", "decision_costs")}
+    assert boosting <= set(graph)
+    cycles = sorted((a, b) for a in boosting for b in graph[a] if b != "csboost_plugins" and reaches(b, a, set()))
+    assert not cycles, f"import cycles (module -> module that imports it back): {cycles}"

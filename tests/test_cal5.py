@@ -13,6 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from csboost_plugins.metrics import savings_score
 from csboost_plugins.tree_protocol import apply_tree_arrays, get_tree_arrays
 from csdt import CAL5Classifier, CAL5OCClassifier, cost_transinformation
+from csdt.cal5._builder import multiway_view
 from csdt.cal5._intervals import (
     NO_DOMINANT,
     UNDECIDED,
@@ -110,10 +111,10 @@ def test_hand_worked_intervals():
 
 def test_hand_worked_tree():
     model = CAL5OCClassifier(alpha=1.0, s_max=0.9).fit(HAND_X[:, None], HAND_Y, cost=HAND_COST)
-    tree = model.tree_
-    assert tree.feature[0] == 0
-    np.testing.assert_allclose(tree.thresholds[0], [2.5, 4.5])
-    kinds = [tree.leaf_kind[c] for c in tree.children[0]]
+    tree = multiway_view(model.tree_)
+    assert tree[0]["feature"] == 0
+    np.testing.assert_allclose(tree[0]["thresholds"], [2.5, 4.5])
+    kinds = [tree[c]["leaf_kind"] for c in tree[0]["children"]]
     # the no-dominant interval cannot branch again (x is its parent's attribute): Bayes leaf
     assert kinds == ["dominates", "no_split", "undecided"]
     # (2.5, 4.5]: tie 1 vs 1 -> first class; (4.5, inf): 5 > 2 -> class 1
@@ -240,7 +241,7 @@ def test_binary_chain_tree_arrays_reproduce_the_model():
     root_label = ta.label[0]
     assert ta.node_cost[0] == pytest.approx(cost[y != root_label].sum())
     # a multiway node with T+1 intervals is a chain of T binary nodes on the same feature
-    n_multi_splits = sum(len(model.tree_.thresholds[i]) for i in model.tree_.reachable())
+    n_multi_splits = sum(len(node["thresholds"]) for node in multiway_view(model.tree_))
     assert len(internal) == n_multi_splits
 
 
@@ -385,7 +386,7 @@ def test_nsep_cal5_ignores_x1_cal5oc_uses_it():
         X, y, c = make_nsep_oc(4000, seed)
         cal5 = CAL5Classifier(alpha=0.3, s_max=0.6).fit(X, y)
         oc = CAL5OCClassifier(alpha=0.2, s_max=0.6).fit(X, y, cost=c)
-        oc_features = {oc.tree_.feature[i] for i in oc.tree_.reachable()}
+        oc_features = {node["feature"] for node in multiway_view(oc.tree_)}
         assert 0 in oc_features                      # the irrelevant x1 becomes relevant (Remark 1)
         p_cal5, p_oc = cal5.predict(GRID), oc.predict(GRID)
         # eq. 29: class 0 is expensive where x1 > 0 -> its region is larger there than where x1 < 0
@@ -455,11 +456,11 @@ def test_merging_same_class_leaves_keeps_predictions():
     np.testing.assert_array_equal(merged.predict(GRID), raw.predict(GRID))
     assert merged.get_n_leaves() < raw.get_n_leaves()
     # no node of the merged tree has two neighbouring leaves with the same class
-    t = merged.tree_
-    for i in t.reachable():
-        ch = t.children[i]
+    t = multiway_view(merged.tree_)
+    for node in t:
+        ch = node["children"]
         for a, b in zip(ch, ch[1:]):
-            assert not (t.feature[a] < 0 and t.feature[b] < 0 and t.label[a] == t.label[b])
+            assert not (t[a]["feature"] < 0 and t[b]["feature"] < 0 and t[a]["label"] == t[b]["label"])
     # the raw tree shows the paper's reasons: dominant, undecided and no-split leaves
-    kinds = {raw.tree_.leaf_kind[i] for i in raw.tree_.reachable() if raw.tree_.feature[i] < 0}
+    kinds = {node["leaf_kind"] for node in multiway_view(raw.tree_) if node["feature"] < 0}
     assert {"dominates", "undecided"} <= kinds

@@ -37,3 +37,19 @@ def test_cal5_oc_synthetic_sets_follow_the_papers_equations():
     Xm, ym, cm = make_multi_oc(20_000, random_state=0)
     assert (cm[ym == 1] == 1).all() and cm[(ym == 0) & (Xm[:, 0] > 1)].mean() > 1.7
     np.testing.assert_array_equal(make_nsep_oc(50, random_state=3)[0], make_nsep_oc(50, random_state=3)[0])
+
+
+def test_cal5_example_runs_and_cal5_oc_loses_less_money(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, MPLBACKEND="Agg")
+    out = subprocess.run([sys.executable, str(EXAMPLES / "cal5_decision_regions.py"), "--n", "1000",
+                          "--out", str(tmp_path)], capture_output=True, text=True, timeout=300, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert len(list(tmp_path.glob("fig*.png"))) == 5
+    rows = [line.split() for line in out.stdout.splitlines() if line.startswith(("NSEP_OC", "MULTI_OC"))]
+    cost = {(r[0], r[1]): float(r[-1]) for r in rows}
+    for data in ("NSEP_OC", "MULTI_OC"):  # each example's own cost in training saves money on fresh data
+        assert 0 < cost[data, "CAL5_OC"] < 0.9 * cost[data, "CAL5"], out.stdout

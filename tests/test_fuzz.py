@@ -25,9 +25,6 @@ TIMEOUT = 240  # seconds per batch; a hang (e.g. a cycle in a tree walk) ends he
 
 X_COLUMNS = ["normal", "integers", "constant", "nan_some", "nan_all", "inf_some", "huge", "big", "tiny",
              "extreme_span", "int64_big", "strings"]
-# FIGS/FIGU binning of spans that overflow or are subnormal is issue 13's FIGS item (fixed with the
-# FIGS binning); the generic fuzz feeds them the remaining column kinds
-FIGS_SAFE = [c for c in X_COLUMNS if c not in ("tiny", "extreme_span", "huge")]
 Y_KINDS = ["ok", "single", "three", "strings", "minus_plus", "float_nan", "continuous", "short", "none", "2d"]
 COST_KINDS = ["ok", "none", "negative", "nan", "inf", "huge", "tiny", "zero", "short", "string", "matrix_bad", "both"]
 ESTIMATORS = ["csdt", "csdt_hist", "csdt_costcla", "ensemble", "stacking", "cslr", "bmr", "thresholding",
@@ -42,7 +39,7 @@ values = scalars | st.lists(floats, max_size=44) | st.lists(st.lists(floats, min
 @st.composite
 def fit_case(draw):
     est = draw(st.sampled_from(ESTIMATORS))
-    kinds = FIGS_SAFE if est in ("figs", "figu") else X_COLUMNS
+    kinds = X_COLUMNS  # FIGS/FIGU included: spans that overflow or are subnormal bin safely (issue 13)
     return {"target": "fit", "estimator": est, "seed": draw(st.integers(0, 9)),
             "x_cols": draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=3)),
             "x_shape": draw(st.sampled_from(["ok", "ok", "ok", "frame", "list", "1d", "short", "empty"])),
@@ -80,6 +77,8 @@ api_case = st.one_of(
                            "x_shape": st.sampled_from(["ok", "frame", "short"]), "y": st.sampled_from(Y_KINDS),
                            "max_fpr": scalars}),
     st.fixed_dictionaries({"target": st.just("hand_rule"), "feature": scalars}),
+    st.fixed_dictionaries({"target": st.just("params"), "estimator": st.sampled_from(ESTIMATORS),
+                           "k": st.integers(0, 30), "value": scalars}),
 )
 
 # the issue's findings, always in the batch

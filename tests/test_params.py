@@ -106,3 +106,15 @@ def test_cost_blind_final_estimator_is_fitted_with_cost_proportionate_weights():
     ref = LogisticRegression().fit(votes, y, sample_weight=np.abs(regret_difference(y, costs)))
     np.testing.assert_allclose(ens.final_estimator_.coef_, ref.coef_)
     np.testing.assert_allclose(ens.predict_proba(X)[:, 1], ref.predict_proba(votes)[:, 1])
+
+
+def test_export_decimals_and_missing_y_are_clear_errors():
+    X, y, fn = _data()
+    tree = CostSensitiveDecisionTreeClassifier(max_depth=2).fit(X, y, fp_cost=5.0, fn_cost=fn)
+    for bad in (-1, 2.5, True, 40):
+        with pytest.raises(ValueError, match="decimals"):
+            tree.export_text(decimals=bad)
+    assert tree.export_text(decimals=0)
+    for cls in (CostSensitiveBaggingClassifier, CostSensitiveRandomPatchesClassifier):
+        with pytest.raises(ValueError, match="requires y"):
+            cls(n_estimators=2).fit(X, None, fp_cost=5.0, fn_cost=fn)

@@ -126,6 +126,11 @@ def test_dask_input_errors(client, fraud):
         riff_select(pool, Xd, yd * 0)
     with pytest.raises(ValueError, match="column index"):
         riff_select(pool, Xd[list(X.columns[:2])], yd)
+    rs = riff_select(pool, X, y, max_fpr=0.01)
+    with pytest.raises(ValueError, match="sample_weight"):
+        rs.evaluate(Xd, yd, sample_weight=yd - 1.0)  # negative weights, as in memory
+    with pytest.raises(ValueError, match="sample_weight"):
+        riff_select(pool, Xd, yd, sample_weight=yd - 1.0)
 
 
 def test_unpickled_trie_arrays_are_made_kernel_ready(fraud):

@@ -28,12 +28,15 @@ def _ruleset():
 
 
 # ------------------------------------------------------------------ feature indices
-@pytest.mark.parametrize("feature", [-1, -3, -1_000_000, -2 ** 40])
+@pytest.mark.parametrize("feature", [-1, -3, -1_000_000, -2 ** 40, 2 ** 63, 10 ** 30])
 def test_negative_feature_index_is_refused_when_the_condition_is_built(feature):
     with pytest.raises(ValueError, match="feature must be a column index >= 0"):
         Interval(feature, upper=0.5)
     with pytest.raises(ValueError, match="feature must be a column index >= 0"):
         CategorySet(feature, codes=(1,))
+    if feature < 0:  # numpy integers too
+        with pytest.raises(ValueError, match="feature must be a column index >= 0"):
+            Interval(np.int64(feature), upper=0.5)
 
 
 @pytest.mark.parametrize("feature", [1.7, 1.0, "1", True, None])

@@ -56,8 +56,10 @@ def _fit_both(monkeypatch, params, fit_kw=None):
 
 
 def _assert_same_tree(a, b):
-    for f in a._fields:
-        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+    arrays_a, arrays_b = a.arrays(), b.arrays()
+    assert arrays_a.keys() == arrays_b.keys()
+    for f, v in arrays_a.items():
+        np.testing.assert_array_equal(v, arrays_b[f], err_msg=f)
 
 
 CONFIGS = [dict(criterion=c, criterion_weight=w) for c, w in itertools.product(CRITERIA, (False, True))]
@@ -112,21 +114,20 @@ def test_threads_run_the_aot_kernels_without_the_gil(monkeypatch):
     # while a thread is inside a long AOT kernel, the main thread keeps running Python:
     # the largest gap between its clock readings stays far below the kernel's duration
     # (a wrapper holding the GIL blocks it for the whole call: a gap of the call's length)
-    from csdt.tree._apply import apply_rows
+    from csboost_plugins.tree_protocol import apply_forest, forest_args, stack_trees
 
     rng = np.random.default_rng(1)
     Xs = rng.random((20_000, 3))
     deep = CSDT(criterion="gini").fit(Xs, (Xs[:, 0] + 0.5 * rng.random(20_000) > 0.8).astype(int)).tree_
     Xb = rng.random((2_000_000, 3))
-    args = (Xb, deep.children_left, deep.children_right, deep.feature, deep.threshold,
-            deep.missing_left)
+    args = forest_args(stack_trees([deep]), Xb)
     span = {}
     go = threading.Event()
 
     def work():
         go.wait()  # start only once the main thread is stamping
         span["t0"] = time.perf_counter()
-        _aot.run("apply_rows", apply_rows, *args)
+        _aot.run("apply_forest", apply_forest, *args)
         span["t1"] = time.perf_counter()
 
     before = dict(_aot.calls)
@@ -161,17 +162,17 @@ def test_wrong_argument_types_fall_back_to_jit(monkeypatch):
     monkeypatch.delenv("CSDT_JIT", raising=False)
     X, y, fn = _data(nan=False)
     t = CSDT(max_depth=3).fit(X, y, fp_cost=3.0, fn_cost=fn).tree_
-    args = (t.children_left, t.children_right, t.feature, t.threshold, t.missing_left)
-    from csdt.tree._apply import apply_rows
+    from csboost_plugins.tree_protocol import apply_forest, forest_args, stack_trees
 
-    ref = apply_rows(X, *args)
+    args = forest_args(stack_trees([t]), X)[1:]
+    ref = apply_forest(X, *args)
     for bad in (np.asfortranarray(X), X.astype(np.float32), X[::2]):
         before = dict(_aot.calls)
-        got = _aot.run("apply_rows", apply_rows, bad, *args)
+        got = _aot.run("apply_forest", apply_forest, bad, *args)
         assert _aot.calls["jit"] == before["jit"] + 1 and _aot.calls["aot"] == before["aot"]
-        np.testing.assert_array_equal(got, apply_rows(np.ascontiguousarray(bad, np.float64), *args))
+        np.testing.assert_array_equal(got, apply_forest(np.ascontiguousarray(bad, np.float64), *args))
     before = dict(_aot.calls)
-    np.testing.assert_array_equal(_aot.run("apply_rows", apply_rows, X, *args), ref)
+    np.testing.assert_array_equal(_aot.run("apply_forest", apply_forest, X, *args), ref)
     assert _aot.calls["aot"] == before["aot"] + 1
 
 
@@ -219,5 +220,6 @@ def test_source_hash_covers_every_compiled_kernel():
             files.add(Path(inspect.getsourcefile(f)).resolve())
     hashed = set(_aot.KERNELS.kernel_files())
     assert files <= hashed, files - hashed
-    names = {p.relative_to(Path(_aot.__file__).resolve().parent).as_posix() for p in files}
-    assert {"tree/_builder.py", "tree/_splitter.py", "tree/_criterion.py", "tree/_apply.py"} <= names
+    names = {p.relative_to(Path(_aot.__file__).resolve().parent.parent).as_posix() for p in files}
+    assert {"csdt/tree/_builder.py", "csdt/tree/_splitter.py", "csdt/tree/_criterion.py",
+            "csboost_plugins/tree_protocol.py"} <= names  # the one apply kernel lives with TreeArrays

@@ -27,8 +27,10 @@ def _val_loss(tree, X, y, C, kind):
 def _collapse(tree, k):
     left, right = tree.children_left.copy(), tree.children_right.copy()
     left[k] = right[k] = -1
-    return TreeArrays(left, right, tree.feature, tree.threshold, tree.missing_left, tree.value,
-                      tree.label, tree.n_samples, tree.node_cost)
+    # the collapsed subtree's nodes are orphans until the tree is compacted
+    t = TreeArrays(left, right, tree.feature, tree.threshold, tree.missing_left, tree.value,
+                   tree.label, tree.n_samples, tree.node_cost, validate=False)
+    return t.subset(_reachable_internal(t)[1])
 
 
 def _reachable_internal(tree):

@@ -30,11 +30,10 @@ import sys
 
 import numpy as np
 
-from ..costs import FN, FP, TN, TP, check_costs
-from ._data import as_float_matrix
-from ._evaluate import ConditionTrie
+from ..costs import check_costs
+from ._data import as_float_matrix, check_sample_weight
+from ._evaluate import ConditionTrie, compile_conditions, first_match
 from ._greedy import NEG, POS, greedy, row_weights, selection_stats
-from ._rule import Rule
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
@@ -135,10 +134,11 @@ def _step_pass(xb, yb, wb, mb, candidates, names, trie, chosen):
     Only the chosen rules' columns are converted for the first match; the candidates'
     columns only for the newly covered rows (a small share of the partition).
     """
-    from ._ruleset import RuleSet
-
     trie = _aligned(trie)
-    fm = RuleSet(chosen, feature_names=names).apply(xb)
+    used = sorted({c.feature for r in chosen for c in r.conditions})
+    Xu = as_float_matrix(xb, chosen, feature_names=names, order="F", columns=used)
+    fm = first_match(Xu if used else np.zeros((Xu.shape[0], 1)),
+                     compile_conditions(chosen, {j: k for k, j in enumerate(used)}))
     n = fm.shape[0]
     new = np.flatnonzero(fm == len(chosen) - 1)
     Wn = row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))[new]
@@ -197,50 +197,43 @@ def _n_columns(X):
     return X.shape[1] if not hasattr(X, "columns") else len(X.columns)
 
 
-def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fn_cost=None,
-                max_rules=None):
+def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_cost=None, max_rules=None,
+                precision_prior=0.0):
     """:func:`csboost_plugins.rules.riff_select` on dask collections (see the module doc).
+
+    Called by :func:`csboost_plugins.rules.riff_select` once it has validated the candidates
+    and the budget.
 
     Parameters
     ----------
-    candidates : list of Rule or RuleSet
+    candidates : list of Rule
         The candidate rules.
     X : dask DataFrame or 2-D dask array
         The selection set, partitioned by rows (persist it first).
     y : dask Series or 1-D dask array
         0/1 labels, partitioned like X.
-    max_fpr, max_alert_rate : float, optional
-        The budget, as in :func:`csboost_plugins.rules.riff_select`.
+    criterion : {"fpr", "alert_rate"}
+        What the budget bounds.
+    budget : float
+        The rate budget in (0, 1].
     sample_weight : dask Series or 1-D dask array, optional
         Row weights, partitioned like X.
     fn_cost : dask Series, 1-D dask array or float, optional
         Money at stake on positives (C_FN), partitioned like X; ranks by money precision.
     max_rules : int, optional
         Cap on the number of rules.
+    precision_prior : float >= 0, default 0
+        Pseudo-rows of the shrunk precision, as in :func:`csboost_plugins.rules.riff_select`.
 
     Returns
     -------
-    RuleSet
-        The same rules, order and last-rule probability as the in-memory selection on
-        the same rows; ``selection["passes"]`` is the number of passes over the data.
+    order : list of int
+        Chosen candidates in order: the same as the in-memory selection on the same rows.
+    rho : float
+        Probability of the last rule.
+    selection : dict
+        The selection statistics; ``selection["passes"]`` is the number of passes over the data.
     """
-    from ._ruleset import RuleSet
-
-    if isinstance(candidates, RuleSet):
-        candidates = candidates.rules
-    candidates = list(candidates)
-    if not candidates:
-        raise ValueError("candidates is empty: no rule to select from")
-    if not all(isinstance(r, Rule) for r in candidates):
-        raise TypeError("candidates must be Rule objects (from extract_rules)")
-    if max_fpr is not None and max_alert_rate is not None:
-        raise ValueError("give max_fpr= or max_alert_rate=, not both")
-    from ._select import _check_rate
-
-    if max_alert_rate is not None:
-        criterion, budget = "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
-    else:
-        criterion, budget = "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
     if y is None:
         raise ValueError("y is required")
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
@@ -255,20 +248,20 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
     step = {}
 
-    def cover(r):
+    def cover(r, remaining):
         step.setdefault("order", []).append(r)
         dS, took = passes.run(_step_pass, candidates, names, trie, [candidates[i] for i in step["order"]])
         return took, dS
 
-    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover)
+    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=precision_prior)
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     sel["passes"] = passes.count
-    return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
+    return order, rho, sel
 
 
 # ----------------------------------------------------------------- RuleSet on dask
 def _map_rows(rs, X, fn, dtype, *args, ncols=None):
-    """fn(rs, partition, *args) for every partition of X, as a lazy dask array (rows: X's partitions)."""
+    """``fn(rs, partition, *args)`` for every partition of X, as a lazy dask array (rows: X's partitions)."""
     import dask.array as da
     from dask import delayed
 
@@ -370,29 +363,27 @@ def coverage(rs, X):
     return _map_rows(rs, X, _coverage_part, bool, ncols=len(rs.rules))
 
 
-_EVAL = ("tp", "fp", "npos", "nneg", "ntot", "caught", "at_risk", "cost", "base0", "base1")
+_EVAL = ("tp", "fp", "npos", "nneg", "ntot", "money_caught", "money_at_risk", "alert_cost", "cost",
+         "cost_no_rules", "cost_flag_all")  # _report.set_sums
 
 
 def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars):
-    """The partition's sums behind :meth:`RuleSet.evaluate` (see _EVAL), with p the alert probability."""
+    """The partition's additive sums behind :meth:`RuleSet.evaluate` (``_report.set_sums``, keys in _EVAL)."""
+    from ._report import set_sums
+
     p = rs.predict_proba(xb)
     n = p.shape[0]
     y = _labels(yb, n)
     w = _values(wb, "sample_weight", n)
-    w = np.ones(n) if w is None else w
-    pos, neg = w * (y == 1), w * (y == 0)
-    out = np.zeros(len(_EVAL))
-    out[:5] = float(p @ pos), float(p @ neg), pos.sum(), neg.sum(), w.sum()
+    w = np.ones(n) if w is None else check_sample_weight(w, n)  # refused as in RuleSet.evaluate
+    c = None
     if cost_scalars is not None:
         kw = dict(cost_scalars)
         for k, v in cost_parts.items():
             kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
         c = check_costs(n, **kw)
-        prevented = c[:, FN] - c[:, TP]
-        row = np.where(y == 1, p * c[:, TP] + (1 - p) * c[:, FN], p * c[:, FP] + (1 - p) * c[:, TN])
-        out[5:] = (float((p * pos) @ prevented), float(pos @ prevented), float(row @ w),
-                   float(np.where(y == 1, c[:, FN], c[:, TN]) @ w), float(np.where(y == 1, c[:, TP], c[:, FP]) @ w))
-    return (out,)
+    s = set_sums(p, y, w, c)
+    return (np.array([s.get(k, 0.0) for k in _EVAL]),)
 
 
 def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
@@ -434,19 +425,9 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     f, shared = delayed(_evaluate_part, pure=True), delayed(rs, traverse=False)
     (s,) = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars)
                       for i in range(k)])
-    tp, fp, npos, nneg, ntot, caught, at_risk, cost, base0, base1 = s.tolist()
-    out = {
-        "n_rules": len(rs.rules),
-        "tpr": tp / npos if npos > 0 else float("nan"),
-        "fpr": fp / nneg if nneg > 0 else float("nan"),
-        "alert_rate": (tp + fp) / ntot if ntot > 0 else float("nan"),
-        "precision": tp / (tp + fp) if tp + fp > 0 else float("nan"),
-    }
-    if has_costs:
-        out["money_caught"] = caught
-        out["money_at_risk"] = at_risk
-        out["money_recall"] = caught / at_risk if at_risk > 0 else float("nan")
-        out["cost"] = cost
-        base = min(base0, base1)
-        out["savings"] = (base - cost) / base if base > 0 else float("nan")
-    return out
+    from ._report import metrics_from_sums
+
+    sums = dict(zip(_EVAL, s.tolist()))
+    if not has_costs:
+        sums = {k: sums[k] for k in ("tp", "fp", "npos", "nneg", "ntot")}
+    return metrics_from_sums(sums, len(rs.rules))

@@ -1,41 +1,225 @@
-"""Rule sets as JSON, SQL WHERE clauses and pandas ``DataFrame.query`` strings.
+"""Rule sets as SQL (any dialect sqlglot writes) and pandas ``DataFrame.query`` strings.
 
 The exported bounds are the exact float64 bounds of the rules (see ``_rule``), so a
 database holding the original float64 values selects the rows the library routed,
-ties at float32 thresholds included. SQL NULL plays the role of NaN (SQLite stores
-NaN as NULL).
+ties at float32 thresholds included. SQL NULL plays the role of NaN (SQLite and
+DuckDB's pandas scan store NaN as NULL).
+
+SQL is built as a sqlglot expression tree and written by sqlglot's generator for the
+requested dialect: identifiers are always quoted (a column or table name is never
+pasted into the text), string literals escaped by the dialect's own rules.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ._rule import ZERO_THRESHOLD, CategorySet, Interval
 
-__all__ = ["condition_sql", "condition_query"]
+__all__ = ["where_expression", "select_statement", "condition_query", "rule_query", "SQL_DIALECTS"]
+
+#: Dialects the tests run (duckdb, sqlite) or parse back with sqlglot (the others).
+SQL_DIALECTS = ("spark", "snowflake", "bigquery", "postgres", "duckdb", "sqlite")
+
+_DBL_MAX = float(np.finfo(np.float64).max)
 
 
 def _num(v: float) -> str:
     return repr(float(v))
 
 
-def _sql_ident(name: str) -> str:
-    return '"' + str(name).replace('"', '""') + '"'
+def _exp():
+    try:
+        from sqlglot import exp
+    except ImportError:  # the "sql" extra
+        raise ImportError("RuleSet.to_sql writes SQL with sqlglot: pip install sqlglot "
+                          "(or pip install 'csboost-plugins[sql]')") from None
+    return exp
 
 
-def _sql_lit(v) -> str:
-    if isinstance(v, str):
-        return "'" + v.replace("'", "''") + "'"
-    return _num(v)
+class _SQLBuilder:
+    """sqlglot expressions for conditions, rules and rule sets (numbers as shortest round-trip decimals)."""
+
+    def __init__(self):
+        self.exp = _exp()
+
+    def col(self, name):
+        exp = self.exp
+        return exp.Column(this=exp.Identifier(this=str(name), quoted=True))
+
+    def number(self, v: float):
+        return self.exp.Literal.number(repr(float(v)))
+
+    def literal(self, v):
+        exp = self.exp
+        if isinstance(v, str):
+            return exp.Literal.string(v)
+        if isinstance(v, (bool, np.bool_)):
+            return exp.Boolean(this=bool(v))
+        if isinstance(v, (int, np.integer)):
+            return exp.Literal.number(str(int(v)))
+        if isinstance(v, (float, np.floating)) and math.isfinite(v):
+            return self.number(v)
+        raise TypeError(f"category value {v!r} ({type(v).__name__}) has no SQL literal; rules on such a column "
+                        "can be exported as codes by converting the column to numbers before fitting")
+
+    def compare(self, col, op: str, v: float):
+        """``col op v`` for op in >=, >, <=, <; infinite v becomes the equivalent finite comparison."""
+        exp = self.exp
+        if math.isinf(v):
+            lower = op in (">=", ">")
+            if (lower and v < 0) or (not lower and v > 0):  # x > -inf / x < inf: every finite x and the other inf
+                if op in (">=", "<="):
+                    return exp.true()
+                op, v = (">=", -_DBL_MAX) if lower else ("<=", _DBL_MAX)
+            else:  # x >= inf / x <= -inf: only the infinity itself; x > inf / x < -inf: nothing
+                if op in (">", "<"):
+                    return exp.false()
+                op, v = (">", _DBL_MAX) if lower else ("<", -_DBL_MAX)
+        cls = {">=": exp.GTE, ">": exp.GT, "<=": exp.LTE, "<": exp.LT}[op]
+        return cls(this=self.col(col.name), expression=self.number(v))
+
+    def is_null(self, col):
+        return self.col(col.name).is_(self.exp.null())
+
+    def not_null(self, col):
+        return self.exp.Not(this=self.is_null(col))
+
+    def interval(self, c: Interval, col):
+        exp = self.exp
+        parts = []
+        if not (c.lower == -math.inf and c.lower_closed):
+            parts.append(self.compare(col, ">=" if c.lower_closed else ">", c.lower))
+        if not (c.upper == math.inf and c.upper_closed):
+            parts.append(self.compare(col, "<=" if c.upper_closed else "<", c.upper))
+        zero = exp.and_(self.compare(col, ">=", -ZERO_THRESHOLD), self.compare(col, "<=", ZERO_THRESHOLD), copy=False)
+        if c.missing:
+            inside = exp.and_(*parts, copy=False) if parts else exp.true()
+            return exp.or_(self.is_null(col), *([zero] if c.zero_missing else []), exp.paren(inside, copy=False),
+                           copy=False)
+        return exp.and_(self.not_null(col), *([exp.Not(this=exp.paren(zero, copy=False))] if c.zero_missing else []),
+                        *parts, copy=False)
+
+    def category(self, c: CategorySet, col, levels=None):
+        exp = self.exp
+        if levels is not None:  # the column holds the category values
+            vals = [self.literal(levels[k]) for k in c.codes if k < len(levels)]
+            inset = exp.In(this=self.col(col.name), expressions=vals) if vals else exp.false()
+        else:  # numeric codes, truncated toward zero: trunc(x) == k  <=>  lo (<=|<) x < k + 1
+            alts = [exp.and_(self.compare(col, ">=" if closed else ">", lo), self.compare(col, "<", k + 1.0),
+                             copy=False)
+                    for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes, c.strict_negative))]
+            inset = exp.or_(*alts, copy=False) if alts else exp.false()
+        if c.negate:
+            body = exp.Not(this=exp.paren(inset, copy=False)) if c.codes else exp.true()
+        else:
+            body = inset
+        if c.missing:
+            return exp.or_(self.is_null(col), exp.and_(self.not_null(col), body, copy=False), copy=False)
+        return exp.and_(self.not_null(col), body, copy=False)
+
+    def rule(self, rule, names, levels):
+        exp = self.exp
+        if not rule.conditions:
+            return exp.true()
+        conds = []
+        for c in rule.conditions:
+            col = self.col(names[c.feature])
+            conds.append(self.category(c, col, levels.get(c.feature)) if isinstance(c, CategorySet)
+                         else self.interval(c, col))
+        return exp.and_(*conds, copy=False)
+
+    def rules(self, rules, names, levels):
+        return self.exp.or_(*[self.rule(r, names, levels) for r in rules], copy=False) if rules else self.exp.false()
 
 
-def _interval_parts(c: Interval, col: str, AND: str, ge=">=", le="<="):
-    parts = []
-    if not (c.lower == -math.inf and c.lower_closed):
-        parts.append(f"{col} {ge if c.lower_closed else '>'} {_num(c.lower)}")
-    if not (c.upper == math.inf and c.upper_closed):
-        parts.append(f"{col} {le if c.upper_closed else '<'} {_num(c.upper)}")
-    return parts
+def _exact_sqlite_numbers(tree):
+    """Rewrite the number literals this Python's sqlite3 reads wrongly as exact products.
+
+    SQLite's own decimal parser (before 3.43) reads a few 16-17 digit literals one ulp
+    off (-426164542.6770567 among them), which would move a cut by one float64 step.
+    Such a literal becomes ``(CAST(m AS REAL) * 2^k)``: m an odd integer below 2^53, the
+    power of two split into integer factors of at most 2^62; every step is exact in IEEE
+    arithmetic, so the database gets the very float64 the rule holds.
+    """
+    import sqlite3
+
+    exp = _exp()
+    lits = {float(n.this) for n in tree.find_all(exp.Literal) if not n.is_string}
+    vals, wrong = sorted(lits), set()
+    con = sqlite3.connect(":memory:")
+    try:
+        for i in range(0, len(vals), 500):  # SQLite's default limit on result columns is 2000
+            chunk = vals[i:i + 500]
+            got = con.execute("SELECT " + ", ".join(repr(v) for v in chunk)).fetchone()
+            wrong.update(v for v, g in zip(chunk, got) if g != v)
+    finally:
+        con.close()
+    if not wrong:
+        return tree
+
+    def exact(node):
+        if not (isinstance(node, exp.Literal) and not node.is_string and float(node.this) in wrong):
+            return node
+        m, e = math.frexp(float(node.this))  # literals are non-negative (a sign is an exp.Neg around them)
+        mi, e = int(m * 2.0 ** 53), e - 53
+        while mi % 2 == 0:
+            mi, e = mi // 2, e + 1
+        out = exp.cast(exp.Literal.number(str(mi)), "REAL")
+        while e != 0:
+            step = max(-62, min(62, e))
+            factor = exp.Literal.number(str(2 ** abs(step)))
+            out = exp.Mul(this=out, expression=factor) if step > 0 else exp.Div(this=out, expression=factor)
+            e -= step
+        return exp.paren(out)
+
+    return tree.transform(exact)
+
+
+def _table(table):
+    """sqlglot table from a name (one identifier, quoted as it is) or a (catalog, db, table) tuple."""
+    exp = _exp()
+    parts = [table] if isinstance(table, str) else list(table) if isinstance(table, (tuple, list)) else None
+    if not parts or len(parts) > 3 or not all(isinstance(p, str) and p for p in parts):
+        raise TypeError("table must be a non-empty string (one identifier, used verbatim and quoted) or a tuple "
+                        f"of 1-3 non-empty strings (catalog, schema, table), got {table!r}")
+    parts = [None] * (3 - len(parts)) + parts
+    return exp.table_(parts[2], db=parts[1], catalog=parts[0], quoted=True)
+
+
+def _dialect(dialect):
+    if dialect is None:
+        return ""
+    if not isinstance(dialect, str):
+        raise TypeError(f"dialect must be a string such as {SQL_DIALECTS}, got {type(dialect).__name__}")
+    from sqlglot.dialects.dialect import Dialect
+    try:
+        Dialect.get_or_raise(dialect)
+    except ValueError:
+        raise ValueError(f"dialect {dialect!r} is not a sqlglot dialect; tested: {', '.join(SQL_DIALECTS)}") from None
+    return dialect
+
+
+def where_expression(rules, names, levels, dialect=None, pretty=False) -> str:
+    """The SQL boolean expression (in ``dialect``, parenthesised) that is true on the rows some rule covers."""
+    d = _dialect(dialect)
+    b = _SQLBuilder()
+    tree = b.exp.paren(b.rules(rules, names, levels), copy=False)
+    if d == "sqlite":
+        tree = _exact_sqlite_numbers(tree)
+    return tree.sql(dialect=d, pretty=pretty)
+
+
+def select_statement(rules, names, levels, table, dialect=None, pretty=False) -> str:
+    """``SELECT * FROM table WHERE <rules>`` in ``dialect``."""
+    d = _dialect(dialect)
+    b = _SQLBuilder()
+    tree = b.exp.select("*").from_(_table(table), copy=False).where(b.rules(rules, names, levels), copy=False)
+    if d == "sqlite":
+        tree = _exact_sqlite_numbers(tree)
+    return tree.sql(dialect=d, pretty=pretty)
 
 
 def _code_intervals(codes, strict_negative=False):
@@ -46,32 +230,13 @@ def _code_intervals(codes, strict_negative=False):
     return out
 
 
-def condition_sql(c, name: str, levels=None) -> str:
-    col = _sql_ident(name)
-    if isinstance(c, Interval):
-        parts = _interval_parts(c, col, "AND")
-        inside = " AND ".join(parts) if parts else "1 = 1"
-        zero = f"({col} >= {_num(-ZERO_THRESHOLD)} AND {col} <= {_num(ZERO_THRESHOLD)})"
-        if c.missing:
-            alts = [f"{col} IS NULL"] + ([zero] if c.zero_missing else []) + [f"({inside})"]
-            return "(" + " OR ".join(alts) + ")"
-        conj = [f"{col} IS NOT NULL"] + ([f"NOT {zero}"] if c.zero_missing else []) + parts
-        return "(" + " AND ".join(conj) + ")"
-    if levels is not None:  # the column holds category values
-        inset = f"{col} IN ({', '.join(_sql_lit(levels[k]) for k in c.codes if k < len(levels))})" \
-            if c.codes else "1 = 0"
-    else:  # numeric codes, truncated toward zero
-        alts = []
-        for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes, c.strict_negative)):
-            alts.append(f"({col} {'>=' if closed else '>'} {_num(lo)} AND {col} < {_num(k + 1.0)})")
-        inset = "(" + " OR ".join(alts) + ")" if alts else "1 = 0"
-    if c.negate:
-        body = f"NOT {inset}" if c.codes else "1 = 1"
-    else:
-        body = inset
-    if c.missing:
-        return f"({col} IS NULL OR ({col} IS NOT NULL AND {body}))"
-    return f"({col} IS NOT NULL AND {body})"
+def _interval_parts(c: Interval, col: str):
+    parts = []
+    if not (c.lower == -math.inf and c.lower_closed):
+        parts.append(f"{col} {'>=' if c.lower_closed else '>'} {_num(c.lower)}")
+    if not (c.upper == math.inf and c.upper_closed):
+        parts.append(f"{col} {'<=' if c.upper_closed else '<'} {_num(c.upper)}")
+    return parts
 
 
 def _q_ident(name: str) -> str:
@@ -82,7 +247,7 @@ def condition_query(c, name: str, levels=None) -> str:
     col = _q_ident(name)
     isnan = f"({col} != {col})"
     if isinstance(c, Interval):
-        parts = _interval_parts(c, col, "and")
+        parts = _interval_parts(c, col)
         inside = " and ".join(parts) if parts else "True"
         zero = f"({col} >= {_num(-ZERO_THRESHOLD)} and {col} <= {_num(ZERO_THRESHOLD)})"
         if c.missing:
@@ -106,18 +271,10 @@ def condition_query(c, name: str, levels=None) -> str:
     return f"({notnan} and {body})"
 
 
-def _rule_expr(rule, names, levels, condition, conj, true) -> str:
-    """The conjunction ``conj`` of a rule's conditions rendered by ``condition``; ``(true)`` for no condition."""
-    if not rule.conditions:
-        return f"({true})"
-    return "(" + f" {conj} ".join(condition(c, names[c.feature], levels.get(c.feature)
-                                            if isinstance(c, CategorySet) else None)
-                                  for c in rule.conditions) + ")"
-
-
-def rule_sql(rule, names, levels) -> str:
-    return _rule_expr(rule, names, levels, condition_sql, "AND", "1 = 1")
-
-
 def rule_query(rule, names, levels) -> str:
-    return _rule_expr(rule, names, levels, condition_query, "and", "True")
+    """A rule as a pandas query: the ``and`` of its conditions, ``(True)`` for none."""
+    if not rule.conditions:
+        return "(True)"
+    return "(" + " and ".join(condition_query(c, names[c.feature], levels.get(c.feature)
+                                              if isinstance(c, CategorySet) else None)
+                              for c in rule.conditions) + ")"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ._extract import TreeConditions, check_output
+from ._conditions import TreeConditions, check_output
 from ._rule import CategorySet, Interval
 
 __all__ = ["lightgbm_trees"]

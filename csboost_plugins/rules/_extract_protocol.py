@@ -7,13 +7,14 @@ import math
 import numpy as np
 
 from ..tree_protocol import TreeArrays, get_tree_arrays
-from ._extract import TreeConditions
+from ._conditions import TreeConditions
 from ._rule import Interval
 
 __all__ = ["protocol_trees"]
 
 
 def _tree(t: TreeArrays) -> TreeConditions:
+    t.validate()  # a tree built with validate=False (or edited in place) could loop or read out of range
     n = t.node_count
     cl, cr = [None] * n, [None] * n
     for i in np.flatnonzero(~t.is_leaf):

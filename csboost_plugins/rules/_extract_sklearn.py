@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._extract import TreeConditions, check_output
+from ._conditions import TreeConditions, check_output
 from ._rule import CategorySet, Interval, float32_le_bound
 
 __all__ = ["sklearn_trees"]

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ._extract import TreeConditions, check_output
+from ._conditions import TreeConditions, check_output
 from ._rule import CategorySet, Interval, float32_lt_bound
 
 __all__ = ["xgboost_trees"]

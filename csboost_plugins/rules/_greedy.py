@@ -50,8 +50,24 @@ def row_weights(y, w, fn_cost):
     return W
 
 
-def greedy(S, totals, criterion, budget, max_rules, cover):
-    """Select rules by precision on the uncovered rows until the budget is used.
+def check_prior(precision_prior):
+    """``precision_prior`` as a float >= 0 (ValueError naming it otherwise)."""
+    try:
+        prior = float(precision_prior)
+    except (TypeError, ValueError):
+        raise ValueError(f"precision_prior must be a finite number >= 0, got {precision_prior!r}") from None
+    if not (np.isfinite(prior) and prior >= 0):
+        raise ValueError(f"precision_prior must be a finite number >= 0, got {precision_prior!r}")
+    return prior
+
+
+def shrink_base(totals):
+    """(g0, m0): the average gain and gain + negative weight per row, the pseudo-rows of the prior."""
+    return totals[GAIN] / totals[ALL], (totals[GAIN] + totals[NEG]) / totals[ALL]
+
+
+def greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=0.0):
+    """Select rules by (shrunk) precision on the uncovered rows until the budget is used.
 
     Parameters
     ----------
@@ -66,8 +82,14 @@ def greedy(S, totals, criterion, budget, max_rules, cover):
     max_rules : int or None
         Cap on the number of rules.
     cover : callable
-        ``cover(r)`` takes the newly chosen rule r off the uncovered rows and returns
-        ``(sums of the rows it took (4,), their per-candidate sums (n_candidates, 4) or None)``.
+        ``cover(r, remaining)`` takes the newly chosen rule r off the uncovered rows
+        (``remaining``: budget weight left before r) and returns ``(sums of the rows it took
+        (4,), their per-candidate sums (n_candidates, 4) or None)``, optionally with a third
+        item ``stop`` (True: the rule as taken spends the budget, e.g. a budget-filling
+        refinement; selection ends after it).
+    precision_prior : float, default 0
+        p pseudo-rows: rank by ``(G + p g0) / (G + N + p m0)`` (:func:`shrink_base`)
+        instead of ``G / (G + N)``.
 
     Returns
     -------
@@ -81,6 +103,7 @@ def greedy(S, totals, criterion, budget, max_rules, cover):
     bcol = NEG if criterion == "fpr" else ALL
     limit = budget * totals[bcol]
     eps = 1e-12 * (totals[GAIN] + totals[NEG])
+    g0, m0 = shrink_base(totals)
     chosen = np.zeros(S.shape[0], dtype=bool)
     order, used, prefix = [], np.zeros(4), []
     while used[bcol] < limit and (max_rules is None or len(order) < max_rules):
@@ -89,7 +112,10 @@ def greedy(S, totals, criterion, budget, max_rules, cover):
         if not ok.any():
             break
         idx = np.flatnonzero(ok)
-        prec = S[idx, GAIN] / mass[idx]
+        if precision_prior:
+            prec = (S[idx, GAIN] + precision_prior * g0) / (mass[idx] + precision_prior * m0)
+        else:
+            prec = S[idx, GAIN] / mass[idx]
         best = idx[prec == prec.max()]
         if len(best) > 1:
             g = S[best, GAIN]
@@ -97,11 +123,13 @@ def greedy(S, totals, criterion, budget, max_rules, cover):
         r = int(best[0])
         chosen[r] = True
         order.append(r)
-        took, dS = cover(r)
+        took, dS, *stop = cover(r, limit - used[bcol])
         used += took
         if dS is not None:
             S -= dS
         prefix.append(used.copy())
+        if stop and stop[0]:
+            break
     prefix = np.asarray(prefix).reshape(-1, 4)
     rho = 1.0
     if len(order) and prefix[-1, bcol] > limit:

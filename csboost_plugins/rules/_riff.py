@@ -4,7 +4,7 @@ extract candidate rules, select a low-FPR rule set) as a scikit-learn estimator.
 from __future__ import annotations
 
 import inspect
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -51,36 +51,76 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     leaf (``nodes``); greedily select rules on the selection subset until the FPR
     (or alert rate) budget is met (:func:`riff_select`).
 
-    Parameters
-    ----------
-    estimator : tree model (default ``DecisionTreeClassifier(max_leaf_nodes=32)``);
-        anything :func:`extract_rules` reads. If its ``fit`` accepts cost keywords
-        and costs are given, the induction subset's costs are passed on.
-    max_fpr, max_alert_rate : the budget: an FPR budget (default 0.01), or, when
-        ``max_alert_rate`` is set, an alert-rate budget (max_fpr is then ignored).
-    selection_size : share of training rows used for selection.
-    sample_ratio : share of each part drawn into its subset.
-    positive_rate, selection_positive_rate : positive share of the subsets (None: natural).
-    nodes : "leaves" or "all" candidate nodes.
-    rank_by : "precision" (the paper) or "money" (money caught per false positive,
-        money = C_FN - C_TP per positive row; needs ``fn_cost`` or ``cost_matrix`` in fit).
-    random_state : seeds the split, the sampling and the estimator (when its own
-        random_state is None).
-
     Costs: ``fit(X, y, fn_cost=..., fp_cost=...)`` or ``cost_matrix=``; without costs the
     rule selection is the paper's count-based one (unit costs). Costs are routed
     with metadata routing (``set_fit_request``).
 
+    Parameters
+    ----------
+    estimator : tree model or list of tree models, optional
+        Default ``DecisionTreeClassifier(max_leaf_nodes=32)``; anything
+        :func:`extract_rules` reads. A list: each model is fitted on the induction
+        subset and their rules form one candidate pool (``estimator_`` is then the list
+        of fitted models). If a model's ``fit`` accepts cost keywords and costs are
+        given, the induction subset's costs are passed on.
+    max_fpr : float in (0, 1], default 0.01
+        FPR budget (ignored when ``max_alert_rate`` is set).
+    max_alert_rate : float in (0, 1], optional
+        Alert-rate budget instead of the FPR budget.
+    selection_size : float in (0, 1), default 0.5
+        Share of training rows used for selection.
+    sample_ratio : float in (0, 1], default 1.0
+        Share of each part drawn into its subset.
+    positive_rate : float in (0, 1) or None, default 0.3
+        Positive share of the induction subset (None: natural rate).
+    selection_positive_rate : float in (0, 1) or None, default None
+        Positive share of the selection subset (None: natural rate).
+    nodes : {"leaves", "all"}, default "leaves"
+        Candidate nodes.
+    rank_by : {"precision", "money"}, default "precision"
+        "precision" (the paper) or "money" (money caught per false positive, money =
+        C_FN - C_TP per positive row; needs ``fn_cost`` or ``cost_matrix`` in fit).
+    precision_prior : float >= 0, default 0
+        Passed to :func:`riff_select`.
+    refine : bool, default False
+        Passed to :func:`riff_select`; refined rules are new rules, not the model's paths.
+    prune : bool, default False
+        Passed to :func:`riff_select`; pruned rules are new rules, not the model's paths.
+    max_rules : int >= 1, optional
+        Passed to :func:`riff_select`.
+    random_state : int, RandomState or None
+        Seeds the split, the sampling and the estimator (when its own random_state
+        is None).
+
     Attributes
     ----------
-    estimator_ : the fitted tree model; candidates_ : list of Rule;
-    rule_set_ : the selected RuleSet; classes_, n_features_in_, feature_names_in_.
-    ``predict_proba(X)[:, 1]`` is the alert probability (1, rho for rows only the
-    randomised last rule covers, 0); ``predict`` is its rounding.
+    estimator_ : fitted tree model, or list of them
+        The model(s) fitted on the induction subset.
+    candidates_ : list of Rule
+        The candidate rules.
+    rule_set_ : RuleSet
+        The selected rules; ``predict_proba(X)[:, 1]`` is the alert probability (1, rho
+        for rows only the randomised last rule covers, 0) and ``predict`` its rounding.
+    classes_ : ndarray of shape (2,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen in fit.
+    feature_names_in_ : ndarray of str
+        Column names (pandas input only).
+    induction_index_, selection_index_ : ndarray of int
+        Training rows of the induction and selection subsets.
+
+    Notes
+    -----
+    Issue 16 (recall at 1 % FPR close to a boosted scorer with at most 20 rules): the
+    benchmark in ``benchmarks/results/rules.md`` uses ``positive_rate=None`` (with 30 %
+    positives a fraud induction set keeps too few negatives to resolve a 1 % FPR
+    region), ``precision_prior=50, prune=True, refine=True, max_rules=20`` and
+    ``estimator=[LGBMClassifier(30 trees, 16 leaves), XGBClassifier(30 trees, depth 6)]``.
     """
 
     _parameter_constraints = {
-        "estimator": [None, HasMethods(["fit"])],
+        "estimator": [None, HasMethods(["fit"]), list, tuple],
         "max_fpr": [None, _PInterval(Real, 0, 1, closed="right")],
         "max_alert_rate": [None, _PInterval(Real, 0, 1, closed="right")],
         "selection_size": [_PInterval(Real, 0, 1, closed="neither")],
@@ -89,12 +129,16 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "selection_positive_rate": [None, _PInterval(Real, 0, 1, closed="neither")],
         "nodes": [StrOptions({"leaves", "all"})],
         "rank_by": [StrOptions({"precision", "money"})],
+        "precision_prior": [_PInterval(Real, 0, None, closed="left")],
+        "refine": ["boolean"],
+        "prune": ["boolean"],
+        "max_rules": [None, _PInterval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
                  positive_rate=0.3, selection_positive_rate=None, nodes="leaves", rank_by="precision",
-                 random_state=None):
+                 precision_prior=0.0, refine=False, prune=False, max_rules=None, random_state=None):
         self.estimator = estimator
         self.max_fpr = max_fpr
         self.max_alert_rate = max_alert_rate
@@ -104,6 +148,10 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         self.selection_positive_rate = selection_positive_rate
         self.nodes = nodes
         self.rank_by = rank_by
+        self.precision_prior = precision_prior
+        self.refine = refine
+        self.prune = prune
+        self.max_rules = max_rules
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -164,21 +212,29 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
 
         if self.estimator is None:
             from sklearn.tree import DecisionTreeClassifier
-            est = DecisionTreeClassifier(max_leaf_nodes=32, random_state=rng.randint(2 ** 31 - 1))
+            ests = [DecisionTreeClassifier(max_leaf_nodes=32, random_state=rng.randint(2 ** 31 - 1))]
         else:
-            est = clone(self.estimator)
-            if est.get_params().get("random_state", 0) is None:  # seed it unless the user did
-                est.set_params(random_state=rng.randint(2 ** 31 - 1))
+            many = isinstance(self.estimator, (list, tuple))
+            ests = [clone(e) for e in (self.estimator if many else [self.estimator])]
+            if not ests or not all(hasattr(e, "fit") for e in ests):
+                raise ValueError("estimator must be a tree model or a non-empty list of tree models (with fit)")
+            for est in ests:
+                if est.get_params().get("random_state", 0) is None:  # seed it unless the user did
+                    est.set_params(random_state=rng.randint(2 ** 31 - 1))
         X_ind = _safe_indexing(X, ind)
-        fit_kw = {}
-        params = inspect.signature(est.fit).parameters
-        if w is not None and "sample_weight" in params:
-            fit_kw["sample_weight"] = w[ind]
-        if costs is not None and "cost_matrix" in params:
-            fit_kw["cost_matrix"] = costs[ind]
-        self.estimator_ = est.fit(X_ind, yb[ind], **fit_kw)
+        fitted = []
+        for est in ests:
+            fit_kw = {}
+            params = inspect.signature(est.fit).parameters
+            if w is not None and "sample_weight" in params:
+                fit_kw["sample_weight"] = w[ind]
+            if costs is not None and "cost_matrix" in params:
+                fit_kw["cost_matrix"] = costs[ind]
+            fitted.append(est.fit(X_ind, yb[ind], **fit_kw))
+        self.estimator_ = fitted if isinstance(self.estimator, (list, tuple)) else fitted[0]
         names = list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_") else None
-        self.candidates_ = extract_rules(self.estimator_, feature_names=names, nodes=self.nodes)
+        self.candidates_ = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names,
+                                         nodes=self.nodes)
         if not self.candidates_:
             raise ValueError("the fitted estimator has no split, so there is no candidate rule; use more data "
                              "or a deeper tree")
@@ -187,7 +243,9 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         self.rule_set_ = riff_select(self.candidates_, _safe_indexing(X, sel), yb[sel],
                                      sample_weight=None if w is None else w[sel],
                                      fn_cost=None if self.rank_by != "money"
-                                     else np.maximum(costs[sel, 1] - costs[sel, 2], 0.0), **budget)
+                                     else np.maximum(costs[sel, 1] - costs[sel, 2], 0.0),
+                                     precision_prior=self.precision_prior, refine=self.refine, prune=self.prune,
+                                     max_rules=self.max_rules, **budget)
         return self
 
     def _check(self, X):

@@ -82,15 +82,35 @@ def _check_flags(cond, names):
     """Store the boolean fields of a condition as bool; anything but bool / numpy bool is a TypeError."""
     for name in names:
         v = getattr(cond, name)
-        if not isinstance(v, (bool, np.bool_)):
+        if type(v) is bool:  # the common case, nothing to convert
+            continue
+        if not isinstance(v, np.bool_):
             raise TypeError(f"{type(cond).__name__}.{name} must be a bool, got {type(v).__name__} {v!r}")
         object.__setattr__(cond, name, bool(v))
+
+
+def _check_bound(cond, name):
+    """Store a bound as float; a non-number or NaN is a TypeError."""
+    v = getattr(cond, name)
+    if type(v) is float and v == v:
+        return
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or math.isnan(v):
+        raise TypeError(f"{type(cond).__name__}.{name} must be a number (not NaN), got {v!r}")
+    object.__setattr__(cond, name, float(v))
 
 
 def _fmt(v: float) -> str:
     if math.isfinite(v) and v == math.floor(v) and abs(v) < 1e15:
         return str(int(v)) if v != 0 else "0"
     return repr(float(v))
+
+
+def _display(text, v, op):
+    """A bound as the library printed it (``"< 0.300000012"``); lightgbm's zero cut (+-1e-35,
+    its ``kZeroThreshold`` between 0 and the next value) reads as 0, in the data's own terms."""
+    if abs(v) == ZERO_THRESHOLD:
+        return (text.split(" ", 1)[0] + " " if text else op) + "0"
+    return text or op + _fmt(v)
 
 
 def _tighter(a, ac, at, b, bc, bt, sign):
@@ -106,11 +126,22 @@ def _tighter(a, ac, at, b, bc, bt, sign):
 class Interval:
     """Numerical condition ``lower (<|<=) x[feature] (<|<=) upper``.
 
-    ``missing``: whether a missing value (NaN) satisfies the condition.
-    ``zero_missing``: lightgbm ``missing_type='Zero'``: ``|x| <= 1e-35`` is routed
-    like a missing value (by ``missing``) instead of by the interval.
-    ``lower_text`` / ``upper_text``: the library's own comparison (``">= 0.3"``),
-    only for display; evaluation uses the exact float64 bounds.
+    Parameters
+    ----------
+    feature : int
+        Column index.
+    lower, upper : float, default=-inf, inf
+        Exact float64 bounds (in the column's own unit).
+    lower_closed, upper_closed : bool, default=True
+        Whether each bound is included.
+    missing : bool, default=False
+        Whether a missing value (NaN) satisfies the condition.
+    zero_missing : bool, default=False
+        lightgbm ``missing_type='Zero'``: ``|x| <= 1e-35`` is routed like a missing
+        value (by ``missing``) instead of by the interval.
+    lower_text, upper_text : str, optional
+        The library's own comparison (``">= 0.3"``), only for display; evaluation
+        uses the exact float64 bounds.
     """
 
     feature: int
@@ -126,28 +157,49 @@ class Interval:
     kind = "interval"
 
     def __post_init__(self):
-        object.__setattr__(self, "feature", check_feature_index(self.feature, "Interval.feature"))
+        if type(self.feature) is not int or not 0 <= self.feature <= _INT64_MAX:
+            object.__setattr__(self, "feature", check_feature_index(self.feature, "Interval.feature"))
         _check_flags(self, ("lower_closed", "upper_closed", "missing", "zero_missing"))
-        for name in ("lower", "upper"):
-            v = getattr(self, name)
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                    or math.isnan(v):
-                raise TypeError(f"Interval.{name} must be a number (not NaN), got {v!r}")
-            object.__setattr__(self, name, float(v))
+        _check_bound(self, "lower")
+        _check_bound(self, "upper")
 
     @property
     def key(self):
+        """Hashable identity of the condition (display texts excluded)."""
         return ("i", self.feature, self.lower, self.lower_closed, self.upper, self.upper_closed,
                 self.missing, self.zero_missing)
 
     def is_empty_interval(self) -> bool:
+        """True if no number lies in the interval (missing values aside)."""
         return self.lower > self.upper or (self.lower == self.upper and not (self.lower_closed and self.upper_closed))
 
     def mergeable(self, other) -> bool:
+        """True if ``other`` constrains the same column the same way, so :meth:`merge` applies.
+
+        Parameters
+        ----------
+        other : Interval or CategorySet
+            Another condition.
+
+        Returns
+        -------
+        bool
+        """
         return isinstance(other, Interval) and other.feature == self.feature and other.zero_missing == self.zero_missing
 
     def merge(self, other: "Interval") -> "Interval":
-        """Intersection (x < 3 and x < 5 -> x < 3); missing satisfies both or neither."""
+        """Intersection with another interval on the same column.
+
+        Parameters
+        ----------
+        other : Interval
+            A mergeable interval.
+
+        Returns
+        -------
+        Interval
+            ``x < 3 and x < 5`` gives ``x < 3``; missing satisfies both or neither.
+        """
         lo, lc, lt = _tighter(self.lower, self.lower_closed, self.lower_text,
                               other.lower, other.lower_closed, other.lower_text, +1)
         hi, hc, ht = _tighter(self.upper, self.upper_closed, self.upper_text,
@@ -156,7 +208,18 @@ class Interval:
                        missing=self.missing and other.missing)
 
     def mask(self, x: np.ndarray) -> np.ndarray:
-        """Reference (numpy) evaluation on one float64 column."""
+        """Reference (numpy) evaluation on one column.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_samples,)
+            The column's values (float64; NaN is missing).
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            Where the condition holds.
+        """
         x = np.asarray(x, dtype=np.float64)
         with np.errstate(invalid="ignore"):
             inside = ((x > self.lower) | (self.lower_closed & (x == self.lower))) & \
@@ -167,10 +230,21 @@ class Interval:
         return np.where(special, self.missing, inside)
 
     def to_str(self, name: str) -> str:
+        """Readable text, e.g. ``"(amount > 120.5 or amount is missing)"``.
+
+        Parameters
+        ----------
+        name : str
+            The column's name.
+
+        Returns
+        -------
+        str
+        """
         has_lo = not (self.lower == -math.inf and self.lower_closed)
         has_hi = not (self.upper == math.inf and self.upper_closed)
-        lo = (self.lower_text or ((">= " if self.lower_closed else "> ") + _fmt(self.lower))) if has_lo else ""
-        hi = (self.upper_text or (("<= " if self.upper_closed else "< ") + _fmt(self.upper))) if has_hi else ""
+        lo = _display(self.lower_text, self.lower, ">= " if self.lower_closed else "> ") if has_lo else ""
+        hi = _display(self.upper_text, self.upper, "<= " if self.upper_closed else "< ") if has_hi else ""
         if has_lo and has_hi:
             op, val = lo.split(" ", 1)
             parts = [f"{val} {'<=' if op == '>=' else '<'} {name} {hi}"]
@@ -182,12 +256,18 @@ class Interval:
             parts = [f"{name} is not missing" if not self.missing else "True"]
         s = parts[0]
         if self.zero_missing:
-            s += f" (|{name}| <= 1e-35 counts as missing)"
+            s += f" ({name} = 0 counts as missing)"
         if self.missing and (has_lo or has_hi):
             s = f"({s} or {name} is missing)"
         return s
 
     def to_dict(self) -> dict:
+        """JSON-ready dict (infinite bounds as None).
+
+        Returns
+        -------
+        dict
+        """
         def num(v):
             return None if math.isinf(v) else v
         return {"kind": "interval", "feature": self.feature, "lower": num(self.lower),
@@ -197,6 +277,17 @@ class Interval:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Interval":
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            As returned by :meth:`to_dict`.
+
+        Returns
+        -------
+        Interval
+        """
         return cls(feature=int(d["feature"]),
                    lower=-math.inf if d["lower"] is None else float(d["lower"]), lower_closed=bool(d["lower_closed"]),
                    upper=math.inf if d["upper"] is None else float(d["upper"]), upper_closed=bool(d["upper_closed"]),
@@ -208,11 +299,22 @@ class Interval:
 class CategorySet:
     """Categorical condition: ``trunc(x[feature]) in codes`` (or ``not in`` when ``negate``).
 
-    Codes are the library's integer category codes (x is truncated toward zero as
-    xgboost and lightgbm do); a negative code is in no set. ``strict_negative``:
-    every x < 0 is in no set (xgboost); otherwise -1 < x < 0 truncates to code 0
-    (lightgbm). ``missing`` says whether NaN satisfies the condition. ``values``
-    optionally names the codes (pandas training categories) for display and SQL.
+    Parameters
+    ----------
+    feature : int
+        Column index.
+    codes : tuple of int, default=()
+        The library's integer category codes (x is truncated toward zero as
+        xgboost and lightgbm do); a negative code is in no set.
+    negate : bool, default=False
+        The condition is ``not in codes``.
+    missing : bool, default=False
+        Whether NaN satisfies the condition.
+    values : tuple, optional
+        Names of the codes (pandas training categories), for display and SQL.
+    strict_negative : bool, default=False
+        Every x < 0 is in no set (xgboost); otherwise -1 < x < 0 truncates to
+        code 0 (lightgbm).
     """
 
     feature: int
@@ -225,18 +327,43 @@ class CategorySet:
     kind = "category"
 
     def __post_init__(self):
-        object.__setattr__(self, "feature", check_feature_index(self.feature, "CategorySet.feature"))
+        if type(self.feature) is not int or not 0 <= self.feature <= _INT64_MAX:
+            object.__setattr__(self, "feature", check_feature_index(self.feature, "CategorySet.feature"))
         _check_flags(self, ("negate", "missing", "strict_negative"))
 
     @property
     def key(self):
+        """Hashable identity of the condition (display names excluded)."""
         return ("c", self.feature, self.codes, self.negate, self.missing, self.strict_negative)
 
     def mergeable(self, other) -> bool:
+        """True if ``other`` is a category condition on the same column, so :meth:`merge` applies.
+
+        Parameters
+        ----------
+        other : Interval or CategorySet
+            Another condition.
+
+        Returns
+        -------
+        bool
+        """
         return (isinstance(other, CategorySet) and other.feature == self.feature
                 and other.strict_negative == self.strict_negative)
 
     def merge(self, other: "CategorySet") -> "CategorySet":
+        """Intersection with another category condition on the same column.
+
+        Parameters
+        ----------
+        other : CategorySet
+            A mergeable condition.
+
+        Returns
+        -------
+        CategorySet
+            Rows satisfying both (missing satisfies both or neither).
+        """
         a, b = set(self.codes), set(other.codes)
         if not self.negate and not other.negate:
             codes, neg = a & b, False
@@ -247,6 +374,18 @@ class CategorySet:
         return replace(self, codes=tuple(sorted(codes)), negate=neg, missing=self.missing and other.missing)
 
     def mask(self, x: np.ndarray) -> np.ndarray:
+        """Reference (numpy) evaluation on one column of category codes.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_samples,)
+            Codes as floats (NaN is missing).
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            Where the condition holds.
+        """
         x = np.asarray(x, dtype=np.float64)
         nan = np.isnan(x)
         with np.errstate(invalid="ignore"):
@@ -257,11 +396,36 @@ class CategorySet:
         return np.where(nan, self.missing, inset != self.negate)
 
     def code_names(self, level_names=None):
+        """Display names of the codes.
+
+        Parameters
+        ----------
+        level_names : list, optional
+            The training categories (code k names ``level_names[k]``).
+
+        Returns
+        -------
+        list of str
+            ``repr`` of each category value, or the code itself when unnamed.
+        """
         if level_names is None:
             return [str(c) for c in self.codes]
         return [repr(level_names[c]) if c < len(level_names) else str(c) for c in self.codes]
 
     def to_str(self, name: str, level_names=None) -> str:
+        """Readable text, e.g. ``"channel in {'web', 'atm'}"``.
+
+        Parameters
+        ----------
+        name : str
+            The column's name.
+        level_names : list, optional
+            The training categories, to show values instead of codes.
+
+        Returns
+        -------
+        str
+        """
         items = ", ".join(self.code_names(level_names))
         s = f"{name} {'not in' if self.negate else 'in'} {{{items}}}"
         if self.missing and not self.negate:
@@ -271,11 +435,28 @@ class CategorySet:
         return s
 
     def to_dict(self) -> dict:
+        """JSON-ready dict.
+
+        Returns
+        -------
+        dict
+        """
         return {"kind": "category", "feature": self.feature, "codes": [int(c) for c in self.codes],
                 "negate": self.negate, "missing": self.missing, "strict_negative": self.strict_negative}
 
     @classmethod
     def from_dict(cls, d: dict) -> "CategorySet":
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            As returned by :meth:`to_dict`.
+
+        Returns
+        -------
+        CategorySet
+        """
         return cls(feature=int(d["feature"]), codes=tuple(int(c) for c in d["codes"]), negate=bool(d["negate"]),
                    missing=bool(d["missing"]), strict_negative=bool(d.get("strict_negative", False)))
 
@@ -302,15 +483,22 @@ class Rule:
 
     Parameters
     ----------
-    conditions : list of :class:`Interval` / :class:`CategorySet` (merged on creation).
-    feature_names : names indexed by the conditions' ``feature``.
-    sources : where the rule came from, e.g. ``[{"model": 0, "tree": 3, "node": 17}]``;
+    conditions : list of Interval or CategorySet
+        The conditions (conditions on one column are merged on creation).
+    feature_names : list of str, optional
+        Names indexed by the conditions' ``feature``.
+    sources : list of dict, optional
+        Where the rule came from, e.g. ``[{"model": 0, "tree": 3, "node": 17}]``;
         ``node`` is the library's own node / leaf id (``apply`` / ``pred_leaf``).
-    value : the source node's output (leaf value, score or P(y=1)), for information.
-    categories : ``{feature: list of category values}`` (the model's training categories)
-        used to recode pandas ``category`` columns, and numeric columns whose training
-        categories are numbers (HistGradientBoosting), by value; and to display / export values.
-    path : the unmerged root-to-node conditions (speeds selection up by sharing
+    value : float, optional
+        The source node's output (leaf value, score or P(y=1)), for information.
+    categories : dict, optional
+        ``{feature: list of category values}`` (the model's training categories),
+        used to recode pandas ``category`` columns, and numeric columns whose
+        training categories are numbers (HistGradientBoosting), by value; and to
+        display / export values.
+    path : list, optional
+        The unmerged root-to-node conditions (speeds selection up by sharing
         prefixes; not serialised).
     """
 
@@ -324,6 +512,7 @@ class Rule:
 
     @property
     def key(self):
+        """Hashable identity: the sorted condition keys (equal rules select equal rows)."""
         return tuple(sorted(c.key for c in self.conditions))
 
     def __eq__(self, other):
@@ -337,6 +526,7 @@ class Rule:
 
     @property
     def features(self) -> list:
+        """Sorted column indices the rule reads."""
         return sorted({c.feature for c in self.conditions})
 
     def _name(self, j: int) -> str:
@@ -345,7 +535,12 @@ class Rule:
         return f"x{j}"
 
     def is_empty(self) -> bool:
-        """True if no row can satisfy the rule (e.g. x < 3 and x >= 5, missing excluded)."""
+        """True if no row can satisfy the rule (e.g. x < 3 and x >= 5, missing excluded).
+
+        Returns
+        -------
+        bool
+        """
         for c in self.conditions:
             if isinstance(c, Interval) and c.is_empty_interval() and not c.missing:
                 return True
@@ -368,7 +563,17 @@ class Rule:
         return f"Rule({self})"
 
     def mask(self, X) -> np.ndarray:
-        """Rows of X selected by the rule (reference numpy evaluation; see RuleSet for the fast path)."""
+        """Rows of X selected by the rule (reference numpy evaluation; see RuleSet for the fast path).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to test (pandas columns matched by ``feature_names``).
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+        """
         from ._data import as_float_matrix
         Xf = as_float_matrix(X, [self], feature_names=self.feature_names)
         out = np.ones(Xf.shape[0], dtype=bool)
@@ -377,12 +582,31 @@ class Rule:
         return out
 
     def to_dict(self) -> dict:
+        """JSON-ready dict (conditions, sources, value, categories).
+
+        Returns
+        -------
+        dict
+        """
         return {"conditions": [c.to_dict() for c in self.conditions],
                 "sources": self.sources, "value": None if self.value is None else float(self.value),
                 "categories": {str(k): list(v) for k, v in self.categories.items()}}
 
     @classmethod
     def from_dict(cls, d: dict, feature_names=None) -> "Rule":
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            As returned by :meth:`to_dict`.
+        feature_names : list of str, optional
+            Column names.
+
+        Returns
+        -------
+        Rule
+        """
         return cls([condition_from_dict(c) for c in d["conditions"]], feature_names=feature_names,
                    sources=d.get("sources"), value=d.get("value"),
                    categories={int(k): v for k, v in d.get("categories", {}).items()})

@@ -8,11 +8,12 @@ import os
 
 import numpy as np
 
-from ..costs import FN, FP, TN, TP, check_binary_labels, check_costs
+from ..costs import check_binary_labels, check_costs
 from . import _dask
-from ._data import as_float_matrix, collect_categories
+from ._data import as_float_matrix, check_sample_weight, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
-from ._export import rule_query, rule_sql
+from ._export import rule_query, select_statement, where_expression
+from ._report import per_rule_table, set_metrics
 from ._rule import Rule
 from ._schema import check_ruleset_dict
 
@@ -24,13 +25,28 @@ class RuleSet:
 
     Parameters
     ----------
-    rules : list of :class:`Rule`, in selection order.
-    last_rule_probability : rho, the probability with which the last rule is in
-        force (RIFF section 3.2); every other rule is always in force. With
-        rho < 1 the expected FPR on the selection set equals the budget exactly.
-    feature_names : column names (pandas input is matched by name).
-    selection : optional dict of statistics on the selection set (filled by
-        :func:`riff_select`).
+    rules : list of Rule
+        The rules, in selection order.
+    last_rule_probability : float, default=1.0
+        rho, the probability with which the last rule is in force (RIFF section
+        3.2); every other rule is always in force. With rho < 1 the expected FPR on
+        the selection set equals the budget exactly.
+    feature_names : list of str, optional
+        Column names (pandas input is matched by name); taken from the rules when
+        None.
+    selection : dict, optional
+        Statistics on the selection set (filled by :func:`riff_select`).
+
+    Attributes
+    ----------
+    rules : list of Rule
+        The rules, in order.
+    last_rule_probability : float
+        rho.
+    feature_names : list of str or None
+        Column names.
+    selection : dict
+        Selection-set statistics (``tpr``, ``fpr`` per prefix of the rules, ...).
     """
 
     def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None):
@@ -62,7 +78,7 @@ class RuleSet:
 
     @property
     def rule_probabilities(self) -> np.ndarray:
-        """rho(c) for each rule: 1, ..., 1, rho."""
+        """Probability that each rule is in force: 1, ..., 1, rho (array of length ``len(self)``)."""
         p = np.ones(len(self.rules))
         if len(p):
             p[-1] = self.last_rule_probability
@@ -70,15 +86,16 @@ class RuleSet:
 
     def __str__(self):
         lines = []
-        tpr, fpr = (np.asarray(self.selection.get(k, [])) for k in ("tpr", "fpr"))
+        tpr, fpr, money = (np.asarray(self.selection.get(k, [])) for k in ("tpr", "fpr", "money_recall"))
         stats = len(tpr) == len(fpr) == len(self.rules)
         for i, r in enumerate(self.rules):
             tag = "" if i < len(self.rules) - 1 or self.last_rule_probability == 1.0 \
                 else f"   [in force with probability {self.last_rule_probability:.4g}]"
-            if stats:  # marginal recall / FPR the rule added on the selection set
+            if stats:  # marginal recall / FPR (/ share of the money at risk) the rule added on the selection set
                 d_tpr = tpr[i] - (tpr[i - 1] if i else 0.0)
                 d_fpr = fpr[i] - (fpr[i - 1] if i else 0.0)
-                tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f})"
+                d_money = f", +money recall {money[i] - (money[i - 1] if i else 0.0):.3f}" if len(money) == len(tpr) else ""
+                tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f}{d_money})"
             lines.append(f"{i + 1:>3}. IF {r}{tag}")
         return "\n".join(lines) if lines else "(empty rule set)"
 
@@ -111,7 +128,18 @@ class RuleSet:
         return (Xu if used else np.zeros((Xu.shape[0], 1))), cc_sub
 
     def apply(self, X) -> np.ndarray:
-        """Index of the first rule covering each row (-1: no rule), numba, vectorised over rows."""
+        """Index of the first rule covering each row.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route (NaN is missing; pandas columns matched by name).
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+            0-based rule index, -1 where no rule covers the row.
+        """
         if _dask.is_dask(X):  # a lazy dask array, partition by partition
             return _dask.apply(self, X)
         if not self.rules:
@@ -120,8 +148,19 @@ class RuleSet:
         return first_match(Xu, cc)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Probability that each row raises an alert: 1 if an always-on rule covers it,
-        rho if only the last rule does, 0 otherwise."""
+        """Probability that each row raises an alert.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to score.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+            1 if an always-on rule covers the row, rho if only the last rule does,
+            0 otherwise.
+        """
         if _dask.is_dask(X):
             return _dask.predict_proba(self, X)
         fm = self.apply(X)
@@ -131,10 +170,22 @@ class RuleSet:
     def predict(self, X, *, last_rule="round", random_state=None) -> np.ndarray:
         """0/1 alerts.
 
-        last_rule : how the randomised last rule is used: ``"round"`` (default; in
-            force iff rho > 1/2), ``"include"``, ``"exclude"`` (the budget then holds
-            for sure on the selection set), or ``"random"`` (in force with
-            probability rho, one draw for the whole rule set, ``random_state``).
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to flag.
+        last_rule : {"round", "include", "exclude", "random"}, default="round"
+            How the randomised last rule is used: ``"round"`` (in force iff
+            rho > 1/2), ``"include"``, ``"exclude"`` (the budget then holds for sure
+            on the selection set), or ``"random"`` (in force with probability rho,
+            one draw for the whole rule set).
+        random_state : int, RandomState or None, default=None
+            Seed of the draw for ``last_rule="random"``.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+            1 where an alert is raised.
         """
         rho = self.last_rule_probability
         if last_rule == "round":
@@ -155,7 +206,18 @@ class RuleSet:
         return ((fm >= 0) & (fm < limit)).astype(np.int64)
 
     def coverage(self, X) -> np.ndarray:
-        """Boolean matrix (n_rows, n_rules): does rule j cover row i."""
+        """Which rules cover which rows.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to test.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, n_rules)
+            Entry (i, j) is True iff rule j covers row i.
+        """
         if _dask.is_dask(X):
             return _dask.coverage(self, X)
         if not self.rules:
@@ -164,49 +226,79 @@ class RuleSet:
         return coverage_matrix(Xu, cc)
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                 cost_matrix=None) -> dict:
-        """Expected performance of the randomised rule set on (X, y).
+                 cost_matrix=None, per_rule=False):
+        """Expected performance of the randomised rule set on (X, y) (a holdout set).
 
-        Returns a dict: ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision``
-        (all expected under rho, weighted by ``sample_weight``), ``n_rules``, and,
-        when costs are given (per row, as everywhere in this package), ``money_caught``
-        = sum over caught positives of C_FN - C_TP (loss prevented), ``cost`` = expected
-        total cost and ``savings`` against the cheaper trivial policy.
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Holdout rows.
+        y : array-like of shape (n_samples,)
+            0/1 labels (1 = fraud).
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights (counts and money are weighted sums).
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``); without any cost only
+            the counting figures are returned.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        per_rule : bool, default=False
+            Return the per-rule table instead of the set-level dict.
+
+        Returns
+        -------
+        dict or pandas.DataFrame
+            See below.
+
+        Notes
+        -----
+        The dict holds ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision`` (all
+        expected under rho, weighted by ``sample_weight``) and ``n_rules``. With costs
+        (per row, as everywhere in this package; money in the costs' own unit) also:
+
+        - ``money_caught`` = sum over flagged positives of ``C_FN - C_TP`` (loss prevented),
+          ``money_at_risk`` (the same over all positives), ``money_recall`` (their ratio);
+        - ``alert_cost`` = sum over flagged negatives of ``C_FP - C_TN`` (false alerts);
+        - ``net_money`` = money_caught - alert_cost: money saved against running **no rules**;
+        - ``cost`` = expected total cost; ``cost_no_rules`` and ``cost_flag_all``, the two
+          trivial policies (``cost = cost_no_rules - net_money``);
+        - ``savings`` = ``(Cost_l - cost) / Cost_l`` against the cheaper trivial policy
+          ``Cost_l`` (ECSDT eq. 5), which ``savings_baseline`` names (``"no rules"`` or
+          ``"flag all"``), and ``savings_vs_no_rules`` = ``net_money / cost_no_rules``.
+
+        ``per_rule=True`` returns instead a pandas DataFrame, one row per rule in order
+        (index ``rule_no`` from 1): ``rule`` (its text, with the data's column and category
+        names), ``probability`` (1, or rho for the last rule); what the rule flags on its
+        own: ``flagged`` (weighted rows), ``tp``, ``fp``, ``precision``, ``recall``, ``fpr``,
+        ``money_caught``, ``alert_cost``, ``net_money``; what it adds to the rules above it
+        (rows no earlier rule flags, times its probability): ``new_tp``, ``new_fp``,
+        ``new_money_caught``, ``new_alert_cost``; and the set of rules 1..i:
+        ``set_recall``, ``set_fpr``, ``set_precision``, ``set_money_caught``,
+        ``set_alert_cost``, ``set_net_money`` (the last row equals the dict's figures).
+        Money columns appear only with costs.
 
         Dask collections (X, y, weights and per-row costs partitioned alike) are
-        evaluated in one pass over their partitions; the data never reaches the client.
+        evaluated in one pass over their partitions; the data never reaches the client
+        (the set-level dict only: ``per_rule=True`` needs in-memory data).
         """
         if _dask.is_dask(X):
+            if per_rule:
+                raise NotImplementedError("evaluate(per_rule=True) takes in-memory X (numpy or pandas); for dask "
+                                          "input evaluate a computed sample or use per_rule=False")
             return _dask.evaluate(self, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
                                   tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         y = check_binary_labels(y, name="y", require_both=False)
         p = self.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
-        w = np.ones(len(y)) if sample_weight is None else _check_sample_weight(sample_weight, len(y))
-        pos, neg = w * (y == 1), w * (y == 0)
-        tp, fp = float(p @ pos), float(p @ neg)
-        npos, nneg, ntot = float(pos.sum()), float(neg.sum()), float(w.sum())
-        out = {
-            "n_rules": len(self.rules),
-            "tpr": tp / npos if npos > 0 else float("nan"),
-            "fpr": fp / nneg if nneg > 0 else float("nan"),
-            "alert_rate": (tp + fp) / ntot if ntot > 0 else float("nan"),
-            "precision": tp / (tp + fp) if tp + fp > 0 else float("nan"),
-        }
+        w = np.ones(len(y)) if sample_weight is None else check_sample_weight(sample_weight, len(y))
+        c = None
         if fn_cost is not None or fp_cost is not None or cost_matrix is not None:
             c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
                             fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
-            prevented = c[:, FN] - c[:, TP]
-            out["money_caught"] = float((p * pos) @ prevented)
-            out["money_at_risk"] = float(pos @ prevented)
-            out["money_recall"] = out["money_caught"] / out["money_at_risk"] if out["money_at_risk"] > 0 \
-                else float("nan")
-            row = np.where(y == 1, p * c[:, TP] + (1 - p) * c[:, FN], p * c[:, FP] + (1 - p) * c[:, TN])
-            out["cost"] = float(row @ w)
-            base = min(float(np.where(y == 1, c[:, FN], c[:, TN]) @ w), float(np.where(y == 1, c[:, TP], c[:, FP]) @ w))
-            out["savings"] = (base - out["cost"]) / base if base > 0 else float("nan")
-        return out
+        if per_rule:
+            return per_rule_table(self, self.coverage(X), self.apply(X), y, w, c)
+        return set_metrics(p, y, w, c, len(self.rules))
 
     # ---------------------------------------------------------------- export
     def _names(self):
@@ -216,13 +308,33 @@ class RuleSet:
         return {j: names[j] if j < len(names) else f"x{j}" for j in used}
 
     def to_dict(self) -> dict:
+        """The rule set as plain Python (the content of :meth:`to_json`).
+
+        Returns
+        -------
+        dict
+            ``format``, ``feature_names``, ``last_rule_probability``, ``rules``, ``selection``.
+        """
         return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
                 "last_rule_probability": self.last_rule_probability,
                 "rules": [r.to_dict() for r in self.rules],
                 "selection": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.selection.items()}}
 
     def to_json(self, path=None, **kwargs) -> str:
-        """JSON text (exact float64 bounds, so rows are selected identically after a round trip)."""
+        """JSON text of the rule set (exact float64 bounds: rows are selected identically after a round trip).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Also write the text to this file.
+        **kwargs
+            Passed to :func:`json.dumps` (e.g. ``indent=2``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         s = json.dumps(self.to_dict(), **kwargs)
         if path is not None:
             with open(path, "w") as fh:
@@ -296,22 +408,66 @@ class RuleSet:
             raise ValueError("from_json: the JSON is nested too deeply to be a rule set") from None
         return cls.from_dict(d)
 
-    def to_sql(self, table="transactions", *, last_rule="round", where_only=False) -> str:
+    def to_sql(self, table="transactions", *, dialect=None, last_rule="round", where_only=False,
+               pretty=False) -> str:
         """``SELECT * FROM table WHERE ...`` selecting the alerts (or only the WHERE expression).
 
-        Columns are named by ``feature_names``; NULL is missing. Category rules on
-        pandas categoricals compare category values; on numeric codes they compare
-        ``trunc(x)`` through intervals. ``last_rule`` as in :meth:`predict`.
+        Written by sqlglot for the dialect; needs ``pip install sqlglot`` (the ``sql`` extra).
+
+        Parameters
+        ----------
+        table : str or tuple of str, default="transactions"
+            One name, quoted verbatim (``"t; DROP TABLE users; --"`` is a table of
+            that name, not a second statement), or ``(schema, table)`` /
+            ``(catalog, schema, table)``. Column names come from ``feature_names`` and
+            are quoted the same way.
+        dialect : str, optional
+            ``"spark"``, ``"snowflake"``, ``"bigquery"``, ``"postgres"``, ``"duckdb"``,
+            ``"sqlite"`` (tested), any other sqlglot dialect, or None for generic SQL.
+        last_rule : {"round", "include", "exclude"}, default="round"
+            As in :meth:`predict`.
+        where_only : bool, default=False
+            Return only the parenthesised boolean expression.
+        pretty : bool, default=False
+            Indent the SQL.
+
+        Returns
+        -------
+        str
+            The SQL text.
+
+        Notes
+        -----
+        - Cuts are the rules' exact float64 bounds written as shortest round-trip decimals,
+          so a column holding the float64 values the model saw is split exactly as the
+          model split it (xgboost's float32 comparison ``float32(x) < t`` becomes the
+          float64 midpoint bound with the right ``<`` / ``<=``). For SQLite, a literal the
+          local sqlite3 library would read one ulp off is written as an exact product.
+        - Missing values are SQL NULL and go where the model sends NaN. Store NaN as NULL:
+          a NaN *value* in a DOUBLE column sorts above every number in Postgres, DuckDB,
+          Spark and Snowflake.
+        - Category rules on pandas categoricals compare category values (``IN (...)``);
+          on numeric codes they compare ``trunc(x)`` through intervals.
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
-        where = " OR ".join(rule_sql(r, names, levels) for r in rules) if rules else "1 = 0"
         if where_only:
-            return where
-        return f"SELECT * FROM {table} WHERE {where}"
+            return where_expression(rules, names, levels, dialect=dialect, pretty=pretty)
+        return select_statement(rules, names, levels, table, dialect=dialect, pretty=pretty)
 
     def to_pandas_query(self, *, last_rule="round") -> str:
-        """Expression for ``df.query(expr, engine="python")`` selecting the alerts."""
+        """Expression for ``df.query(expr, engine="python")`` selecting the alerts.
+
+        Parameters
+        ----------
+        last_rule : {"round", "include", "exclude"}, default="round"
+            As in :meth:`predict`.
+
+        Returns
+        -------
+        str
+            A pandas query string.
+        """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
         return " or ".join(rule_query(r, names, levels) for r in rules) if rules else "False"
@@ -322,18 +478,3 @@ class RuleSet:
         rho = self.last_rule_probability
         on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
         return self.rules if on else self.rules[:-1]
-
-
-def _check_sample_weight(sample_weight, n: int) -> np.ndarray:
-    """Finite non-negative float64 weights of length n (a negative or NaN weight makes every rate NaN)."""
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"sample_weight must be numeric, got {type(sample_weight).__name__}") from exc
-    if not np.isfinite(w).all():
-        raise ValueError(f"sample_weight contains {int((~np.isfinite(w)).sum())} NaN or infinite value(s)")
-    if (w < 0).any():
-        raise ValueError(f"sample_weight must be >= 0, got {int((w < 0).sum())} negative value(s)")
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
-    return w

@@ -8,12 +8,22 @@ from ..costs import check_binary_labels
 from . import _dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
-from ._greedy import NEG, POS, greedy, row_weights, selection_stats
+from ._greedy import (
+    ALL,
+    GAIN,
+    NEG,
+    POS,
+    check_prior,
+    greedy,
+    row_weights,
+    selection_stats,
+    shrink_base,
+)
+from ._refine import conditions_mask, prune_rule, refine_rule
 from ._rule import Rule
 from ._ruleset import RuleSet
 
 __all__ = ["riff_select"]
-
 
 
 def _check_rate(v, name):
@@ -24,49 +34,84 @@ def _check_rate(v, name):
 
 
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fn_cost=None,
-                max_rules=None) -> RuleSet:
+                max_rules=None, precision_prior=0.0, refine=False, prune=False) -> RuleSet:
     """Greedy low-FPR rule selection (RIFF Algorithm 1) on a selection set.
 
     Starting from no rule, repeatedly add the candidate with the highest precision
     on the rows not yet covered, ``Precision(c; D') = |cov(c; D'+)| / |cov(c; D')|``,
     and remove the rows it covers, while ``FPR(S) < max_fpr``. The last rule r_l
-    (the one that crosses the budget) is kept with probability
+    (the one that crosses the budget) is kept with probability::
 
-        rho = (FPR_max - FPR(S_{l-1})) / (FPR(S_l) - FPR(S_{l-1})),
+        rho = (FPR_max - FPR(S_{l-1})) / (FPR(S_l) - FPR(S_{l-1}))
 
     so the expected FPR on the selection set equals ``max_fpr`` exactly and the
     expected TPR is ``(1 - rho) TPR(S_{l-1}) + rho TPR(S_l)``.
 
-    Parameters
-    ----------
-    candidates : list of :class:`Rule` (e.g. from :func:`extract_rules`).
-    X, y : the selection set (numpy or pandas; y in {0, 1}); or dask collections (data larger
-        than memory; y, sample_weight and fn_cost partitioned like X): one pass over the
-        partitions per greedy step, same selection (:mod:`csboost_plugins.rules._dask`).
-    max_fpr : FPR budget (default 0.01). FPR = covered negative weight / negative weight.
-    max_alert_rate : alternative budget on the alert rate (covered weight / total
-        weight); give either this or ``max_fpr``.
-    sample_weight : row weights (counts in every rate and precision).
-    fn_cost : per-row money at stake on positives (C_FN, e.g. the amount). When
-        given, rules are ranked by *money precision*
-        ``sum_{cov+} w C_FN / (sum_{cov+} w C_FN + sum_{cov-} w)``, i.e. by money caught
-        per false positive, instead of count precision; the budget is unchanged.
-    max_rules : optional cap on the number of rules.
-
     Ties in precision go to the rule covering more positive weight (money), then
     to the earlier candidate. Candidates covering no uncovered row are skipped.
     If all candidates together stay within budget, every useful rule is kept and
-    rho = 1.
+    rho = 1. Without ``precision_prior``, ``prune`` and ``refine`` the selection is
+    the paper's Algorithm 1 exactly.
+
+    Parameters
+    ----------
+    candidates : list of Rule or RuleSet
+        Candidate rules, e.g. from :func:`extract_rules`.
+    X : numpy array, pandas DataFrame or dask collection, shape (n_rows, n_features)
+        The selection set. Dask collections (data larger than memory; ``y``,
+        ``sample_weight`` and ``fn_cost`` partitioned like X) take one pass over the
+        partitions per greedy step and give the same selection
+        (:mod:`csboost_plugins.rules._dask`); ``prune`` and ``refine`` need the rows in
+        memory and raise NotImplementedError there.
+    y : array-like of shape (n_rows,)
+        Labels in {0, 1}.
+    max_fpr : float in (0, 1], optional
+        FPR budget (default 0.01); FPR = covered negative weight / negative weight.
+    max_alert_rate : float in (0, 1], optional
+        Alternative budget on the alert rate (covered weight / total weight); give
+        either this or ``max_fpr``.
+    sample_weight : array-like of shape (n_rows,), optional
+        Row weights (count in every rate and precision).
+    fn_cost : float or array-like of shape (n_rows,), optional
+        Money at stake on positives (C_FN, e.g. the amount, in money units). When given,
+        rules are ranked by money precision
+        ``sum_{cov+} w C_FN / (sum_{cov+} w C_FN + sum_{cov-} w)`` (money caught per false
+        positive) instead of count precision; the budget is unchanged.
+    max_rules : int, optional
+        Cap on the number of rules.
+    precision_prior : float >= 0, default 0
+        p pseudo-rows. Rules are ranked by the shrunk precision
+        ``(G + p g0) / (G + N + p m0)`` (G: covered gain, N: covered negative weight on D';
+        g0, m0: the selection set's average gain and gain + negative weight per row), as if
+        each rule also covered p rows at the selection set's base rate. Rules covering few
+        rows are pulled toward the base rate: broad rules win (fewer rules for the budget)
+        and the winner's curse of ranking by observed precision is damped. The issue-16
+        benchmark (``benchmarks/bench_rules_recall.py``) uses 50 with ``max_rules=20``.
+    prune : bool, default False
+        After a rule is picked, drop its conditions one at a time (best first) while the
+        score on D' does not fall (``csboost_plugins.rules._refine.prune_rule``).
+    refine : bool, default False
+        After a rule is picked (and pruned), move each finite interval bound to the cut
+        between two observed values of D' that maximises the score without giving up
+        covered gain. The rule that would cross the budget instead gets the cut with the
+        most gain that fits the remaining budget (selection then stops; rho = 1) rather
+        than a coin flip (``csboost_plugins.rules._refine.refine_rule``).
 
     Returns
     -------
-    RuleSet with ``last_rule_probability`` = rho and ``selection`` statistics:
-    per-prefix ``fpr``, ``tpr``, ``alert_rate`` (and ``money_recall``), and
-    ``expected_fpr``, ``expected_tpr``, ``expected_alert_rate``.
+    RuleSet
+        ``last_rule_probability`` = rho; ``selection`` holds per-prefix ``fpr``,
+        ``tpr``, ``alert_rate`` (and ``money_recall``), ``expected_fpr``,
+        ``expected_tpr``, ``expected_alert_rate`` and ``candidate_index``.
+
+    Notes
+    -----
+    Pruned or refined rules are new rules: they no longer route rows like the tree node
+    they came from (every unmodified rule still does, exactly). Their ``sources`` keep
+    that node with ``"modified"`` set to ``"pruned"``, ``"refined"`` or
+    ``"pruned+refined"``; the JSON export keeps it.
     """
-    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
-        return _dask.riff_select(candidates, X, y, max_fpr=max_fpr, max_alert_rate=max_alert_rate,
-                                 sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules)
+    prior = check_prior(precision_prior)
     if isinstance(candidates, RuleSet):
         candidates = candidates.rules
     candidates = list(candidates)
@@ -80,6 +125,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         criterion, budget = "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
     else:
         criterion, budget = "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
+    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+        return _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior,
+                               refine=refine, prune=prune)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
     y = check_binary_labels(y, name="y", require_both=True)
@@ -99,18 +147,46 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     trie = ConditionTrie(candidates)
     cc = compile_conditions(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
-    state = {"uncovered": np.arange(n, dtype=np.int64)}
+    state = {"uncovered": np.arange(n, dtype=np.int64), "rules": []}
+    bcol = NEG if criterion == "fpr" else ALL
+    g0, m0 = shrink_base(totals)
 
-    def cover(r):
+    def cover(r, remaining):
         uncovered = state["uncovered"]
-        hit = rule_mask_rows(Xf, uncovered, r, cc)
+        rule, stop = candidates[r], False
+        if refine or prune:  # on D' = the uncovered rows, with the same score as the ranking
+            Xu, gu, nu = Xf[uncovered], W[uncovered, GAIN], W[uncovered, NEG]
+            if prune:
+                rule = prune_rule(rule, Xu, gu, nu, prior, g0, m0)
+            if refine:
+                rule = refine_rule(rule, Xu, gu, nu, prior, g0, m0)
+                cu = W[uncovered, bcol]
+                if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
+                    # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
+                    filled = refine_rule(rule, Xu, gu, nu, prior, g0, m0, cost=cu, max_cost=remaining)
+                    stop, rule = filled is not rule, filled
+        state["rules"].append(rule)
+        hit = rule_mask_rows(Xf, uncovered, r, cc) if rule is candidates[r] else conditions_mask(rule.conditions, Xu)
         new = uncovered[hit]
         state["uncovered"] = uncovered[~hit]
         if not len(new):
-            return np.zeros(4), None
+            return np.zeros(4), None, stop
         Wn = W[new]
-        return Wn.sum(axis=0), trie.sums(Xf, new, Wn)
+        return Wn.sum(axis=0), trie.sums(Xf, new, Wn), stop
 
-    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover)
+    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior)
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
+    return RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)
+
+
+def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior, *, refine, prune):
+    """riff_select's greedy on dask collections (validated arguments); refine/prune need rows in memory."""
+    for name, on in (("refine", refine), ("prune", prune)):
+        if on:
+            raise NotImplementedError(f"{name}=True needs the uncovered rows in memory; it is not supported "
+                                      "on dask input (select on a sample, or without it)")
+    order, rho, sel = _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget,
+                                        sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules,
+                                        precision_prior=prior)
+    names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)

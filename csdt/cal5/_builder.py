@@ -1,21 +1,22 @@
 """CAL5_OC tree construction (paper section 4.2, function CAL5_OC(M, alpha, S_max)).
 
-A fitted tree is kept twice:
-
-* multiway, as the paper draws it (a decision node per attribute, one branch per
-  interval) -- used for printing;
-* as flat binary arrays (:class:`csboost_plugins.tree_protocol.TreeArrays`), each
-  multiway node written as a chain of binary interval splits on the same
-  attribute ``x <= b_0``, ``x <= b_1``, ... -- used for prediction and rules.
+The tree grows multiway, as the paper draws it (a decision node per attribute, one
+branch per interval, :class:`CAL5Tree`), and is converted at the end of fitting to the
+project's fitted-tree form (:class:`csboost_plugins.tree_protocol.TreeArrays`): each
+multiway node is written as a chain of binary interval splits on the same attribute
+``x <= b_0``, ``x <= b_1``, ..., the extra ``chain`` marking the chain's inner nodes.
+Prediction and rules read those arrays; the multiway view is derived from them for
+display only (:func:`multiway_view`, :func:`export_text`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from csboost_plugins.tree_protocol import TreeArrays, apply_tree_arrays
+from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
+from .._apply import apply_one
 from ._intervals import NO_DOMINANT, UNDECIDED, attribute_intervals, meta_decision
 
 # why a node is a leaf
@@ -29,7 +30,7 @@ LEAF_KINDS = {
 
 
 class CAL5Tree:
-    """Fitted CAL5/CAL5_OC tree (multiway nodes plus their binary-chain arrays)."""
+    """A CAL5/CAL5_OC tree while it grows (multiway nodes)."""
 
     def __init__(self, n_classes: int):
         self.n_classes = n_classes
@@ -44,9 +45,6 @@ class CAL5Tree:
         self.leaf_kind: list[str] = []
         self.depth: list[int] = []
         self.info: list[float] = []
-        self.binary: TreeArrays | None = None
-        self.binary_proba: np.ndarray | None = None
-        self.binary_leaf_kind: np.ndarray | None = None
 
     # -- construction -------------------------------------------------------------------
     def _add_node(self, counts, cost_sums, status, depth):
@@ -94,8 +92,9 @@ def _stats(k, c, n_classes):
             np.bincount(k, weights=c, minlength=n_classes))
 
 
-def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=True) -> CAL5Tree:
-    """Grow a CAL5_OC tree on validated float64 X (n, d), class indices k and costs c >= 0."""
+def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=True) -> TreeArrays:
+    """Grow a CAL5_OC tree on validated float64 X (n, d), class indices k and costs c >= 0;
+    returns its binary-chain :class:`TreeArrays` (see :func:`to_tree_arrays`)."""
     tree = CAL5Tree(n_classes)
     counts, costs = _stats(k, c, n_classes)
     status = _aot.run("cal5_meta_decision", meta_decision, counts, costs, alpha, s_max)
@@ -137,8 +136,7 @@ def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=Tr
             stack.append((child, sub, f))
     if merge_leaves:
         _merge_same_class_leaves(tree)
-    _to_binary(tree)
-    return tree
+    return to_tree_arrays(tree)
 
 
 def _merge_same_class_leaves(tree: CAL5Tree) -> None:
@@ -173,14 +171,24 @@ def _merge_same_class_leaves(tree: CAL5Tree) -> None:
             tree.thresholds[i] = np.asarray(new_b)
 
 
-def _to_binary(tree: CAL5Tree) -> None:
-    """Write each multiway node as a chain of binary splits ``x <= b_t`` (left = interval t)."""
-    left, right, feat, thr, cnt, cst, lab, kind = [], [], [], [], [], [], [], []
+def to_tree_arrays(tree: CAL5Tree) -> TreeArrays:
+    """Write each multiway node as a chain of binary splits ``x <= b_t`` (left = interval t).
 
-    def alloc(counts, costs, label, node=-1):
+    Extras: ``proba`` (n_nodes, n_classes) p^c(k_j | node) (eq. 26), ``counts`` and
+    ``cost_sums`` per class, ``leaf_kind`` (why a leaf is a leaf, :data:`LEAF_KINDS`),
+    ``chain`` (True on a chain's inner nodes: the union of a multiway node's remaining
+    intervals), ``info`` (I^c of the split, eq. 10, bits; NaN elsewhere) and ``depth``
+    (multiway depth).
+    """
+    left, right, feat, thr, cnt, cst, lab, kind, chain, info, depth = ([] for _ in range(11))
+
+    def alloc(counts, costs, label, node=-1, head=-1):
         left.append(-1), right.append(-1), feat.append(-1), thr.append(np.nan)
         cnt.append(counts), cst.append(costs), lab.append(label)
         kind.append(tree.leaf_kind[node] if node >= 0 else "")
+        chain.append(node < 0)
+        info.append(tree.info[node] if node >= 0 else np.nan)
+        depth.append(tree.depth[node if node >= 0 else head])
         return len(left) - 1
 
     root = alloc(tree.counts[0], tree.cost_sums[0], tree.label[0], 0)
@@ -200,7 +208,7 @@ def _to_binary(tree: CAL5Tree) -> None:
                 # chain node: the union of intervals s+1 .. T of this attribute
                 sc = np.sum([tree.counts[j] for j in ch[s + 1:]], axis=0)
                 sw = np.sum([tree.cost_sums[j] for j in ch[s + 1:]], axis=0)
-                nxt = alloc(sc, sw, _bayes_class(sc, sw))
+                nxt = alloc(sc, sw, _bayes_class(sc, sw), head=i)
             else:
                 nxt = alloc(tree.counts[ch[-1]], tree.cost_sums[ch[-1]], tree.label[ch[-1]], ch[-1])
                 stack.append((ch[-1], nxt))
@@ -213,46 +221,77 @@ def _to_binary(tree: CAL5Tree) -> None:
                      counts / counts.sum(axis=1, keepdims=True))
     rows = np.arange(len(label))
     value = proba[:, 1] if tree.n_classes == 2 else proba[rows, label]
-    tree.binary = TreeArrays(
-        children_left=left, children_right=right, feature=feat, threshold=thr,
-        missing_left=np.zeros(len(left), bool), value=value, label=label,
-        n_samples=counts.sum(axis=1), node_cost=totals[:, 0] - costs[rows, label],
-        left_inclusive=True,
+    return TreeArrays(
+        left, right, feat, thr, np.zeros(len(left), bool), value, label=label,
+        n_node_samples=counts.sum(axis=1), node_cost=totals[:, 0] - costs[rows, label], left_inclusive=True,
+        extras={"proba": proba, "counts": counts, "cost_sums": costs, "leaf_kind": np.array(kind, dtype=object),
+                "chain": np.array(chain, bool), "info": np.array(info, np.float64),
+                "depth": np.array(depth, np.int64)},
     )
-    tree.binary_proba = proba
-    tree.binary_leaf_kind = np.array(kind, dtype=object)  # why each binary leaf is a leaf (LEAF_KINDS)
 
 
-def predict_leaf(tree: CAL5Tree, X) -> np.ndarray:
-    """Binary-chain leaf of every row (vectorised walk)."""
-    return apply_tree_arrays(tree.binary, X)
+def predict_leaf(tree: TreeArrays, X) -> np.ndarray:
+    """Binary-chain leaf of every row."""
+    return apply_one(tree, np.ascontiguousarray(X, dtype=np.float64))
 
 
-def export_text(tree: CAL5Tree, feature_names, class_names, decimals=4) -> str:
+def multiway_view(tree: TreeArrays) -> list[dict]:
+    """The multiway tree (display only), derived from the binary chain: one dict per
+    multiway node in pre-order (index 0 the root) with ``node`` (its binary id),
+    ``feature`` (-1 at leaves), ``thresholds``, ``children`` (indices into the list),
+    ``label``, ``leaf_kind``, ``counts``, ``cost_sums``, ``info`` and ``depth``."""
+    out = []
+
+    def visit(b):
+        me = len(out)
+        out.append({"node": b, "feature": -1, "thresholds": np.empty(0), "children": [],
+                    "label": int(tree.label[b]), "leaf_kind": tree.leaf_kind[b], "counts": tree.counts[b],
+                    "cost_sums": tree.cost_sums[b], "info": float(tree.info[b]), "depth": int(tree.depth[b])})
+        if tree.children_left[b] == -1:
+            return me
+        bounds, kids, cur = [], [], b
+        while True:  # walk the chain: left children are the intervals, the last right one too
+            bounds.append(tree.threshold[cur])
+            kids.append(tree.children_left[cur])
+            nxt = tree.children_right[cur]
+            if not tree.chain[nxt]:
+                kids.append(nxt)
+                break
+            cur = nxt
+        out[me]["feature"], out[me]["thresholds"] = int(tree.feature[b]), np.asarray(bounds)
+        out[me]["children"] = [visit(k) for k in kids]
+        return me
+
+    visit(0)
+    return out
+
+
+def export_text(tree: TreeArrays, feature_names, class_names, decimals=4) -> str:
     """Indented text of the multiway tree: one line per interval, leaves with class and p^c."""
     lines = []
+    nodes = multiway_view(tree)
 
     def fmt(v):
         return f"{v:.{decimals}g}"
 
     def describe(i):
-        counts, costs = tree.counts[i], tree.cost_sums[i]
+        counts, costs = nodes[i]["counts"], nodes[i]["cost_sums"]
         tot = costs.sum()
         pc = costs / tot if tot > 0 else counts / counts.sum()
         pcs = ", ".join(f"{class_names[j]}: {pc[j]:.3f}" for j in range(len(pc)))
-        return (f"class {class_names[tree.label[i]]}  [{LEAF_KINDS[tree.leaf_kind[i]]}; "
+        return (f"class {class_names[nodes[i]['label']]}  [{LEAF_KINDS[nodes[i]['leaf_kind']]}; "
                 f"n={int(counts.sum())}, p^c=({pcs})]")
 
     def walk(i, indent):
-        if tree.feature[i] < 0:
+        if nodes[i]["feature"] < 0:
             lines.append(indent + describe(i))
             return
-        name = feature_names[tree.feature[i]]
-        bounds = [-np.inf, *tree.thresholds[i], np.inf]
-        for t, child in enumerate(tree.children[i]):
+        name = feature_names[nodes[i]["feature"]]
+        bounds = [-np.inf, *nodes[i]["thresholds"], np.inf]
+        for t, child in enumerate(nodes[i]["children"]):
             lo, hi = bounds[t], bounds[t + 1]
             interval = f"{name} in ({fmt(lo)}, {fmt(hi)}{')' if np.isinf(hi) else ']'}"
-            if tree.feature[child] < 0:
+            if nodes[child]["feature"] < 0:
                 lines.append(f"{indent}{interval}: {describe(child)}")
             else:
                 lines.append(f"{indent}{interval}:")

@@ -28,7 +28,9 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csboost_plugins.costs import FN, FP, TN, TP, check_costs
+from csboost_plugins.costs import check_costs
+from csboost_plugins.decision_costs import misclassification_costs
+from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
 from ._builder import build_tree, export_text, predict_leaf
@@ -118,7 +120,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         cm = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=0.0 if tp_cost is None else tp_cost,
                          tn_cost=0.0 if tn_cost is None else tn_cost, cost_matrix=cost_matrix)
         # only cost differences matter for the decision: regret of the wrong class
-        c = np.where(y_idx == 1, cm[:, FN] - cm[:, TP], cm[:, FP] - cm[:, TN])
+        c = np.where(y_idx == 1, *misclassification_costs(cm))
         if (c < 0).any():
             raise ValueError(f"{int((c < 0).sum())} example(s) have C_FN < C_TP (positives) or C_FP < C_TN "
                              f"(negatives): a misclassification must not cost less than a correct decision")
@@ -157,13 +159,13 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.tree_.binary_proba[predict_leaf(self.tree_, X)]
+        return self.tree_.proba[predict_leaf(self.tree_, X)]
 
     def predict(self, X):
         """Class label of each row's leaf (dominant class, or Bayes rule on cost sums)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.classes_[self.tree_.binary.label[predict_leaf(self.tree_, X)]]
+        return self.classes_[self.tree_.label[predict_leaf(self.tree_, X)]]
 
     def apply(self, X):
         """Index of each row's leaf in the binary-chain arrays of :meth:`tree_arrays`."""
@@ -183,13 +185,14 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         p^c of the node's ``label`` (the index into ``classes_`` of its Bayes/dominant
         class), so rules read ``label``. ``node_cost`` is the training cost of the
         node's label (sum of the costs of its examples of other classes);
-        ``n_samples`` counts training examples.
+        ``n_node_samples`` counts training examples.
         """
         check_is_fitted(self)
-        ta = self.tree_.binary
+        t = self.tree_
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
-        ta.feature_names = names
-        return [ta]
+        return [TreeArrays(t.children_left, t.children_right, t.feature, t.threshold, t.missing_left, t.value,
+                           label=t.label, n_node_samples=t.n_node_samples, node_cost=t.node_cost,
+                           left_inclusive=True, feature_names=names, validate=False)]
 
     def export_text(self, decimals: int = 4) -> str:
         """The multiway tree as text: one line per interval; leaves show class, reason, n, p^c."""
@@ -243,8 +246,10 @@ class CAL5OCClassifier(_BaseCAL5):
 
     Attributes
     ----------
-    classes_, n_features_in_, feature_names_in_, tree_ (the fitted
-    ``CAL5Tree``; ``print(model)`` shows its intervals and leaves).
+    classes_, n_features_in_, feature_names_in_, tree_ (the fitted tree as a
+    :class:`csboost_plugins.tree_protocol.TreeArrays` binary chain with the extras
+    ``proba``, ``counts``, ``cost_sums``, ``leaf_kind``, ``chain``, ``info``, ``depth``;
+    ``print(model)`` shows the multiway intervals and leaves).
 
     Notes
     -----

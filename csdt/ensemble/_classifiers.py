@@ -55,7 +55,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from csboost_plugins.costs import FN, FP, TN, TP, check_fit_costs
+from csboost_plugins.costs import check_fit_costs
+from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
+                                            trivial_policy_costs)
+from csboost_plugins.tree_protocol import stack_trees
+
+from .._apply import apply
 
 from .._members import fit_member
 from .._params import HasMethods, StrOptions, count, fraction, validate_params
@@ -93,26 +98,19 @@ def _fit_tree(tree_params, X, y, costs, rows, feats, seed):
     return tree
 
 
-def _walk_trees(trees, X, need_proba):
-    """(n, len(trees)) leaf labels (int8) and optionally leaf P(y=1) of the given trees."""
-    votes = np.empty((X.shape[0], len(trees)), dtype=np.int8)
-    probas = np.empty((X.shape[0], len(trees))) if need_proba else None
-    for j, tree in enumerate(trees):
-        leaf = tree._apply_validated(X)
-        votes[:, j] = tree.tree_.label[leaf]
-        if need_proba:
-            probas[:, j] = tree.tree_.value[leaf]
-    return votes, probas
+def _walk_forest(forest, X, need_proba):
+    """(n, T) leaf labels (int8) and optionally leaf P(y=1) of every tree of the stacked forest."""
+    leaves = apply(forest, X)
+    votes = forest.leaf_values(leaves, "label").astype(np.int8)
+    return votes, (forest.leaf_values(leaves) if need_proba else None)
 
 
 def _savings_of(y, decision, costs):
     """Savings (eq. 6) of 0/1 decisions; 0 when the trivial policy already costs nothing."""
-    cost0 = np.where(y == 1, costs[:, FN], costs[:, TN])
-    cost1 = np.where(y == 1, costs[:, TP], costs[:, FP])
-    base = min(cost0.sum(), cost1.sum())
+    base = min(trivial_policy_costs(y, costs))
     if base <= 0:
         return 0.0
-    return (base - float(np.where(decision == 1, cost1, cost0).sum())) / base
+    return savings_from_costs(float(row_cost(y, decision, costs).sum()), base)
 
 
 class _BaseECSDT(ClassifierMixin, BaseEstimator):
@@ -180,6 +178,8 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; unit costs when none are given.
         """
         X = _check_X(self, X, reset=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True)
                                      if np.asarray(y).ndim == 2 else y)
         if yi.shape[0] != X.shape[0]:
@@ -209,6 +209,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         else:
             self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
         self.estimators_features_ = [feats for _, feats in subsets]
+        self._forest = stack_trees([t.tree_ for t in self.estimators_])  # one walk predicts with all trees
         oob = np.column_stack([out_of_bag_mask(rows, n) for rows, _ in subsets])
         self._fit_combiner(X, yi, costs, oob)
         return self
@@ -218,8 +219,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         votes, probas = self._tree_outputs(X, need_proba=self.combination == "stacking_proba")
         T = votes.shape[1]
         # each tree's savings on its out-of-bag rows (eq. 6), all trees at once
-        cost0 = np.where(y == 1, costs[:, FN], costs[:, TN])  # money if the row is decided 0
-        cost1 = np.where(y == 1, costs[:, TP], costs[:, FP])  # ... decided 1
+        cost0, cost1 = decision_costs(y, costs)  # money if the row is decided 0 / 1
         oobf = oob.astype(np.float64)
         oob_votes = (oob & (votes == 1)).astype(np.float64)
         base = np.minimum(cost0 @ oobf, cost1 @ oobf)
@@ -254,20 +254,20 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
     def _tree_outputs(self, X, need_proba=False):
         """(n, T) cost-optimal leaf labels M_j(x) (int8) and, if asked, leaf P(y=1).
 
-        One vectorised numba walk per tree (GIL released); for large inputs the trees are
-        split into blocks walked in parallel threads (always local threads, even under a
-        dask joblib context: shipping the trees would cost more than the walk).
+        One numba walk over the stacked forest (GIL released); for large inputs the rows
+        are split into blocks walked in parallel threads (always local threads, even under
+        a dask joblib context: shipping the trees would cost more than the walk).
         """
         n, T = X.shape[0], len(self.estimators_)
         n_threads = effective_n_jobs(self.n_jobs) if self.n_jobs not in (None, 1) else 1
         if n_threads > 1 and n * T >= 200_000:
-            blocks = [b for b in np.array_split(np.arange(T), min(n_threads, T)) if b.size]
+            blocks = [b for b in np.array_split(np.arange(n), min(n_threads, n)) if b.size]
             parts = Parallel(n_jobs=len(blocks), backend="threading")(
-                delayed(_walk_trees)([self.estimators_[j] for j in b], X, need_proba) for b in blocks)
-            votes = np.concatenate([p[0] for p in parts], axis=1)
-            probas = np.concatenate([p[1] for p in parts], axis=1) if need_proba else None
+                delayed(_walk_forest)(self._forest, X[b[0]:b[-1] + 1], need_proba) for b in blocks)
+            votes = np.concatenate([p[0] for p in parts], axis=0)
+            probas = np.concatenate([p[1] for p in parts], axis=0) if need_proba else None
             return votes, probas
-        return _walk_trees(self.estimators_, X, need_proba)
+        return _walk_forest(self._forest, X, need_proba)
 
     def _proba1(self, X):
         check_is_fitted(self, "estimators_")

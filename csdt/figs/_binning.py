@@ -44,6 +44,10 @@ def _cell_ranges(cuts, m):
     first = cuts[0]
     span = cuts[m - 1] - first
     scale = _LUT_CELLS / span if span > 0 else 0.0
+    if not (scale > 0.0 and scale < np.inf):
+        # a subnormal span (scale = inf) or one past the float range (span = inf): no
+        # table, every value gets the plain binary search over all cuts
+        return cell_lo, cell_hi, 0.0
     k = 0
     for c in range(_LUT_CELLS + 1):
         edge = first + c / scale if scale > 0 else first
@@ -84,13 +88,15 @@ def _assign_bins(X, cuts, n_cuts, X_binned, lo, hi):
                 elif v > cuts[f, m - 1]:
                     a = m
                 else:
-                    c = int((v - cuts[f, 0]) * scale[f])
-                    if c > _LUT_CELLS:
-                        c = _LUT_CELLS
-                    a = cell_lo[f, c]
-                    b = cell_hi[f, c]
-                    if a > 0:
-                        a -= 1  # rounding of the cell index: widen by one
+                    a, b = 0, m
+                    if scale[f] > 0.0:  # 0 < v - cuts[f, 0] <= span: the cell index is finite
+                        c = int((v - cuts[f, 0]) * scale[f])
+                        if c > _LUT_CELLS:
+                            c = _LUT_CELLS
+                        a = cell_lo[f, c]
+                        b = cell_hi[f, c]
+                        if a > 0:
+                            a -= 1  # rounding of the cell index: widen by one
                     while a < b:  # first cut >= v
                         mid = (a + b) >> 1
                         if cuts[f, mid] < v:

@@ -106,12 +106,6 @@ class _State:
         self.slot_of[row, node] = s
         return s
 
-    def release(self, s):
-        row, node = self.owner.pop(s)
-        if self.slot_of[row, node] == s:
-            self.slot_of[row, node] = -1
-        self.free.append(s)
-
     def reassign(self, s, row, node):
         old_row, old_node = self.owner[s]
         if self.slot_of[old_row, old_node] == s:

@@ -52,16 +52,33 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs
-from csboost_plugins.tree_protocol import TreeArrays
+from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.decision_costs import decision_costs
+from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
-from .. import _aot
+from .._apply import apply
+from .._export import tree_lines
 from .._params import StrOptions, count, fraction, non_negative, validate_params
 from ._binning import bin_features
 from ._builder import grow_trees
-from ._histogram import predict_trees
 
 __all__ = ["FIGSClassifier", "FIGUClassifier"]
+
+
+def _unit_free(regret):
+    """``regret`` divided by its mean and rounded to 30 significant bits (relative 1e-9).
+
+    The same money in cents or in millions then gives the same weights, so the same model:
+    the division alone would leave last-bit differences that flip exact ties between
+    candidate splits. Scaled by the largest value first, so neither tiny (1e-300) nor huge
+    (1e300) money under- or overflows.
+    """
+    top = regret.max()
+    if not top > 0:
+        return regret
+    regret = regret / top
+    mantissa, exponent = np.frexp(regret / regret.mean())
+    return np.ldexp(np.round(mantissa * 2.0**30) / 2.0**30, exponent)
 
 
 class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
@@ -93,8 +110,9 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             (money; our extension). When given, each row's weight is multiplied
             by ``|c1 - c0|`` (its cost of deciding 1 minus that of deciding 0:
             ``C_FN - C_TP`` for a positive, ``C_FP - C_TN`` for a negative under
-            reasonable costs) and its target is the cheaper decision (see the
-            module docstring). Without costs every row weighs ``sample_weight``
+            reasonable costs), divided by the mean of ``|c1 - c0|`` so that the
+            model does not depend on the money's unit, and its target is the
+            cheaper decision (see the module docstring). Without costs every row weighs ``sample_weight``
             (unit costs), so the model passes scikit-learn's generic checks.
         """
         self._check_params()
@@ -110,11 +128,10 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
             c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                             cost_matrix=cost_matrix)
-            # cost of deciding 1 and of deciding 0 for every row; total cost = const + sum |c1 - c0| [h != cheaper]
-            cost1 = np.where(y01 == 1, c[:, TP], c[:, FP])
-            cost0 = np.where(y01 == 1, c[:, FN], c[:, TN])
+            # cost of deciding 0 and 1 for every row; total cost = const + sum |c1 - c0| [h != cheaper]
+            cost0, cost1 = decision_costs(y01, c)
             target = (cost1 < cost0).astype(np.float64)
-            w = w * np.abs(cost0 - cost1)
+            w = w * _unit_free(np.abs(cost0 - cost1))
         if not w.sum() > 0:
             raise ValueError("sample_weight (times costs) sums to zero; nothing to fit")
         X_binned, n_bins, bin_min, bin_max = bin_features(X, self.max_bins)
@@ -134,19 +151,15 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             label = np.full(len(t.children_left), -1, np.int64)
             if self._union:  # a leaf predicts positive iff it covers (eq. 2 rule)
                 label = self._cover_labels(t)
+            # node_cost stays NaN: a FIGS node decides no label, its money is not defined
             self.trees_.append(TreeArrays(
-                children_left=t.children_left, children_right=t.children_right, feature=t.feature,
-                threshold=t.threshold, missing_left=t.missing_left, value=t.value,
-                label=label, n_samples=t.n_samples, node_cost=t.gain, left_inclusive=True,
-                feature_names=names,
+                t.children_left, t.children_right, t.feature, t.threshold, t.missing_left, t.value,
+                label=label, n_node_samples=t.n_samples, left_inclusive=True, feature_names=names,
+                extras={"gain": np.asarray(t.gain, np.float64), "depth": np.asarray(t.depth, np.int64)},
             ))
         self.splits_ = splits
         self.complexity_ = len(splits)
-        sizes = np.array([0] + [t.node_count for t in self.trees_])
-        self._offsets = np.cumsum(sizes)
-        cat = lambda name: np.concatenate([getattr(t, name) for t in self.trees_])
-        self._flat = (cat("children_left"), cat("children_right"), cat("feature"), cat("threshold"),
-                      cat("missing_left"), cat("value"))
+        self._forest = stack_trees(self.trees_)
 
     def _cover_labels(self, t):
         cl = np.asarray(t.children_left)
@@ -161,9 +174,10 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         """The fitted trees as :class:`csboost_plugins.tree_protocol.TreeArrays`.
 
         ``value`` is each node's score (FIGS: additive leaf value, summed over
-        trees; FIGU: leaf precision, maxed over trees); ``n_samples`` the
-        training weight reaching the node; ``node_cost`` the split's
-        squared-error decrease (NaN at leaves); splits are ``x <= threshold``.
+        trees; FIGU: leaf precision, maxed over trees); ``n_node_samples`` the
+        training weight reaching the node; ``node_cost`` NaN (no node decides a
+        label); the extra ``gain`` is the split's squared-error decrease (NaN at
+        leaves); splits are ``x <= threshold``.
         """
         check_is_fitted(self, "trees_")
         return list(self.trees_)
@@ -182,9 +196,13 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         """Raw score: sum of leaf values (FIGS) or largest leaf precision (FIGU)."""
         check_is_fitted(self, "trees_")
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_all_finite="allow-nan")
-        cl, cr, feat, thr, ml, val = self._flat
-        return _aot.run("figs_predict_trees", predict_trees, X, self._offsets, cl, cr, feat, thr, ml, val,
-                        bool(self._union))
+        values = self._forest.leaf_values(apply(self._forest, X))
+        if self._union:
+            return values.max(axis=1) if values.shape[1] else np.zeros(X.shape[0])
+        score = np.zeros(X.shape[0])
+        for k in range(values.shape[1]):  # tree by tree, the order the model adds them in
+            score += values[:, k]
+        return score
 
     def predict(self, X):
         """Class with predicted probability above 0.5 (ties to the negative class)."""
@@ -201,24 +219,17 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         if not hasattr(self, "trees_"):
             return repr(self)
         names = self.trees_[0].feature_names
-        fname = (lambda f: str(names[f])) if names is not None else (lambda f: f"X_{f}")
+        names = [str(c) for c in names] if names is not None else [f"X_{f}" for f in range(self.n_features_in_)]
+
+        def leaf(t, node):
+            covers = " covers" if self._union and t.label[node] == 1 else ""
+            return f"value: {t.value[node]:.4f}  (weight {t.n_node_samples[node]:.6g}){covers}"
+
         lines = [f"{type(self).__name__}: {self.complexity_} split(s) in {len(self.trees_)} tree(s)"
                  f" ({'max' if self._union else 'sum'} of leaf values)"]
         for k, t in enumerate(self.trees_):
             lines.append(f"Tree #{k}")
-
-            def walk(node, indent):
-                pad = "    " * indent
-                if t.children_left[node] == -1:
-                    extra = f" covers" if self._union and t.label[node] == 1 else ""
-                    lines.append(f"{pad}value: {t.value[node]:.4f}  (weight {t.n_samples[node]:.6g}){extra}")
-                    return
-                lines.append(f"{pad}{fname(t.feature[node])} <= {t.threshold[node]:.6g}:")
-                walk(t.children_left[node], indent + 1)
-                lines.append(f"{pad}{fname(t.feature[node])} > {t.threshold[node]:.6g}:")
-                walk(t.children_right[node], indent + 1)
-
-            walk(0, 1)
+            lines += tree_lines(t, names, leaf, "{:.6g}")
         return "\n".join(lines)
 
 

@@ -34,7 +34,6 @@ __all__ = [
     "subtract_histogram",
     "update_residual_histograms",
     "update_usable_histograms",
-    "predict_trees",
 ]
 
 
@@ -211,34 +210,3 @@ def update_usable_histograms(X_binned, rows, target, weight, changed_tree, trees
                 G[s, f, b] += sign * g
                 H[s, f, b] += sign * w
                 N[s, f, b] += isign
-
-
-@njit(cache=True, nogil=True)
-def predict_trees(X, tree_offsets, children_left, children_right, feature, threshold, missing_left, value,
-                  combine_max):
-    """Per-row sum (FIGS) or max (FIGU) over trees of the leaf value reached by ``x <= threshold``
-    (NaN follows ``missing_left``)."""
-    n = X.shape[0]
-    n_trees = tree_offsets.shape[0] - 1
-    out = np.zeros(n)
-    for i in range(n):
-        acc = -np.inf if combine_max else 0.0
-        for t in range(n_trees):
-            base = tree_offsets[t]
-            node = 0
-            while children_left[base + node] != -1:
-                x = X[i, feature[base + node]]
-                if x <= threshold[base + node] or (x != x and missing_left[base + node]):
-                    node = children_left[base + node]
-                else:
-                    node = children_right[base + node]
-            v = value[base + node]
-            if combine_max:
-                if v > acc:
-                    acc = v
-            else:
-                acc += v
-        if combine_max and n_trees == 0:
-            acc = 0.0
-        out[i] = acc
-    return out

@@ -21,15 +21,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from csboost_plugins.costs import FN, FP, TN, TP
+from csboost_plugins.decision_costs import decision_costs
 
 
 def cost_slope_and_offset(y: np.ndarray, costs: np.ndarray):
     """Per-row ``d_i`` and ``e_i`` such that ``EC_i = s_i d_i + e_i`` (both money)."""
-    pos = y == 1
-    d = np.where(pos, costs[:, TP] - costs[:, FN], costs[:, FP] - costs[:, TN])
-    e = np.where(pos, costs[:, FN], costs[:, TN])
-    return d, e
+    c0, c1 = decision_costs(y, costs)
+    return c1 - c0, c0
 
 
 def aec_and_gradient(theta: np.ndarray, X: np.ndarray, d: np.ndarray, e: np.ndarray,

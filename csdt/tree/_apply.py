@@ -1,25 +1,6 @@
-"""Prediction walk of a fitted tree (numba, GIL released, one loop over rows in numba)."""
+"""Decision paths of a fitted CSDT (the prediction walk itself is :mod:`csdt._apply`)."""
 
-import numba as nb
 import numpy as np
-
-
-@nb.njit(cache=True, nogil=True)
-def apply_rows(X, left, right, feature, threshold, missing_left):
-    """Leaf id of every row: ``x <= threshold`` goes left, NaN follows ``missing_left``."""
-    n = X.shape[0]
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        node = 0
-        while left[node] != -1:
-            x = X[i, feature[node]]
-            if np.isnan(x):
-                go_left = missing_left[node]
-            else:
-                go_left = x <= threshold[node]
-            node = left[node] if go_left else right[node]
-        out[i] = node
-    return out
 
 
 def decision_path_rows(leaf, left, right, depth):

@@ -16,13 +16,21 @@ with ``gain > 1e-12`` (float noise) and ``gain >= min_gain``; children smaller t
 (search first, then leaf if ``gain < min_gain``, ``level >= max_depth``,
 ``n <= min_samples_split``, ``min(n_l, n_r) <= min_samples_leaf``; no fallback).
 
-The result is a :class:`Tree`: flat arrays, one entry per node.
+The result is a :class:`csboost_plugins.tree_protocol.TreeArrays` (the project's fitted-tree
+form) with the extras ``n_pos`` (training positives), ``cost0`` / ``cost1`` (training money if
+the node predicts 0 / 1: Cost(f0(S)), Cost(f1(S))), ``gain`` (relative gain of the node's best
+split) and ``depth``; ``value`` is the Laplace P(y=1) = (n_pos + 1) / (n + 2) and
+``node_cost`` the money of the node's label.
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from csboost_plugins.costs import FN, FP, TN, TP
+from csboost_plugins.decision_costs import decision_costs, misclassification_costs
+from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
 from ._criterion import (
@@ -48,62 +56,6 @@ from ._splitter import (
 MODE_EXACT, MODE_HIST, MODE_COSTCLA = 0, 1, 2
 #: relative gains below this are float noise of the prefix sums (a split saving nothing)
 GAIN_EPS = 1e-12
-
-
-class Tree:
-    """A fitted binary tree as flat arrays (node 0 is the root, -1 marks no child).
-
-    Per node: ``children_left``, ``children_right``, ``feature`` (-1 at leaves),
-    ``threshold`` (``x <= threshold`` goes left; NaN at leaves), ``missing_left``,
-    ``n_samples``, ``n_pos`` (training positives), ``cost0`` / ``cost1`` (training
-    money if the node predicts 0 / 1: Cost(f0(S)), Cost(f1(S))), ``label`` (predicted
-    class), ``value`` (Laplace P(y=1) = (n_pos + 1) / (n + 2)), ``gain`` (relative
-    gain of the node's best split), ``depth``.
-    """
-
-    _fields = ("children_left", "children_right", "feature", "threshold", "missing_left",
-               "n_samples", "n_pos", "cost0", "cost1", "label", "value", "gain", "depth")
-
-    def __init__(self, **arrays):
-        for k in self._fields:
-            setattr(self, k, arrays[k])
-
-    @property
-    def node_count(self) -> int:
-        return int(self.children_left.shape[0])
-
-    @property
-    def is_leaf(self) -> np.ndarray:
-        return self.children_left == -1
-
-    @property
-    def node_cost(self) -> np.ndarray:
-        """Training money of each node as a leaf with its label."""
-        return np.where(self.label == 1, self.cost1, self.cost0)
-
-    @property
-    def n_leaves(self) -> int:
-        return int(self.is_leaf.sum())
-
-    @property
-    def max_depth(self) -> int:
-        return int(self.depth.max()) if self.node_count else 0
-
-    def subset(self, keep: np.ndarray) -> Tree:
-        """The tree restricted to the nodes ``keep`` (a subtree-closed mask), renumbered."""
-        new_id = np.cumsum(keep) - 1
-        out = {}
-        for k in self._fields:
-            out[k] = getattr(self, k)[keep].copy()
-        for k in ("children_left", "children_right"):
-            c = out[k]
-            inner = c >= 0
-            inner[inner] = keep[c[inner]]
-            out[k] = np.where(inner, new_id[np.maximum(c, 0)], -1).astype(np.int64)
-        leaf = out["children_left"] == -1
-        out["feature"] = np.where(leaf, -1, out["feature"])
-        out["threshold"] = np.where(leaf, np.nan, out["threshold"])
-        return Tree(**out)
 
 
 # ----------------------------------------------------------------- random features
@@ -149,6 +101,182 @@ _T_LEFT, _T_RIGHT, _T_FEAT, _T_ML, _T_LABEL, _T_DEPTH = range(6)
 _T_THR, _T_N, _T_POS, _T_C0, _T_C1, _T_GAIN = range(6)
 
 
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _node_sums(stats, yb, costs, rows, start, end, crit):
+    """(s0, s1, n_pos) of the criterion and the node's money (Cost(f0), Cost(f1)) over rows[start:end]."""
+    s0 = 0.0
+    s1 = 0.0
+    sp = 0.0
+    for k in range(start, end):
+        r = rows[k]
+        s0 += stats[r, 0]
+        s1 += stats[r, 1]
+        sp += yb[r]
+    if crit <= ENTROPY_COST:  # cost criteria: (s0, s1) are the money, same values and order
+        return s0, s1, sp, s0, s1
+    c0 = 0.0
+    c1 = 0.0
+    for k in range(start, end):
+        r = rows[k]
+        if yb[r]:  # money of predicting 0 / 1: C_FN / C_TP for a positive
+            c0 += costs[r, FN]
+            c1 += costs[r, TP]
+        else:
+            c0 += costs[r, TN]
+            c1 += costs[r, FP]
+    return s0, s1, sp, c0, c1
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _search_costcla(X, costcla, order, feats, start, end, crit, weighted, num_pct, c0, c1, n_pos):
+    """costcla's split search of a node over the features ``feats``: (gain, feature, threshold, n_left)."""
+    a0, a1, yv, suf0, suf1, sufp, selected = costcla
+    selected[:] = False
+    for fi in range(feats.shape[0]):
+        selected[feats[fi]] = True
+    w0, w1 = weighted_cost_pair(crit, c0, c1, n_pos, float(end - start))
+    return best_split_costcla(X, a0, a1, yv, order, start, end, selected, crit, weighted, num_pct, min(w0, w1),
+                              suf0, suf1, sufp)
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _room_for(a_i, a_x, used):
+    """The int / float record arrays, doubled when their ``used`` rows fill them."""
+    if used < a_i.shape[0]:
+        return a_i, a_x
+    b_i = np.empty((2 * a_i.shape[0], a_i.shape[1]), np.int64)
+    b_x = np.empty((2 * a_x.shape[0], a_x.shape[1]), np.float64)
+    b_i[:used] = a_i[:used]
+    b_x[:used] = a_x[:used]
+    return b_i, b_x
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _pop_index(f_i, f_x, nf, best_first):
+    """Frontier entry to expand: the last (depth-first) or the splittable one with the best
+    gain, ties to the oldest (best-first; the last when none is splittable)."""
+    i = nf - 1
+    if best_first:
+        bi = -1
+        for j in range(nf):
+            if f_i[j, _F_OK] and (bi < 0 or f_x[j, _F_GAIN] > f_x[bi, _F_GAIN]
+                                  or (f_x[j, _F_GAIN] == f_x[bi, _F_GAIN] and f_i[j, _F_SEQ] < f_i[bi, _F_SEQ])):
+                bi = j
+        if bi >= 0:
+            i = bi
+    return i
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _place_node(t_i, t_x, node, f_i, f_x, i, crit, costcla_mode):
+    """Write frontier entry ``i`` as tree node ``node`` (a leaf until it is split) and link its parent."""
+    if f_i[i, _F_PARENT] >= 0:
+        t_i[f_i[i, _F_PARENT], _T_LEFT if f_i[i, _F_SIDE] == 1 else _T_RIGHT] = node
+    t_i[node, _T_LEFT] = -1
+    t_i[node, _T_RIGHT] = -1
+    t_i[node, _T_FEAT] = -1
+    t_i[node, _T_ML] = 0
+    t_i[node, _T_LABEL] = node_label(crit, costcla_mode, f_x[i, _F_C0], f_x[i, _F_C1], f_x[i, _F_POS],
+                                     f_x[i, _F_N])
+    t_i[node, _T_DEPTH] = f_i[i, _F_DEPTH]
+    t_x[node, _T_THR] = np.nan
+    t_x[node, _T_N] = f_x[i, _F_N]
+    t_x[node, _T_POS] = f_x[i, _F_POS]
+    t_x[node, _T_C0] = f_x[i, _F_C0]
+    t_x[node, _T_C1] = f_x[i, _F_C1]
+    t_x[node, _T_GAIN] = f_x[i, _F_GAIN]
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _move_entry(f_i, f_x, src, dst):
+    if src != dst:
+        f_i[dst] = f_i[src]
+        f_x[dst] = f_x[src]
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _search_binned(hist, slot, stats, rows, start, end, feats, crit, weighted, min_leaf, s0, s1, n_pos, imp):
+    """Histogram split search of a node: from its pooled histogram ``slot`` when it has one,
+    else from the scratch histogram built now over ``feats``."""
+    bcodes, edges, nbins, scratch, pool, _free = hist
+    if slot >= 0:
+        h = pool[slot]
+    else:
+        h = scratch
+        build_histogram(h, bcodes, stats, rows, start, end, feats)
+    return best_split_histogram(h, edges, nbins, feats, crit, weighted, min_leaf, s0, s1, n_pos, end - start, imp)
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _search_sorted(X, stats, yb, srt, exact, start, end, feats, crit, weighted, min_leaf, s0, s1, n_pos, imp):
+    """Exact split search of a node over its presorted rows."""
+    order, codes, _flag, _tmp_c = srt
+    g0, g1, gp = exact
+    return best_split_exact(X, stats, yb, order, codes, start, end, feats, crit, weighted, min_leaf, s0, s1, n_pos,
+                            imp, g0, g1, gp)
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _children_histograms(hist, nfree, slot, stats, rows, start, mid, end, allowed):
+    """Pooled histograms of a split node's children (LightGBM's subtraction): the smaller
+    child is built, the parent minus it is the larger one. Returns (left slot, right slot,
+    free slots); -1 where a child gets none (the pool is empty or the parent had none)."""
+    bcodes, _edges, _nbins, _scratch, pool, free = hist
+    if slot < 0:
+        return -1, -1, nfree
+    if nfree == 0:
+        free[nfree] = slot
+        return -1, -1, nfree + 1
+    nfree -= 1
+    ns = free[nfree]
+    small_left = mid - start <= end - mid
+    if small_left:
+        build_histogram(pool[ns], bcodes, stats, rows, start, mid, allowed)
+    else:
+        build_histogram(pool[ns], bcodes, stats, rows, mid, end, allowed)
+    subtract_histogram(pool[slot], pool[ns], allowed)
+    if small_left:
+        return ns, slot, nfree
+    return slot, ns, nfree
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _write_entry(e_i, e_x, start, end, depth, parent, side, feature, missing_left, ok, seq, slot, threshold, gain,
+                 c0, c1, n_pos, n):
+    """One frontier entry: the node's rows, place in the tree, best split and money."""
+    e_i[_F_START] = start
+    e_i[_F_END] = end
+    e_i[_F_DEPTH] = depth
+    e_i[_F_PARENT] = parent
+    e_i[_F_SIDE] = side
+    e_i[_F_FEAT] = feature
+    e_i[_F_ML] = missing_left
+    e_i[_F_OK] = ok
+    e_i[_F_SEQ] = seq
+    e_i[_F_SLOT] = slot
+    e_x[_F_THR] = threshold
+    e_x[_F_GAIN] = gain
+    e_x[_F_C0] = c0
+    e_x[_F_C1] = c1
+    e_x[_F_POS] = n_pos
+    e_x[_F_N] = n
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _take_slot(hist, nfree, stats, rows, start, end, allowed):
+    """A free pool slot, filled with the histogram of rows[start:end]; returns (slot, free slots)."""
+    bcodes, _edges, _nbins, _scratch, pool, free = hist
+    slot = free[nfree - 1]
+    build_histogram(pool[slot], bcodes, stats, rows, start, end, allowed)
+    return slot, nfree - 1
+
+
+@nb.njit(cache=True, nogil=True, **_INTERNAL)
+def _release_slot(hist, nfree, slot):
+    hist[5][nfree] = slot  # the free list
+    return nfree + 1
+
+
 @nb.njit(cache=True, nogil=True)
 def _grow(X, stats, yb, costs, rows, tmp_o, perm, state, srt, exact, hist, costcla, crit, weighted,
           max_depth, min_split, min_leaf, min_gain, max_features, max_leaf_nodes, allowed,
@@ -163,26 +291,17 @@ def _grow(X, stats, yb, costs, rows, tmp_o, perm, state, srt, exact, hist, costc
     ``x is not None`` of None arguments before typing, so a mode compiles (on its first
     use) only its own search: compiling all three cost seconds of first-call latency.
     """
-    d = X.shape[1]
     best_first = max_leaf_nodes > 0
     # histogram subtraction (LightGBM): a parent's histogram minus its smaller child's is
     # the larger child's; slots of a bounded pool, free[:nfree] the free ones
     nfree = 0
     if hist is not None:
         nfree = hist[5].shape[0]
-    child_slot_l = -1
-    child_slot_r = -1
-
-    fcap = 64
-    f_i = np.empty((fcap, 10), np.int64)
-    f_x = np.empty((fcap, 6), np.float64)
-    nf = 0
-    seq = 0
-    cap = 64
-    t_i = np.empty((cap, 6), np.int64)
-    t_x = np.empty((cap, 6), np.float64)
-    nodes = 0
-    n_final_leaves = 0
+    child_slot_l = child_slot_r = -1
+    # frontier entries (f_i, f_x: _F_* columns) and tree nodes (t_i, t_x: _T_* columns)
+    f_i, f_x = np.empty((64, 10), np.int64), np.empty((64, 6), np.float64)
+    t_i, t_x = np.empty((64, 6), np.int64), np.empty((64, 6), np.float64)
+    nf = seq = nodes = n_final_leaves = 0
 
     # push the root, then loop: every push searches the node's split
     zero = np.int64(0)  # not a literal 0: literal arguments would compile callees twice
@@ -208,29 +327,7 @@ def _grow(X, stats, yb, costs, rows, tmp_o, perm, state, srt, exact, hist, costc
                     p_start, p_end, p_side = c_mid, c_end, 2
                 p_depth = c_depth + 1
                 p_parent = c_parent
-            # ---- node sums
-            s0 = 0.0
-            s1 = 0.0
-            sp = 0.0
-            for k in range(p_start, p_end):
-                r = rows[k]
-                s0 += stats[r, 0]
-                s1 += stats[r, 1]
-                sp += yb[r]
-            if crit <= ENTROPY_COST:  # cost criteria: (s0, s1) are the money, same values and order
-                c0 = s0
-                c1 = s1
-            else:
-                c0 = 0.0
-                c1 = 0.0
-                for k in range(p_start, p_end):
-                    r = rows[k]
-                    if yb[r]:  # money of predicting 0 / 1: C_FN / C_TP for a positive
-                        c0 += costs[r, 1]
-                        c1 += costs[r, 2]
-                    else:
-                        c0 += costs[r, 3]
-                        c1 += costs[r, 0]
+            s0, s1, sp, c0, c1 = _node_sums(stats, yb, costs, rows, p_start, p_end, crit)
             m = p_end - p_start
             nm = float(m)
             # ---- split search
@@ -245,32 +342,17 @@ def _grow(X, stats, yb, costs, rows, tmp_o, perm, state, srt, exact, hist, costc
                 feats = allowed
                 if perm is not None:  # max_features < number of allowed features
                     feats = _draw_features(allowed, max_features, state, perm)
-                selected = costcla[6]
-                for fi in range(d):
-                    selected[fi] = False
-                for fi in range(feats.shape[0]):
-                    selected[feats[fi]] = True
-                w0, w1 = weighted_cost_pair(crit, c0, c1, sp, nm)
-                g, bf, thr, nl = best_split_costcla(X, costcla[0], costcla[1], costcla[2], srt[0],
-                                                    p_start, p_end, selected, crit, weighted,
-                                                    num_pct, min(w0, w1), costcla[3], costcla[4],
-                                                    costcla[5])
-                ok = not (g < min_gain)
-                if max_depth >= 0 and p_depth >= max_depth:
-                    ok = False
-                if m <= min_split:
-                    ok = False
-                if min(nl, m - nl) <= min_leaf:
-                    ok = False
+                g, bf, thr, nl = _search_costcla(X, costcla, srt[0], feats, p_start, p_end, crit, weighted,
+                                                 num_pct, c0, c1, sp)
+                # costcla's stopping order: search first, then leaf if any rule says so
+                ok = not (g < min_gain or (max_depth >= 0 and p_depth >= max_depth) or m <= min_split
+                          or min(nl, m - nl) <= min_leaf)
             else:
                 if hist is not None:
                     if p_side > 0:
                         slot = child_slot_l if p_side == 1 else child_slot_r
                     if slot < 0 and nfree > 0:
-                        nfree -= 1
-                        slot = hist[5][nfree]
-                        build_histogram(hist[4][slot], hist[0], stats, rows, p_start, p_end,
-                                        allowed)
+                        slot, nfree = _take_slot(hist, nfree, stats, rows, p_start, p_end, allowed)
                 imp = impurity(crit, s0, s1, sp, nm)
                 if (m >= min_split and m >= 2 * min_leaf and imp != 0.0
                         and (max_depth < 0 or p_depth < max_depth)):
@@ -278,141 +360,49 @@ def _grow(X, stats, yb, costs, rows, tmp_o, perm, state, srt, exact, hist, costc
                     if perm is not None:
                         feats = _draw_features(allowed, max_features, state, perm)
                     if hist is not None:
-                        if slot >= 0:
-                            h = hist[4][slot]
-                        else:
-                            h = hist[3]
-                            build_histogram(h, hist[0], stats, rows, p_start, p_end, feats)
-                        g, bf, thr, ml, nl = best_split_histogram(h, hist[1], hist[2], feats, crit,
-                                                                  weighted, min_leaf, s0, s1, sp,
-                                                                  m, imp)
+                        g, bf, thr, ml, nl = _search_binned(hist, slot, stats, rows, p_start, p_end, feats, crit,
+                                                            weighted, min_leaf, s0, s1, sp, imp)
                     if exact is not None:
-                        g, bf, thr, ml, nl = best_split_exact(X, stats, yb, srt[0], srt[1], p_start,
-                                                              p_end, feats, crit, weighted,
-                                                              min_leaf, s0, s1, sp, imp,
-                                                              exact[0], exact[1], exact[2])
+                        g, bf, thr, ml, nl = _search_sorted(X, stats, yb, srt, exact, p_start, p_end, feats, crit,
+                                                            weighted, min_leaf, s0, s1, sp, imp)
                     ok = bf >= 0 and g > GAIN_EPS and g >= min_gain
                 if bf < 0:
                     g = 0.0
             if hist is not None and slot >= 0 and not ok:
-                hist[5][nfree] = slot
-                nfree += 1
+                nfree = _release_slot(hist, nfree, slot)
                 slot = -1
-            # ---- append to the frontier (doubling; plain loops: a helper or slice
-            # assignment would be one more compiled function)
-            if nf == fcap:
-                fcap *= 2
-                f_i2 = np.empty((fcap, 10), np.int64)
-                f_x2 = np.empty((fcap, 6), np.float64)
-                for j in range(nf):
-                    for s in range(10):
-                        f_i2[j, s] = f_i[j, s]
-                    for s in range(6):
-                        f_x2[j, s] = f_x[j, s]
-                f_i = f_i2
-                f_x = f_x2
-            f_i[nf, _F_START] = p_start
-            f_i[nf, _F_END] = p_end
-            f_i[nf, _F_DEPTH] = p_depth
-            f_i[nf, _F_PARENT] = p_parent
-            f_i[nf, _F_SIDE] = p_side
-            f_i[nf, _F_FEAT] = bf
-            f_i[nf, _F_ML] = ml
-            f_i[nf, _F_OK] = ok
-            f_i[nf, _F_SEQ] = seq
-            f_i[nf, _F_SLOT] = slot
-            f_x[nf, _F_THR] = thr
-            f_x[nf, _F_GAIN] = g
-            f_x[nf, _F_C0] = c0
-            f_x[nf, _F_C1] = c1
-            f_x[nf, _F_POS] = sp
-            f_x[nf, _F_N] = nm
+            # ---- append to the frontier
+            f_i, f_x = _room_for(f_i, f_x, nf)
+            _write_entry(f_i[nf], f_x[nf], p_start, p_end, p_depth, p_parent, p_side, bf, ml, ok, seq, slot,
+                         thr, g, c0, c1, sp, nm)
             seq += 1
             nf += 1
         if nf == 0:
             break
-        # ---- pop: last (depth-first) or best gain, ties to the oldest (best-first)
-        i = nf - 1
-        if best_first:
-            bi = -1
-            for j in range(nf):
-                if f_i[j, _F_OK] and (bi < 0 or f_x[j, _F_GAIN] > f_x[bi, _F_GAIN]
-                                      or (f_x[j, _F_GAIN] == f_x[bi, _F_GAIN]
-                                          and f_i[j, _F_SEQ] < f_i[bi, _F_SEQ])):
-                    bi = j
-            if bi >= 0:
-                i = bi
+        i = _pop_index(f_i, f_x, nf, best_first)
         e_start = f_i[i, _F_START]
         e_end = f_i[i, _F_END]
         e_feat = f_i[i, _F_FEAT]
         e_ml = f_i[i, _F_ML] != 0
         e_slot = f_i[i, _F_SLOT]
         e_thr = f_x[i, _F_THR]
-        # ---- place the node
-        if nodes == cap:
-            cap *= 2
-            t_i2 = np.empty((cap, 6), np.int64)
-            t_x2 = np.empty((cap, 6), np.float64)
-            for j in range(nodes):
-                for s in range(6):
-                    t_i2[j, s] = t_i[j, s]
-                    t_x2[j, s] = t_x[j, s]
-            t_i = t_i2
-            t_x = t_x2
+        t_i, t_x = _room_for(t_i, t_x, nodes)
         node = nodes
         nodes += 1
-        if f_i[i, _F_PARENT] >= 0:
-            t_i[f_i[i, _F_PARENT], _T_LEFT if f_i[i, _F_SIDE] == 1 else _T_RIGHT] = node
-        t_i[node, _T_LEFT] = -1
-        t_i[node, _T_RIGHT] = -1
-        t_i[node, _T_FEAT] = -1
-        t_i[node, _T_ML] = 0
-        t_i[node, _T_LABEL] = node_label(crit, costcla is not None, f_x[i, _F_C0], f_x[i, _F_C1],
-                                         f_x[i, _F_POS], f_x[i, _F_N])
-        t_i[node, _T_DEPTH] = f_i[i, _F_DEPTH]
-        t_x[node, _T_THR] = np.nan
-        t_x[node, _T_N] = f_x[i, _F_N]
-        t_x[node, _T_POS] = f_x[i, _F_POS]
-        t_x[node, _T_C0] = f_x[i, _F_C0]
-        t_x[node, _T_C1] = f_x[i, _F_C1]
-        t_x[node, _T_GAIN] = f_x[i, _F_GAIN]
+        _place_node(t_i, t_x, node, f_i, f_x, i, crit, costcla is not None)
         split = f_i[i, _F_OK] != 0 and (not best_first
                                         or n_final_leaves + nf + 1 <= max_leaf_nodes)
         c_depth = f_i[i, _F_DEPTH]
-        # remove entry i (the last entry takes its place)
         nf -= 1
-        if i != nf:
-            for s in range(10):
-                f_i[i, s] = f_i[nf, s]
-            for s in range(6):
-                f_x[i, s] = f_x[nf, s]
+        _move_entry(f_i, f_x, nf, i)  # the last entry takes the popped one's place
         if split:
             t_i[node, _T_FEAT] = e_feat
             t_i[node, _T_ML] = e_ml
             t_x[node, _T_THR] = e_thr
             if hist is not None:
                 nl = partition_samples(X, rows, e_start, e_end, e_feat, e_thr, e_ml, tmp_o)
-                child_slot_l = -1
-                child_slot_r = -1
-                if e_slot >= 0:
-                    pool = hist[4]
-                    if nfree > 0:
-                        # build the smaller child, subtract it from the parent for the larger
-                        nfree -= 1
-                        ns = hist[5][nfree]
-                        small_left = nl <= e_end - e_start - nl
-                        if small_left:
-                            build_histogram(pool[ns], hist[0], stats, rows, e_start, e_start + nl,
-                                            allowed)
-                        else:
-                            build_histogram(pool[ns], hist[0], stats, rows, e_start + nl, e_end,
-                                            allowed)
-                        subtract_histogram(pool[e_slot], pool[ns], allowed)
-                        child_slot_l = ns if small_left else e_slot
-                        child_slot_r = e_slot if small_left else ns
-                    else:
-                        hist[5][nfree] = e_slot
-                        nfree += 1
+                child_slot_l, child_slot_r, nfree = _children_histograms(hist, nfree, e_slot, stats, rows, e_start,
+                                                                         e_start + nl, e_end, allowed)
             if srt is not None:
                 nl = partition_sorted(X, srt[0], srt[1], e_start, e_end, e_feat, e_thr, e_ml,
                                       srt[2], tmp_o, srt[3])
@@ -425,8 +415,7 @@ def _grow(X, stats, yb, costs, rows, tmp_o, perm, state, srt, exact, hist, costc
             n_final_leaves += 1
             pending = 0
             if hist is not None and e_slot >= 0:
-                hist[5][nfree] = e_slot
-                nfree += 1
+                nfree = _release_slot(hist, nfree, e_slot)
     return t_i, t_x, nodes  # sliced by the caller (a copy in numba is one more compile)
 
 
@@ -610,16 +599,12 @@ def row_stats(y, costs, crit, ncol=4, money=True):
     if crit == COST_ENTROPY:
         # clipped at 0: a cost-dependent probability needs non-negative weights (rows that
         # violate the reasonableness conditions, which check_costs warns about, weigh 0)
-        mis = np.maximum(np.where(pos, costs[:, 1] - costs[:, 2], costs[:, 0] - costs[:, 3]), 0.0)
+        mis = np.maximum(np.where(pos, *misclassification_costs(costs)), 0.0)
         stats[:, 0] = np.where(pos, 0.0, mis)
         stats[:, 1] = np.where(pos, mis, 0.0)
         del mis
     elif crit in COST_CRITERIA:
-        # written column by column: no n-length temporaries besides ``pos``
-        np.copyto(stats[:, 0], costs[:, 3])
-        np.copyto(stats[:, 0], costs[:, 1], where=pos)
-        np.copyto(stats[:, 1], costs[:, 0])
-        np.copyto(stats[:, 1], costs[:, 2], where=pos)
+        stats[:, 0], stats[:, 1] = decision_costs(y, costs)  # Cost(f0), Cost(f1) per row
     else:
         stats[:, 0] = 0.0
         stats[:, 1] = 0.0
@@ -629,14 +614,13 @@ def row_stats(y, costs, crit, ncol=4, money=True):
     if not money:
         e = np.empty(0)
         return stats, yb, e, e, e
-    a0 = np.where(pos, costs[:, 1], costs[:, 3])
-    a1 = np.where(pos, costs[:, 2], costs[:, 0])
+    a0, a1 = decision_costs(y, costs)
     return stats, yb, a0, a1, y.astype(np.float64)
 
 
 def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_leaf, min_gain,
-               max_features, max_leaf_nodes, allowed, seed, num_pct, max_bins) -> Tree:
-    """Run the numba growth on validated arrays and wrap the result in a :class:`Tree`.
+               max_features, max_leaf_nodes, allowed, seed, num_pct, max_bins) -> TreeArrays:
+    """Run the numba growth on validated arrays and wrap the result in :class:`TreeArrays`.
 
     No validation here (the estimator does it once); the heavy parts release the GIL.
     """
@@ -662,6 +646,6 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
                int(num_pct))
     left, right, feat, thr, ml, nn, pos, c0, c1, label, gain, depth = out
     value = (pos + 1.0) / (nn + 2.0)
-    return Tree(children_left=left, children_right=right, feature=feat, threshold=thr,
-                missing_left=ml, n_samples=nn, n_pos=pos, cost0=c0, cost1=c1, label=label,
-                value=value, gain=gain, depth=depth)
+    return TreeArrays(left, right, feat, thr, ml, value, label=label, n_node_samples=nn,
+                      node_cost=np.where(label == 1, c1, c0), left_inclusive=True,
+                      extras={"n_pos": pos, "cost0": c0, "cost1": c1, "gain": gain, "depth": depth})

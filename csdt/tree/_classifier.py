@@ -21,9 +21,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
-from .. import _aot
+from .._apply import apply_one
 from .._params import Interval, StrOptions, count, fraction, validate_params
-from ._apply import apply_rows, decision_path_rows
+from ._apply import decision_path_rows
 from ._builder import MODE_COSTCLA, MODE_EXACT, MODE_HIST, build_tree
 from ._criterion import COST_CRITERIA, CRITERIA
 from ._pruning import RULE_COSTCLA, RULE_PAPER, prune_tree
@@ -123,8 +123,12 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    tree_ : csdt.tree._builder.Tree
-        The fitted (possibly pruned) tree as flat arrays.
+    tree_ : csboost_plugins.tree_protocol.TreeArrays
+        The fitted (possibly pruned) tree in the project's fitted-tree form: flat arrays
+        ``children_left``, ``children_right``, ``feature``, ``threshold`` (``x <= threshold``
+        goes left), ``missing_left``, ``value`` (Laplace P(y=1)), ``label`` (cost-optimal
+        class), ``n_node_samples``, ``node_cost`` (training money of the node's label) and
+        the extras ``n_pos``, ``cost0``, ``cost1``, ``gain``, ``depth``.
     classes_, n_features_in_, feature_names_in_, feature_importances_
 
     Notes
@@ -312,9 +316,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ prediction
     def _apply_validated(self, X):
-        t = self.tree_
-        return _aot.run("apply_rows", apply_rows, X, t.children_left, t.children_right, t.feature,
-                        t.threshold, t.missing_left)
+        return apply_one(self.tree_, X)
 
     def _predict_proba_validated(self, X):
         """P(y=1) of every row (Laplace leaf rate), shape (n,); X validated float64 C-order."""
@@ -383,21 +385,20 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         t = self.tree_
         names = getattr(self, "feature_names_in_", None)
-        return [TreeArrays(children_left=t.children_left, children_right=t.children_right,
-                           feature=t.feature, threshold=t.threshold, missing_left=t.missing_left,
-                           value=t.value, label=t.label, n_samples=t.n_samples,
-                           node_cost=t.node_cost, left_inclusive=True,
-                           feature_names=None if names is None else list(names))]
+        return [TreeArrays(t.children_left, t.children_right, t.feature, t.threshold, t.missing_left, t.value,
+                           label=t.label, n_node_samples=t.n_node_samples, node_cost=t.node_cost,
+                           left_inclusive=True, feature_names=None if names is None else list(names),
+                           validate=False)]
 
     def export_text(self, feature_names=None, decimals=3, show_cost=True):
         """Text rendering of the tree (see :func:`csdt.tree._export.export_text`)."""
-        from ._export import export_text
+        from .._export import export_text
 
         return export_text(self, feature_names=feature_names, decimals=decimals, show_cost=show_cost)
 
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8):
         """Draw the tree with matplotlib (the ``plot`` extra); returns the Axes."""
-        from ._export import plot_tree
+        from .._export import plot_tree
 
         return plot_tree(self, ax=ax, feature_names=feature_names, max_depth=max_depth,
                          fontsize=fontsize)

@@ -27,8 +27,11 @@ suite checks it against a brute-force one-node-at-a-time search.
 import numba as nb
 import numpy as np
 
+from csboost_plugins.decision_costs import decision_costs
+from csboost_plugins.tree_protocol import TreeArrays
+
 from .. import _aot
-from ._apply import apply_rows
+from .._apply import apply_one
 
 RULE_PAPER, RULE_COSTCLA = 0, 1
 
@@ -96,12 +99,10 @@ def validation_leaf_costs(tree, X, y, costs, kind):
     Sums over each row's leaf, then added up the tree, children before parents
     (node ids grow away from the root).
     """
-    leaf = _aot.run("apply_rows", apply_rows, X, tree.children_left, tree.children_right,
-                    tree.feature, tree.threshold, tree.missing_left)
+    leaf = apply_one(tree, X)
     pos = y == 1
     if kind == "cost":
-        r0 = np.where(pos, costs[:, 1], costs[:, 3])
-        r1 = np.where(pos, costs[:, 2], costs[:, 0])
+        r0, r1 = decision_costs(y, costs)
     else:
         r0 = pos.astype(np.float64)
         r1 = (~pos).astype(np.float64)
@@ -131,9 +132,9 @@ def prune_tree(tree, X, y, costs, kind, rule=RULE_PAPER, min_gain=0.0):
             keep[left[k]] = True
             keep[right[k]] = True
     collapsed = (left == -1) & (tree.children_left != -1)
-    t = type(tree)(**{f: getattr(tree, f).copy() for f in tree._fields})
-    t.children_left = left
-    t.children_right = right
-    t.feature = np.where(collapsed, -1, t.feature)
-    t.threshold = np.where(collapsed, np.nan, t.threshold)
+    # the collapsed tree still lists the dropped nodes (orphans): valid only after subset
+    t = TreeArrays(left, right, np.where(collapsed, -1, tree.feature), np.where(collapsed, np.nan, tree.threshold),
+                   tree.missing_left, tree.value, label=tree.label, n_node_samples=tree.n_node_samples,
+                   node_cost=tree.node_cost, left_inclusive=tree.left_inclusive, extras=tree.extras,
+                   validate=False)
     return t.subset(keep)

@@ -1,0 +1,86 @@
+"""lightgbm's side of the money plumbing: how a ``lgb.Dataset`` gives its costs, labels and
+weights, and the ``feval`` money metric. Shared by :mod:`csboost_plugins.lgb` (which re-exports
+``get_costs`` and ``MoneyMetric``) and :mod:`csboost_plugins.callback`, so neither imports the other.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _aec, _money_eval
+
+
+def _n_rows(dataset):
+    if dataset._handle is not None:  # constructed: the authoritative count
+        return dataset.num_data()
+    label = dataset.get_label()
+    if label is None:
+        raise ValueError("the Dataset has no label; costs are per labelled row")
+    return len(label)
+
+
+def get_costs(dataset) -> np.ndarray:
+    """The costs a Dataset carries.
+
+    Parameters
+    ----------
+    dataset : lightgbm.Dataset
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` per row; ``ValueError`` naming the fix if it has none.
+    """
+    return _money_eval.stored_costs(
+        dataset, _n_rows, kind="Dataset",
+        missing="this lightgbm Dataset carries no costs: build it with csboost_plugins.lgb.cost_dataset(X, y, "
+                "fp_cost=..., fn_cost=...) or call attach_costs(dataset, fp_cost=..., fn_cost=...) "
+                "(costs are never matched to an eval set by length or order)")
+
+
+def _weight(dataset):
+    w = dataset.get_weight()
+    return None if w is None or len(w) == 0 else np.asarray(w, dtype=np.float64)
+
+
+def _label(dataset):
+    return np.asarray(dataset.get_label(), dtype=np.float64)
+
+
+_IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)
+
+
+class MoneyMetric(_money_eval.MoneyMetricBase):
+    """``feval=`` for ``lgb.train``: a money metric on each eval set's own costs.
+
+    Called as ``metric(preds, dataset)`` it returns ``(name, value, is_higher_better)``.
+
+    Parameters
+    ----------
+    metric : {"aec", "expected_savings", "savings"}, default "savings"
+        As in :class:`csboost_plugins.xgb.MoneyMetric`.
+    decision : {"0.5", "bmr"}, default "0.5"
+        Decision rule of "savings".
+    preds : {"margin", "probability"}, default "margin"
+        "margin" with :class:`AECObjective` (lightgbm passes raw scores for custom
+        objectives), "probability" with ``objective="binary"``.
+    """
+
+    _io = _IO
+
+    def __call__(self, preds, dataset):
+        """The metric of one eval set.
+
+        Parameters
+        ----------
+        preds : numpy.ndarray of shape (n,)
+        dataset : lightgbm.Dataset
+            Eval set carrying its costs.
+
+        Returns
+        -------
+        name : str
+        value : float
+        is_higher_better : bool
+        """
+        return self.metric, self.value(preds, dataset), _aec.METRICS[self.metric]

@@ -1,0 +1,123 @@
+"""The money of a rule set, against both trivial baselines, and the per-rule holdout table.
+
+Money comes from :mod:`csboost_plugins.decision_costs` (costs in their own unit, e.g.
+currency per row). For a row flagged with probability ``p``:
+
+* money caught = ``p (C_FN - C_TP)`` on a positive (loss prevented, net of the cost
+  of handling a true alert),
+* alert cost = ``p (C_FP - C_TN)`` on a negative (the cost of a false alert),
+* so the set's cost is ``Cost(no rules) - money caught + alert cost``; its ``net_money``
+  = money caught - alert cost is the money saved against running no rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..decision_costs import (
+    misclassification_costs,
+    row_cost,
+    savings_from_costs,
+    trivial_policy_costs,
+)
+
+__all__ = ["set_sums", "metrics_from_sums", "set_metrics", "per_rule_table"]
+
+
+def _ratio(a, b):
+    return a / b if b > 0 else float("nan")
+
+
+def set_sums(p, y, w, costs) -> dict:
+    """The additive sums behind :func:`metrics_from_sums` (partitions of a data set add up)."""
+    pos, neg = w * (y == 1), w * (y == 0)
+    out = {"tp": float(p @ pos), "fp": float(p @ neg), "npos": float(pos.sum()), "nneg": float(neg.sum()),
+           "ntot": float(w.sum())}
+    if costs is not None:
+        caught_per_row, alert_per_row = misclassification_costs(costs)
+        none, flag_all = trivial_policy_costs(y, costs, w)
+        out.update(money_caught=float((p * pos) @ caught_per_row), money_at_risk=float(pos @ caught_per_row),
+                   alert_cost=float((p * neg) @ alert_per_row), cost=float(row_cost(y, p, costs) @ w),
+                   cost_no_rules=none, cost_flag_all=flag_all)
+    return out
+
+
+def metrics_from_sums(s: dict, n_rules: int) -> dict:
+    """Set-level figures (see :meth:`RuleSet.evaluate`) from :func:`set_sums` (summed over partitions)."""
+    tp, fp = s["tp"], s["fp"]
+    out = {"n_rules": n_rules, "tpr": _ratio(tp, s["npos"]), "fpr": _ratio(fp, s["nneg"]),
+           "alert_rate": _ratio(tp + fp, s["ntot"]), "precision": _ratio(tp, tp + fp)}
+    if "money_caught" not in s:
+        return out
+    out["money_caught"], out["money_at_risk"] = s["money_caught"], s["money_at_risk"]
+    out["money_recall"] = _ratio(out["money_caught"], out["money_at_risk"])
+    out["alert_cost"] = s["alert_cost"]
+    out["net_money"] = out["money_caught"] - out["alert_cost"]
+    out["cost"] = s["cost"]
+    none, flag_all = s["cost_no_rules"], s["cost_flag_all"]
+    out["cost_no_rules"], out["cost_flag_all"] = none, flag_all
+    base = min(none, flag_all)
+    out["savings"] = savings_from_costs(out["cost"], base) if base != 0 else float("nan")
+    out["savings_baseline"] = "no rules" if none <= flag_all else "flag all"
+    out["savings_vs_no_rules"] = savings_from_costs(out["cost"], none) if none != 0 else float("nan")
+    return out
+
+
+def set_metrics(p, y, w, costs, n_rules) -> dict:
+    """Set-level figures of alert probabilities ``p`` (see :meth:`RuleSet.evaluate`)."""
+    return metrics_from_sums(set_sums(p, y, w, costs), n_rules)
+
+
+def per_rule_table(rules, cover, first, y, w, costs):
+    """DataFrame, one row per rule in order (see :meth:`RuleSet.evaluate` with ``per_rule=True``).
+
+    ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none).
+    """
+    import pandas as pd
+
+    k = len(rules)
+    prob = rules.rule_probabilities
+    pos, neg = w * (y == 1), w * (y == 0)
+    npos, nneg = float(pos.sum()), float(neg.sum())
+    hit = first >= 0
+
+    def alone(v):  # per rule: sum of v over the rows it covers (a column at a time: no float copy of cover)
+        return np.array([v[cover[:, j]].sum() for j in range(k)], dtype=np.float64)
+
+    def first_flag(v):  # per rule: sum of v over the rows it is the first to cover, times its probability
+        return np.bincount(first[hit], weights=v[hit], minlength=k) * prob
+
+    tp, fp = alone(pos), alone(neg)
+    new_tp, new_fp = first_flag(pos), first_flag(neg)
+    cum_tp, cum_fp = np.cumsum(new_tp), np.cumsum(new_fp)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cols = {
+            "rule": [str(r) for r in rules],
+            "probability": prob,
+            "flagged": tp + fp,
+            "tp": tp,
+            "fp": fp,
+            "precision": np.where(tp + fp > 0, tp / (tp + fp), np.nan),
+            "recall": tp / npos if npos > 0 else np.full(k, np.nan),
+            "fpr": fp / nneg if nneg > 0 else np.full(k, np.nan),
+            "new_tp": new_tp,
+            "new_fp": new_fp,
+            "set_recall": cum_tp / npos if npos > 0 else np.full(k, np.nan),
+            "set_fpr": cum_fp / nneg if nneg > 0 else np.full(k, np.nan),
+            "set_precision": np.where(cum_tp + cum_fp > 0, cum_tp / (cum_tp + cum_fp), np.nan),
+        }
+    if costs is not None:
+        caught_per_row, alert_per_row = misclassification_costs(costs)
+        caught, alert = alone(pos * caught_per_row), alone(neg * alert_per_row)
+        new_caught, new_alert = first_flag(pos * caught_per_row), first_flag(neg * alert_per_row)
+        cols.update({
+            "money_caught": caught,
+            "alert_cost": alert,
+            "net_money": caught - alert,
+            "new_money_caught": new_caught,
+            "new_alert_cost": new_alert,
+            "set_money_caught": np.cumsum(new_caught),
+            "set_alert_cost": np.cumsum(new_alert),
+            "set_net_money": np.cumsum(new_caught) - np.cumsum(new_alert),
+        })
+    return pd.DataFrame(cols, index=pd.RangeIndex(1, k + 1, name="rule_no"))

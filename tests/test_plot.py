@@ -1,0 +1,186 @@
+"""csboost_plugins.plot on the Agg backend: the arrays on the axes are the money the metrics compute
+(brute-force flag-the-top-k sums, RuleSet.evaluate, savings_score, evals_result), not only a figure."""
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib", reason="pip install matplotlib (plot extra)")
+matplotlib.use("Agg")
+import lightgbm as lgb  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+
+from csboost_plugins.lgb import CSLGBMClassifier  # noqa: E402
+from csboost_plugins.metrics import bayes_minimum_risk, savings_score  # noqa: E402
+from csboost_plugins.plot import (  # noqa: E402
+    MoneyCurveDisplay,
+    MoneyPerRoundDisplay,
+    RuleWaterfallDisplay,
+    ThresholdScalingDisplay,
+)
+from csboost_plugins.rules import extract_rules, riff_select  # noqa: E402
+from csdt.datasets import make_fraud_transactions  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def fraud():
+    d = make_fraud_transactions(9000, fraud_rate=0.03, random_state=2)
+    X, y, amount = d.data, d.target, np.asarray(d.fn_cost, float)
+    fit, sel, te = slice(0, 3000), slice(3000, 6000), slice(6000, None)
+    gbm = lgb.LGBMClassifier(n_estimators=20, num_leaves=12, verbose=-1).fit(X[fit], y[fit])
+    rules = riff_select(extract_rules(gbm), X[sel], y[sel], max_fpr=0.01, fn_cost=amount[sel])
+    return gbm, rules, X[te].reset_index(drop=True), y[te], amount[te]
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def test_money_curve_is_flag_the_top_k(fraud):
+    gbm, rules, X, y, amount = fraud
+    score = np.round(gbm.predict_proba(X)[:, 1], 3)  # ties: rows with one score are flagged together
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X)
+    xs, ys = disp.line_.get_data()
+    # brute force: flag every row with score >= each distinct score
+    cuts = np.unique(score)[::-1]
+    exp_rate = [0.0] + [np.mean(score >= t) for t in cuts]
+    exp_net = [0.0] + [amount[(score >= t) & (y == 1)].sum() - 10.0 * ((score >= t) & (y == 0)).sum() for t in cuts]
+    np.testing.assert_allclose(xs, exp_rate, atol=1e-12)
+    np.testing.assert_allclose(ys, exp_net, rtol=1e-9, atol=1e-6)
+    # the rule set's points: rules 1..i on the same axes, the last one is evaluate()'s set
+    rx, ry = disp.rules_line_.get_data()
+    s = rules.evaluate(X, y, fn_cost=amount, fp_cost=10.0)
+    assert len(rx) == len(rules)
+    assert rx[-1] == pytest.approx(s["alert_rate"]) and ry[-1] == pytest.approx(s["net_money"])
+    assert disp.ax_ is plt.gca() and disp.figure_ is disp.ax_.figure
+
+
+def test_money_curve_fpr_savings_and_estimator(fraud):
+    gbm, rules, X, y, amount = fraud
+    fig, ax = plt.subplots()
+    disp = MoneyCurveDisplay.from_estimator(gbm, X, y, fn_cost=amount, fp_cost=10.0, rules=rules, x_axis="fpr",
+                                            y_axis="savings", ax=ax)
+    assert disp.ax_ is ax
+    xs, ys = disp.line_.get_data()
+    p = gbm.predict_proba(X)[:, 1]
+    cuts = np.unique(p)[::-1]
+    assert len(xs) == len(cuts) + 1
+    for i in (0, 5, 40, 200, len(cuts)):  # point i flags the rows scoring at least the i-th highest score
+        flag = (p >= cuts[i - 1]).astype(int) if i else np.zeros(len(p), int)
+        assert xs[i] == pytest.approx(flag[y == 0].mean())
+        assert ys[i] == pytest.approx(savings_score(y, flag, fn_cost=amount, fp_cost=10.0), abs=1e-12)
+    rx, ry = disp.rules_line_.get_data()
+    s = rules.evaluate(X, y, fn_cost=amount, fp_cost=10.0)
+    assert rx[-1] == pytest.approx(s["fpr"]) and ry[-1] == pytest.approx(s["savings"])
+    with pytest.raises(ValueError, match="y_axis must be one of"):
+        MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=1.0, y_axis="profit")
+    with pytest.raises(ValueError, match="need X"):
+        MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=1.0, rules=rules)
+
+
+def test_rule_waterfall_bars_are_the_table(fraud):
+    _, rules, X, y, amount = fraud
+    disp = RuleWaterfallDisplay.from_estimator(rules, X, y, fn_cost=amount, fp_cost=10.0)
+    t = rules.evaluate(X, y, fn_cost=amount, fp_cost=10.0, per_rule=True)
+    up = np.array([b.get_height() for b in disp.caught_bars_])
+    down = np.array([b.get_height() for b in disp.alert_bars_])
+    np.testing.assert_allclose(up, t["new_money_caught"], rtol=1e-12)
+    np.testing.assert_allclose(-down, t["new_alert_cost"], rtol=1e-12)
+    # each rule starts where the previous one ended; the net bar is the set's net money
+    tops = np.array([b.get_y() + b.get_height() for b in disp.alert_bars_])
+    np.testing.assert_allclose(tops, t["set_net_money"], rtol=1e-9)
+    starts = np.array([b.get_y() for b in disp.caught_bars_])
+    np.testing.assert_allclose(starts[1:], tops[:-1], rtol=1e-9)
+    (net,) = disp.net_bar_
+    assert net.get_height() == pytest.approx(rules.evaluate(X, y, fn_cost=amount, fp_cost=10.0)["net_money"])
+    with pytest.raises(ValueError, match="needs costs"):
+        RuleWaterfallDisplay(rules.evaluate(X, y, per_rule=True))
+    empty = RuleWaterfallDisplay.from_estimator(type(rules)([]), X, y, fn_cost=amount, fp_cost=10.0)
+    assert len(empty.caught_bars_) == 0 and empty.net_bar_[0].get_height() == 0.0
+
+
+def test_money_per_round_from_estimator(fraud):
+    _, _, X, y, amount = fraud
+    n = len(y) // 2
+    est = CSLGBMClassifier(n_estimators=25, early_stopping_rounds=5, eval_metric="savings", random_state=0)
+    est.fit(X[:n], y[:n], fn_cost=amount[:n], fp_cost=10.0, eval_set=[(X[n:], y[n:])],
+            eval_costs=[{"fn_cost": amount[n:], "fp_cost": 10.0}])
+    disp = MoneyPerRoundDisplay.from_estimator(est, metric="savings")
+    (name,) = est.evals_result_
+    xs, ys = disp.lines_[name].get_data()
+    np.testing.assert_array_equal(ys, est.evals_result_[name]["savings"])
+    np.testing.assert_array_equal(xs, np.arange(1, len(ys) + 1))
+    bx, _ = disp.best_line_.get_data()
+    assert bx[0] == est.n_estimators_  # the fitted model's last round, 1-based on the axis
+
+
+def test_money_per_round_from_record_money(fraud):
+    """Native lightgbm with record_money: one line per set (training vs validation) and the early-stopping
+    round marked; each plotted value is the savings_score of that set's decisions at that round."""
+    from csboost_plugins import lgb as clgb
+    from csboost_plugins.callback import early_stopping, record_money
+
+    _, _, X, y, amount = fraud
+    n = len(y) // 2
+    C = dict(fn_cost=amount, fp_cost=10.0)
+    dtr = clgb.cost_dataset(X[:n], y[:n], fn_cost=amount[:n], fp_cost=10.0)
+    dva = clgb.cost_dataset(X[n:], y[n:], fn_cost=amount[n:], fp_cost=10.0, reference=dtr)
+    rec = {}
+    bst = lgb.train({"objective": clgb.aec_objective(), "verbose": -1, "num_leaves": 8, "learning_rate": 0.3}, dtr,
+                    30, valid_sets=[dva], valid_names=["validation"], feval=clgb.money_metrics(),
+                    callbacks=[record_money(rec), early_stopping(5, data_name="validation")])
+    disp = MoneyPerRoundDisplay.from_evals_result(rec, metric="savings", best_iteration=bst.best_iteration - 1)
+    assert set(disp.lines_) == {"training", "validation"}
+    clgb.bake_start_margin(bst, dtr)
+    for name, sl in (("training", slice(0, n)), ("validation", slice(n, None))):
+        ys = disp.lines_[name].get_data()[1]
+        np.testing.assert_array_equal(ys, rec[name]["savings"])
+        # the recorded savings are the money of that round's decisions at the shared default s > 1/2
+        k = min(3, bst.best_iteration)
+        p = clgb.predict_proba(bst, X[sl], num_iteration=k)
+        cs = {key: (v[sl] if np.ndim(v) else v) for key, v in C.items()}
+        assert ys[k - 1] == pytest.approx(savings_score(y[sl], (p > 0.5).astype(int), **cs), abs=1e-9)
+    assert disp.best_line_.get_data()[0][0] == bst.best_iteration
+
+
+def test_money_per_round_from_evals_result():
+    ev = {"training": {"savings": [0.1, 0.3, 0.5, 0.6], "expected_savings": [0.0, 0.1, 0.2, 0.3]},
+          "validation_0": {"savings": [0.1, 0.25, 0.3, 0.28], "expected_savings": [0.0, 0.1, 0.15, 0.12]}}
+    disp = MoneyPerRoundDisplay.from_evals_result(ev, metric="expected_savings", best_iteration=2)
+    for name in ev:
+        xs, ys = disp.lines_[name].get_data()
+        np.testing.assert_array_equal(ys, ev[name]["expected_savings"])
+        np.testing.assert_array_equal(xs, [1, 2, 3, 4])
+    assert disp.best_line_.get_data()[0][0] == 3
+    with pytest.raises(ValueError, match="recorded metrics: \\['expected_savings', 'savings'\\]"):
+        MoneyPerRoundDisplay.from_evals_result(ev, metric="aec")
+    with pytest.raises(ValueError, match="best_iteration"):
+        MoneyPerRoundDisplay.from_evals_result(ev, best_iteration=4)
+    with pytest.raises(TypeError, match="evals_result"):
+        MoneyPerRoundDisplay.from_evals_result([0.1, 0.2])
+
+
+def test_threshold_scaling_matches_savings_score(fraud):
+    gbm, _, X, y, amount = fraud
+    p = gbm.predict_proba(X)[:, 1]
+    disp = ThresholdScalingDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0)
+    xs, ys = disp.line_.get_data()
+    np.testing.assert_array_equal(xs, np.logspace(-2, 2, 81))
+    for k in (0, 20, 40, 60, 80):  # k = 1 is index 40: Bayes minimum risk
+        # odds scaling is the Bayes rule with the false-alert regret multiplied by k
+        d = (p * amount > (1 - p) * 10.0 * xs[k]).astype(int)
+        assert ys[k] == pytest.approx(savings_score(y, d, fn_cost=amount, fp_cost=10.0), abs=1e-12)
+    assert ys[40] == pytest.approx(savings_score(
+        y, bayes_minimum_risk(p, fn_cost=amount, fp_cost=10.0), fn_cost=amount, fp_cost=10.0))
+    assert disp.best == xs[np.argmax(ys)]
+    disp = ThresholdScalingDisplay.from_estimator(gbm, X, y, fn_cost=amount, fp_cost=10.0, threshold="constant",
+                                                  y_axis="net_money")
+    xs, ys = disp.line_.get_data()
+    for i in (0, 30, 50, 100):
+        d = p > xs[i]
+        assert ys[i] == pytest.approx(amount[d & (y == 1)].sum() - 10.0 * (d & (y == 0)).sum())
+    with pytest.raises(ValueError, match="threshold must be one of"):
+        ThresholdScalingDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=1.0, threshold="median")
+    with pytest.raises(ValueError, match="y_proba must lie"):
+        ThresholdScalingDisplay.from_predictions(y, p * 3, fn_cost=amount, fp_cost=1.0)
