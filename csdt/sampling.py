@@ -76,6 +76,26 @@ def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cos
     Keeps every minority row and ``round(n_min (1 - share) / share)`` majority
     rows drawn without replacement, so the minority is ``minority_share`` of the
     result. Row order of the input is preserved. Costs are optional here.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Rows (NaN allowed where the model routes missing values).
+    y : array-like of shape (n_samples,)
+        Binary labels.
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]``, sampled with the rows.
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+        The costs as keywords instead.
+    minority_share : float in (0, 1), default=0.5
+        Share of minority rows in the result.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    (X, y, cost_matrix)
+        The sampled rows (pandas stays pandas), their labels and their costs (None when no costs were given).
     """
     if not 0 < minority_share < 1:
         raise ValueError(f"minority_share must lie in (0, 1), got {minority_share}")
@@ -98,6 +118,28 @@ def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=Non
 
     Row i is kept independently with probability w_i = min(c_i / M, 1), c_i = C_FN_i
     if y_i = 1 else C_FP_i (see the module docstring for M). Expected size sum_i w_i.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Rows (NaN allowed where the model routes missing values).
+    y : array-like of shape (n_samples,)
+        Binary labels.
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` (costs are required: this or the keywords).
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+        The costs as keywords instead.
+    max_cost : float, optional
+        M directly (money).
+    max_cost_quantile : float in (0, 1], default=0.975
+        M as this quantile of the misclassification costs c_i.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    (X, y, cost_matrix)
+        The sampled rows (pandas stays pandas), their labels and their costs (None when no costs were given).
     """
     yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                               tn_cost=tn_cost), required=True)
@@ -116,6 +158,30 @@ def cost_proportionate_over_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn
     the most expensive rows appear 1 / oversampling_norm times and every row with a
     positive cost at least once (rows with zero cost are dropped). The method is deterministic;
     ``random_state`` is accepted only for a uniform signature.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Rows (NaN allowed where the model routes missing values).
+    y : array-like of shape (n_samples,)
+        Binary labels.
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` (costs are required: this or the keywords).
+    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+        The costs as keywords instead.
+    oversampling_norm : float, default=0.1
+        norm: row i is repeated ceil(w_i / norm) times.
+    max_cost : float, optional
+        M directly (money).
+    max_cost_quantile : float in (0, 1], default=0.975
+        M as this quantile of the misclassification costs c_i.
+    random_state : None
+        Accepted for a uniform signature; the method is deterministic.
+
+    Returns
+    -------
+    (X, y, cost_matrix)
+        The sampled rows (pandas stays pandas), their labels and their costs (None when no costs were given).
     """
     if not 0 < oversampling_norm <= 1:
         raise ValueError(f"oversampling_norm must lie in (0, 1], got {oversampling_norm}")

@@ -53,7 +53,7 @@ sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r".*\.py$",  # execute all of them, not only plot_*.py
-    "ignore_pattern": r"(^|/)_|cal5_decision",  # TEMP until wip-robust merged
+    "ignore_pattern": r"(^|/)_",
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "plot_gallery": "True",

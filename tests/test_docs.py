@@ -81,3 +81,72 @@ def test_browser_renders_the_built_site():
     page = BUILT / "api" / "generated" / "csboost_plugins.metrics.savings_score.html"
     dom = _dump_dom(page)
     assert "savings_score" in dom and "y_true" in dom and "cost_matrix" in dom  # the rendered signature
+
+
+def _returns_value(func):
+    """Whether ``func``'s own body returns something other than ``self`` or None."""
+    import ast
+    import inspect
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError):
+        return False
+    body = tree.body[0]
+    stack, found = list(body.body), False
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue  # a nested function's returns are its own
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Name) and node.value.id == "self"):
+            found = True
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _public_callables():
+    import dataclasses
+    import inspect
+    seen = set()
+    for modnames in MODULES.values():
+        for modname in modnames:
+            for name, obj in public_names(importlib.import_module(modname)):
+                if id(obj) in seen or not callable(obj):
+                    continue
+                seen.add(id(obj))
+                if inspect.isclass(obj):
+                    record = dataclasses.is_dataclass(obj) or hasattr(obj, "_fields")  # fields listed as Attributes
+                    yield f"{modname}.{name}", obj, record
+                    for mname, member in vars(obj).items():
+                        if mname.startswith("_"):
+                            continue
+                        if isinstance(member, (staticmethod, classmethod)):
+                            member = getattr(obj, mname)
+                        if inspect.isfunction(member) or inspect.ismethod(member):
+                            yield f"{modname}.{name}.{mname}", member, False
+                else:
+                    yield f"{modname}.{name}", obj, False
+
+
+def test_public_functions_and_methods_have_numpydoc_sections():
+    import inspect
+
+    from numpydoc.docscrape import ClassDoc, FunctionDoc
+
+    missing = []
+    for qualname, obj, record in _public_callables():
+        func = getattr(obj, "py_func", obj)  # a numba dispatcher documents its Python function
+        try:
+            params = [p for p in inspect.signature(func).parameters.values()
+                      if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        except (TypeError, ValueError):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            doc = ClassDoc(func, config={"show_class_members": False}) if inspect.isclass(func) else FunctionDoc(func)
+        if params and not doc["Parameters"] and not (record and doc["Attributes"]):
+            missing.append(f"{qualname}: Parameters")
+        if not inspect.isclass(func) and _returns_value(func) and not (doc["Returns"] or doc["Yields"]):
+            missing.append(f"{qualname}: Returns")
+    assert missing == []

@@ -170,7 +170,13 @@ class Interval:
                 self.missing, self.zero_missing)
 
     def is_empty_interval(self) -> bool:
-        """True if no number lies in the interval (missing values aside)."""
+        """True if no number lies in the interval (missing values aside).
+
+        Returns
+        -------
+        bool
+            Whether the interval is empty.
+        """
         return self.lower > self.upper or (self.lower == self.upper and not (self.lower_closed and self.upper_closed))
 
     def mergeable(self, other) -> bool:

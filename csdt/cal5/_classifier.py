@@ -48,11 +48,18 @@ def cost_transinformation(x_binned, y, cost=None) -> float:
 
     Parameters
     ----------
-    x_binned : array-like (n,), the discrete values (or interval ids) x_i.
-    y : array-like (n,), class labels (any number of classes).
-    cost : None, scalar or array-like (n,), each example's misclassification
-        cost (>= 0). ``None`` means equal costs, giving Shannon's
-        transinformation (Proposition 1a).
+    x_binned : array-like of shape (n,)
+        The discrete values (or interval ids) x_i.
+    y : array-like of shape (n,)
+        Class labels (any number of classes).
+    cost : None, scalar or array-like of shape (n,)
+        Each example's misclassification cost (>= 0). ``None`` means equal costs,
+        giving Shannon's transinformation (Proposition 1a).
+
+    Returns
+    -------
+    float
+        I^c_x in bits.
     """
     x = np.asarray(x_binned)
     yy = np.asarray(y)

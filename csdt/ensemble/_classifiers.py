@@ -352,12 +352,22 @@ _PARAMS_DOC = """
 
     Attributes
     ----------
-    estimators_ : list of fitted trees; estimators_features_ : columns each tree saw
-    estimator_weights_ : vote weights (1/T, or alpha_j of eq. 16 for weighted voting)
-    estimators_oob_savings_ : each tree's savings on its out-of-bag rows
-    final_estimator_ : the stacking learner (stacking combiners only)
-    oob_score_ : savings of the out-of-bag vote; oob_decision_function_
+    estimators_ : list of CostSensitiveDecisionTreeClassifier
+        The fitted trees.
+    estimators_features_ : list of ndarray
+        Columns each tree saw.
+    estimator_weights_ : ndarray of shape (n_estimators,)
+        Vote weights (1/T, or alpha_j of eq. 16 for weighted voting).
+    estimators_oob_savings_ : ndarray of shape (n_estimators,)
+        Each tree's savings on its out-of-bag rows.
+    final_estimator_ : classifier
+        The stacking learner (stacking combiners only).
+    oob_score_ : float
+        Savings of the out-of-bag vote.
+    oob_decision_function_ : ndarray of shape (n_samples, 2)
+        Out-of-bag vote shares ``[P(y=0), P(y=1)]`` of each training row.
     classes_, n_features_in_, feature_names_in_
+        As in scikit-learn.
 """
 
 

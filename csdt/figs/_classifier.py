@@ -261,8 +261,10 @@ class FIGSClassifier(_GreedyTreesBase):
         ``sigmoid(2 s - 1)``, which equals imodels' default softmax over its
         one-hot outputs ``(1 - s, s)``.
 
-    Deliberate differences from imodels 3.0.4 ``FIGSClassifier``
-    -------------------------------------------------------------
+    Notes
+    -----
+    Deliberate differences from imodels 3.0.4 ``FIGSClassifier``:
+
     * Split search over binned features: identical candidate thresholds when a
       feature has at most ``max_bins`` distinct values, quantile-bin boundaries
       otherwise.
@@ -307,7 +309,18 @@ class FIGSClassifier(_GreedyTreesBase):
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints, "link": [StrOptions({"clip", "sigmoid"})]}
 
     def predict_proba(self, X):
-        """``[1 - p, p]`` with ``p = clip(s, 0, 1)`` or ``sigmoid(2 s - 1)`` (see ``link``)."""
+        """``[1 - p, p]`` with ``p = clip(s, 0, 1)`` or ``sigmoid(2 s - 1)`` (see ``link``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (NaN allowed where the model routes missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            ``[P(y=0), P(y=1)]`` per row.
+        """
         s = self.decision_function(X)
         p = np.clip(s, 0.0, 1.0) if self.link == "clip" else expit(2.0 * s - 1.0)
         return np.column_stack([1.0 - p, p])
@@ -357,6 +370,17 @@ class FIGUClassifier(_GreedyTreesBase):
                               "precision_threshold": [fraction(closed="both")]}
 
     def predict_proba(self, X):
-        """``[1 - p, p]`` with ``p`` the largest leaf precision over the trees."""
+        """``[1 - p, p]`` with ``p`` the largest leaf precision over the trees.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (NaN allowed where the model routes missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            ``[P(y=0), P(y=1)]`` per row.
+        """
         p = np.clip(self.decision_function(X), 0.0, 1.0)
         return np.column_stack([1.0 - p, p])

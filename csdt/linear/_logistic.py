@@ -110,6 +110,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         standardised coefficient). The intercept is never penalised. lightgbm's name
         for an L1 penalty; the paper's ``lambda``.
     fit_intercept : bool, default=True
+        Fit an intercept (never penalised).
     standardize : bool, default=True
         Fit on z-scored predictors (the paper's lasso convention). ``coef_`` and
         ``intercept_`` are always reported on the original scale of X.
@@ -126,10 +127,18 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray (1, n_features); intercept_ : ndarray (1,)
+    coef_ : ndarray of shape (1, n_features)
+        Coefficients on the original scale of X.
+    intercept_ : ndarray of shape (1,)
+        Intercept on the original scale of X.
     classes_, n_features_in_, feature_names_in_
-    objective_ : float, final Q = AEC + lambda_l1 * ||beta_std||_1 (money per row).
-    n_iter_ : int; converged_ : bool
+        As in scikit-learn.
+    objective_ : float
+        Final Q = AEC + lambda_l1 * ``||beta_std||_1`` (money per row).
+    n_iter_ : int
+        L-BFGS-B iterations.
+    converged_ : bool
+        Whether L-BFGS-B reported convergence.
 
     Notes
     -----
@@ -166,7 +175,27 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         validate_params(self)
 
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Fit by minimising ``AEC + lambda_l1 ||beta||_1`` with the rows' own costs."""
+        """Fit by minimising ``AEC + lambda_l1 ||beta||_1`` with the rows' own costs.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+        y : array-like of shape (n_samples,)
+            Binary labels.
+        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+            Money of a true positive / true negative per row.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+            Without costs: unit costs (AEC = expected error rate).
+
+        Returns
+        -------
+        CostSensitiveLogisticRegression
+            self.
+        """
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, classes = _check_y(y)
@@ -248,24 +277,36 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         a convex objective; a useful scale for this non-convex one), evaluated at
         ``beta = 0`` with the intercept at the log-odds of the positive rate.
     cv : int or CV splitter, default=5
+        Folds (stratified when an int).
     scoring : {"aec", "savings"}, default="aec"
         "aec": mean held-out average expected cost (lower is better);
         "savings": mean held-out savings of ``predict`` (higher is better).
     random_state : int, RandomState or None
         Shuffling of the stratified folds when ``cv`` is an int.
-    Other parameters are passed to every :class:`CostSensitiveLogisticRegression`.
+    fit_intercept, standardize, max_iter, tol, gtol
+        Passed to every :class:`CostSensitiveLogisticRegression`.
 
     Attributes
     ----------
-    lambda_ : chosen lambda; lambdas_ : candidates; cv_scores_ : (n_lambdas, n_folds)
-    best_estimator_ : the refitted model; coef_, intercept_, classes_ as in it.
+    lambda_ : float
+        The chosen lambda.
+    lambdas_ : ndarray of shape (n_lambdas,)
+        The candidates.
+    cv_scores_ : ndarray of shape (n_lambdas, n_folds)
+        Held-out score of each candidate on each fold.
+    best_estimator_ : CostSensitiveLogisticRegression
+        The model refitted on all rows with ``lambda_``.
+    coef_, intercept_, classes_
+        As in ``best_estimator_``.
 
+    Notes
+    -----
     A GridSearchCV recipe works as well (costs routed to each fold)::
 
         sklearn.set_config(enable_metadata_routing=True)
         est = CostSensitiveLogisticRegression().set_fit_request(fp_cost=True, fn_cost=True)
-        GridSearchCV(est, {"lambda_l1": [0, 1, 10]}, scoring=make_savings_scorer())
-            .fit(X, y, fp_cost=fp, fn_cost=fn)
+        search = GridSearchCV(est, {"lambda_l1": [0, 1, 10]}, scoring=make_savings_scorer())
+        search.fit(X, y, fp_cost=fp, fn_cost=fn)
     """
 
     _parameter_constraints = {
@@ -300,7 +341,27 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
             max_iter=self.max_iter, tol=self.tol, gtol=self.gtol)
 
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Choose lambda by cross-validated AEC (or savings), then refit on all rows."""
+        """Choose lambda by cross-validated AEC (or savings), then refit on all rows.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows.
+        y : array-like of shape (n_samples,)
+            Binary labels.
+        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+            Money of a true positive / true negative per row.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+            Without costs: unit costs (AEC = expected error rate).
+
+        Returns
+        -------
+        CostSensitiveLogisticRegressionCV
+            self, refitted with ``lambda_``.
+        """
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, classes = _check_y(y)

