@@ -10,6 +10,8 @@ growth and ``_classifier`` the estimators, :class:`CAL5Classifier` and
 :class:`CAL5OCClassifier`.
 """
 
-from ._classifier import CAL5Classifier, CAL5OCClassifier, cost_transinformation
+from .._lazy import lazy_exports
 
 __all__ = ["CAL5Classifier", "CAL5OCClassifier", "cost_transinformation"]
+
+__getattr__, __dir__ = lazy_exports(__name__, "._classifier", __all__)

@@ -9,12 +9,7 @@ voting (eqs. 14, 16) and cost-sensitive stacking (eqs. 17-18, whose learner is
 rows and features; ``_classifiers`` holds the estimators.
 """
 
-from ._classifiers import (
-    CostSensitiveBaggingClassifier,
-    CostSensitivePastingClassifier,
-    CostSensitiveRandomForestClassifier,
-    CostSensitiveRandomPatchesClassifier,
-)
+from .._lazy import lazy_exports
 
 __all__ = [
     "CostSensitiveBaggingClassifier",
@@ -22,3 +17,5 @@ __all__ = [
     "CostSensitiveRandomForestClassifier",
     "CostSensitiveRandomPatchesClassifier",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, "._classifiers", __all__)

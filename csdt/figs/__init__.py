@@ -9,6 +9,8 @@ kernels, ``_builder`` the greedy loop and ``_classifier`` the estimators,
 :class:`FIGSClassifier` and :class:`FIGUClassifier`.
 """
 
-from ._classifier import FIGSClassifier, FIGUClassifier
+from .._lazy import lazy_exports
 
 __all__ = ["FIGSClassifier", "FIGUClassifier"]
+
+__getattr__, __dir__ = lazy_exports(__name__, "._classifier", __all__)

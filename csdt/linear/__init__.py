@@ -8,6 +8,8 @@ the stacking learner of :mod:`csdt.ensemble` (ECSDT paper eq. 18). ``_objective`
 the AEC and its gradient; ``_logistic`` the estimators.
 """
 
-from ._logistic import CostSensitiveLogisticRegression, CostSensitiveLogisticRegressionCV
+from .._lazy import lazy_exports
 
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
+
+__getattr__, __dir__ = lazy_exports(__name__, "._logistic", __all__)

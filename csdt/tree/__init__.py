@@ -12,6 +12,8 @@ the project's fitted-tree form, :class:`~csboost_plugins.tree_protocol.TreeArray
 are shared with the other tree models (:mod:`csdt._apply`, :mod:`csdt._export`).
 """
 
-from ._classifier import CostSensitiveDecisionTreeClassifier
+from .._lazy import lazy_exports
 
 __all__ = ["CostSensitiveDecisionTreeClassifier"]
+
+__getattr__, __dir__ = lazy_exports(__name__, "._classifier", __all__)
