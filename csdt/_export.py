@@ -1,10 +1,11 @@
 """Text and matplotlib renderings of fitted trees (:class:`~csboost_plugins.tree_protocol.TreeArrays`),
 shared by every tree model of csdt (CSDT, FIGS/FIGU, CAL5/CAL5_OC).
 
-One text renderer (:func:`tree_lines`) and one drawing routine (:func:`draw_tree`) read the
-fitted arrays; each model passes a :class:`NodeFormat`, its own description of a node (what a
-leaf says, which colour it gets). CAL5's multiway view is drawn from the same arrays by giving
-:func:`draw_tree` its interval children (:func:`csdt.cal5._builder.multiway_view`).
+One text renderer (:func:`tree_lines`) and one drawing routine (:func:`layout_tree`, then
+:func:`draw_layout`) read the fitted arrays; each model passes a :class:`NodeFormat`, its own
+description of a node (what a leaf says, which colour it gets). CAL5's multiway view is drawn
+from the same arrays by giving :func:`layout_tree` its interval children
+(:func:`csdt.cal5._builder.multiway_view`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ INNER_COLOR = "#f3f3f3"
 
 @dataclass(frozen=True)
 class NodeFormat:
-    """A model's description of its nodes, read by :func:`tree_lines` and :func:`draw_tree`.
+    """A model's description of its nodes, read by :func:`tree_lines` and :func:`plot_tree`.
 
     Parameters
     ----------
@@ -141,11 +142,6 @@ def pyplot():
     return plt
 
 
-def figure_size(n_leaves, depth):
-    """Inches (width, height) that leave room for ``n_leaves`` boxes side by side, ``depth + 1`` rows."""
-    return min(max(8.0, 1.5 * n_leaves), 48.0), min(max(4.0, 1.4 * (depth + 1)), 24.0)
-
-
 def binary_children(t):
     """``children(node)`` of a binary :class:`TreeArrays` (empty at leaves)."""
     return lambda k: [] if t.children_left[k] == -1 else [int(t.children_left[k]), int(t.children_right[k])]
@@ -166,70 +162,134 @@ def binary_box(t, names, fmt, decimals):
     return box
 
 
-def draw_tree(ax, children, box, edge_text=None, max_depth=None, fontsize=8, title=None):
-    """Draw a tree top-down on ``ax``: leaves left to right, each parent centred over its children.
+@dataclass(frozen=True)
+class TreeLayout:
+    """Where each node's box goes (:func:`layout_tree`), ready for :func:`draw_layout`.
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Axes to draw on.
+    pos : dict of int to (float, float)
+        Box centre of every node drawn: x in leaf slots (0, 1, ...), y = -depth.
+    boxes : dict of int to (str, str)
+        Text and fill colour of every node drawn.
+    edges : list of (int, int)
+        (parent, child) pairs drawn.
+    size : (float, float)
+        Inches (width, height) in which no two boxes overlap.
+    """
+
+    pos: dict
+    boxes: dict
+    edges: list
+    size: tuple
+
+
+def layout_tree(children, box, edge_text=None, max_depth=None, fontsize=8) -> TreeLayout:
+    """Place a tree top-down: leaves in slots left to right, each parent centred over its children.
+
+    Parameters
+    ----------
     children : callable
         ``children(node) -> list of node ids`` (empty at leaves); node 0 is the root.
     box : callable
         ``box(node) -> (text, colour)`` of a node's box.
     edge_text : callable, optional
-        ``edge_text(parent, i) -> str``, a label on the edge to the parent's i-th child.
+        ``edge_text(parent, i) -> str``, put as the first line of the parent's i-th child's box.
     max_depth : int, optional
         Nodes deeper than this are not drawn; a cut node's box ends with ``(...)``.
     fontsize : float
-        Font size of the boxes (edge labels one point smaller).
+        Font size the boxes will be drawn with (sets ``size``).
+
+    Returns
+    -------
+    TreeLayout
+    """
+    pos, boxes, edges, slots, under = {}, {}, [], [0], {}
+
+    def place(k, depth, head):
+        kids = children(k)
+        shown = kids if max_depth is None or depth < max_depth else []
+        text, color = box(k)
+        boxes[k] = ("\n".join(s for s in (head, text, "(...)" if kids and not shown else "") if s), color)
+        if not shown:
+            pos[k], under[k] = (float(slots[0]), -float(depth)), 1
+            slots[0] += 1
+            return
+        for i, c in enumerate(shown):
+            place(c, depth + 1, edge_text(k, i) if edge_text is not None else "")
+            edges.append((k, c))
+        pos[k] = ((pos[shown[0]][0] + pos[shown[-1]][0]) / 2.0, -float(depth))
+        under[k] = sum(under[c] for c in shown)
+
+    place(0, 0, "")
+    # a box is about 0.6 fontsize wide per character and 1.25 fontsize high per line (points)
+    char, line = 0.6 * fontsize / 72.0, 1.25 * fontsize / 72.0
+    wide = {k: max(len(s) for s in text.splitlines()) * char + 0.3 for k, (text, _) in boxes.items()}
+    slot = max(wide[k] / under[k] for k in boxes)
+    level = max(len(text.splitlines()) for text, _ in boxes.values()) * line + 0.45
+    depth = -min(y for _, y in pos.values())
+    return TreeLayout(pos, boxes, edges, (slots[0] * slot + 0.2, (depth + 1) * level + 0.2))
+
+
+def new_axes(layouts, title=None):
+    """A figure with one Axes per layout side by side, each as wide as its tree needs (at most 150 in).
+
+    Parameters
+    ----------
+    layouts : list of TreeLayout
+        The trees to draw.
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    (Figure, ndarray of Axes)
+    """
+    widths = [lay.size[0] for lay in layouts]
+    height = max(lay.size[1] for lay in layouts) + (0.5 if title or len(layouts) > 1 else 0.0)
+    fig, axes = pyplot().subplots(1, len(layouts), squeeze=False, gridspec_kw={"width_ratios": widths},
+                                  figsize=(min(sum(widths), 150.0), min(height, 60.0)))
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1.0 - 0.4 / height if title else 0.99, wspace=0.02)
+    if title:
+        fig.suptitle(title)
+    return fig, axes[0]
+
+
+def draw_layout(ax, lay, fontsize=8, title=None):
+    """Draw a :class:`TreeLayout` on ``ax``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes to draw on.
+    lay : TreeLayout
+        The placed tree.
+    fontsize : float
+        Font size of the boxes.
     title : str, optional
         Title of the axes.
 
     Returns
     -------
-    dict of int to (float, float)
-        Position (x in [0, 1], y = -depth) of every node drawn. Each box is a
-        ``matplotlib.text.Text`` whose gid is ``"node <id>"``; edges are lines with gid
-        ``"edge <parent> <child>"``, their labels texts with the same gid.
+    matplotlib.axes.Axes
+        ``ax``: each box is a ``matplotlib.text.Text`` with gid ``"node <id>"``, each edge a line
+        with gid ``"edge <parent> <child>"``.
     """
-    pos, leaves = {}, [0]
-
-    def layout(k, depth):
-        kids = children(k) if max_depth is None or depth < max_depth else []
-        if not kids:
-            pos[k] = (float(leaves[0]), -float(depth))
-            leaves[0] += 1
-            return
-        for c in kids:
-            layout(c, depth + 1)
-        pos[k] = ((pos[kids[0]][0] + pos[kids[-1]][0]) / 2.0, -float(depth))
-
-    layout(0, 0)
-    width = max(leaves[0] - 1, 1)
-    pos = {k: (x / width if leaves[0] > 1 else 0.5, y) for k, (x, y) in pos.items()}
-    for k, (x, y) in pos.items():
-        kids = [c for c in children(k) if c in pos]
-        text, color = box(k)
-        if children(k) and not kids:
-            text += "\n(...)"
-        for i, c in enumerate(kids):
-            (line,) = ax.plot([x, pos[c][0]], [y, pos[c][1]], color="grey", lw=0.8, zorder=1)
-            line.set_gid(f"edge {k} {c}")
-            if edge_text is not None:
-                label = ax.text((x + pos[c][0]) / 2.0, (y + pos[c][1]) / 2.0, edge_text(k, i), ha="center",
-                                va="center", fontsize=max(fontsize - 1, 1), zorder=2,
-                                bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
-                label.set_gid(f"edge {k} {c}")
-        artist = ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, zorder=3,
+    for a, b in lay.edges:
+        (line,) = ax.plot([lay.pos[a][0], lay.pos[b][0]], [lay.pos[a][1], lay.pos[b][1]], color="grey", lw=0.8,
+                          zorder=1)
+        line.set_gid(f"edge {a} {b}")
+    for k, (text, color) in lay.boxes.items():
+        artist = ax.text(*lay.pos[k], text, ha="center", va="center", fontsize=fontsize, zorder=3,
                          bbox={"boxstyle": "round", "fc": color, "ec": "grey"})
         artist.set_gid(f"node {k}")
     ax.set_axis_off()
-    ax.set_ylim(min(p[1] for p in pos.values()) - 0.6, 0.6)
-    ax.set_xlim(-0.15, 1.15)
+    n_slots = 1 + max(x for x, _ in lay.pos.values())
+    ax.set_xlim(-0.5, n_slots - 0.5)
+    ax.set_ylim(min(y for _, y in lay.pos.values()) - 0.5, 0.5)
     if title is not None:
         ax.set_title(title, fontsize=fontsize + 2)
-    return pos
+    return ax
 
 
 def plot_tree(t, names, fmt, ax=None, max_depth=None, fontsize=8, decimals=3, title=None):
@@ -262,9 +322,13 @@ def plot_tree(t, names, fmt, ax=None, max_depth=None, fontsize=8, decimals=3, ti
     """
     check_decimals(decimals)
     check_plot_args(max_depth, fontsize)
+    lay = binary_layout(t, names, fmt, max_depth, fontsize, decimals)
     if ax is None:
-        depth = t.node_depth.max() if max_depth is None else min(t.node_depth.max(), max_depth)
-        _, ax = pyplot().subplots(figsize=figure_size(t.n_leaves, depth))
-    draw_tree(ax, binary_children(t), binary_box(t, names, fmt, decimals), max_depth=max_depth, fontsize=fontsize,
-              title=title)
-    return ax
+        ax = new_axes([lay])[1][0]
+    return draw_layout(ax, lay, fontsize, title)
+
+
+def binary_layout(t, names, fmt, max_depth=None, fontsize=8, decimals=3) -> TreeLayout:
+    """:func:`layout_tree` of a binary :class:`TreeArrays` with a model's :class:`NodeFormat`."""
+    return layout_tree(binary_children(t), binary_box(t, names, fmt, decimals), max_depth=max_depth,
+                       fontsize=fontsize)

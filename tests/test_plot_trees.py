@@ -268,15 +268,14 @@ def test_cal5_text_is_its_binary_chain(models, decimals):
 
 # ------------------------------------------------------------------------------------- plots
 def _boxes(ax):
-    """{node id: (text, (x, y))} of the boxes drawn, and the edge labels {(parent, child): text}."""
-    boxes, edges = {}, {}
+    """{node id: (text, (x, y))} of the boxes drawn, and the (parent, child) edges drawn."""
+    boxes = {}
     for txt in ax.texts:
         gid = txt.get_gid() or ""
         if gid.startswith("node "):
             boxes[int(gid.split()[1])] = (txt.get_text(), txt.get_position())
-        elif gid.startswith("edge "):
-            _, a, b = gid.split()
-            edges[int(a), int(b)] = txt.get_text()
+    edges = [tuple(int(v) for v in line.get_gid().split()[1:]) for line in ax.lines
+             if (line.get_gid() or "").startswith("edge ")]
     return boxes, edges
 
 
@@ -363,9 +362,13 @@ def test_cal5_plot_is_its_multiway_view(models):
     assert set(boxes) == {nd["node"] for nd in view}
     chain_thr = {(names[t.feature[k]], round(float(t.threshold[k]), 5)) for k in np.flatnonzero(~t.is_leaf)}
     drawn_thr = set()
+    interval = re.compile(r"(\S+) in \(" + NUM + ", " + NUM + r"[\])]")
     for k, (text, (x, y)) in boxes.items():
         lines = text.splitlines()
-        kids = [(b, edges[a, b]) for (a, b) in edges if a == k]
+        if k != 0:  # every box but the root's starts with its interval
+            m = interval.fullmatch(lines.pop(0))
+            assert m is not None, text
+        kids = [b for a, b in edges if a == k]
         if not kids:
             assert t.children_left[k] == -1, "a leaf box is a chain leaf"
             assert lines[0] == f"class {classes[t.label[k]]}"
@@ -374,13 +377,16 @@ def test_cal5_plot_is_its_multiway_view(models):
         assert lines[0] == names[t.feature[k]]
         m = re.search(r"I\^c=" + NUM, text)
         assert float(m.group(1)) == pytest.approx(t.info[k], abs=1e-5)
-        for child, label in kids:
+        lows = []
+        for child in kids:
             assert boxes[child][1][1] < y, "children below their parent"
-            lo, hi = (float(v) for v in re.fullmatch(r"\(" + NUM + ", " + NUM + r"[\])]", label).groups())
+            m = interval.match(boxes[child][0])
+            assert m.group(1) == lines[0], "a child's interval is on its parent's attribute"
+            lo, hi = float(m.group(2)), float(m.group(3))
             drawn_thr |= {(lines[0], b) for b in (lo, hi) if np.isfinite(b)}
-        xs = [boxes[c][1][0] for c, _ in sorted(kids, key=lambda cb: float(cb[1][1:].split(",")[0]))]
-        assert xs == sorted(xs), "intervals left to right"
-    assert drawn_thr == chain_thr, "every chain threshold is drawn on an edge"
+            lows.append((lo, boxes[child][1][0]))
+        assert [x for _, x in sorted(lows)] == sorted(x for _, x in lows), "intervals left to right"
+    assert drawn_thr == chain_thr, "every chain threshold is drawn as an interval bound"
 
 
 # ---------------------------------------------------------------------------------- validation

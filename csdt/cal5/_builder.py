@@ -311,14 +311,15 @@ def export_text(tree: TreeArrays, feature_names, class_names, decimals=3) -> str
     return "\n".join(lines)
 
 
-def plot_multiway(tree: TreeArrays, feature_names, class_names, ax, max_depth=None, fontsize=8, decimals=3):
-    """Draw the multiway tree (:func:`multiway_view` of the binary chain) on ``ax``.
+def plot_multiway(tree: TreeArrays, feature_names, class_names, ax=None, max_depth=None, fontsize=8, decimals=3):
+    """Draw the multiway tree (:func:`multiway_view` of the binary chain) on ``ax`` (a new figure when None).
 
-    A decision node shows its attribute, I^c (eq. 10, bits) and examples; each edge its interval
-    ``(lo, hi]``; a leaf its class, why it is a leaf, examples and p^c, coloured by class. Boxes
-    carry the gid ``"node <binary id>"`` of the node in ``tree``.
+    A decision node shows its attribute, I^c (eq. 10, bits) and examples; each child's box
+    starts with its interval ``name in (lo, hi]``; a leaf shows its class, why it is a leaf,
+    examples and p^c, coloured by class. Boxes carry the gid ``"node <binary id>"`` of the node
+    in ``tree``.
     """
-    from .._export import CLASS_COLORS, INNER_COLOR, draw_tree
+    from .._export import CLASS_COLORS, INNER_COLOR, draw_layout, layout_tree, new_axes
 
     nodes = multiway_view(tree)
     by_id = {nd["node"]: nd for nd in nodes}
@@ -337,7 +338,9 @@ def plot_multiway(tree: TreeArrays, feature_names, class_names, ax, max_depth=No
 
     def edge_text(b, i):
         bounds = [-np.inf, *by_id[b]["thresholds"], np.inf]
-        return _interval(bounds[i], bounds[i + 1], decimals)
+        return f"{feature_names[by_id[b]['feature']]} in {_interval(bounds[i], bounds[i + 1], decimals)}"
 
-    draw_tree(ax, children, box, edge_text, max_depth=max_depth, fontsize=fontsize)
-    return ax
+    lay = layout_tree(children, box, edge_text, max_depth=max_depth, fontsize=fontsize)
+    if ax is None:
+        ax = new_axes([lay])[1][0]
+    return draw_layout(ax, lay, fontsize)

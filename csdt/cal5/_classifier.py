@@ -38,8 +38,6 @@ from .._export import (
     check_decimals,
     check_plot_args,
     feature_names_of,
-    figure_size,
-    pyplot,
 )
 from ._builder import build_tree, export_text, plot_multiway, predict_leaf
 
@@ -258,9 +256,6 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         check_decimals(decimals)
         check_plot_args(max_depth, fontsize)
         names = feature_names_of(self, feature_names)
-        if ax is None:
-            depth = self.tree_.max_depth if max_depth is None else min(self.tree_.max_depth, max_depth)
-            _, ax = pyplot().subplots(figsize=figure_size(self.tree_.n_leaves, depth))
         return plot_multiway(self.tree_, names, [str(c) for c in self.classes_], ax, max_depth=max_depth,
                              fontsize=fontsize, decimals=decimals)
 

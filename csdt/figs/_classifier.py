@@ -59,12 +59,12 @@ from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 from .._apply import apply
 from .._export import (
     NodeFormat,
+    binary_layout,
     check_decimals,
     check_plot_args,
+    draw_layout,
     feature_names_of,
-    figure_size,
-    plot_tree,
-    pyplot,
+    new_axes,
     tree_lines,
 )
 from .._params import StrOptions, count, fraction, non_negative, validate_params
@@ -307,23 +307,18 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             raise ValueError(f"tree_index must be None or an integer in [0, {n - 1}] (the model has {n} "
                              f"tree(s)), got {tree_index!r}")
         which = list(range(n)) if tree_index is None else [int(tree_index) % n]
+        fmt = self._node_format(decimals)
+        layouts = [binary_layout(self.trees_[k], names, fmt, max_depth, fontsize, decimals) for k in which]
         if ax is None:
-            leaves = sum(self.trees_[k].n_leaves for k in which)
-            depth = max(int(self.trees_[k].node_depth.max()) for k in which)
-            size = figure_size(leaves, depth if max_depth is None else min(depth, max_depth))
-            fig, axes = pyplot().subplots(1, len(which), figsize=size, squeeze=False)
-            axes = axes[0]
-            if tree_index is None:
-                fig.suptitle(f"{type(self).__name__}: score = {'max' if self._union else 'sum'} of one leaf "
-                             "value per tree")
+            title = (f"{type(self).__name__}: score = {'max' if self._union else 'sum'} of one leaf value per tree"
+                     if tree_index is None else None)
+            axes = new_axes(layouts, title)[1]
         else:
             axes = np.asarray(ax, dtype=object).ravel()
             if axes.shape[0] != len(which):
                 raise ValueError(f"ax must hold one Axes per tree drawn ({len(which)}), got {axes.shape[0]}")
-        fmt = self._node_format(decimals)
-        for a, k in zip(axes, which):
-            plot_tree(self.trees_[k], names, fmt, ax=a, max_depth=max_depth, fontsize=fontsize,
-                        decimals=decimals, title=f"tree {k}")
+        for a, k, lay in zip(axes, which, layouts):
+            draw_layout(a, lay, fontsize, title=f"tree {k}")
         return axes[0] if tree_index is not None else axes
 
     def __str__(self):
