@@ -121,7 +121,7 @@ def test_hand_worked_tree():
     assert model.predict([[0.0], [2.5], [2.6], [4.5], [4.6], [99.0]]).tolist() == [1, 1, 0, 0, 1, 1]
     np.testing.assert_allclose(model.predict_proba([[1.0], [5.0]]), [[0.1, 0.9], [2 / 7, 5 / 7]])
     text = str(model)
-    assert "x0 in (-inf, 2.5]: class 1" in text and "x0 in (4.5, inf): class 1" in text
+    assert "x0 in (-inf, 2.500]: class 1" in text and "x0 in (4.500, inf): class 1" in text
 
 
 # ---------------------------------------------------------------------------------------------

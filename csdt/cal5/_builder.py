@@ -11,6 +11,8 @@ display only (:func:`multiway_view`, :func:`export_text`).
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from csboost_plugins.tree_protocol import TreeArrays
@@ -266,21 +268,30 @@ def multiway_view(tree: TreeArrays) -> list[dict]:
     return out
 
 
-def export_text(tree: TreeArrays, feature_names, class_names, decimals=4) -> str:
-    """Indented text of the multiway tree: one line per interval, leaves with class and p^c."""
+def _interval(lo, hi, decimals):
+    """``(lo, hi]`` of an interval ``lo < x <= hi``; ``)`` when ``hi`` is infinite."""
+    return f"({lo:.{decimals}f}, {hi:.{decimals}f}{')' if np.isinf(hi) else ']'}"
+
+
+def _leaf_items(node, class_names, decimals):
+    """A multiway leaf's class, why it is a leaf, training examples and p^c per class (eq. 26)."""
+    counts, costs = node["counts"], node["cost_sums"]
+    tot = costs.sum()
+    pc = costs / tot if tot > 0 else counts / counts.sum()
+    pcs = ", ".join(f"{class_names[j]}: {pc[j]:.{decimals}f}" for j in range(len(pc)))
+    return f"class {class_names[node['label']]}", LEAF_KINDS[node["leaf_kind"]], f"n={int(counts.sum())}", pcs
+
+
+def export_text(tree: TreeArrays, feature_names, class_names, decimals=3) -> str:
+    """Indented text of the multiway tree (:func:`multiway_view` of the binary chain): one line per
+    interval ``name in (lo, hi]``, leaves with class, reason, examples and p^c; ``decimals`` digits
+    after the point."""
     lines = []
     nodes = multiway_view(tree)
 
-    def fmt(v):
-        return f"{v:.{decimals}g}"
-
     def describe(i):
-        counts, costs = nodes[i]["counts"], nodes[i]["cost_sums"]
-        tot = costs.sum()
-        pc = costs / tot if tot > 0 else counts / counts.sum()
-        pcs = ", ".join(f"{class_names[j]}: {pc[j]:.3f}" for j in range(len(pc)))
-        return (f"class {class_names[nodes[i]['label']]}  [{LEAF_KINDS[nodes[i]['leaf_kind']]}; "
-                f"n={int(counts.sum())}, p^c=({pcs})]")
+        cls, kind, n, pcs = _leaf_items(nodes[i], class_names, decimals)
+        return f"{cls}  [{kind}; {n}, p^c=({pcs})]"
 
     def walk(i, indent):
         if nodes[i]["feature"] < 0:
@@ -289,8 +300,7 @@ def export_text(tree: TreeArrays, feature_names, class_names, decimals=4) -> str
         name = feature_names[nodes[i]["feature"]]
         bounds = [-np.inf, *nodes[i]["thresholds"], np.inf]
         for t, child in enumerate(nodes[i]["children"]):
-            lo, hi = bounds[t], bounds[t + 1]
-            interval = f"{name} in ({fmt(lo)}, {fmt(hi)}{')' if np.isinf(hi) else ']'}"
+            interval = f"{name} in {_interval(bounds[t], bounds[t + 1], decimals)}"
             if nodes[child]["feature"] < 0:
                 lines.append(f"{indent}{interval}: {describe(child)}")
             else:
@@ -299,3 +309,38 @@ def export_text(tree: TreeArrays, feature_names, class_names, decimals=4) -> str
 
     walk(0, "")
     return "\n".join(lines)
+
+
+def plot_multiway(tree: TreeArrays, feature_names, class_names, ax=None, max_depth=None, fontsize=8, decimals=3):
+    """Draw the multiway tree (:func:`multiway_view` of the binary chain) on ``ax`` (a new figure when None).
+
+    A decision node shows its attribute, I^c (eq. 10, bits) and examples; each child's box
+    starts with its interval ``name in (lo, hi]``; a leaf shows its class, why it is a leaf,
+    examples and p^c, coloured by class. Boxes carry the gid ``"node <binary id>"`` of the node
+    in ``tree``.
+    """
+    from .._export import CLASS_COLORS, INNER_COLOR, draw_layout, layout_tree, new_axes
+
+    nodes = multiway_view(tree)
+    by_id = {nd["node"]: nd for nd in nodes}
+
+    def children(b):
+        return [nodes[c]["node"] for c in by_id[b]["children"]]
+
+    def box(b):
+        nd = by_id[b]
+        if nd["feature"] < 0:
+            cls, kind, n, pcs = _leaf_items(nd, class_names, decimals)
+            kind = textwrap.fill(kind, 26)  # the longest reasons take two lines, not one wide box
+            return f"{cls}\n{kind}\n{n}\np^c: {pcs}", CLASS_COLORS[nd["label"] % len(CLASS_COLORS)]
+        return (f"{feature_names[nd['feature']]}\nI^c={nd['info']:.{decimals}f} bits\nn={int(nd['counts'].sum())}",
+                INNER_COLOR)
+
+    def edge_text(b, i):
+        bounds = [-np.inf, *by_id[b]["thresholds"], np.inf]
+        return f"{feature_names[by_id[b]['feature']]} in {_interval(bounds[i], bounds[i + 1], decimals)}"
+
+    lay = layout_tree(children, box, edge_text, max_depth=max_depth, fontsize=fontsize)
+    if ax is None:
+        ax = new_axes([lay])[1][0]
+    return draw_layout(ax, lay, fontsize)

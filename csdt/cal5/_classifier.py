@@ -33,8 +33,13 @@ from csboost_plugins.decision_costs import misclassification_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
-from ._builder import build_tree, export_text, predict_leaf
 from .._cost_information import cost_transinformation_table
+from .._export import (
+    check_decimals,
+    check_plot_args,
+    feature_names_of,
+)
+from ._builder import build_tree, export_text, plot_multiway, predict_leaf
 
 __all__ = ["CAL5Classifier", "CAL5OCClassifier", "cost_transinformation"]
 
@@ -201,12 +206,58 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
                            label=t.label, n_node_samples=t.n_node_samples, node_cost=t.node_cost,
                            left_inclusive=True, feature_names=names, validate=False)]
 
-    def export_text(self, decimals: int = 4) -> str:
-        """The multiway tree as text: one line per interval; leaves show class, reason, n, p^c."""
+    def export_text(self, feature_names=None, decimals=3) -> str:
+        """The multiway tree as text, derived from ``tree_`` (its binary chain): one line per interval.
+
+        Parameters
+        ----------
+        feature_names : list of str, optional
+            Names to print, one per column (default: ``feature_names_in_``, else x0, x1, ...).
+        decimals : int in [0, 17], default=3
+            Digits after the point of interval bounds and p^c.
+
+        Returns
+        -------
+        str
+            ``name in (lo, hi]:`` per interval, indented by multiway depth; leaves read
+            ``class c  [why it is a leaf; n=examples, p^c=(class: p^c(class | leaf), ...)]``.
+        """
         check_is_fitted(self)
-        names = (list(self.feature_names_in_) if hasattr(self, "feature_names_in_")
-                 else [f"x{j}" for j in range(self.n_features_in_)])
+        check_decimals(decimals)
+        names = feature_names_of(self, feature_names)
         return export_text(self.tree_, names, [str(c) for c in self.classes_], decimals)
+
+    def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3):
+        """Draw the multiway tree with matplotlib (``pip install 'csboost-plugins[plot]'``).
+
+        Decision nodes show their attribute, I^c (bits) and examples, edges their interval,
+        leaves what :meth:`export_text` says (class, why, examples, p^c), coloured by class.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on (a new figure when None).
+        feature_names : list of str, optional
+            Names to print, one per column.
+        max_depth : int, optional
+            Draw only the multiway levels up to this depth.
+        fontsize : float, default=8
+            Font size of the node boxes.
+        decimals : int in [0, 17], default=3
+            Digits after the point of bounds, I^c and p^c.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on; each node's box is a text with gid ``"node <id>"`` (its id in
+            ``tree_``).
+        """
+        check_is_fitted(self)
+        check_decimals(decimals)
+        check_plot_args(max_depth, fontsize)
+        names = feature_names_of(self, feature_names)
+        return plot_multiway(self.tree_, names, [str(c) for c in self.classes_], ax, max_depth=max_depth,
+                             fontsize=fontsize, decimals=decimals)
 
     def get_depth(self) -> int:
         check_is_fitted(self)
@@ -253,10 +304,12 @@ class CAL5OCClassifier(_BaseCAL5):
 
     Attributes
     ----------
-    classes_, n_features_in_, feature_names_in_, tree_ (the fitted tree as a
-    :class:`csboost_plugins.tree_protocol.TreeArrays` binary chain with the extras
-    ``proba``, ``counts``, ``cost_sums``, ``leaf_kind``, ``chain``, ``info``, ``depth``;
-    ``print(model)`` shows the multiway intervals and leaves).
+    tree_ : :class:`~csboost_plugins.tree_protocol.TreeArrays`
+        The fitted tree as a binary chain (each multiway node a chain of splits
+        ``x <= b_t``) with the extras ``proba``, ``counts``, ``cost_sums``, ``leaf_kind``,
+        ``chain``, ``info``, ``depth``; ``export_text()``, ``print(model)`` and ``plot()``
+        show its multiway intervals and leaves, derived from these arrays.
+    classes_, n_features_in_, feature_names_in_
 
     Notes
     -----

@@ -57,7 +57,16 @@ from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
 from .._apply import apply
-from .._export import tree_lines
+from .._export import (
+    NodeFormat,
+    binary_layout,
+    check_decimals,
+    check_plot_args,
+    draw_layout,
+    feature_names_of,
+    new_axes,
+    tree_lines,
+)
 from .._params import StrOptions, count, fraction, non_negative, validate_params
 from ._binning import bin_features
 from ._builder import grow_trees
@@ -215,22 +224,114 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def _node_format(self, decimals):
+        """FIGS/FIGU's leaf formatter: the value the leaf adds to the sum (FIGU: its precision, and
+        whether it covers), the training weight reaching the node; leaves coloured by value."""
+        top = max((np.abs(t.value[t.is_leaf]).max() for t in self.trees_), default=0.0)
+
+        def leaf(t, k):
+            text = (f"precision {t.value[k]:.{decimals}f}" if self._union else f"value {t.value[k]:+.{decimals}f}")
+            text += f", weight {t.n_node_samples[k]:.6g}"
+            return text + (", covers" if self._union and t.label[k] == 1 else "")
+
+        def color(t, k):
+            v = t.value[k] / top if top > 0 else 0.0  # red adds to the score, blue takes away
+            return _blend((0.88, 0.40, 0.40) if v >= 0 else (0.44, 0.66, 0.86), min(abs(v), 1.0))
+
+        return NodeFormat(leaf=leaf, inner=lambda t, k: f"weight {t.n_node_samples[k]:.6g}",
+                          color=None if self._union else color)
+
+    def export_text(self, feature_names=None, decimals=3):
+        """The trees as text, one block per tree (``Tree #k``), one line per split side and leaf.
+
+        Parameters
+        ----------
+        feature_names : list of str, optional
+            Names to print, one per column (default: ``feature_names_in_``, else x0, x1, ...).
+        decimals : int in [0, 17], default=3
+            Digits after the point of thresholds and leaf values.
+
+        Returns
+        -------
+        str
+            ``|--- name <= threshold`` / ``|--- name >  threshold`` lines (``(NaN)`` on the side
+            missing values take); a FIGS leaf reads ``value +v, weight w``, ``v`` being what the
+            leaf adds to the row's score (the score is the sum over the trees); a FIGU leaf
+            ``precision v, weight w[, covers]`` (the score is the max over the trees).
+        """
+        check_is_fitted(self, "trees_")
+        check_decimals(decimals)
+        names = feature_names_of(self, feature_names)
+        fmt = self._node_format(decimals)
+        lines = []
+        for k, t in enumerate(self.trees_):
+            lines.append(f"Tree #{k}")
+            lines += tree_lines(t, names, fmt.leaf, decimals)
+        return "\n".join(lines) + "\n"
+
+    def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3, tree_index=None):
+        """Draw the trees with matplotlib (``pip install 'csboost-plugins[plot]'``), side by side.
+
+        FIGS predicts the sum of one leaf value per tree, so each leaf shows the value it adds
+        (red adds, blue takes away, the deeper the colour the larger the amount); FIGU leaves
+        show their precision, red where they cover.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or sequence of Axes, optional
+            One Axes per tree drawn (a new figure with one row of axes when None).
+        feature_names : list of str, optional
+            Names to print, one per column.
+        max_depth : int, optional
+            Draw only the nodes up to this depth.
+        fontsize : float, default=8
+            Font size of the node boxes.
+        decimals : int in [0, 17], default=3
+            Digits after the point of thresholds and leaf values.
+        tree_index : int, optional
+            Draw only this tree (default: all, titled ``tree k``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes or ndarray of Axes
+            The Axes of ``tree_index``, else one Axes per tree (each node's box is a text with
+            gid ``"node <id>"``).
+        """
+        check_is_fitted(self, "trees_")
+        check_decimals(decimals)
+        check_plot_args(max_depth, fontsize)
+        names = feature_names_of(self, feature_names)
+        n = len(self.trees_)
+        if tree_index is not None and (isinstance(tree_index, bool) or not isinstance(tree_index, (int, np.integer))
+                                       or not -n <= tree_index < n):
+            raise ValueError(f"tree_index must be None or an integer in [0, {n - 1}] (the model has {n} "
+                             f"tree(s)), got {tree_index!r}")
+        which = list(range(n)) if tree_index is None else [int(tree_index) % n]
+        fmt = self._node_format(decimals)
+        layouts = [binary_layout(self.trees_[k], names, fmt, max_depth, fontsize, decimals) for k in which]
+        if ax is None:
+            title = (f"{type(self).__name__}: score = {'max' if self._union else 'sum'} of one leaf value per tree"
+                     if tree_index is None else None)
+            axes = new_axes(layouts, title)[1]
+        else:
+            axes = np.asarray(ax, dtype=object).ravel()
+            if axes.shape[0] != len(which):
+                raise ValueError(f"ax must hold one Axes per tree drawn ({len(which)}), got {axes.shape[0]}")
+        for a, k, lay in zip(axes, which, layouts):
+            draw_layout(a, lay, fontsize, title=f"tree {k}")
+        return axes[0] if tree_index is not None else axes
+
     def __str__(self):
         if not hasattr(self, "trees_"):
             return repr(self)
-        names = self.trees_[0].feature_names
-        names = [str(c) for c in names] if names is not None else [f"X_{f}" for f in range(self.n_features_in_)]
+        head = (f"{type(self).__name__}: {self.complexity_} split(s) in {len(self.trees_)} tree(s)"
+                f" ({'max' if self._union else 'sum'} of leaf values)")
+        return head + "\n" + self.export_text().rstrip("\n")
 
-        def leaf(t, node):
-            covers = " covers" if self._union and t.label[node] == 1 else ""
-            return f"value: {t.value[node]:.4f}  (weight {t.n_node_samples[node]:.6g}){covers}"
 
-        lines = [f"{type(self).__name__}: {self.complexity_} split(s) in {len(self.trees_)} tree(s)"
-                 f" ({'max' if self._union else 'sum'} of leaf values)"]
-        for k, t in enumerate(self.trees_):
-            lines.append(f"Tree #{k}")
-            lines += tree_lines(t, names, leaf, "{:.6g}")
-        return "\n".join(lines)
+def _blend(rgb, amount):
+    """``rgb`` mixed with white: amount 0 is white, 1 the full colour (hex)."""
+    return "#" + "".join(f"{round(255 * (1.0 - amount * (1.0 - c))):02x}" for c in rgb)
 
 
 class FIGSClassifier(_GreedyTreesBase):
@@ -288,7 +389,8 @@ class FIGSClassifier(_GreedyTreesBase):
 
     Attributes
     ----------
-    trees_ : list of TreeArrays (also via ``tree_arrays()``).
+    trees_ : list of :class:`~csboost_plugins.tree_protocol.TreeArrays`
+        The fitted trees (also via ``tree_arrays()``; shown by ``export_text()`` and ``plot()``).
     splits_ : list of (tree, node, feature, threshold, gain) in the order made.
     complexity_ : int, number of splits.
     feature_importances_ : share of the total split gain per feature.
@@ -351,7 +453,8 @@ class FIGUClassifier(_GreedyTreesBase):
 
     Attributes
     ----------
-    trees_ : list of TreeArrays; ``label`` is 1 on covering leaves.
+    trees_ : list of :class:`~csboost_plugins.tree_protocol.TreeArrays`
+        The fitted trees; ``label`` is 1 on covering leaves.
     splits_, complexity_, classes_, n_features_in_, feature_names_in_.
     """
 

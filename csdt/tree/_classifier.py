@@ -123,7 +123,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    tree_ : csboost_plugins.tree_protocol.TreeArrays
+    tree_ : :class:`~csboost_plugins.tree_protocol.TreeArrays`
         The fitted (possibly pruned) tree in the project's fitted-tree form: flat arrays
         ``children_left``, ``children_right``, ``feature``, ``threshold`` (``x <= threshold``
         goes left), ``missing_left``, ``value`` (Laplace P(y=1)), ``label`` (cost-optimal
@@ -497,49 +497,67 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                            validate=False)]
 
     def export_text(self, feature_names=None, decimals=3, show_cost=True):
-        """Text rendering of the tree (see :func:`csdt.tree._export.export_text`).
+        """Text rendering of the tree, one line per split side and per leaf (``sklearn.tree.export_text`` style).
 
         Parameters
         ----------
         feature_names : list of str, optional
-            Names to print (default: ``feature_names_in_``, else x0, x1, ...).
-        decimals : int, default=3
-            Digits of thresholds and money.
+            Names to print, one per column (default: ``feature_names_in_``, else x0, x1, ...).
+        decimals : int in [0, 17], default=3
+            Digits after the point of thresholds, probabilities and money.
         show_cost : bool, default=True
-            Print each node's money.
+            Print each leaf's training money (``tree_.node_cost``).
 
         Returns
         -------
         str
-            One line per node.
+            ``|--- name <= threshold`` / ``|--- name >  threshold`` lines (``(NaN)`` on the side
+            missing values take), leaves ``class c, p=P(y=1), n=rows, cost=money``.
         """
-        from .._export import export_text
+        from .._export import check_decimals, csdt_format, feature_names_of, tree_lines
 
-        return export_text(self, feature_names=feature_names, decimals=decimals, show_cost=show_cost)
+        check_is_fitted(self, "tree_")
+        check_decimals(decimals)
+        names = feature_names_of(self, feature_names)
+        return "\n".join(tree_lines(self.tree_, names, csdt_format(decimals, show_cost).leaf, decimals)) + "\n"
 
-    def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8):
-        """Draw the tree with matplotlib (the ``plot`` extra); returns the Axes.
+    def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3):
+        """Draw the tree with matplotlib (``pip install 'csboost-plugins[plot]'``).
+
+        Internal nodes show their split and the class / P(y=1) / rows they would decide;
+        leaves their class, Laplace P(y=1), rows and training money, coloured by class.
 
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
             Axes to draw on (a new figure when None).
         feature_names : list of str, optional
-            Names to print.
+            Names to print, one per column.
         max_depth : int, optional
             Draw only the nodes up to this depth.
-        fontsize : int, default=8
+        fontsize : float, default=8
             Font size of the node boxes.
+        decimals : int in [0, 17], default=3
+            Digits after the point of thresholds, probabilities and money.
 
         Returns
         -------
         matplotlib.axes.Axes
-            The axes drawn on.
+            The axes drawn on; each node's box is a text with gid ``"node <id>"``.
         """
-        from .._export import plot_tree
+        from .._export import (
+            check_decimals,
+            check_plot_args,
+            csdt_format,
+            feature_names_of,
+            plot_tree,
+        )
 
-        return plot_tree(self, ax=ax, feature_names=feature_names, max_depth=max_depth,
-                         fontsize=fontsize)
+        check_is_fitted(self, "tree_")
+        check_decimals(decimals)
+        check_plot_args(max_depth, fontsize)
+        return plot_tree(self.tree_, feature_names_of(self, feature_names), csdt_format(decimals), ax=ax,
+                         max_depth=max_depth, fontsize=fontsize, decimals=decimals)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
