@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils._param_validation import Interval as _PInterval
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
+from .._docstrings import fill_doc
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._extract import extract_rules
@@ -160,23 +161,14 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    @fill_doc
     def fit(self, X, y, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the tree model on the induction subset and select rules on the selection subset.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-        y : array-like of shape (n_samples,)
-            Binary labels.
+        %(Parameters, X_nan, y)s
         sample_weight : array-like of shape (n_samples,), optional
             Row weights (passed to the estimator and the rule selection).
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(costs)s
             Without costs: the paper's count-based selection.
 
         Returns
@@ -278,46 +270,30 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             return X
         return validate_data(self, X, ensure_all_finite="allow-nan", reset=False)
 
+    @fill_doc
     def predict_proba(self, X):
         """Alert probability of the rule set: 1 where an always-on rule covers the row, rho (the last rule's probability) where only the last rule does, else 0.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``[P(y=0), P(y=1)]`` per row.
+        %(Parameters, X, returns_proba)s
         """
         X = self._check(X)
         p = self.rule_set_.predict_proba(X)
         return np.column_stack([1.0 - p, p])
 
+    @fill_doc
     def predict(self, X):
         """``classes_[1]`` where a rule fires (the randomised last rule rounded), else ``classes_[0]``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels (``classes_``).
+        %(Parameters, X, returns_labels)s
         """
         p = self.predict_proba(X)[:, 1]
         return self.classes_[(p > 0.5).astype(int)]
 
+    @fill_doc
     def decision_function(self, X):
         """The rule set's P(y=1) per row.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
+        %(Parameters, X)s
 
         Returns
         -------

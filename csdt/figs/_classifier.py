@@ -52,6 +52,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from csboost_plugins._docstrings import fill_doc
 from csboost_plugins.costs import check_binary_labels, check_costs
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
@@ -308,18 +309,11 @@ class FIGSClassifier(_GreedyTreesBase):
 
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints, "link": [StrOptions({"clip", "sigmoid"})]}
 
+    @fill_doc
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p = clip(s, 0, 1)`` or ``sigmoid(2 s - 1)`` (see ``link``).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``[P(y=0), P(y=1)]`` per row.
+        %(Parameters, X_nan, returns_proba)s
         """
         s = self.decision_function(X)
         p = np.clip(s, 0.0, 1.0) if self.link == "clip" else expit(2.0 * s - 1.0)
@@ -369,18 +363,11 @@ class FIGUClassifier(_GreedyTreesBase):
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints,
                               "precision_threshold": [fraction(closed="both")]}
 
+    @fill_doc
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p`` the largest leaf precision over the trees.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``[P(y=0), P(y=1)]`` per row.
+        %(Parameters, X_nan, returns_proba)s
         """
         p = np.clip(self.decision_function(X), 0.0, 1.0)
         return np.column_stack([1.0 - p, p])
