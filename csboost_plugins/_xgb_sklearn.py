@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 from . import _aec, _money_eval
 from . import _xgb_native as _native
 from ._decision_layer import metric_decision
-from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._docstrings import fill_doc
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from ._xgb_native import AECObjective, MoneyMetrics
 
@@ -30,6 +31,7 @@ _WRAPPER_ONLY = ("objective", "n_estimators", "base_score", "random_state", "mis
                  "callbacks")
 
 
+@fill_doc(**DOCS)
 class CSXGBClassifier(CostSensitiveBoostingMixin):
     """xgboost trees trained on the average expected cost, as a scikit-learn classifier.
 
@@ -120,12 +122,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Deployable: saved with ``save_model`` (or ``get_booster().save_model``),
         plain xgboost's ``predict`` returns ``predict_proba(X)[:, 1]``;
         ``predict(..., output_margin=True)`` returns the margin.
-    classes_ : ndarray of shape (2,)
-        The two labels (sorted).
-    n_features_in_ : int
-        Number of columns of X.
-    feature_names_in_ : ndarray of str
-        Column names of a training DataFrame (also the booster's feature names).
+    %(fitted_columns)s
     feature_importances_ : ndarray of shape (n_features,)
         See the property.
     cost_scale_ : float
