@@ -62,6 +62,19 @@ DOCS = dict(
 )
 
 
+def adopt_public_names(namespace):
+    """Show the public classes and functions of a facade module (``csboost_plugins.xgb`` / ``lgb``) as its own.
+
+    Each name of ``namespace["__all__"]`` defined in a private ``csboost_plugins._*`` module gets
+    ``__module__`` = the facade, so it is documented, pickled and shown as ``csboost_plugins.xgb.<name>``.
+    """
+    for name in namespace["__all__"]:
+        obj = namespace[name]
+        if (isinstance(obj, type) or callable(obj) and hasattr(obj, "__code__")) and \
+                obj.__module__.startswith("csboost_plugins._"):
+            obj.__module__ = namespace["__name__"]
+
+
 def native_seed(random_state) -> int:
     """The integer seed handed to xgboost / lightgbm for a scikit-learn ``random_state``."""
     if isinstance(random_state, numbers.Integral):

@@ -41,6 +41,18 @@ DOCS = {
     "p": "p : array-like of shape (n_samples,)\n    P(y=1) per row.",
     "cost_array": "costs : ndarray of shape (n_samples, 4)\n"
                   "    Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).",
+    # the native xgboost / lightgbm helpers (shape (n,) as in their modules)
+    "native_costs": "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)\n"
+                    "    Money of a false positive, false negative, true positive and true\n"
+                    "    negative for each row (currency units); scalars apply to every row.\n"
+                    "cost_matrix : array-like of shape (n, 4), optional\n"
+                    "    ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.",
+    "native_weight": "weight : array-like of shape (n,), optional\n"
+                     "    Sample weights; multiply gradient, hessian and metrics.",
+    "lgb_eval_args": "Parameters\n----------\npreds : numpy.ndarray of shape (n,)\n"
+                     "    The eval set's raw scores (probabilities with ``preds=\"probability\"``).\n"
+                     "dataset : lightgbm.Dataset\n    Eval set carrying its costs.",
+    "warn": "warn : bool, default True\n    Emit a ``CostWarning`` for a cost matrix that looks like a mistake.",
     "ax": "ax : matplotlib.axes.Axes, optional\n    Axes to draw on; a new figure when None.",
     # ----------------------------------------------------------------- Returns sections
     "returns_self": "Returns\n-------\nself : object\n    The fitted estimator.",

@@ -25,6 +25,9 @@ DEFAULT_DECISION = "0.5"
 #: savings of 0/1 decisions stay flat while every s is on one side of 1/2 and stop a run at round 0.
 DEFAULT_WATCH = "aec"
 METRIC_NAMES = ("aec", "expected_savings", "savings")
+#: The objective and money-metric names both plugins export first (``__all__`` of ``_xgb_native`` / ``_lgb_native``).
+PLUGIN_NAMES = ("AECObjective", "aec_objective", "MoneyMetric", "money_metric", "aec_metric", "savings_metric",
+                "expected_savings_metric", "MoneyMetrics", "money_metrics")
 
 COSTS_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
 _CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w)) computed from those costs
