@@ -17,6 +17,7 @@ from . import _money_eval
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._docstrings import fill_doc
+from ._params import store_init_args
 from ._lgb_native import AECObjective, bake_start_margin, money_metrics
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .callback import early_stopping
@@ -104,34 +105,7 @@ n_jobs, importance_type : optional
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
                  early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, params=None,
                  **kwargs):
-        self.boosting_type = boosting_type
-        self.num_leaves = num_leaves
-        self.max_depth = max_depth
-        self.learning_rate = learning_rate
-        self.n_estimators = n_estimators
-        self.subsample_for_bin = subsample_for_bin
-        self.objective = objective
-        self.class_weight = class_weight
-        self.min_split_gain = min_split_gain
-        self.min_child_weight = min_child_weight
-        self.min_child_samples = min_child_samples
-        self.subsample = subsample
-        self.subsample_freq = subsample_freq
-        self.colsample_bytree = colsample_bytree
-        self.reg_alpha = reg_alpha
-        self.reg_lambda = reg_lambda
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.importance_type = importance_type
-        self.max_bin = max_bin
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.start_margin = start_margin
-        self.early_stopping_rounds = early_stopping_rounds
-        self.eval_metric = eval_metric
-        self.decision = decision
-        self.params = params
+        store_init_args(self, locals())
         self._set_other_params(kwargs)
 
     @fill_doc(**DOCS)

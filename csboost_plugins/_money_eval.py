@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _aec
+from ._params import store_init_args
 
 #: Decision rule of every savings metric unless told otherwise: s > 1/2, the AEC model's own decision
 #: (``predict(X)`` of the estimators). Bayes minimum risk on AEC probabilities counts the costs twice
@@ -119,11 +120,7 @@ class AECObjectiveBase:
         _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
         if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
             raise ValueError(f"cost_scale must be 'auto' or a positive float, got {cost_scale!r}")
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.cost_scale = cost_scale
-        self.costs_in_weight = costs_in_weight
+        store_init_args(self, locals())
         self._buffers = _aec.GradHessBuffers()  # float32 g, h reused every round (both libraries keep float32)
 
     def _grad_hess(self, m, y, d, w):

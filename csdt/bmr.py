@@ -39,6 +39,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs, check_fit_costs
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
@@ -189,10 +190,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting: the wrapped estimator plus probabilities to calibrate or tune on."""
 
     def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
-        self.estimator = estimator
-        self.calibration = calibration
-        self.cv = cv
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
         """Validate the parameters, ``y`` (sets ``classes_``) and the training costs; returns ``(yi, costs)``."""

@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval as _PInterval
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from .._docstrings import fill_doc
+from .._params import store_init_args
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._extract import extract_rules
@@ -140,20 +141,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
                  positive_rate=0.3, selection_positive_rate=None, nodes="leaves", rank_by="precision",
                  precision_prior=0.0, refine=False, prune=False, max_rules=None, random_state=None):
-        self.estimator = estimator
-        self.max_fpr = max_fpr
-        self.max_alert_rate = max_alert_rate
-        self.selection_size = selection_size
-        self.sample_ratio = sample_ratio
-        self.positive_rate = positive_rate
-        self.selection_positive_rate = selection_positive_rate
-        self.nodes = nodes
-        self.rank_by = rank_by
-        self.precision_prior = precision_prior
-        self.refine = refine
-        self.prune = prune
-        self.max_rules = max_rules
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -53,6 +53,7 @@ from sklearn.utils.validation import (
 )
 
 from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_binary_labels, check_costs
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
@@ -300,12 +301,7 @@ class FIGSClassifier(_GreedyTreesBase):
 
     def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
                  max_bins=255, link="clip"):
-        self.max_rules = max_rules
-        self.max_trees = max_trees
-        self.max_depth = max_depth
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_bins = max_bins
-        self.link = link
+        store_init_args(self, locals())
 
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints, "link": [StrOptions({"clip", "sigmoid"})]}
 
@@ -353,12 +349,7 @@ class FIGUClassifier(_GreedyTreesBase):
 
     def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
                  max_bins=255, precision_threshold=0.5):
-        self.max_rules = max_rules
-        self.max_trees = max_trees
-        self.max_depth = max_depth
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_bins = max_bins
-        self.precision_threshold = precision_threshold
+        store_init_args(self, locals())
 
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints,
                               "precision_threshold": [fraction(closed="both")]}

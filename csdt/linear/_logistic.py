@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
@@ -164,13 +165,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
 
     def __init__(self, lambda_l1=0.0, fit_intercept=True, standardize=True, max_iter=10000,
                  tol=1e-8, gtol=1e-6, init="logistic"):
-        self.lambda_l1 = lambda_l1
-        self.fit_intercept = fit_intercept
-        self.standardize = standardize
-        self.max_iter = max_iter
-        self.tol = tol
-        self.gtol = gtol
-        self.init = init
+        store_init_args(self, locals())
 
     def _check_params(self):
         validate_params(self)
@@ -311,15 +306,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
 
     def __init__(self, lambdas=10, cv=5, scoring="aec", fit_intercept=True, standardize=True,
                  max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None):
-        self.lambdas = lambdas
-        self.cv = cv
-        self.scoring = scoring
-        self.fit_intercept = fit_intercept
-        self.standardize = standardize
-        self.max_iter = max_iter
-        self.tol = tol
-        self.gtol = gtol
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     _fitted_attr = "best_estimator_"
 

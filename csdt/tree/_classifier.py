@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
@@ -167,18 +168,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                  min_samples_split=2, min_samples_leaf=1, min_gain=0.001, max_features=None,
                  max_leaf_nodes=None, max_bins=None, num_pct=None, pruning=None,
                  random_state=None):
-        self.criterion = criterion
-        self.criterion_weight = criterion_weight
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_gain = min_gain
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.max_bins = max_bins
-        self.num_pct = num_pct
-        self.pruning = pruning
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     # ------------------------------------------------------------------ parameters
     def _resolve_params(self, n_features):
