@@ -110,8 +110,10 @@ def test_no_public_docstring_keeps_a_placeholder():
 
 
 def _filled_functions():
-    """Every function of the two packages whose source docstring has a placeholder, with its object."""
+    """(module, qualified name) of every function whose source docstring has a placeholder."""
     for path in sorted([*(ROOT / "csboost_plugins").rglob("*.py"), *(ROOT / "csdt").rglob("*.py")]):
+        if path.name == "_docstrings.py":  # describes the placeholders
+            continue
         tree = ast.parse(path.read_text())
         modname = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         for node in ast.walk(tree):
