@@ -23,11 +23,56 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _aec, _decision_layer
+from ._docstrings import fill_doc
 from .costs import check_binary_labels, check_costs, check_fit_costs, one_cost_warning
 from .metrics import bayes_minimum_risk
 
 _COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
+
+# numpydoc text the xgboost and lightgbm estimators share (csboost_plugins._docstrings.fill_doc)
+DOCS = dict(
+    fit_data=(
+        "y : array-like of shape (n,)\n"
+        "    Two classes (sorted unique values map to 0 / 1).\n"
+        "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)\n"
+        "    Money per row. With no costs at all, unit costs C_FP = C_FN = 1 are\n"
+        "    used (AEC = expected 0-1 loss), so the estimator also works where no\n"
+        "    money is known (scikit-learn checks).\n"
+        "cost_matrix : array-like of shape (n, 4), optional\n"
+        "    ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.\n"
+        "sample_weight : array-like of shape (n,), optional\n"
+        "    Multiplies each row's gradient, hessian and metric contribution.\n"
+        "eval_set : list of (X_k, y_k), optional\n"
+        "    Sets evaluated each round; early stopping watches the last one.\n"
+        "eval_costs : list, optional\n"
+        "    One per eval set: a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost``\n"
+        "    (or ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required\n"
+        "    with ``eval_set`` when training costs are given: costs are never\n"
+        "    matched to an eval set by length or order.\n"
+        "eval_sample_weight : list of (n_k,) or None, optional\n"
+        "    Row weights of each eval set."
+    ),
+    fitted_columns=(
+        "classes_ : ndarray of shape (2,)\n    The two labels (sorted).\n"
+        "n_features_in_ : int\n    Number of columns of X.\n"
+        "feature_names_in_ : ndarray of str\n"
+        "    Column names of a training DataFrame (also the booster's feature names)."
+    ),
+)
+
+
+def adopt_public_names(namespace):
+    """Show the public classes and functions of a facade module (``csboost_plugins.xgb`` / ``lgb``) as its own.
+
+    Each name of ``namespace["__all__"]`` defined in a private ``csboost_plugins._*`` module gets
+    ``__module__`` = the facade, so it is documented, pickled and shown as ``csboost_plugins.xgb.<name>``.
+    """
+    for name in namespace["__all__"]:
+        obj = namespace[name]
+        if (isinstance(obj, type) or callable(obj) and hasattr(obj, "__code__")) and \
+                obj.__module__.startswith("csboost_plugins._"):
+            obj.__module__ = namespace["__name__"]
 
 
 def native_seed(random_state) -> int:
@@ -220,6 +265,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         return None if names is None else [str(c) for c in names]
 
     # -------------------------------------------------------------------- fit
+    @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None):
         """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
@@ -230,30 +276,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             Numeric (NaN allowed: a missing value); pandas ``category`` columns
             are encoded by the native library (xgboost needs
             ``enable_categorical=True``, as natively).
-        y : array-like of shape (n,)
-            Two classes (sorted unique values map to 0 / 1).
-        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
-            Money per row. With no costs at all, unit costs C_FP = C_FN = 1 are
-            used (AEC = expected 0-1 loss), so the estimator also works where no
-            money is known (scikit-learn checks).
-        cost_matrix : array-like of shape (n, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-        sample_weight : array-like of shape (n,), optional
-            Multiplies each row's gradient, hessian and metric contribution.
-        eval_set : list of (X_k, y_k), optional
-            Sets evaluated each round; early stopping watches the last one.
-        eval_costs : list, optional
-            One per eval set: a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost``
-            (or ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required
-            with ``eval_set`` when training costs are given: costs are never
-            matched to an eval set by length or order.
-        eval_sample_weight : list of (n_k,) or None, optional
-            Row weights of each eval set.
-
-        Returns
-        -------
-        self
-            The fitted estimator.
+        %(fit_data, returns_self)s
         """
         return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                     cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs, eval_sample_weight)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _aec, _money_eval
+from ._docstrings import fill_doc
 
 
 def _n_rows(dataset):
@@ -25,6 +26,7 @@ def get_costs(dataset) -> np.ndarray:
     Parameters
     ----------
     dataset : lightgbm.Dataset
+        A Dataset from :func:`cost_dataset` or :func:`attach_costs` (or a subset of one).
 
     Returns
     -------
@@ -68,14 +70,11 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
 
     _io = _IO
 
+    @fill_doc
     def __call__(self, preds, dataset):
         """The metric of one eval set.
 
-        Parameters
-        ----------
-        preds : numpy.ndarray of shape (n,)
-        dataset : lightgbm.Dataset
-            Eval set carrying its costs.
+        %(lgb_eval_args)s
 
         Returns
         -------

@@ -11,20 +11,13 @@ import lightgbm as lgb
 import numpy as np
 
 from . import _aec, _money_eval
+from ._docstrings import fill_doc
 from ._lgb_data import _IO, MoneyMetric, _n_rows, get_costs
 from .callback import early_stopping, record_money
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
-    "AECObjective",
-    "aec_objective",
-    "MoneyMetric",
-    "money_metric",
-    "aec_metric",
-    "savings_metric",
-    "expected_savings_metric",
-    "MoneyMetrics",
-    "money_metrics",
+    *_money_eval.PLUGIN_NAMES,
     "attach_costs",
     "cost_dataset",
     "get_costs",
@@ -40,6 +33,7 @@ __all__ = [
 _MARGIN_ATTR = "csboost_start_margin"
 
 
+@fill_doc
 def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, warn=True):
     """Attach per-row costs to a ``lgb.Dataset`` (validated against its row count).
 
@@ -49,18 +43,12 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     Parameters
     ----------
     dataset : lightgbm.Dataset
-    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
-        Money of a false positive, false negative, true positive and true
-        negative for each row (currency units); scalars apply to every row.
-    cost_matrix : array-like of shape (n, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
-    warn : bool, default True
-        Emit a ``CostWarning`` for a cost matrix that looks like a mistake.
+    %(native_costs, warn)s
 
     Returns
     -------
     lightgbm.Dataset
-        ``dataset`` itself, now carrying its costs.
+        The same ``dataset`` object, with its costs stored on it.
     """
     if not isinstance(dataset, lgb.Dataset):
         raise TypeError(f"dataset must be a lightgbm.Dataset, got {type(dataset).__name__}")
@@ -70,6 +58,7 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     return _money_eval.store_costs(dataset, costs)
 
 
+@fill_doc
 def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, weight=None,
                  start_margin="cost_prior", reference=None, **dataset_kwargs):
     """A ``lgb.Dataset`` carrying its rows' costs, with ``init_score`` = the start margin.
@@ -79,13 +68,7 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     X : array-like or DataFrame of shape (n, p)
     y : array-like of shape (n,)
         Two classes; sorted unique values map to 0 / 1.
-    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
-        Money of a false positive, false negative, true positive and true
-        negative for each row (currency units); scalars apply to every row.
-    cost_matrix : array-like of shape (n, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
-    weight : array-like of shape (n,), optional
-        Sample weights; multiply gradient, hessian and metrics.
+    %(native_costs, native_weight)s
     start_margin : {"cost_prior", "prior"} or float or None, default "cost_prior"
         See :func:`csboost_plugins._aec.start_margin`; None: no init score. Must be
         finite. With ``reference=dtrain`` (validation sets) the training set's start
@@ -236,13 +219,13 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
 
     _metric = MoneyMetric
 
+    @fill_doc
     def __call__(self, preds, dataset):
         """The metrics of one eval set.
 
-        Parameters
-        ----------
-        preds : numpy.ndarray of shape (n,)
-        dataset : lightgbm.Dataset
+        One ``(name, value, is_higher_better)`` tuple per metric of ``parts``, in order.
+
+        %(lgb_eval_args)s
 
         Returns
         -------
@@ -439,6 +422,7 @@ def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_we
     fp_cost, fn_cost, tp_cost, tn_cost : dask array or float
         Per-row money, chunked like ``y``.
     sample_weight : dask array, optional
+        Row weights, chunked like ``y``; folded into ``weight``.
     start_margin : {"cost_prior", "prior"} or float, default "cost_prior"
 
     Returns

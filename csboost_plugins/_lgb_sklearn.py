@@ -15,7 +15,9 @@ from sklearn.utils.validation import check_is_fitted
 from . import _lgb_native as _native
 from . import _money_eval
 from ._decision_layer import metric_decision
-from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._docstrings import fill_doc
+from ._params import store_init_args
 from ._lgb_native import AECObjective, bake_start_margin, money_metrics
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .callback import early_stopping
@@ -41,6 +43,7 @@ def _merge_native(base: dict, override: dict) -> dict:
     return out
 
 
+@fill_doc(**DOCS)
 class CSLGBMClassifier(CostSensitiveBoostingMixin):
     """lightgbm trees trained on the average expected cost, as a scikit-learn classifier.
 
@@ -82,12 +85,7 @@ n_jobs, importance_type : optional
     ----------
     booster_ : lightgbm.Booster
         Deployable (start margin baked in, ``objective=binary sigmoid:1``).
-    classes_ : ndarray of shape (2,)
-        The two labels (sorted).
-    n_features_in_ : int
-        Number of columns of X.
-    feature_names_in_ : ndarray of str
-        Column names of a training DataFrame (also the booster's feature names).
+    %(fitted_columns)s
     cost_scale_ : float
         Money unit the costs were divided by.
     start_margin_ : float
@@ -107,36 +105,10 @@ n_jobs, importance_type : optional
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
                  early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, params=None,
                  **kwargs):
-        self.boosting_type = boosting_type
-        self.num_leaves = num_leaves
-        self.max_depth = max_depth
-        self.learning_rate = learning_rate
-        self.n_estimators = n_estimators
-        self.subsample_for_bin = subsample_for_bin
-        self.objective = objective
-        self.class_weight = class_weight
-        self.min_split_gain = min_split_gain
-        self.min_child_weight = min_child_weight
-        self.min_child_samples = min_child_samples
-        self.subsample = subsample
-        self.subsample_freq = subsample_freq
-        self.colsample_bytree = colsample_bytree
-        self.reg_alpha = reg_alpha
-        self.reg_lambda = reg_lambda
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.importance_type = importance_type
-        self.max_bin = max_bin
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.start_margin = start_margin
-        self.early_stopping_rounds = early_stopping_rounds
-        self.eval_metric = eval_metric
-        self.decision = decision
-        self.params = params
+        store_init_args(self, locals())
         self._set_other_params(kwargs)
 
+    @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, callbacks=None,
             categorical_feature="auto"):
@@ -149,29 +121,13 @@ n_jobs, importance_type : optional
         ----------
         X : array-like or DataFrame of shape (n, p)
             Numeric, bool or pandas ``category`` columns; NaN is a missing value.
-        y : array-like of shape (n,)
-            Two classes (sorted unique values map to 0 / 1).
-        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
-            Money per row; no costs at all means unit costs C_FP = C_FN = 1.
-        cost_matrix : array-like of shape (n, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-        sample_weight : array-like of shape (n,), optional
-            Multiplies each row's gradient, hessian and metric contribution.
-        eval_set : list of (X_k, y_k), optional
-            Sets evaluated each round; early stopping watches the last one.
-        eval_costs : list, optional
-            One dict of cost keywords (or an (n_k, 4) array) per eval set.
-        eval_sample_weight : list, optional
-            Row weights (or None) per eval set.
+        %(fit_data)s
         callbacks : list of callable, optional
             ``lgb.train`` callbacks.
         categorical_feature : "auto" or list of int or str, default "auto"
             As lightgbm ("auto": the pandas ``category`` columns).
 
-        Returns
-        -------
-        self
-            The fitted estimator.
+        %(returns_self)s
         """
         self._fit_callbacks, self._categorical_feature = callbacks, categorical_feature
         try:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _aec
+from ._params import store_init_args
 
 #: Decision rule of every savings metric unless told otherwise: s > 1/2, the AEC model's own decision
 #: (``predict(X)`` of the estimators). Bayes minimum risk on AEC probabilities counts the costs twice
@@ -25,6 +26,9 @@ DEFAULT_DECISION = "0.5"
 #: savings of 0/1 decisions stay flat while every s is on one side of 1/2 and stop a run at round 0.
 DEFAULT_WATCH = "aec"
 METRIC_NAMES = ("aec", "expected_savings", "savings")
+#: The objective and money-metric names both plugins export first (``__all__`` of ``_xgb_native`` / ``_lgb_native``).
+PLUGIN_NAMES = ("AECObjective", "aec_objective", "MoneyMetric", "money_metric", "aec_metric", "savings_metric",
+                "expected_savings_metric", "MoneyMetrics", "money_metrics")
 
 COSTS_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
 _CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w)) computed from those costs
@@ -116,11 +120,7 @@ class AECObjectiveBase:
         _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
         if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
             raise ValueError(f"cost_scale must be 'auto' or a positive float, got {cost_scale!r}")
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.cost_scale = cost_scale
-        self.costs_in_weight = costs_in_weight
+        store_init_args(self, locals())
         self._buffers = _aec.GradHessBuffers()  # float32 g, h reused every round (both libraries keep float32)
 
     def _grad_hess(self, m, y, d, w):

@@ -1,8 +1,8 @@
 """The xgboost plugin's native helpers (objective, money metrics, cost DMatrix, deployable boosters).
 
-Public through :mod:`csboost_plugins.xgb`, which re-exports them with the
-scikit-learn wrapper (:mod:`csboost_plugins._xgb_sklearn` imports this module,
-never the reverse: lightgbm's engine / sklearn split).
+Public through :mod:`csboost_plugins.xgb`, next to the scikit-learn wrapper
+:class:`~csboost_plugins.xgb.CSXGBClassifier`, whose module imports this one and never the
+reverse (the engine / sklearn split of lightgbm's own package).
 """
 
 from __future__ import annotations
@@ -14,19 +14,12 @@ import xgboost as xgb
 from scipy.special import expit
 
 from . import _aec, _money_eval
+from ._docstrings import fill_doc
 from ._money_eval import DEFAULT_WATCH
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
-    "AECObjective",
-    "aec_objective",
-    "MoneyMetric",
-    "money_metric",
-    "aec_metric",
-    "savings_metric",
-    "expected_savings_metric",
-    "MoneyMetrics",
-    "money_metrics",
+    *_money_eval.PLUGIN_NAMES,
     "early_stopping",
     "attach_costs",
     "cost_dmatrix",
@@ -40,6 +33,7 @@ __all__ = [
 ]
 
 
+@fill_doc
 def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                  warn=True):
     """Attach per-row costs to an existing ``xgb.DMatrix`` (or ``QuantileDMatrix``).
@@ -52,13 +46,7 @@ def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     ----------
     dmatrix : xgboost.DMatrix
         The data set.
-    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
-        Money of a false positive, false negative, true positive and true
-        negative for each row (currency units); scalars apply to every row.
-    cost_matrix : array-like of shape (n, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
-    warn : bool, default True
-        Emit a ``CostWarning`` for a cost matrix that looks like a mistake.
+    %(native_costs, warn)s
 
     Returns
     -------
@@ -73,6 +61,7 @@ def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     return _money_eval.store_costs(dmatrix, costs)
 
 
+@fill_doc
 def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                  weight=None, quantile=False, **dmatrix_kwargs):
     """Build a ``DMatrix`` (``quantile=True``: ``QuantileDMatrix``) that carries its rows' costs.
@@ -83,13 +72,7 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
         Features (pandas ``category`` columns with ``enable_categorical=True``).
     y : array-like of shape (n,)
         Two classes; sorted unique values map to 0 / 1 like scikit-learn.
-    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
-        Money of a false positive, false negative, true positive and true
-        negative for each row (currency units); scalars apply to every row.
-    cost_matrix : array-like of shape (n, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.
-    weight : array-like of shape (n,), optional
-        Sample weights; multiply gradient, hessian and metrics.
+    %(native_costs, native_weight)s
     quantile : bool, default False
         Build a ``QuantileDMatrix``.
     **dmatrix_kwargs

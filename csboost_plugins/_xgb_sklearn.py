@@ -15,7 +15,9 @@ from sklearn.utils.validation import check_is_fitted
 from . import _aec, _money_eval
 from . import _xgb_native as _native
 from ._decision_layer import metric_decision
-from ._boosting_sklearn import META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._docstrings import fill_doc
+from ._params import store_init_args
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from ._xgb_native import AECObjective, MoneyMetrics
 
@@ -30,6 +32,7 @@ _WRAPPER_ONLY = ("objective", "n_estimators", "base_score", "random_state", "mis
                  "callbacks")
 
 
+@fill_doc(**DOCS)
 class CSXGBClassifier(CostSensitiveBoostingMixin):
     """xgboost trees trained on the average expected cost, as a scikit-learn classifier.
 
@@ -120,12 +123,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Deployable: saved with ``save_model`` (or ``get_booster().save_model``),
         plain xgboost's ``predict`` returns ``predict_proba(X)[:, 1]``;
         ``predict(..., output_margin=True)`` returns the margin.
-    classes_ : ndarray of shape (2,)
-        The two labels (sorted).
-    n_features_in_ : int
-        Number of columns of X.
-    feature_names_in_ : ndarray of str
-        Column names of a training DataFrame (also the booster's feature names).
+    %(fitted_columns)s
     feature_importances_ : ndarray of shape (n_features,)
         See the property.
     cost_scale_ : float
@@ -167,52 +165,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                  multi_strategy=None, eval_metric=DEFAULT_WATCH, early_stopping_rounds=None, callbacks=None,
                  hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
                  decision=DEFAULT_DECISION, params=None, **kwargs):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.max_bin = max_bin
-        self.grow_policy = grow_policy
-        self.verbosity = verbosity
-        self.objective = objective
-        self.booster = booster
-        self.tree_method = tree_method
-        self.n_jobs = n_jobs
-        self.gamma = gamma
-        self.min_child_weight = min_child_weight
-        self.max_delta_step = max_delta_step
-        self.subsample = subsample
-        self.sampling_method = sampling_method
-        self.colsample_bytree = colsample_bytree
-        self.colsample_bylevel = colsample_bylevel
-        self.colsample_bynode = colsample_bynode
-        self.reg_alpha = reg_alpha
-        self.reg_lambda = reg_lambda
-        self.scale_pos_weight = scale_pos_weight
-        self.base_score = base_score
-        self.random_state = random_state
-        self.missing = missing
-        self.num_parallel_tree = num_parallel_tree
-        self.monotone_constraints = monotone_constraints
-        self.interaction_constraints = interaction_constraints
-        self.importance_type = importance_type
-        self.device = device
-        self.validate_parameters = validate_parameters
-        self.enable_categorical = enable_categorical
-        self.feature_types = feature_types
-        self.feature_weights = feature_weights
-        self.max_cat_to_onehot = max_cat_to_onehot
-        self.max_cat_threshold = max_cat_threshold
-        self.multi_strategy = multi_strategy
-        self.eval_metric = eval_metric
-        self.early_stopping_rounds = early_stopping_rounds
-        self.callbacks = callbacks
-        self.hessian = hessian
-        self.hessian_floor = hessian_floor
-        self.logloss_weight = logloss_weight
-        self.start_margin = start_margin
-        self.decision = decision
-        self.params = params
+        store_init_args(self, locals())
         self._set_other_params(kwargs)
 
     # ------------------------------------------------------------- parameters

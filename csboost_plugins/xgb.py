@@ -65,13 +65,8 @@ Under dask the worker-side DMatrix is rebuilt from label and weight only, so
 # imports the other through this module and the import graph has no cycle.
 from . import _xgb_native
 from ._xgb_native import *  # noqa: F403
+from ._boosting_sklearn import adopt_public_names as _adopt_public_names
 from ._xgb_sklearn import CSXGBClassifier
 
 __all__ = [*_xgb_native.__all__, "CSXGBClassifier"]
-
-for _name in __all__:  # documented, pickled and shown as csboost_plugins.xgb.<name>
-    _obj = globals()[_name]
-    if (isinstance(_obj, type) or callable(_obj) and hasattr(_obj, "__code__")) and \
-            _obj.__module__.startswith("csboost_plugins._"):
-        _obj.__module__ = __name__
-del _name, _obj
+_adopt_public_names(globals())  # documented, pickled and shown as csboost_plugins.xgb.<name>

@@ -38,6 +38,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs, check_fit_costs
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
@@ -63,6 +65,7 @@ class RocchCalibrator:
     so every score maps somewhere.
     """
 
+    @fill_doc
     def fit(self, scores, y):
         """Build ``calibration_map_`` from the ROC convex hull of ``(scores, y)``.
 
@@ -70,8 +73,7 @@ class RocchCalibrator:
         ----------
         scores : array-like of shape (n_samples,)
             Uncalibrated scores.
-        y : array-like of shape (n_samples,)
-            0/1 labels.
+        %(y01)s
 
         Returns
         -------
@@ -129,6 +131,7 @@ class RocchCalibrator:
         return self.calibration_map_[::-1, 2][np.clip(idx, 0, lowers.size - 1)]
 
 
+@fill_doc
 def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                            cost_matrix=None):
     """The global threshold t minimising the total cost of ``y_proba >= t``.
@@ -143,12 +146,7 @@ def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
         Binary labels.
     y_proba : array-like of shape (n_samples,) or (n_samples, 2)
         Scores P(y=1), or a ``predict_proba`` output.
-    fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-        Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-        Money of a true positive / true negative per row.
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+    %(costs)s
 
     Returns
     -------
@@ -192,10 +190,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting: the wrapped estimator plus probabilities to calibrate or tune on."""
 
     def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
-        self.estimator = estimator
-        self.calibration = calibration
-        self.cv = cv
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
         """Validate the parameters, ``y`` (sets ``classes_``) and the training costs; returns ``(yi, costs)``."""
@@ -313,26 +308,11 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     ``predict == bayes_minimum_risk(predict_proba(X)[:, 1], costs)`` by construction.
     """
 
+    @fill_doc
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the estimator (unless prefit) and the calibrator.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-        y : array-like of shape (n_samples,)
-            Binary labels.
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per training row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per training row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-
-        Returns
-        -------
-        BayesMinimumRiskClassifier
-            self.
+        %(Parameters, X, y, costs, returns_self)s
         """
         yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         # no calibrator: the out-of-fold fits would be wasted
@@ -341,25 +321,14 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         self._fit_calibrator(p, yi)
         return self
 
+    @fill_doc
     def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Bayes minimum risk decision of every row with its own costs.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(Parameters, X, costs)s
             Without costs: unit costs (``s > 0.5``).
 
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels (``classes_``).
+        %(returns_labels)s
         """
         s = self._calibrated(X)
         costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -395,26 +364,11 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         Total cost of the tuning rows at ``threshold_`` (money).
     """
 
+    @fill_doc
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the estimator (unless prefit), the calibrator and ``threshold_``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-        y : array-like of shape (n_samples,)
-            Binary labels.
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per training row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per training row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-
-        Returns
-        -------
-        ThresholdingOptimization
-            self, with ``threshold_`` and ``cost_``.
+        %(Parameters, X, y, costs, returns_self)s
         """
         yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
         p = self._fit_probabilities(X, yi, costs, self.cv)
@@ -423,18 +377,11 @@ class ThresholdingOptimization(_ProbaDecisionBase):
                                                              cost_matrix=costs)
         return self
 
+    @fill_doc
     def predict(self, X):
         """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels (``classes_``).
+        %(Parameters, X, returns_labels)s
         """
         s = self._calibrated(X)
         decision = (s >= self.threshold_).astype(np.int64)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch, check_random_state
 
+from csboost_plugins._docstrings import fill_doc
 from csboost_plugins.costs import (
     FN,
     FP,
@@ -348,8 +349,19 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
 # The synthetic data sets of the CAL5_OC paper, section 5 (NSEP, MULTI and their costs)
 # ---------------------------------------------------------------------------------------------
 _MULTI_CENTRES = {0: [(-2.0, 0.0), (2.0, 0.0)], 1: [(0.0, 1.5), (0.0, -1.5)]}
+_OC_SECTIONS = (  # numpydoc Parameters and Returns of both generators (csboost_plugins._docstrings.fill_doc)
+    "Parameters\n----------\n"
+    "n_samples : int, default=1000\n    Number of rows; half of them (rounded down) are class 0.\n"
+    "random_state : int, numpy Generator or None\n    Seed of ``numpy.random.default_rng``.\n\n"
+    "Returns\n-------\n"
+    "X : ndarray of shape (n_samples, 2)\n    Features x1, x2.\n"
+    "y : ndarray of shape (n_samples,)\n    Labels 0/1.\n"
+    "cost : ndarray of shape (n_samples,)\n"
+    "    Misclassification cost of each row (money), for ``CAL5OCClassifier.fit(X, y, cost=cost)``."
+)
 
 
+@fill_doc(oc_sections=_OC_SECTIONS)
 def make_nsep_oc(n_samples: int = 1000, random_state=None):
     """The CAL5_OC paper's NSEP data set with the example-dependent costs of NSEP_OC.
 
@@ -362,21 +374,7 @@ def make_nsep_oc(n_samples: int = 1000, random_state=None):
     expensive for x1 > 0; the paper's text describes the mirror image. We follow the
     equations.
 
-    Parameters
-    ----------
-    n_samples : int, default=1000
-        Number of rows; half of them (rounded down) are class 0.
-    random_state : int, numpy Generator or None
-        Seed of ``numpy.random.default_rng``.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 2)
-        Features x1, x2.
-    y : ndarray of shape (n_samples,)
-        Labels 0/1.
-    cost : ndarray of shape (n_samples,)
-        Misclassification cost of each row (money), for ``CAL5OCClassifier.fit(X, y, cost=cost)``.
+    %(oc_sections)s
     """
     rng = np.random.default_rng(random_state)
     y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])
@@ -384,6 +382,7 @@ def make_nsep_oc(n_samples: int = 1000, random_state=None):
     return X, y, np.where(y == 0, 2.0 / (1.0 + np.exp(-X[:, 0])), 2.0 / (1.0 + np.exp(X[:, 0])))
 
 
+@fill_doc(oc_sections=_OC_SECTIONS)
 def make_multi_oc(n_samples: int = 1000, random_state=None):
     """The CAL5_OC paper's MULTI data set (two Gaussian clusters per class) with the costs of MULTI_OC.
 
@@ -391,21 +390,7 @@ def make_multi_oc(n_samples: int = 1000, random_state=None):
     ``cost`` (eqs. 31-32): c_1 = 1 for class 1 and c_0 = 2 / (1 + exp(-x1)) for class 0,
     so the right cluster of class 0 is the expensive one.
 
-    Parameters
-    ----------
-    n_samples : int, default=1000
-        Number of rows; half of them (rounded down) are class 0.
-    random_state : int, numpy Generator or None
-        Seed of ``numpy.random.default_rng``.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 2)
-        Features x1, x2.
-    y : ndarray of shape (n_samples,)
-        Labels 0/1.
-    cost : ndarray of shape (n_samples,)
-        Misclassification cost of each row (money).
+    %(oc_sections)s
     """
     rng = np.random.default_rng(random_state)
     y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])

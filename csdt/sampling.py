@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
+from csboost_plugins._docstrings import fill_doc
 from csboost_plugins.costs import check_binary_labels, check_costs
 from csboost_plugins.decision_costs import decision_costs
 
@@ -69,6 +70,23 @@ def _acceptance(yb, costs, max_cost, max_cost_quantile):
     return np.minimum(c / max_cost, 1.0)
 
 
+# numpydoc text the three samplers share (csboost_plugins._docstrings.fill_doc)
+_DOCS = dict(
+    required_costs="cost_matrix : array-like of shape (n_samples, 4), optional\n"
+                   "    ``[C_FP, C_FN, C_TP, C_TN]`` (costs are required: this or the keywords).\n"
+                   "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional\n"
+                   "    The costs as keywords instead.",
+    max_cost="max_cost : float, optional\n"
+             "    M directly (money).\n"
+             "max_cost_quantile : float in (0, 1], default=0.975\n"
+             "    M as this quantile of the misclassification costs c_i.",
+    returns_sample="Returns\n-------\n(X, y, cost_matrix)\n"
+                   "    The sampled rows (pandas stays pandas), their labels and their costs (None when no costs "
+                   "were given).",
+)
+
+
+@fill_doc(**_DOCS)
 def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                    minority_share: float = 0.5, random_state=None):
     """Random under-sampling of the majority class (the papers' "u" set).
@@ -77,12 +95,7 @@ def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cos
     rows drawn without replacement, so the minority is ``minority_share`` of the
     result. Row order of the input is preserved. Costs are optional here.
 
-    Parameters
-    ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Rows (NaN allowed where the model routes missing values).
-    y : array-like of shape (n_samples,)
-        Binary labels.
+    %(Parameters, X_nan, y)s
     cost_matrix : array-like of shape (n_samples, 4), optional
         ``[C_FP, C_FN, C_TP, C_TN]``, sampled with the rows.
     fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
@@ -92,10 +105,7 @@ def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cos
     random_state : int, RandomState instance or None, default=None
         Seed of the draws.
 
-    Returns
-    -------
-    (X, y, cost_matrix)
-        The sampled rows (pandas stays pandas), their labels and their costs (None when no costs were given).
+    %(returns_sample)s
     """
     if not 0 < minority_share < 1:
         raise ValueError(f"minority_share must lie in (0, 1), got {minority_share}")
@@ -111,6 +121,7 @@ def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cos
     return _result(X, y, costs, idx)
 
 
+@fill_doc(**_DOCS)
 def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0,
                                           tn_cost=0.0, max_cost=None, max_cost_quantile=0.975,
                                           random_state=None):
@@ -119,27 +130,12 @@ def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=Non
     Row i is kept independently with probability w_i = min(c_i / M, 1), c_i = C_FN_i
     if y_i = 1 else C_FP_i (see the module docstring for M). Expected size sum_i w_i.
 
-    Parameters
-    ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Rows (NaN allowed where the model routes missing values).
-    y : array-like of shape (n_samples,)
-        Binary labels.
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` (costs are required: this or the keywords).
-    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
-        The costs as keywords instead.
-    max_cost : float, optional
-        M directly (money).
-    max_cost_quantile : float in (0, 1], default=0.975
-        M as this quantile of the misclassification costs c_i.
+    %(Parameters, X_nan, y, required_costs)s
+    %(max_cost)s
     random_state : int, RandomState instance or None, default=None
         Seed of the draws.
 
-    Returns
-    -------
-    (X, y, cost_matrix)
-        The sampled rows (pandas stays pandas), their labels and their costs (None when no costs were given).
+    %(returns_sample)s
     """
     yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                               tn_cost=tn_cost), required=True)
@@ -149,6 +145,7 @@ def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=Non
     return _result(X, y, costs, idx)
 
 
+@fill_doc(**_DOCS)
 def cost_proportionate_over_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0,
                                      tn_cost=0.0, oversampling_norm: float = 0.1, max_cost=None,
                                      max_cost_quantile=0.975, random_state=None):
@@ -159,29 +156,14 @@ def cost_proportionate_over_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn
     positive cost at least once (rows with zero cost are dropped). The method is deterministic;
     ``random_state`` is accepted only for a uniform signature.
 
-    Parameters
-    ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Rows (NaN allowed where the model routes missing values).
-    y : array-like of shape (n_samples,)
-        Binary labels.
-    cost_matrix : array-like of shape (n_samples, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` (costs are required: this or the keywords).
-    fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
-        The costs as keywords instead.
+    %(Parameters, X_nan, y, required_costs)s
     oversampling_norm : float, default=0.1
         norm: row i is repeated ceil(w_i / norm) times.
-    max_cost : float, optional
-        M directly (money).
-    max_cost_quantile : float in (0, 1], default=0.975
-        M as this quantile of the misclassification costs c_i.
+    %(max_cost)s
     random_state : None
         Accepted for a uniform signature; the method is deterministic.
 
-    Returns
-    -------
-    (X, y, cost_matrix)
-        The sampled rows (pandas stays pandas), their labels and their costs (None when no costs were given).
+    %(returns_sample)s
     """
     if not 0 < oversampling_norm <= 1:
         raise ValueError(f"oversampling_norm must lie in (0, 1], got {oversampling_norm}")

@@ -118,3 +118,32 @@ def test_export_decimals_and_missing_y_are_clear_errors():
     for cls in (CostSensitiveBaggingClassifier, CostSensitiveRandomPatchesClassifier):
         with pytest.raises(ValueError, match="requires y"):
             cls(n_estimators=2).fit(X, None, fp_cost=5.0, fn_cost=fn)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_init_records_every_argument_unchanged(cls):
+    # store_init_args(self, locals()): each argument, by identity, and nothing else
+    sig = inspect.signature(cls.__init__).parameters
+    args = {name: object() for name in sig if name != "self"}
+    est = cls(**args)
+    assert vars(est).keys() == args.keys()
+    assert all(getattr(est, name) is value for name, value in args.items())
+    assert {k: v.default for k, v in sig.items() if k != "self"} == cls().get_params()
+
+
+def test_inducers_share_the_base_init_with_their_own_defaults():
+    from csdt.ensemble._classifiers import _base_init_with_defaults, _BaseECSDT
+
+    defaults = {cls: (cls().max_samples, cls().max_features) for cls in ESTIMATORS[1:5]}
+    assert defaults == {CostSensitiveBaggingClassifier: (0.5, 1.0), CostSensitivePastingClassifier: (0.5, 1.0),
+                        CostSensitiveRandomForestClassifier: (1.0, "sqrt"),
+                        CostSensitiveRandomPatchesClassifier: (0.5, 0.5)}
+    for cls, (samples, features) in defaults.items():  # the class docstring states the same defaults
+        assert f"max_samples : int or float, default={samples}" in cls.__doc__
+        assert f"default={features!r}".replace("'", '"') in cls.__doc__ or f"default={features}" in cls.__doc__
+    rf = CostSensitiveRandomForestClassifier(n_estimators=3, max_depth=2)
+    assert rf.get_params()["max_features"] == "sqrt" and rf.n_estimators == 3 and rf.max_depth == 2
+    # the copy is the base's code: same parameters in the same order, only the defaults differ
+    assert list(inspect.signature(rf.__init__).parameters) == list(inspect.signature(_BaseECSDT.__init__).parameters)[1:]
+    with pytest.raises(TypeError, match="max_feature"):
+        _base_init_with_defaults(max_feature=0.5)

@@ -111,6 +111,12 @@ def _ok_interval(x, lo_c, hi_c, lc, hc, m, z):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _interval_of(c, lo, hi, lo_closed, hi_closed, missing, zero_missing):
+    """Condition c's interval-test arguments of :func:`_ok_interval`, read once per column pass."""
+    return lo[c], hi[c], lo_closed[c], hi_closed[c], missing[c], zero_missing[c]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _filter(X, rows, src, n_src, dst, c, feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing,
             negate, cat_ptr, cats):
     """Write to dst the entries of src[:n_src] whose row rows[src[j]] satisfies condition c; return the count.
@@ -120,8 +126,7 @@ def _filter(X, rows, src, n_src, dst, c, feature, kind, lo, hi, lo_closed, hi_cl
     f = feature[c]
     p = 0
     if kind[c] == 0:
-        lo_c, hi_c, lc, hc = lo[c], hi[c], lo_closed[c], hi_closed[c]
-        m, z = missing[c], zero_missing[c]
+        lo_c, hi_c, lc, hc, m, z = _interval_of(c, lo, hi, lo_closed, hi_closed, missing, zero_missing)
         for j in range(n_src):
             s = src[j]
             dst[p] = s
@@ -129,9 +134,8 @@ def _filter(X, rows, src, n_src, dst, c, feature, kind, lo, hi, lo_closed, hi_cl
     else:
         for j in range(n_src):
             s = src[j]
-            if _ok_category(X[rows[s], f], c, missing, zero_missing, negate, cat_ptr, cats):
-                dst[p] = s
-                p += 1
+            dst[p] = s  # p <= j: the entry at p was read already (or is this one)
+            p += _ok_category(X[rows[s], f], c, missing, zero_missing, negate, cat_ptr, cats)
     return p
 
 
@@ -143,8 +147,7 @@ def _partition(X, rows, src, n_src, dst_in, dst_out, c, feature, kind, lo, hi, l
     p = 0
     q = 0
     if kind[c] == 0:
-        lo_c, hi_c, lc, hc = lo[c], hi[c], lo_closed[c], hi_closed[c]
-        m, z = missing[c], zero_missing[c]
+        lo_c, hi_c, lc, hc, m, z = _interval_of(c, lo, hi, lo_closed, hi_closed, missing, zero_missing)
         for j in range(n_src):
             s = src[j]
             ok = _ok_interval(X[rows[s], f], lo_c, hi_c, lc, hc, m, z)

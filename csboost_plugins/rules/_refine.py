@@ -20,9 +20,19 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ._rule import ZERO_THRESHOLD, Interval, Rule
 
 __all__ = ["conditions_mask", "prune_rule", "refine_rule", "rule_score"]
+
+# numpydoc text of the three functions that score a rule on D' (csboost_plugins._docstrings.fill_doc)
+_ROWS = ("Xf : ndarray of float64, shape (n_rows, n_features)\n"
+         "    The rows D' (those no earlier rule covers), converted by ``as_float_matrix``.\n"
+         "gain, neg : ndarray of float64, shape (n_rows,)\n"
+         "    Positive gain (weight or money) and negative weight per row.\n"
+         "prior, g0, m0 : float, default=0.0\n"
+         "    Score parameters (see the module docstring): pseudo-rows, the per-row average gain and\n"
+         "    gain + negative weight.")
 
 
 def _score(g, mass, prior, g0, m0):
@@ -50,6 +60,7 @@ def conditions_mask(conditions, Xf):
     return out
 
 
+@fill_doc(rows=_ROWS)
 def rule_score(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
     """Score of a rule on the rows D' of ``Xf``.
 
@@ -57,12 +68,7 @@ def rule_score(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
     ----------
     rule : Rule
         The rule.
-    Xf : ndarray of float64, shape (n_rows, n_features)
-        The rows D' (converted by ``as_float_matrix``).
-    gain, neg : ndarray of float64, shape (n_rows,)
-        Positive gain (weight or money) and negative weight per row.
-    prior, g0, m0 : float
-        Pseudo-rows and the per-row average gain and gain + negative weight.
+    %(rows)s
 
     Returns
     -------
@@ -141,6 +147,7 @@ def _modified(rule, conds, tag):
                 categories=rule.categories)
 
 
+@fill_doc(rows=_ROWS)
 def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, max_cost=None, max_passes=2):
     """Move finite interval bounds of ``rule`` to better cuts on D' (coordinate ascent).
 
@@ -165,12 +172,7 @@ def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, ma
     ----------
     rule : Rule
         The rule to refine.
-    Xf : ndarray of float64, shape (n_rows, n_features)
-        The rows D' (those no earlier rule covers), converted by ``as_float_matrix``.
-    gain, neg : ndarray of float64, shape (n_rows,)
-        Positive gain (weight or money) and negative weight per row.
-    prior, g0, m0 : float
-        Score parameters (see the module docstring).
+    %(rows)s
     cost : ndarray of float64, shape (n_rows,), optional
         Budget weight per row (default ``neg``).
     max_cost : float, optional
@@ -255,6 +257,7 @@ def _readable_cut(b, x, side):
     return float(b)
 
 
+@fill_doc(rows=_ROWS)
 def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
     """Drop conditions whose removal does not lower the score on D' (greedy, best drop first).
 
@@ -264,12 +267,7 @@ def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
     ----------
     rule : Rule
         The rule to prune.
-    Xf : ndarray of float64, shape (n_rows, n_features)
-        The rows D' (those no earlier rule covers), converted by ``as_float_matrix``.
-    gain, neg : ndarray of float64, shape (n_rows,)
-        Positive gain (weight or money) and negative weight per row.
-    prior, g0, m0 : float
-        Score parameters (see the module docstring).
+    %(rows)s
 
     Returns
     -------

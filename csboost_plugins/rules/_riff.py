@@ -13,6 +13,8 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils._param_validation import Interval as _PInterval
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
+from .._docstrings import fill_doc
+from .._params import store_init_args
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._extract import extract_rules
@@ -139,20 +141,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
                  positive_rate=0.3, selection_positive_rate=None, nodes="leaves", rank_by="precision",
                  precision_prior=0.0, refine=False, prune=False, max_rules=None, random_state=None):
-        self.estimator = estimator
-        self.max_fpr = max_fpr
-        self.max_alert_rate = max_alert_rate
-        self.selection_size = selection_size
-        self.sample_ratio = sample_ratio
-        self.positive_rate = positive_rate
-        self.selection_positive_rate = selection_positive_rate
-        self.nodes = nodes
-        self.rank_by = rank_by
-        self.precision_prior = precision_prior
-        self.refine = refine
-        self.prune = prune
-        self.max_rules = max_rules
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -160,23 +149,14 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    @fill_doc
     def fit(self, X, y, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit the tree model on the induction subset and select rules on the selection subset.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-        y : array-like of shape (n_samples,)
-            Binary labels.
+        %(Parameters, X_nan, y)s
         sample_weight : array-like of shape (n_samples,), optional
             Row weights (passed to the estimator and the rule selection).
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(costs)s
             Without costs: the paper's count-based selection.
 
         Returns
@@ -278,46 +258,30 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             return X
         return validate_data(self, X, ensure_all_finite="allow-nan", reset=False)
 
+    @fill_doc
     def predict_proba(self, X):
         """Alert probability of the rule set: 1 where an always-on rule covers the row, rho (the last rule's probability) where only the last rule does, else 0.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``[P(y=0), P(y=1)]`` per row.
+        %(Parameters, X, returns_proba)s
         """
         X = self._check(X)
         p = self.rule_set_.predict_proba(X)
         return np.column_stack([1.0 - p, p])
 
+    @fill_doc
     def predict(self, X):
         """``classes_[1]`` where a rule fires (the randomised last rule rounded), else ``classes_[0]``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels (``classes_``).
+        %(Parameters, X, returns_labels)s
         """
         p = self.predict_proba(X)[:, 1]
         return self.classes_[(p > 0.5).astype(int)]
 
+    @fill_doc
     def decision_function(self, X):
         """The rule set's P(y=1) per row.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
+        %(Parameters, X)s
 
         Returns
         -------

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._docstrings import fill_doc
+
 __all__ = ["Interval", "CategorySet", "Rule", "ZERO_THRESHOLD", "check_feature_index"]
 
 # lightgbm's kZeroThreshold (1e-35f): |x| <= it counts as zero for missing_type 'Zero'
@@ -66,6 +68,14 @@ def float32_lt_bound(t: float) -> tuple[float, bool]:
 
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
+
+# numpydoc text the two condition classes share (csboost_plugins._docstrings.fill_doc)
+_DOCS = dict(
+    mergeable="Parameters\n----------\nother : Interval or CategorySet\n    Another condition.\n\n"
+              "Returns\n-------\nbool\n    Whether :meth:`merge` applies to the pair.",
+    feature="feature : int\n    Column index.",
+    from_dict="Parameters\n----------\nd : dict\n    As returned by :meth:`to_dict`.",
+)
 
 
 def check_feature_index(feature, where: str = "feature") -> int:
@@ -123,13 +133,11 @@ def _tighter(a, ac, at, b, bc, bt, sign):
 
 
 @dataclass(frozen=True)
+@fill_doc(**_DOCS)
 class Interval:
     """Numerical condition ``lower (<|<=) x[feature] (<|<=) upper``.
 
-    Parameters
-    ----------
-    feature : int
-        Column index.
+    %(Parameters, feature)s
     lower, upper : float, default=-inf, inf
         Exact float64 bounds (in the column's own unit).
     lower_closed, upper_closed : bool, default=True
@@ -179,32 +187,28 @@ class Interval:
         """
         return self.lower > self.upper or (self.lower == self.upper and not (self.lower_closed and self.upper_closed))
 
+    @fill_doc(**_DOCS)
     def mergeable(self, other) -> bool:
         """True if ``other`` constrains the same column the same way, so :meth:`merge` applies.
 
-        Parameters
-        ----------
-        other : Interval or CategorySet
-            Another condition.
-
-        Returns
-        -------
-        bool
+        %(mergeable)s
         """
         return isinstance(other, Interval) and other.feature == self.feature and other.zero_missing == self.zero_missing
 
     def merge(self, other: "Interval") -> "Interval":
         """Intersection with another interval on the same column.
 
+        ``x < 3 and x < 5`` gives ``x < 3``; missing satisfies both or neither.
+
         Parameters
         ----------
         other : Interval
-            A mergeable interval.
+            An interval :meth:`mergeable` with this one.
 
         Returns
         -------
         Interval
-            ``x < 3 and x < 5`` gives ``x < 3``; missing satisfies both or neither.
+            The intersection.
         """
         lo, lc, lt = _tighter(self.lower, self.lower_closed, self.lower_text,
                               other.lower, other.lower_closed, other.lower_text, +1)
@@ -270,6 +274,8 @@ class Interval:
     def to_dict(self) -> dict:
         """JSON-ready dict (infinite bounds as None).
 
+        Keys ``kind`` ("interval"), ``feature``, the bounds, their flags and display texts.
+
         Returns
         -------
         dict
@@ -282,13 +288,11 @@ class Interval:
                 "lower_text": self.lower_text, "upper_text": self.upper_text}
 
     @classmethod
+    @fill_doc(**_DOCS)
     def from_dict(cls, d: dict) -> "Interval":
-        """Inverse of :meth:`to_dict`.
+        """Inverse of :meth:`to_dict`: ``None`` bounds are the infinite ones.
 
-        Parameters
-        ----------
-        d : dict
-            As returned by :meth:`to_dict`.
+        %(from_dict)s
 
         Returns
         -------
@@ -302,13 +306,11 @@ class Interval:
 
 
 @dataclass(frozen=True)
+@fill_doc(**_DOCS)
 class CategorySet:
     """Categorical condition: ``trunc(x[feature]) in codes`` (or ``not in`` when ``negate``).
 
-    Parameters
-    ----------
-    feature : int
-        Column index.
+    %(Parameters, feature)s
     codes : tuple of int, default=()
         The library's integer category codes (x is truncated toward zero as
         xgboost and lightgbm do); a negative code is in no set.
@@ -342,17 +344,11 @@ class CategorySet:
         """Hashable identity of the condition (display names excluded)."""
         return ("c", self.feature, self.codes, self.negate, self.missing, self.strict_negative)
 
+    @fill_doc(**_DOCS)
     def mergeable(self, other) -> bool:
         """True if ``other`` is a category condition on the same column, so :meth:`merge` applies.
 
-        Parameters
-        ----------
-        other : Interval or CategorySet
-            Another condition.
-
-        Returns
-        -------
-        bool
+        %(mergeable)s
         """
         return (isinstance(other, CategorySet) and other.feature == self.feature
                 and other.strict_negative == self.strict_negative)
@@ -451,17 +447,16 @@ class CategorySet:
                 "negate": self.negate, "missing": self.missing, "strict_negative": self.strict_negative}
 
     @classmethod
+    @fill_doc(**_DOCS)
     def from_dict(cls, d: dict) -> "CategorySet":
         """Inverse of :meth:`to_dict`.
 
-        Parameters
-        ----------
-        d : dict
-            As returned by :meth:`to_dict`.
+        %(from_dict)s
 
         Returns
         -------
         CategorySet
+            Equal to the condition :meth:`to_dict` saved.
         """
         return cls(feature=int(d["feature"]), codes=tuple(int(c) for c in d["codes"]), negate=bool(d["negate"]),
                    missing=bool(d["missing"]), strict_negative=bool(d.get("strict_negative", False)))

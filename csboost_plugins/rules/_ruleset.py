@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..costs import check_binary_labels, check_costs
 from . import _dask
 from ._data import as_float_matrix, check_sample_weight, collect_categories
@@ -147,13 +148,11 @@ class RuleSet:
         Xu, cc = self._prepare(X)
         return first_match(Xu, cc)
 
+    @fill_doc
     def predict_proba(self, X) -> np.ndarray:
         """Probability that each row raises an alert.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to score.
+        %(Parameters, X_nan)s
 
         Returns
         -------
@@ -205,13 +204,11 @@ class RuleSet:
         fm = self.apply(X)
         return ((fm >= 0) & (fm < limit)).astype(np.int64)
 
+    @fill_doc
     def coverage(self, X) -> np.ndarray:
         """Which rules cover which rows.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to test.
+        %(Parameters, X_nan)s
 
         Returns
         -------

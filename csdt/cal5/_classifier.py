@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_costs
 from csboost_plugins.decision_costs import misclassification_costs
 from csboost_plugins.tree_protocol import TreeArrays
@@ -322,10 +323,7 @@ class CAL5OCClassifier(_BaseCAL5):
     """
 
     def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True):
-        self.alpha = alpha
-        self.s_max = s_max
-        self.max_depth = max_depth
-        self.merge_leaves = merge_leaves
+        store_init_args(self, locals())
 
     def _costs_for_tree(self, y_idx, cost):
         return np.ones(y_idx.shape[0]) if cost is None else cost
@@ -359,11 +357,7 @@ class CAL5Classifier(_BaseCAL5):
     _parameter_constraints = {**_BaseCAL5._parameter_constraints, "class_cost": [dict, "array-like", None]}
 
     def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True, class_cost=None):
-        self.alpha = alpha
-        self.s_max = s_max
-        self.max_depth = max_depth
-        self.merge_leaves = merge_leaves
-        self.class_cost = class_cost
+        store_init_args(self, locals())
 
     def _costs_for_tree(self, y_idx, cost):
         n_classes = self.classes_.shape[0]

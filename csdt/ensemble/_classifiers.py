@@ -46,6 +46,7 @@ from ``random_state``: the fitted model is the same whatever ``n_jobs`` or backe
 
 from __future__ import annotations
 
+import types
 from numbers import Integral
 
 import numpy as np
@@ -55,6 +56,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_fit_costs
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
                                             trivial_policy_costs)
@@ -135,23 +137,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
                  criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
                  final_estimator=None, n_jobs=None, random_state=None, verbose=0):
-        self.n_estimators = n_estimators
-        self.combination = combination
-        self.max_samples = max_samples
-        self.max_features = max_features
-        self.criterion = criterion
-        self.criterion_weight = criterion_weight
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_gain = min_gain
-        self.max_leaf_nodes = max_leaf_nodes
-        self.max_bins = max_bins
-        self.num_pct = num_pct
-        self.final_estimator = final_estimator
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
+        store_init_args(self, locals())
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self, n, d):
@@ -371,6 +357,25 @@ _PARAMS_DOC = """
 """
 
 
+def _base_init_with_defaults(**defaults):
+    """``_BaseECSDT.__init__`` with other default values.
+
+    scikit-learn reads an estimator's parameters and their defaults from its ``__init__``
+    signature (``get_params``, ``clone``, the documented signature), so an inducer whose
+    defaults differ needs an ``__init__`` of its own: the base's code with these defaults.
+    """
+    base = _BaseECSDT.__init__
+    names = base.__code__.co_varnames[1:base.__code__.co_argcount]
+    unknown = set(defaults) - set(names)
+    if unknown:
+        raise TypeError(f"no parameters {sorted(unknown)} in _BaseECSDT.__init__")
+    values = tuple(defaults.get(name, value) for name, value in zip(names[-len(base.__defaults__):],
+                                                                     base.__defaults__))
+    init = types.FunctionType(base.__code__, base.__globals__, "__init__", values, base.__closure__)
+    init.__kwdefaults__, init.__doc__ = base.__kwdefaults__, base.__doc__
+    return init
+
+
 class CostSensitiveBaggingClassifier(_BaseECSDT):
     __doc__ = ("Bagging of cost-sensitive decision trees (CSB): bootstrap rows, all features.\n"
                + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
@@ -393,14 +398,7 @@ class CostSensitiveRandomForestClassifier(_BaseECSDT):
                                                  "RandomForestClassifier): int, fraction, 'sqrt', 'log2'."))
     _bootstrap = True
     _features_per_split = True
-
-    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=1.0, max_features="sqrt",
-                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
-                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
-        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
-                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
-                         num_pct, final_estimator, n_jobs, random_state, verbose)
+    __init__ = _base_init_with_defaults(max_samples=1.0, max_features="sqrt")
 
 
 class CostSensitiveRandomPatchesClassifier(_BaseECSDT):
@@ -409,11 +407,4 @@ class CostSensitiveRandomPatchesClassifier(_BaseECSDT):
                + _PARAMS_DOC.format(max_samples="0.5", max_features="0.5",
                                     features_doc="Features per tree (N_f), drawn without replacement."))
     _bootstrap = False
-
-    def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=0.5,
-                 criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
-                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
-        super().__init__(n_estimators, combination, max_samples, max_features, criterion, criterion_weight,
-                         max_depth, min_samples_split, min_samples_leaf, min_gain, max_leaf_nodes, max_bins,
-                         num_pct, final_estimator, n_jobs, random_state, verbose)
+    __init__ = _base_init_with_defaults(max_samples=0.5, max_features=0.5)

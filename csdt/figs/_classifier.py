@@ -52,6 +52,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_binary_labels, check_costs
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
@@ -401,27 +403,15 @@ class FIGSClassifier(_GreedyTreesBase):
 
     def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
                  max_bins=255, link="clip"):
-        self.max_rules = max_rules
-        self.max_trees = max_trees
-        self.max_depth = max_depth
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_bins = max_bins
-        self.link = link
+        store_init_args(self, locals())
 
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints, "link": [StrOptions({"clip", "sigmoid"})]}
 
+    @fill_doc
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p = clip(s, 0, 1)`` or ``sigmoid(2 s - 1)`` (see ``link``).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``[P(y=0), P(y=1)]`` per row.
+        %(Parameters, X_nan, returns_proba)s
         """
         s = self.decision_function(X)
         p = np.clip(s, 0.0, 1.0) if self.link == "clip" else expit(2.0 * s - 1.0)
@@ -462,28 +452,16 @@ class FIGUClassifier(_GreedyTreesBase):
 
     def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
                  max_bins=255, precision_threshold=0.5):
-        self.max_rules = max_rules
-        self.max_trees = max_trees
-        self.max_depth = max_depth
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_bins = max_bins
-        self.precision_threshold = precision_threshold
+        store_init_args(self, locals())
 
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints,
                               "precision_threshold": [fraction(closed="both")]}
 
+    @fill_doc
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p`` the largest leaf precision over the trees.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``[P(y=0), P(y=1)]`` per row.
+        %(Parameters, X_nan, returns_proba)s
         """
         p = np.clip(self.decision_function(X), 0.0, 1.0)
         return np.column_stack([1.0 - p, p])

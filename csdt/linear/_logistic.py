@@ -37,6 +37,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
@@ -163,38 +165,19 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
 
     def __init__(self, lambda_l1=0.0, fit_intercept=True, standardize=True, max_iter=10000,
                  tol=1e-8, gtol=1e-6, init="logistic"):
-        self.lambda_l1 = lambda_l1
-        self.fit_intercept = fit_intercept
-        self.standardize = standardize
-        self.max_iter = max_iter
-        self.tol = tol
-        self.gtol = gtol
-        self.init = init
+        store_init_args(self, locals())
 
     def _check_params(self):
         validate_params(self)
 
+    @fill_doc
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Fit by minimising ``AEC + lambda_l1 ||beta||_1`` with the rows' own costs.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-        y : array-like of shape (n_samples,)
-            Binary labels.
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(Parameters, X, y, costs)s
             Without costs: unit costs (AEC = expected error rate).
 
-        Returns
-        -------
-        CostSensitiveLogisticRegression
-            self.
+        %(returns_self)s
         """
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
@@ -323,15 +306,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
 
     def __init__(self, lambdas=10, cv=5, scoring="aec", fit_intercept=True, standardize=True,
                  max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None):
-        self.lambdas = lambdas
-        self.cv = cv
-        self.scoring = scoring
-        self.fit_intercept = fit_intercept
-        self.standardize = standardize
-        self.max_iter = max_iter
-        self.tol = tol
-        self.gtol = gtol
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     _fitted_attr = "best_estimator_"
 
@@ -340,27 +315,16 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
             lambda_l1=float(lam), fit_intercept=self.fit_intercept, standardize=self.standardize,
             max_iter=self.max_iter, tol=self.tol, gtol=self.gtol)
 
+    @fill_doc
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Choose lambda by cross-validated AEC (or savings), then refit on all rows.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows.
-        y : array-like of shape (n_samples,)
-            Binary labels.
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        Every fold is scored with its own validation rows' costs; ties go to the larger lambda.
+
+        %(Parameters, X, y, costs)s
             Without costs: unit costs (AEC = expected error rate).
 
-        Returns
-        -------
-        CostSensitiveLogisticRegressionCV
-            self, refitted with ``lambda_``.
+        %(returns_self)s
         """
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)

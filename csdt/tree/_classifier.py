@@ -18,6 +18,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
@@ -166,18 +168,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                  min_samples_split=2, min_samples_leaf=1, min_gain=0.001, max_features=None,
                  max_leaf_nodes=None, max_bins=None, num_pct=None, pruning=None,
                  random_state=None):
-        self.criterion = criterion
-        self.criterion_weight = criterion_weight
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_gain = min_gain
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.max_bins = max_bins
-        self.num_pct = num_pct
-        self.pruning = pruning
-        self.random_state = random_state
+        store_init_args(self, locals())
 
     # ------------------------------------------------------------------ parameters
     def _resolve_params(self, n_features):
@@ -222,6 +213,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                     "num_pct": int(self.num_pct or 0), "max_bins": int(self.max_bins or 255)}
 
     # ------------------------------------------------------------------ fitting
+    @fill_doc
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             X_val=None, y_val=None, val_fp_cost=None, val_fn_cost=None, val_tp_cost=0.0,
             val_tn_cost=0.0, val_cost_matrix=None):
@@ -231,27 +223,13 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         costs when none are given. The validation set takes its own costs
         (``val_fp_cost`` ... or ``val_cost_matrix``).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-        y : array-like of shape (n_samples,)
-            Binary labels.
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(Parameters, X_nan, y, costs)s
         X_val, y_val : array-like, optional
             Validation rows and labels for pruning (``pruning`` set).
         val_fp_cost, val_fn_cost, val_tp_cost, val_tn_cost, val_cost_matrix
             The validation rows' costs, as above.
 
-        Returns
-        -------
-        CostSensitiveDecisionTreeClassifier
-            self.
+        %(returns_self)s
         """
         X = _check_X(self, X, reset=True)
         y, classes = _check_y(y)
@@ -314,6 +292,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ pruning
+    @fill_doc
     def prune(self, X_val, y_val, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
               cost_matrix=None, pruning="cost"):
         """Prune the fully grown tree on a validation set (in place; returns self).
@@ -330,12 +309,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             Validation rows.
         y_val : array-like of shape (n_samples,)
             Validation labels.
-        fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-            Money of a false positive / false negative per row (``C_FP``, ``C_FN``).
-        tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
-            Money of a true positive / true negative per row.
-        cost_matrix : array-like of shape (n_samples, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(costs)s
         pruning : {"cost", "error"}, default="cost"
             Validation money (eq. 12) or misclassified rows (eq. 9).
 
@@ -371,13 +345,11 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return _check_X(self, X, reset=False)
 
+    @fill_doc
     def apply(self, X):
         """Index of the leaf each row ends in.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
+        %(Parameters, X_nan)s
 
         Returns
         -------
@@ -386,13 +358,11 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._apply_validated(self._X_predict(X))
 
+    @fill_doc
     def decision_path(self, X):
         """Sparse CSR indicator (n_samples, n_nodes) of the nodes each row visits.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
+        %(Parameters, X_nan)s
 
         Returns
         -------
@@ -406,34 +376,20 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         return sp.csr_matrix((np.ones(idx.shape[0], np.int64), idx, indptr),
                              shape=(X.shape[0], t.node_count))
 
+    @fill_doc
     def predict_proba(self, X):
         """[[P(y=0), P(y=1)]] per row; P(y=1) = (n_pos + 1) / (n + 2) of the row's leaf.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``[P(y=0), P(y=1)]`` per row.
+        %(Parameters, X_nan, returns_proba)s
         """
         p = self._predict_proba_validated(self._X_predict(X))
         return np.column_stack([1.0 - p, p])
 
+    @fill_doc
     def predict(self, X):
         """The cost-optimal label of each row's leaf (argmin of the leaf's training money).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows (NaN allowed where the model routes missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels (``classes_``).
+        %(Parameters, X_nan, returns_labels)s
         """
         X = self._X_predict(X)
         return self.classes_[self._predict_label_validated(X)]
