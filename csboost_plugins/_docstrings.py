@@ -54,6 +54,11 @@ DOCS = {
                      "dataset : lightgbm.Dataset\n    Eval set carrying its costs.",
     "warn": "warn : bool, default True\n    Emit a ``CostWarning`` for a cost matrix that looks like a mistake.",
     "ax": "ax : matplotlib.axes.Axes, optional\n    Axes to draw on; a new figure when None.",
+    # tree renderings (csdt export_text / plot)
+    "tree_names": "t : TreeArrays\n    The fitted tree.\nnames : list of str\n    Column names ``t.feature`` indexes.",
+    "feature_names": "feature_names : list of str, optional\n    Names to print, one per column.",
+    "plot_depth_font": "max_depth : int, optional\n    Draw only the nodes up to this depth.\n"
+                       "fontsize : float, default=8\n    Font size of the node boxes.",
     # ----------------------------------------------------------------- Returns sections
     "returns_self": "Returns\n-------\nself : object\n    The fitted estimator.",
     "returns_labels": "Returns\n-------\nndarray of shape (n_samples,)\n    Predicted labels (``classes_``).",

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from csboost_plugins._docstrings import fill_doc
+
 # leaf colours by class index (0 light blue, 1 light red, then a qualitative palette)
 CLASS_COLORS = ("#cfe2f3", "#f4cccc", "#d9ead3", "#fff2cc", "#d9d2e9", "#fce5cd", "#d0e0e3", "#ead1dc")
 INNER_COLOR = "#f3f3f3"
@@ -69,15 +71,13 @@ def split_text(t, k, names, decimals) -> str:
     return f"{names[t.feature[k]]} {'<=' if t.left_inclusive else '<'} {t.threshold[k]:.{decimals}f}"
 
 
+@fill_doc
 def tree_lines(t, names, leaf_text, decimals=3) -> list:
     """One line per split side and per leaf, indented by depth (``sklearn.tree.export_text`` style).
 
     Parameters
     ----------
-    t : TreeArrays
-        The fitted tree.
-    names : list of str
-        Column names ``t.feature`` indexes.
+    %(tree_names)s
     leaf_text : callable
         ``leaf_text(t, node) -> str``, the model's description of a leaf.
     decimals : int
@@ -292,15 +292,13 @@ def draw_layout(ax, lay, fontsize=8, title=None):
     return ax
 
 
+@fill_doc
 def plot_tree(t, names, fmt, ax=None, max_depth=None, fontsize=8, decimals=3, title=None):
     """Draw one binary :class:`TreeArrays` top-down with a model's :class:`NodeFormat`.
 
     Parameters
     ----------
-    t : TreeArrays
-        The fitted tree.
-    names : list of str
-        Column names ``t.feature`` indexes.
+    %(tree_names)s
     fmt : NodeFormat
         The model's node texts and leaf colours.
     ax : matplotlib.axes.Axes, optional

@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_costs
 from csboost_plugins.decision_costs import misclassification_costs
@@ -228,6 +229,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         names = feature_names_of(self, feature_names)
         return export_text(self.tree_, names, [str(c) for c in self.classes_], decimals)
 
+    @fill_doc
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3):
         """Draw the multiway tree with matplotlib (``pip install 'csboost-plugins[plot]'``).
 
@@ -238,8 +240,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         ----------
         ax : matplotlib.axes.Axes, optional
             Axes to draw on (a new figure when None).
-        feature_names : list of str, optional
-            Names to print, one per column.
+        %(feature_names)s
         max_depth : int, optional
             Draw only the multiway levels up to this depth.
         fontsize : float, default=8

@@ -271,6 +271,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             lines += tree_lines(t, names, fmt.leaf, decimals)
         return "\n".join(lines) + "\n"
 
+    @fill_doc
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3, tree_index=None):
         """Draw the trees with matplotlib (``pip install 'csboost-plugins[plot]'``), side by side.
 
@@ -282,12 +283,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         ----------
         ax : matplotlib.axes.Axes or sequence of Axes, optional
             One Axes per tree drawn (a new figure with one row of axes when None).
-        feature_names : list of str, optional
-            Names to print, one per column.
-        max_depth : int, optional
-            Draw only the nodes up to this depth.
-        fontsize : float, default=8
-            Font size of the node boxes.
+        %(feature_names, plot_depth_font)s
         decimals : int in [0, 17], default=3
             Digits after the point of thresholds and leaf values.
         tree_index : int, optional

@@ -477,6 +477,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         names = feature_names_of(self, feature_names)
         return "\n".join(tree_lines(self.tree_, names, csdt_format(decimals, show_cost).leaf, decimals)) + "\n"
 
+    @fill_doc
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3):
         """Draw the tree with matplotlib (``pip install 'csboost-plugins[plot]'``).
 
@@ -487,12 +488,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         ----------
         ax : matplotlib.axes.Axes, optional
             Axes to draw on (a new figure when None).
-        feature_names : list of str, optional
-            Names to print, one per column.
-        max_depth : int, optional
-            Draw only the nodes up to this depth.
-        fontsize : float, default=8
-            Font size of the node boxes.
+        %(feature_names, plot_depth_font)s
         decimals : int in [0, 17], default=3
             Digits after the point of thresholds, probabilities and money.
 
