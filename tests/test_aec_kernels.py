@@ -155,6 +155,22 @@ def test_aot_extension_is_built_and_current():
     assert mod.releases_gil() and set(_aec_kernels.SIGNATURES) <= set(dir(mod))
 
 
+def test_extension_for_a_cpu_this_host_lacks_is_not_loaded():
+    from csboost_plugins._aot import KernelSet, PerformanceWarning
+
+    ks = _aec_kernels.KERNELS
+    assert ks.target_cpu in ("x86-64-v3", "") and ks.missing_cpu_features() == []  # this host runs it
+    other = KernelSet(ks.extension, ks.declared_in, ks.signatures, target_cpu="x86-64-v9",
+                      cpu_features=("avx2", "no-such-feature"))
+    with pytest.warns(PerformanceWarning, match="targets x86-64-v9 and this CPU lacks no-such-feature"):
+        assert other.module() is None
+    m, d = np.zeros(10), np.ones(10)
+    g, h = np.empty(10, np.float32), np.empty(10, np.float32)
+    other.run("grad_hess_m8_o4", _aec_kernels._grad_hess32_range, m, d, _aec_kernels._EMPTY, _aec_kernels._EMPTY,
+              0, 0.1, 0.0, g, h, 0, 10)
+    assert other.calls == {"aot": 0, "jit": 1} and np.all(g == np.float32(0.25))
+
+
 def test_aot_equals_jit(monkeypatch):
     m, d, y, w = _inputs(80000, 7)
     costs = np.abs(np.random.default_rng(8).standard_normal((m.shape[0], 4))) * 10
