@@ -111,19 +111,8 @@ def _sigmoid_block(m, a, nb, x_, sc, s_, t_):
     for j in range(nb):
         r = x_[j]
         p = c[0]
-        p = p * r + c[1]
-        p = p * r + c[2]
-        p = p * r + c[3]
-        p = p * r + c[4]
-        p = p * r + c[5]
-        p = p * r + c[6]
-        p = p * r + c[7]
-        p = p * r + c[8]
-        p = p * r + c[9]
-        p = p * r + c[10]
-        p = p * r + c[11]
-        p = p * r + c[12]
-        p = p * r + c[13]
+        for q in range(1, len(c)):  # Horner; a constant trip count LLVM unrolls
+            p = p * r + c[q]
         e = p * sc[j]
         s = np.divide(1.0, 1.0 + e)  # not "/": its ZeroDivisionError check is a loop exit that blocks vectorising
         inf = -np.float64(m[a + j]) > _X_OVERFLOW  # libm's exp is inf there: s = 0, 1-s = 1 as in expit
