@@ -4,9 +4,14 @@ against the built-in logistic objective, same parameters, same data, both librar
 Data: ``--rows`` x 30 float32 features (default 1M), labels from a logistic model
 (about 12 % positives), card-fraud costs C_FP = C_TP = 10, C_FN = amount.
 The goal of issue 18 is a ratio of at most 1.10 per round at 1M and 10M rows, best of 3.
-A second table times the objective's own work per round at the same size: the numpy
+A first table times the objective's own work per round at the same size: the numpy
 gradient/hessian the library used before issue 18 (float64 temporaries, then the
-library's float32 copy) against the fused kernel writing float32 into reused arrays.
+library's float32 copy) against the fused kernel writing float32 into reused arrays
+(xgboost's float32 and lightgbm's float64 margins, all threads and one).
+Per library the second table adds a "floor" objective returning the same precomputed
+float32 arrays every round (the library's custom-objective path without our arithmetic:
+margin fetch and hand-over) and the seconds per round spent inside each objective, so
+AEC - floor - inside shows what the trees themselves change.
 
     python benchmarks/bench_boosting_speed.py --rows 1000000 --rounds 20 --repeats 3 --threads 2
 """
