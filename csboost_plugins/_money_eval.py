@@ -170,20 +170,9 @@ class MoneyMetricBase:
         self.__name__ = metric
 
     def sums(self, preds, data) -> dict:
-        """The totals behind every money metric of ``preds`` on one data set (one kernel pass).
-
-        Parameters
-        ----------
-        preds : numpy.ndarray of shape (n,)
-            Margins, or probabilities with ``preds="probability"``.
-        data : xgboost.DMatrix or lightgbm.Dataset
-            Carrying its costs.
-
-        Returns
-        -------
-        dict
-            See :func:`csboost_plugins._aec_kernels.money_sums`.
-        """
+        """The totals behind every money metric (:func:`csboost_plugins._aec_kernels.money_sums`) of
+        ``preds`` on ``data`` (the arguments of :meth:`value`): one kernel pass, which the metrics of a
+        :class:`MoneyMetricsBase` share."""
         y, costs, w = eval_inputs(self._io, data)
         return _aec_kernels.money_sums(preds, self.preds == "margin", y, costs, w)
 
