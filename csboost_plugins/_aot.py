@@ -141,11 +141,13 @@ class KernelSet:
         the build exports it and :meth:`run` checks arguments against it.
     """
 
-    def __init__(self, extension, declared_in, signatures):
+    def __init__(self, extension, declared_in, signatures, target_cpu="", cpu_features=()):
         self.extension = extension
         self.package = extension.rsplit(".", 1)[0]
         self.declared_in = Path(declared_in).resolve()
         self.signatures = signatures
+        #: LLVM CPU the build compiles for ("": pycc's generic x86-64) and the host CPU features it needs
+        self.target_cpu, self.cpu_features = target_cpu, tuple(cpu_features)
         #: kernel calls per path since import: lets tests see which one ran
         self.calls = {"aot": 0, "jit": 0}
         self.state = {}
@@ -193,18 +195,32 @@ class KernelSet:
     def module(self):
         """The AOT extension if it is built and current, else None (checked once)."""
         if "module" not in self.state:
-            try:
-                m = importlib.import_module(self.extension)
-            except ImportError:
-                m, why = None, "the compiled extension is not built"
+            missing = self.missing_cpu_features()
+            if missing:  # checked before the import: the extension's code may not run on this CPU
+                m, why = None, (f"the compiled extension targets {self.target_cpu} and this CPU lacks "
+                                f"{', '.join(missing)}")
             else:
-                if m.source_hash() != self.source_hash():
-                    m, why = None, ("the compiled extension is stale (built from other kernel sources or "
-                                    "another numba/numpy)")
+                try:
+                    m = importlib.import_module(self.extension)
+                except ImportError:
+                    m, why = None, "the compiled extension is not built"
+                else:
+                    if m.source_hash() != self.source_hash():
+                        m, why = None, ("the compiled extension is stale (built from other kernel sources or "
+                                        "another numba/numpy)")
             self.state["module"] = m
             if m is None and not _jit_requested():
                 self._fallback("module", why)
         return self.state["module"]
+
+    def missing_cpu_features(self) -> list:
+        """The features of :attr:`cpu_features` the host CPU lacks (LLVM's names), [] if none."""
+        if not self.cpu_features:
+            return []
+        import llvmlite.binding as llvm
+
+        host = llvm.get_host_cpu_features()
+        return [f for f in self.cpu_features if not host.get(f, False)]
 
     def use_aot(self) -> bool:
         """Whether a kernel call made now may run AOT code (see module doc)."""

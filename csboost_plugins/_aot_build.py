@@ -88,6 +88,7 @@ def make_cc(kernels, output_dir, output_file=None, nogil=False):
     if output_file:
         cc.output_file = output_file
     cc.verbose = False
+    cc.target_cpu = getattr(kernels, "target_cpu", "")  # "": pycc's generic x86-64
     for name, (mod, func, ret, args) in kernels.signatures.items():
         py_func = getattr(importlib.import_module(f"{kernels.package}.{mod}"), func).py_func
         sig = numba_type(ret)(*(numba_type(a) for a in args))

@@ -231,7 +231,7 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
         -------
         list of (str, float, bool)
         """
-        return [m(preds, dataset) for m in self.parts]
+        return [(name, value, _aec.METRICS[name]) for name, value in self.values(preds, dataset)]
 
 
 money_metric, money_metrics = _money_eval.metric_factories(MoneyMetric, MoneyMetrics)

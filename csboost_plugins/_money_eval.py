@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _aec
+from . import _aec, _aec_kernels
 from ._params import store_init_args
 
 #: Decision rule of every savings metric unless told otherwise: s > 1/2, the AEC model's own decision
@@ -32,6 +32,7 @@ PLUGIN_NAMES = ("AECObjective", "aec_objective", "MoneyMetric", "money_metric", 
 
 COSTS_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
 _CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w)) computed from those costs
+_EVAL_ATTR = "_csboost_eval"  # (y, costs, w) as the money-sums kernel reads them, for the metrics
 
 
 class DataAccess(NamedTuple):
@@ -46,6 +47,7 @@ def store_costs(data, costs):
     """Put validated (n, 4) costs on ``data`` and drop what was computed from earlier ones."""
     setattr(data, COSTS_ATTR, costs)
     data.__dict__.pop(_CACHE_ATTR, None)
+    data.__dict__.pop(_EVAL_ATTR, None)
     return data
 
 
@@ -110,6 +112,17 @@ def scaled_regret(io, data, cost_scale):
     return out
 
 
+def eval_inputs(io, data):
+    """(y float64, costs, w or None) of an eval set, read from the library once per set (the
+    metrics run every round: no per-round label/weight copies)."""
+    costs = io.costs(data)  # validates the row count every call
+    cache = data.__dict__.get(_EVAL_ATTR)
+    if cache is None or cache[1] is not costs:
+        cache = data.__dict__[_EVAL_ATTR] = (np.ascontiguousarray(io.label(data), dtype=np.float64), costs,
+                                             io.weight(data))
+    return cache
+
+
 class AECObjectiveBase:
     """Hessian policy, cost scale and the data-set side of the AEC objective (subclasses set ``_io``)."""
 
@@ -156,6 +169,17 @@ class MoneyMetricBase:
         self.metric, self.decision, self.preds = metric, decision, preds
         self.__name__ = metric
 
+    def sums(self, preds, data) -> dict:
+        """The totals behind every money metric (:func:`csboost_plugins._aec_kernels.money_sums`) of
+        ``preds`` on ``data`` (the arguments of :meth:`value`): one kernel pass, which the metrics of a
+        :class:`MoneyMetricsBase` share."""
+        y, costs, w = eval_inputs(self._io, data)
+        return _aec_kernels.money_sums(preds, self.preds == "margin", y, costs, w)
+
+    def from_sums(self, sums) -> float:
+        """This metric from :meth:`sums` (shared by the metrics of one :class:`MoneyMetricsBase`)."""
+        return _aec.money_metric_from_sums(self.metric, sums, self.decision)
+
     def value(self, preds, data) -> float:
         """The metric on one data set's own rows and costs.
 
@@ -172,9 +196,7 @@ class MoneyMetricBase:
             Savings or expected savings (fraction of the cheaper trivial policy's
             cost, at most 1), or the AEC (money per row).
         """
-        costs = self._io.costs(data)
-        return _aec.money_metric_value(self.metric, preds, self._io.label(data), costs, self._io.weight(data),
-                                       self.decision, is_margin=self.preds == "margin")
+        return self.from_sums(self.sums(preds, data))
 
     def __repr__(self):
         return f"MoneyMetric({self.metric!r}, decision={self.decision!r}, preds={self.preds!r})"
@@ -193,6 +215,12 @@ class MoneyMetricsBase:
                       for k in [k for k in METRIC_NAMES if k != watch] + [watch]]
         self.watch, self.decision, self.preds = watch, decision, preds
         self.__name__ = "money_metrics"
+
+    def values(self, preds, data):
+        """[(metric name, value)] of every part, ``watch`` last, from one pass over the rows (the parts
+        share ``decision`` and ``preds``, so one set of sums serves them all)."""
+        sums = self.parts[0].sums(preds, data)
+        return [(m.metric, m.from_sums(sums)) for m in self.parts]
 
     def __repr__(self):
         return f"MoneyMetrics(watch={self.watch!r}, decision={self.decision!r}, preds={self.preds!r})"

@@ -297,7 +297,7 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
         -------
         list of (str, float)
         """
-        return [(m.metric, m.value(predt, dmatrix)) for m in self.parts]
+        return self.values(predt, dmatrix)
 
 
 money_metric, money_metrics = _money_eval.metric_factories(MoneyMetric, MoneyMetrics)

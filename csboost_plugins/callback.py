@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import lightgbm as lgb
 
+from ._aec import money_metric_from_sums
 from ._lgb_data import MoneyMetric, get_costs
 from ._money_eval import COSTS_ATTR, DEFAULT_DECISION, DEFAULT_WATCH
 from ._params import store_init_args
@@ -106,19 +107,24 @@ class _RecordMoneyCallback:
             raise TypeError("eval_result must be a dict")
         self.eval_result = eval_result
         self.decision = decision
+        self._metric = MoneyMetric("savings", decision=decision)
+
+    def _feval(self, preds, dataset):
+        """savings and expected_savings of one set from one pass of the money-sums kernel."""
+        sums = self._metric.sums(preds, dataset)
+        return [(k, money_metric_from_sums(k, sums, self.decision), True) for k in ("savings", "expected_savings")]
 
     def __call__(self, env):
         bst = env.model
         if env.iteration == env.begin_iteration:
             self.eval_result.clear()
-        parts = [MoneyMetric(k, decision=self.decision) for k in ("savings", "expected_savings")]
         train_name = _train_name(bst)
         sets = [(bst.train_set, train_name)] if getattr(bst.train_set, COSTS_ATTR, None) is not None else []
         sets += list(zip(bst.valid_sets, bst.name_valid_sets))
         for ds, name in sets:
             get_costs(ds)  # clear error for an eval set without costs
             # Booster.eval reuses lightgbm's cached scores of a registered set: no re-prediction
-            res = bst.eval_train(feval=parts) if ds is bst.train_set else bst.eval(ds, name, feval=parts)
+            res = bst.eval_train(feval=self._feval) if ds is bst.train_set else bst.eval(ds, name, feval=self._feval)
             rec = self.eval_result.setdefault(name, {})
             for _, metric_name, value, _ in (r[:4] for r in res):
                 if metric_name in ("savings", "expected_savings"):

@@ -624,6 +624,10 @@ class CostCharacteristic:
         Rows with ``C_FN < C_TP`` (the same for a positive).
     n_inverted : int
         Rows with both, which :func:`check_costs` warns about.
+    n_b_undefined : int
+        Rows with ``C_FP == C_TN``: a negative costs the same whatever the decision, so
+        the row's matrix has no scaled form and b_i (a division by C_FP - C_TN = 0) is
+        undefined; mu_b, sigma_b and kind are those of the other rows.
     """
 
     mu_b: float
@@ -632,6 +636,7 @@ class CostCharacteristic:
     n_fp_below_tn: int = 0
     n_fn_below_tp: int = 0
     n_inverted: int = 0
+    n_b_undefined: int = 0
 
 
 def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, n=None):
@@ -649,22 +654,29 @@ def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
     Returns
     -------
     CostCharacteristic
-        mu_b, sigma_b, kind and the counts ``n_fp_below_tn``, ``n_fn_below_tp``, ``n_inverted``.
+        mu_b, sigma_b, kind and the counts ``n_fp_below_tn``, ``n_fn_below_tp``,
+        ``n_inverted``, ``n_b_undefined``. b_i = (C_FN - C_TP) / (C_FP - C_TN) is Elkan's
+        scaled matrix, defined where C_FP != C_TN (the paper assumes C_FP > C_TN); rows
+        with C_FP == C_TN are counted in ``n_b_undefined`` and left out of mu_b, sigma_b.
 
     Raises
     ------
     ValueError
-        When C_FP == C_TN on some row (b undefined).
+        When C_FP == C_TN on every row (b defined nowhere).
     """
     c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                     cost_matrix=cost_matrix, warn=False)
     den = c[:, FP] - c[:, TN]
-    if np.any(den == 0):
-        raise ValueError("cost characteristic undefined: C_FP == C_TN on some rows")
-    b = (c[:, FN] - c[:, TP]) / den
+    defined = den != 0
+    if not defined.any():
+        raise ValueError(
+            f"cost characteristic undefined: C_FP == C_TN (fp_cost == tn_cost) on all {c.shape[0]} rows, so "
+            "b = (C_FN - C_TP) / (C_FP - C_TN) divides by 0 everywhere: a negative costs the same whatever the "
+            "decision (Elkan's reasonableness condition C_FP > C_TN fails on every row)")
+    b = (c[defined, FN] - c[defined, TP]) / den[defined]
     mu, sigma = float(b.mean()), float(b.std())
     fp_below, fn_below = c[:, FP] < c[:, TN], c[:, FN] < c[:, TP]
-    counts = (int(fp_below.sum()), int(fn_below.sum()), int((fp_below & fn_below).sum()))
+    counts = (int(fp_below.sum()), int(fn_below.sum()), int((fp_below & fn_below).sum()), int((~defined).sum()))
     if sigma > 1e-9 * max(1.0, abs(mu)):
         kind = "example-dependent"
     elif abs(mu - 1.0) <= 1e-9:

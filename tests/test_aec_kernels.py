@@ -67,7 +67,12 @@ def numpy_money_metric(kind, s, y, costs, w=None, decision="bmr"):
 
 _EXTREMES = np.array([0.0, -0.0, 1e-300, -1e-300, 1e-8, -1e-8, 0.5, -0.5, 18.0, -18.0, 36.7, -36.7, 37.5, -37.5,
                       88.7, -88.7, 103.9, -103.9, 700.0, -700.0, 709.8, -709.8, 745.2, -745.2, 800.0, -800.0,
-                      3.4e38, -3.4e38, np.inf, -np.inf])
+                      3.4e38, -3.4e38, np.inf, -np.inf, np.nan,
+                      # edges of the float32 kernel: libm's exp below |m| = 2^-9, exp clamped beyond 708 / 709,
+                      # libm's overflow at 709.7827
+                      2.0 ** -9, -(2.0 ** -9), np.nextafter(2.0 ** -9, 0), -np.nextafter(2.0 ** -9, 0),
+                      708.0, -708.0, 708.5, -708.5, 709.0, -709.0, 709.5, -709.5, 709.7827, -709.7827,
+                      709.7828, -709.7828])
 
 
 def _inputs(n, seed):
@@ -129,11 +134,41 @@ def test_float32_path_rounds_like_the_numpy_arrays_on_realistic_margins():
     assert _f32_within_1ulp(g, gr) + _f32_within_1ulp(h, hr) <= 2
 
 
+@pytest.mark.parametrize("hessian,floor", [("exact", 0.1), ("abs", 0.0), ("abs", 0.003)])
+@pytest.mark.parametrize("mdtype", [np.float64, np.float32])
+def test_float32_path_near_the_decision_boundary(hessian, floor, mdtype):
+    # 1 - 2s cancels near m = 0: without libm's exp there (as in expit) the float32 hessian drifts by many ulps
+    m = np.concatenate([np.linspace(-0.02, 0.02, 200001), np.geomspace(1e-12, 0.02, 20000)]).astype(mdtype)
+    m = np.concatenate([m, -m])
+    d = np.random.default_rng(4).standard_normal(m.shape[0])
+    kw = dict(hessian=hessian, hessian_floor=floor)
+    gr, hr = numpy_grad_hess(m, d, **kw)
+    g, h = _aec.aec_grad_hess(m, d, out=_aec.GradHessBuffers().get(m.shape[0]), **kw)
+    _f32_within_1ulp(g, gr)
+    _f32_within_1ulp(h, hr)
+
+
 def test_aot_extension_is_built_and_current():
     mod = _aec_kernels.KERNELS.module()
     assert mod is not None, ("csboost_plugins._aec_kernels_aot is missing or stale: run "
                              "`python setup.py build_ext --inplace`")
     assert mod.releases_gil() and set(_aec_kernels.SIGNATURES) <= set(dir(mod))
+
+
+def test_extension_for_a_cpu_this_host_lacks_is_not_loaded():
+    from csboost_plugins._aot import KernelSet, PerformanceWarning
+
+    ks = _aec_kernels.KERNELS
+    assert ks.target_cpu in ("x86-64-v3", "") and ks.missing_cpu_features() == []  # this host runs it
+    other = KernelSet(ks.extension, ks.declared_in, ks.signatures, target_cpu="x86-64-v9",
+                      cpu_features=("avx2", "no-such-feature"))
+    with pytest.warns(PerformanceWarning, match="targets x86-64-v9 and this CPU lacks no-such-feature"):
+        assert other.module() is None
+    m, d = np.zeros(10), np.ones(10)
+    g, h = np.empty(10, np.float32), np.empty(10, np.float32)
+    other.run("grad_hess_m8_o4", _aec_kernels._grad_hess32_range, m, d, _aec_kernels._EMPTY, _aec_kernels._EMPTY,
+              0, 0.1, 0.0, g, h, 0, 10)
+    assert other.calls == {"aot": 0, "jit": 1} and np.all(g == np.float32(0.25))
 
 
 def test_aot_equals_jit(monkeypatch):
@@ -158,7 +193,7 @@ def test_aot_equals_jit(monkeypatch):
     assert cj["aot"] == 0 and cj["jit"] >= 34, cj
     for a, j in zip(ra, rj):
         if isinstance(a, dict):
-            assert a == j
+            np.testing.assert_equal(a, j)  # NaN margin row: NaN sums on both paths
         else:
             np.testing.assert_array_equal(a[0], j[0])
             np.testing.assert_array_equal(a[1], j[1])
@@ -234,3 +269,24 @@ def test_boosters_train_the_same_models_as_with_the_numpy_objective(kw):
     l_new = lgb.train({**lp, "objective": clgb.aec_objective(**kw)}, ds, 8)
     l_ref = lgb.train({**lp, "objective": lambda p, _: ref.grad_hess(p)}, ds, 8)
     np.testing.assert_array_equal(l_new.predict(X, raw_score=True), l_ref.predict(X, raw_score=True))
+
+
+@pytest.mark.parametrize("lib", ["xgboost", "lightgbm"])
+def test_money_metrics_share_one_pass_and_follow_reattached_costs(lib):
+    X, y, amount = _fraud(4000, 3)
+    m = np.random.default_rng(0).standard_normal(y.shape[0]).astype(np.float32) - 1.0
+    s = expit(m.astype(np.float64))
+    plug = cxgb if lib == "xgboost" else clgb
+    if lib == "xgboost":
+        data = cxgb.cost_dmatrix(X, y, fp_cost=10.0, fn_cost=amount)
+    else:
+        data = clgb.cost_dataset(X, y, fp_cost=10.0, fn_cost=amount, params={"verbose": -1}).construct()
+    for fp in (10.0, 25.0):  # re-attached costs: the metrics must not reuse what they read from the old ones
+        if fp != 10.0:
+            plug.attach_costs(data, fp_cost=fp, fn_cost=amount)
+        costs = np.column_stack([np.full_like(amount, fp), amount, np.zeros_like(amount), np.zeros_like(amount)])
+        got = {r[0]: r[1] for r in plug.money_metrics()(m, data)}
+        want = {k: numpy_money_metric(k, s, y, costs, decision="0.5") for k in ("aec", "expected_savings", "savings")}
+        assert got == pytest.approx(want, rel=1e-10)
+        for k in want:  # the one-pass MoneyMetrics equals each metric on its own
+            assert plug.money_metric(k)(m, data)[1] == got[k]

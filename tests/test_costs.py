@@ -160,6 +160,20 @@ def test_cost_characteristic_kinds():
     assert ed.mu_b == pytest.approx(b.mean()) and ed.sigma_b == pytest.approx(b.std())
 
 
+def test_cost_characteristic_rows_with_fp_equal_tn():
+    # b_i = (C_FN - C_TP) / (C_FP - C_TN) is undefined where C_FP == C_TN: counted, left out of mu_b / sigma_b
+    z = np.random.default_rng(2).uniform(1, 10, 40)
+    fp = np.where(np.arange(40) % 4 == 0, 0.0, 2.0)  # 10 rows with C_FP == C_TN == 0
+    cc = cost_characteristic(fp_cost=fp, fn_cost=z)
+    b = z[fp != 0] / 2.0
+    assert cc.n_b_undefined == 10 and cc.kind == "example-dependent"
+    assert cc.mu_b == pytest.approx(b.mean()) and cc.sigma_b == pytest.approx(b.std())
+    assert cost_characteristic(fp_cost=fp, fn_cost=3.0).kind == "class-dependent"  # b = 1.5 on every defined row
+    assert cost_characteristic(fp_cost=1.0, fn_cost=z).n_b_undefined == 0
+    with pytest.raises(ValueError, match="C_FP == C_TN .*on all 40 rows"):
+        cost_characteristic(fp_cost=0.5, tn_cost=0.5, fn_cost=z)
+
+
 def test_check_fit_costs_unit_without_costs_else_check_costs():
     np.testing.assert_array_equal(check_fit_costs(3), np.tile([1.0, 1.0, 0.0, 0.0], (3, 1)))
     np.testing.assert_array_equal(check_fit_costs(2, tp_cost=0.5)[:, 2], 0.5)

@@ -30,14 +30,27 @@ from ._rule import CategorySet, Interval, float32_lt_bound
 __all__ = ["xgboost_trees"]
 
 
-def _levels(cats: dict | None) -> dict:
-    """{feature: training category values} from the model's ``cats`` encoder."""
+def _levels(cats: dict | None, names=None) -> dict:
+    """{feature: training category values} from the model's ``cats`` encoder.
+
+    String categories are stored as one byte stream cut by ``offsets``. With a non-ASCII
+    name xgboost 3.2 writes negative (signed) bytes and offsets counted in characters, not
+    bytes, so the stream is cut short and the names cannot be recovered: ValueError naming
+    the feature.
+    """
     out = {}
     if not cats:
         return out
     for j, enc in enumerate(cats.get("enc", [])):
         values, offsets = enc.get("values", []), enc.get("offsets", [])
         if offsets:
+            if any(not 0 <= v < 128 for v in values):
+                feature = names[j] if names is not None and j < len(names) else f"f{j}"
+                raise ValueError(
+                    f"xgboost stored the category names of feature {feature!r} garbled: they are not ASCII, and "
+                    "xgboost saves such names with offsets in characters but bytes in UTF-8 (the names are lost "
+                    "in the model). Rename the categories to ASCII (e.g. X[col].cat.rename_categories(...)) and "
+                    "train again to extract rules")
             raw = bytes(values)
             out[j] = [raw[offsets[i]:offsets[i + 1]].decode("utf-8") for i in range(len(offsets) - 1)]
         elif values:
@@ -122,7 +135,7 @@ def xgboost_trees(model, output=None):
     trees = mdl["trees"]
     groups = mdl.get("tree_info") or [0] * len(trees)
     scale = gb.get("weight_drop") or [1.0] * len(trees)  # DART: tree t's output is scaled by weight_drop[t]
-    levels = _levels(mdl.get("cats"))
     names = booster.feature_names
+    levels = _levels(mdl.get("cats"), names)
     out = [_tree(t, levels, _leaf_values(t, output, int(groups[i]), float(scale[i]), i)) for i, t in enumerate(trees)]
     return out, (list(names) if names is not None else None)
