@@ -53,12 +53,10 @@ Sums = namedtuple("Sums", ("s0", "s1", "n_pos", "n"))
 Split = namedtuple("Split", ("gain", "feature", "cut", "missing_left", "n_left"))
 
 
-@nb.njit(cache=True, nogil=True, **_INTERNAL)
+@nb.njit(cache=True, nogil=True, inline="always", **_INTERNAL)
 def _gain(parent, l0, l1, lp, nl):
     """split_gain of the candidate whose left child has the sums (l0, l1, lp) and nl rows;
-    -inf if a child has fewer than ``min_leaf`` rows. One compiled copy of the criterion
-    code shared by every call site.
-    """
+    -inf if a child has fewer than ``min_leaf`` rows."""
     if nl < parent.min_leaf or parent.m - nl < parent.min_leaf:
         return -np.inf
     if parent.direct:
@@ -81,7 +79,9 @@ def _no_split():
     return Split(-np.inf, -1, -1, False, 0)  # numba types namedtuple fields non-literal
 
 
-@nb.njit(cache=True, nogil=True, **_INTERNAL)
+# inlined by numba, as _gain: a call per cut (the named tuples flattened into ~24 arguments)
+# cost 25 % more instructions in the exact search (benchmarks/results/tree.md)
+@nb.njit(cache=True, nogil=True, inline="always", **_INTERNAL)
 def _offer_cut(best, parent, f, cut, left, nan):
     """The better of ``best`` and the cut ``cut`` of feature f, tried with the missing rows
     on the right, then on the left (see module doc); returns a :class:`Split`.
