@@ -120,6 +120,77 @@ def test_root_split_equals_brute_force(crit, weighted, nan_frac, integer):
         assert left.sum() == t.n_samples[1]
 
 
+def first_best_direct_cost(X, y, C, weighted, min_leaf):
+    """The split the exact and histogram searches must choose under direct_cost, by brute
+    force in their documented order: features ascending, thresholds ascending, NaN right
+    before NaN left, "all values left, NaN right" last, the first maximum winning. A
+    feature without NaN in the node sends NaN to the larger child (ties left).
+
+    With integer costs every sum is exact, and the gain is the kernel's association of
+    paper eq. 7, (I - (w_l I_l + w_r I_r)) / |I|, so ties are exact ties.
+    Returns (gain, feature, left mask, missing_left).
+    """
+    n = len(y)
+    c0 = np.where(y == 1, C[:, 1], C[:, 3])  # Cost(f0) per row
+    c1 = np.where(y == 1, C[:, 2], C[:, 0])  # Cost(f1) per row
+    imp = min(c0.sum(), c1.sum())
+    best = (-np.inf, -1, None, False)
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        nan = np.isnan(x)
+        vals = np.unique(x[~nan])
+        cands = [(t, side) for t in vals[:-1] for side in ((False, True) if nan.any() else (False,))]
+        if nan.any() and vals.size:
+            cands.append((np.inf, False))
+        for t, nan_left in cands:
+            left = np.where(nan, nan_left, x <= t)
+            nl = int(left.sum())
+            if nl < min_leaf or n - nl < min_leaf:
+                continue
+            il = min(c0[left].sum(), c1[left].sum())
+            ir = min(c0[~left].sum(), c1[~left].sum())
+            wl, wr = (nl / n, 1.0 - nl / n) if weighted else (1.0, 1.0)
+            g = (imp - (wl * il + wr * ir)) / abs(imp) if imp != 0 else 0.0
+            if g > best[0]:
+                best = (g, j, left, nan_left if nan.any() else nl >= n - nl)
+    return best
+
+
+@pytest.mark.parametrize("max_bins", [None, 255])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("min_leaf", [1, 4])
+def test_every_split_is_the_first_maximum_with_nan_on_either_side(max_bins, weighted, min_leaf):
+    # integer features (many tied gains) with NaN in two of three features: the searches must
+    # pick the same (feature, rows left, missing_left) as the brute force at every node
+    checked = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        n = 150
+        X = np.round(rng.normal(size=(n, 3)) * 1.5)
+        X[:, :2][rng.random((n, 2)) < 0.2] = np.nan
+        y = (rng.random(n) < 0.4).astype(np.int64)
+        C = np.column_stack([rng.integers(1, 4, n), rng.integers(1, 12, n), rng.integers(0, 2, n),
+                             np.zeros(n)]).astype(float)
+        m = CSDT(max_depth=5, min_gain=0.0, min_samples_leaf=min_leaf, criterion_weight=weighted,
+                 max_bins=max_bins).fit(X, y, cost_matrix=C)
+        t = m.tree_
+        visits = m.decision_path(X).toarray().astype(bool)
+        for node in range(t.node_count):
+            rows = visits[:, node]
+            gain, feature, left, missing_left = first_best_direct_cost(X[rows], y[rows], C[rows], weighted,
+                                                                       min_leaf)
+            if t.is_leaf[node]:
+                assert t.depth[node] == 5 or gain <= 1e-12, (seed, node)
+                continue
+            x = X[rows, t.feature[node]]
+            chosen = np.where(np.isnan(x), t.missing_left[node], x <= t.threshold[node])
+            assert (t.feature[node], t.gain[node]) == (feature, gain), (seed, node)
+            np.testing.assert_array_equal(chosen, left)
+            assert t.missing_left[node] == missing_left, (seed, node)
+            checked += 1
+    assert checked > 40  # enough internal nodes for the test to mean something
+
+
 def test_histogram_mode_equals_exact_when_bins_cover_all_values():
     X, y, C = random_problem(7, n=200, d=4, integer=True, nan_frac=0.05)
     kw = {"max_depth": 4, "min_gain": 0.0}
