@@ -118,6 +118,12 @@ def _task_runs(dask_scheduler, keys):
     return sum(dask_scheduler._bench_runs.get(k, 0) for k in keys)
 
 
+def partitions(args, n):
+    """(rows per partition, partitions) of an n-row data set."""
+    rows = args.partition_rows or min(1_000_000, -(-n // 4))
+    return rows, -(-n // rows)
+
+
 def run_dask(args, pool, n):
     import dask
     import dask.dataframe as dd
@@ -125,8 +131,7 @@ def run_dask(args, pool, n):
 
     from csboost_plugins.rules import riff_select
 
-    rows = args.partition_rows or min(1_000_000, -(-n // 4))
-    n_parts = -(-n // rows)
+    rows, n_parts = partitions(args, n)
     data_bytes = n_parts * rows * row_bytes(args.features)
     limit = int(max(args.memory_fraction * data_bytes, args.min_memory_mb * 2**20))
     # the limit is close to a worker's own footprint: spill (target/spill fractions) but never pause
@@ -164,8 +169,8 @@ def run_dask(args, pool, n):
 def run_memory(args, pool, n):
     from csboost_plugins.rules import riff_select
 
-    rows = min(1_000_000, n)
-    df = pd.concat([make_part(i, rows, args.features) for i in range(-(-n // rows))])
+    rows, n_parts = partitions(args, n)
+    df = pd.concat([make_part(i, rows, args.features) for i in range(n_parts)])  # the rows of the dask run
     feats = [f"x{j}" for j in range(args.features)]
     t0 = time.perf_counter()
     rs = riff_select(pool, df[feats], df["y"].to_numpy(), max_fpr=args.max_fpr, fn_cost=df["amount"].to_numpy())
@@ -187,7 +192,7 @@ def main(argv=None):
                     help="rows per partition (default: a quarter of the rows, at most 1M = 97 MB)")
     ap.add_argument("--memory-fraction", type=float, default=0.45,
                     help="memory limit per worker as a fraction of the data (default 0.45)")
-    ap.add_argument("--min-memory-mb", type=float, default=600, help="memory limit per worker at least (MiB)")
+    ap.add_argument("--min-memory-mb", type=float, default=300, help="memory limit per worker at least (MiB)")
     a = ap.parse_args(argv)
     print(f"load average at start {os.getloadavg()[0]:.2f}")
     t0 = time.perf_counter()

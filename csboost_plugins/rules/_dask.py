@@ -200,13 +200,13 @@ class _Categories:
 
 class _Context:
     """What every pass needs besides the rows: the candidates' condition trie and how to read X.
-    Sent to the workers once; a worker makes its arrays kernel-ready once (:func:`_aligned`)."""
+    Sent to the workers once (a worker may spill it to disk and read it back: its arrays are made
+    kernel-ready, :func:`_aligned`, after every unpickling)."""
 
     def __init__(self, candidates, names):
         self.trie = ConditionTrie(candidates)
         self.cats = [_Categories(candidates)]
         self.names = names
-        self.ready = False
         self.picks = (None, None, None)  # y, sample_weight, fn_cost: column of the partition given for them
 
     def read(self, xb, yb, wb, mb):
@@ -218,16 +218,14 @@ class _Context:
         """float64 Fortran-order matrix of the partition's rows (the rule columns ``columns``, default all)."""
         return as_float_matrix(xb, self.cats, feature_names=self.names, order="F", columns=columns)
 
-    def kernel_trie(self):
-        if not self.ready:
-            _aligned(self.trie)
-            self.ready = True
-        return self.trie
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        _aligned(self.trie)
 
     def sums(self, X, W):
         """Per candidate, the column sums of W over the rows of X that it covers (row blocks of _BLOCK:
         the trie walk's buffers grow with the rows)."""
-        trie = self.kernel_trie()
+        trie = self.trie
         out = np.zeros((trie.n_rules, W.shape[1]))
         for a in range(0, X.shape[0], _BLOCK):
             b = min(X.shape[0], a + _BLOCK)
