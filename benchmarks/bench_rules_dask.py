@@ -9,9 +9,10 @@ fn_cost=amount)`` on a ``LocalCluster(n_workers=2, threads_per_worker=1,
 memory_limit=...)``, then in memory (pandas, 2 kernel threads) on the first
 ``--inmem-rows`` rows of the same data, for the time per row. Each dask size gets its
 own cluster; its memory limit per worker is ``--memory-fraction`` of the data (default
-0.45: both workers together hold 90 % of it, the rest spills to disk) but at least
-``--min-memory-mb`` (a worker's own footprint); the table says whether the two workers'
-limits together are below the data.
+0.45: both workers together hold 90 % of it, the rest spills to disk); where that is below
+``--min-memory-mb`` (about a worker's own footprint: the data is too small to exceed the
+workers' memory) the limit is ``--roomy-memory-mb`` and nothing spills. The table says
+whether the two workers' limits together are below the data.
 
 Reported: wall time, passes over the data (1 + selected rules), peak worker memory
 (RSS sampled every 0.5 s on each worker), partitions on disk at the end, partition passes
@@ -133,7 +134,9 @@ def run_dask(args, pool, n):
 
     rows, n_parts = partitions(args, n)
     data_bytes = n_parts * rows * row_bytes(args.features)
-    limit = int(max(args.memory_fraction * data_bytes, args.min_memory_mb * 2**20))
+    limit = int(args.memory_fraction * data_bytes)
+    if limit < args.min_memory_mb * 2**20:  # too little data to exceed a worker's own footprint: no spilling
+        limit = int(args.roomy_memory_mb * 2**20)
     # the limit is close to a worker's own footprint: spill (target/spill fractions) but never pause
     # (both workers paused = a stalled run) nor restart a worker (it would lose its partitions)
     cfg = {"distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": False}
@@ -192,7 +195,10 @@ def main(argv=None):
                     help="rows per partition (default: a quarter of the rows, at most 1M = 97 MB)")
     ap.add_argument("--memory-fraction", type=float, default=0.45,
                     help="memory limit per worker as a fraction of the data (default 0.45)")
-    ap.add_argument("--min-memory-mb", type=float, default=300, help="memory limit per worker at least (MiB)")
+    ap.add_argument("--min-memory-mb", type=float, default=400,
+                    help="below this limit per worker (MiB) the data is too small to spill: the limit is then "
+                         "--roomy-memory-mb")
+    ap.add_argument("--roomy-memory-mb", type=float, default=2048)
     a = ap.parse_args(argv)
     print(f"load average at start {os.getloadavg()[0]:.2f}")
     t0 = time.perf_counter()

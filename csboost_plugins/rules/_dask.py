@@ -34,6 +34,7 @@ differ in the last bits from the in-memory order of additions.
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import threading
 import uuid
@@ -384,16 +385,14 @@ class _Passes:
         return self._future
 
     def _sum_pass(self, fn, ctx, consts):
-        """fn over every partition, results summed pairwise on the workers."""
+        """fn over every partition, the results summed."""
         if self.futures is not None:
             submit = self.client.submit
             parts = [submit(fn, x, y, w, m, ctx, self.sid, i, *consts, workers=self.where[i],
                             allow_other_workers=self.where[i] is not None, pure=False)
                      for i, (x, y, w, m) in enumerate(zip(*self.futures))]
-            while len(parts) > 1:
-                parts = [submit(_add, parts[i], parts[i + 1], pure=False) if i + 1 < len(parts) else parts[i]
-                         for i in range(0, len(parts), 2)]
-            return parts[0].result()
+            # the small results come to the client and are added there: one round trip per pass
+            return functools.reduce(_add, self.client.gather(parts))
         from dask import delayed
 
         f = delayed(fn, pure=True)
