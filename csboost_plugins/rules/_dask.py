@@ -6,8 +6,8 @@ positives, all) over the rows no selected rule covers yet, and the totals of the
 rows the newly selected rule takes. So the client keeps the (n_candidates, 4)
 table of sums and each step is **one pass** over the persisted partitions: every
 partition, on its worker, runs the compiled kernels of :mod:`._evaluate` and
-returns two small arrays, summed pairwise on the workers. The client never holds
-the data (no ``compute()`` / ``np.asarray`` of X).
+returns two small arrays, which the client adds. The client never holds the data
+(no ``compute()`` / ``np.asarray`` of X).
 
 Passes: 1 (totals and the candidates' sums over all rows) + 1 per selected rule.
 What a step pass costs per partition is what the in-memory step costs on its rows:
@@ -19,7 +19,11 @@ off); where it is missing or stale (another worker, a worker restarted, a task
 retried) the pass recomputes it from the selected rules (a first match over them),
 so any worker can run any pass and the result is the same. The condition trie is
 sent to the workers once (scattered to every worker; scattered again if all its
-copies are lost), not with every pass.
+copies are lost), not with every pass. On a distributed cluster, each partition's
+task is submitted to the worker holding the persisted partition (no partition moves;
+without persisted partitions or a distributed client the passes run as task graphs),
+and column selections of one frame (``ddf[features]``, ``ddf["y"]``, ...) are read
+from the frame's partitions, not copied per pass.
 
 Persist the data first (``ddf = ddf.persist()``, X, y and costs as columns of it; with
 a memory limit below its size the workers spill partitions to disk): this module does
