@@ -15,6 +15,7 @@ from dask import distributed
 from sklearn.ensemble import RandomForestClassifier
 
 from csboost_plugins.rules import extract_rules, riff_select
+from csboost_plugins.rules._dask import _step_pass as _STEP
 from csdt.datasets import make_fraud_transactions
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
@@ -49,23 +50,29 @@ def no_pull(monkeypatch):
         monkeypatch.setattr(cls, "__array__", boom)
 
 
-def _ddf(X, y, amount, w, nparts):
+def _ddf(X, y, amount, w, nparts, persist=False):
     df = X.copy()
     df["_y"], df["_amount"], df["_w"] = y, amount, w
     ddf = dd.from_pandas(df, npartitions=nparts)
+    if persist:  # passes then go to the workers holding the partitions, as futures
+        from csboost_plugins.rules._dask import _partition_futures
+
+        ddf = ddf.persist()
+        assert len(_partition_futures(ddf)) == nparts
     return ddf[list(X.columns)], ddf["_y"], ddf["_amount"], ddf["_w"]
 
 
 # each case selects 3-17 rules, so 4-18 passes
 @pytest.mark.parametrize("nparts,kw", [(7, {"max_fpr": 0.005}), (7, {"max_alert_rate": 0.02, "money": True}),
                                        (5, {"max_fpr": 0.01, "money": True, "weights": True}),
-                                       (1, {"max_fpr": 0.01, "max_rules": 3})])
+                                       (1, {"max_fpr": 0.01, "max_rules": 3}),
+                                       (6, {"max_fpr": 0.01, "money": True, "weights": True, "persist": True})])
 def test_riff_select_on_dask_equals_in_memory(client, fraud, no_pull, nparts, kw):
     X, y, amount, pool = fraud
     kw = dict(kw)
-    money, weights = kw.pop("money", False), kw.pop("weights", False)
+    money, weights, persist = kw.pop("money", False), kw.pop("weights", False), kw.pop("persist", False)
     w = np.random.default_rng(1).integers(1, 4, y.shape[0]).astype(np.float64) if weights else np.ones(y.shape[0])
-    Xd, yd, md, wd = _ddf(X, y, amount, w, nparts)
+    Xd, yd, md, wd = _ddf(X, y, amount, w, nparts, persist)
     ref = riff_select(pool, X, y, fn_cost=amount if money else None, sample_weight=w if weights else None, **kw)
     got = riff_select(pool, Xd, yd, fn_cost=md if money else None, sample_weight=wd if weights else None, **kw)
     assert len(ref) >= 2
@@ -75,7 +82,73 @@ def test_riff_select_on_dask_equals_in_memory(client, fraud, no_pull, nparts, kw
         np.testing.assert_array_equal(got.selection[k], ref.selection[k])
         assert got.selection["expected_" + k] == ref.selection["expected_" + k]
     assert got.selection["passes"] == 1 + len(got)  # the first pass, then one per selected rule
+    assert got.selection["recomputed_partitions"] == 0  # each partition's uncovered-row mask stayed on its worker
     assert [str(r) for r in got] == [str(r) for r in ref]
+
+
+def _forgetful_step(xb, yb, wb, mb, ctx, sid, part, chosen):
+    """_step_pass after losing the state of partitions 0, 2, 4 and making that of partition 1 stale."""
+    from csboost_plugins.rules import _dask
+
+    if part % 2 == 0:
+        _dask._STATE.pop((sid, part), None)
+    elif part == 1 and len(chosen) > 1:  # every row uncovered, tagged one rule behind
+        _dask._STATE[sid, part] = (len(chosen) - 2, np.ones(len(xb), dtype=bool))
+    return _STEP(xb, yb, wb, mb, ctx, sid, part, chosen)
+
+
+def test_selection_recomputes_a_lost_or_stale_partition_state(client, fraud, no_pull, monkeypatch):
+    """A pass whose partition state is missing (another worker, a restarted one) or stale (a retried
+    task) recomputes the uncovered rows from the selected rules: the same selection."""
+    from csboost_plugins.rules import _dask
+
+    X, y, amount, pool = fraud
+    Xd, yd, md, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 6, persist=True)
+    monkeypatch.setattr(_dask, "_step_pass", _forgetful_step)
+    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
+    got = riff_select(pool, Xd, yd, max_fpr=0.01, fn_cost=md)
+    assert len(ref) >= 3
+    assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert got.last_rule_probability == ref.last_rule_probability
+    steps = got.selection["passes"] - 1
+    assert got.selection["recomputed_partitions"] == 3 * steps + (steps - 1)
+    assert _dask._STATE == {}  # the finished selection's state is dropped
+
+
+def test_selection_scatters_the_trie_again_when_it_is_lost(client, fraud, monkeypatch):
+    from csboost_plugins.rules import _dask
+
+    X, y, amount, pool = fraud
+    Xd, yd, _, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 4)
+    run, scattered = _dask._Passes.run, []
+
+    def losing(self, fn, *consts):
+        if self._future is not None:
+            scattered.append(self._future.key)
+            self.client.cancel(self._future)  # as if every worker holding it had died
+        return run(self, fn, *consts)
+
+    monkeypatch.setattr(_dask._Passes, "run", losing)
+    ref = riff_select(pool, X, y, max_alert_rate=0.02)
+    got = riff_select(pool, Xd, yd, max_alert_rate=0.02)
+    assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert len(set(scattered)) == got.selection["passes"] - 1  # a new copy for every pass after the first
+
+
+def test_per_rule_table_on_dask_equals_in_memory(client, fraud, no_pull):
+    X, y, amount, pool = fraud
+    rs = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
+    assert len(rs) >= 3 and rs.last_rule_probability < 1
+    w = np.random.default_rng(3).integers(1, 4, y.shape[0]).astype(np.float64)  # integer sums: exact
+    Xd, yd, md, wd = _ddf(X, y, amount, w, 5)
+    for mem, dask_kw in (({}, {}), ({"sample_weight": w, "fn_cost": amount, "fp_cost": 10.0},
+                                    {"sample_weight": wd, "fn_cost": md, "fp_cost": 10.0})):
+        ref = rs.evaluate(X, y, per_rule=True, **mem)
+        got = rs.evaluate(Xd, yd, per_rule=True, **dask_kw)
+        assert list(got.columns) == list(ref.columns) and len(got) == len(rs)
+        for col in ref.columns:  # column by column, exactly
+            np.testing.assert_array_equal(got[col].to_numpy(), ref[col].to_numpy(), err_msg=col)
+        pd.testing.assert_index_equal(got.index, ref.index)
 
 
 def test_riff_select_on_dask_array_with_float_money(client, fraud):

@@ -5,19 +5,30 @@ Everything RIFF needs from the rows adds across partitions: a greedy step of
 positives, all) over the rows no selected rule covers yet, and the totals of the
 rows the newly selected rule takes. So the client keeps the (n_candidates, 4)
 table of sums and each step is **one pass** over the persisted partitions: every
-partition, on its worker, runs the compiled kernels of :mod:`._evaluate`
-(first matching rule among the selected ones, then the condition-trie sums over
-the rows the new rule took) and returns two small arrays, summed pairwise on the
-workers. The client never holds the data (no ``compute()`` / ``np.asarray`` of X).
+partition, on its worker, runs the compiled kernels of :mod:`._evaluate` and
+returns two small arrays, which the client adds. The client never holds the data
+(no ``compute()`` / ``np.asarray`` of X).
 
 Passes: 1 (totals and the candidates' sums over all rows) + 1 per selected rule.
+What a step pass costs per partition is what the in-memory step costs on its rows:
+the new rule's conditions on the partition's uncovered rows, then the condition
+trie on the rows it takes. The uncovered-row mask of each partition stays on the
+worker that ran the partition's previous pass (a module dict keyed by the
+selection's id and the partition, tagged with the number of rules it has taken
+off); where it is missing or stale (another worker, a worker restarted, a task
+retried) the pass recomputes it from the selected rules (a first match over them),
+so any worker can run any pass and the result is the same. The condition trie is
+sent to the workers once (scattered to every worker; scattered again if all its
+copies are lost), not with every pass. On a distributed cluster, each partition's
+task is submitted to the worker holding the persisted partition (no partition moves;
+without persisted partitions or a distributed client the passes run as task graphs),
+and column selections of one frame (``ddf[features]``, ``ddf["y"]``, ...) are read
+from the frame's partitions, not copied per pass.
+
 Persist the data first (``ddf = ddf.persist()``, X, y and costs as columns of it; with
 a memory limit below its size the workers spill partitions to disk): this module does
 not persist, since persisting column projections of a persisted frame would copy them,
 and an unpersisted collection is re-read from its source at every pass.
-A partition is stateless between passes (it recomputes which of its rows the
-selected rules cover, a first-match over at most ``len(selected)`` rules), so
-passes can run on any worker and survive worker loss.
 
 With integer weights (counts, integer amounts) every sum is exact, so the
 selection equals the in-memory one bit for bit; with float money the sums may
@@ -26,17 +37,23 @@ differ in the last bits from the in-memory order of additions.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
+import threading
+import uuid
 
 import numpy as np
 
 from ..costs import check_costs
-from ._data import as_float_matrix, check_sample_weight
-from ._evaluate import ConditionTrie, compile_conditions, first_match
+from ._data import as_float_matrix, check_sample_weight, collect_categories
+from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
 from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
+_READ_FRAME = True  # read column selections of one frame from the frame's partitions (see _common_frame)
+_BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
 
 
 def is_dask(X) -> bool:
@@ -83,6 +100,58 @@ def _blocks(v, name, n_parts=None):
     return parts
 
 
+def _projection(v):
+    """(parent expression, column label(s)) if v is a column selection of a dask DataFrame, else None."""
+    expr = getattr(v, "expr", None)
+    if expr is None or type(expr).__name__ != "Projection":
+        return None
+    return expr.frame, expr.operand("columns")
+
+
+def _common_frame(X, others, names):
+    """When X (columns matched by name) and the dask ones of ``others`` are column selections of one
+    dask DataFrame: (that frame, the column each of ``others`` reads, None for the non-dask ones), so a
+    pass reads the frame's partitions as they are, instead of a column copy of each (the selections'
+    own tasks) per pass. None otherwise."""
+    px = _projection(X)
+    if px is None or names is None or not set(map(str, names)) <= set(map(str, X.columns)):
+        return None
+    picks = []
+    for v in others:
+        if not is_dask(v):
+            picks.append(None)
+            continue
+        pv = _projection(v)
+        if pv is None or pv[0]._name != px[0]._name or isinstance(pv[1], (list, tuple, slice)):
+            return None
+        picks.append(pv[1])
+    from dask.dataframe.dask_expr import new_collection
+
+    return new_collection(px[0]), picks
+
+
+def _partition_futures(v):
+    """The partitions of a persisted dask collection as distributed futures in partition order
+    (None when v is not read straight from persisted partitions: a pass then runs its graph)."""
+    from distributed import futures_of
+
+    expr = getattr(v, "expr", None)
+    if expr is not None:
+        if type(expr).__name__ != "FromGraph":  # dask DataFrame: only a persisted one as it is
+            return None
+        keys = list(expr.operand("keys"))
+    else:
+        if getattr(v, "ndim", 0) == 2 and v.numblocks[1] != 1:
+            return None
+        from dask.core import flatten
+
+        keys = list(flatten(v.__dask_keys__()))
+    have = {f.key: f for f in futures_of(v)}
+    if not keys or any(key not in have for key in keys):
+        return None
+    return [have[key] for key in keys]
+
+
 def _values(v, name, n):
     """A partition's 1-D float64 values (a scalar is broadcast), checked to have n rows."""
     if v is None:
@@ -103,10 +172,16 @@ def _labels(yb, n):
     return y
 
 
-def _part_data(xb, yb, wb, mb, candidates, names):
-    Xf = as_float_matrix(xb, candidates, feature_names=names, order="F")
-    n = Xf.shape[0]
-    return Xf, row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))
+def _rows(xb, a, b):
+    """Rows a..b-1 of a partition (a view)."""
+    return xb.iloc[a:b] if hasattr(xb, "iloc") else xb[a:b]
+
+
+def _take(v, idx):
+    """Rows idx of a partition (None and scalars as they are)."""
+    if v is None or np.ndim(v) == 0:
+        return v
+    return v.iloc[idx] if hasattr(v, "iloc") else np.asarray(v)[idx]
 
 
 def _aligned(obj):
@@ -121,34 +196,131 @@ def _aligned(obj):
     return obj
 
 
-def _first_pass(xb, yb, wb, mb, candidates, names, trie):
-    """(candidates' sums over all rows of the partition, the partition's weight totals)."""
-    trie = _aligned(trie)
-    Xf, W = _part_data(xb, yb, wb, mb, candidates, names)
-    return trie.sums(Xf, np.arange(Xf.shape[0], dtype=np.int64), W), W.sum(axis=0)
+class _Categories:
+    """Stands in for the candidates in :func:`as_float_matrix` (it reads only their categories)."""
+
+    def __init__(self, rules):
+        self.categories = collect_categories(rules)
 
 
-def _step_pass(xb, yb, wb, mb, candidates, names, trie, chosen):
-    """(candidates' sums over the rows the last chosen rule newly covers, their weight totals).
+class _Context:
+    """What every pass needs besides the rows: the candidates' condition trie and how to read X.
+    Sent to the workers once (a worker may spill it to disk and read it back: its arrays are made
+    kernel-ready, :func:`_aligned`, after every unpickling)."""
 
-    Only the chosen rules' columns are converted for the first match; the candidates'
-    columns only for the newly covered rows (a small share of the partition).
+    def __init__(self, candidates, names):
+        self.trie = ConditionTrie(candidates)
+        self.cats = [_Categories(candidates)]
+        self.names = names
+        self.picks = (None, None, None)  # y, sample_weight, fn_cost: column of the partition given for them
+
+    def read(self, xb, yb, wb, mb):
+        """The partition's X, y, sample_weight and fn_cost (picked from one frame's partition, see
+        :func:`_common_frame`)."""
+        return (xb, *(v if c is None else v[c] for v, c in zip((yb, wb, mb), self.picks)))
+
+    def matrix(self, xb, columns=None):
+        """float64 Fortran-order matrix of the partition's rows (the rule columns ``columns``, default all)."""
+        return as_float_matrix(xb, self.cats, feature_names=self.names, order="F", columns=columns)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        _aligned(self.trie)
+
+    def sums(self, X, W):
+        """Per candidate, the column sums of W over the rows of X that it covers (row blocks of _BLOCK:
+        the trie walk's buffers grow with the rows)."""
+        trie = self.trie
+        out = np.zeros((trie.n_rules, W.shape[1]))
+        for a in range(0, X.shape[0], _BLOCK):
+            b = min(X.shape[0], a + _BLOCK)
+            out += trie.sums(X, np.arange(a, b, dtype=np.int64), W[a:b])
+        return out
+
+
+# Per-partition state of a running selection, on the worker that ran the partition's last pass:
+# (selection id, partition) -> (number of selected rules taken off, uncovered-row mask).
+_STATE: dict = {}
+_STATE_LOCK = threading.Lock()
+
+
+def _forget(sid):
+    """Drop a finished selection's partition state (run on every worker)."""
+    with _STATE_LOCK:
+        for key in [k for k in _STATE if k[0] == sid]:
+            del _STATE[key]
+
+
+def _covered_by(xb, ctx, rules):
+    """Mask of the partition's rows that some of ``rules`` covers (first match over them, in row blocks)."""
+    n = len(xb)
+    covered = np.zeros(n, dtype=bool)
+    if not rules:
+        return covered
+    used = sorted({c.feature for r in rules for c in r.conditions})
+    cc = compile_conditions(rules, {j: k for k, j in enumerate(used)})
+    for a in range(0, n, _BLOCK):
+        b = min(n, a + _BLOCK)
+        X = ctx.matrix(_rows(xb, a, b), used) if used else np.zeros((b - a, 1), order="F")
+        covered[a:b] = first_match(X, cc) >= 0
+    return covered
+
+
+def _first_pass(xb, yb, wb, mb, ctx, sid, part):
+    """(candidates' sums over all rows of the partition, the partition's weight totals, 0 recomputed
+    states); the partition's state starts: no rule taken off, every row uncovered."""
+    xb, yb, wb, mb = ctx.read(xb, yb, wb, mb)
+    n = len(xb)
+    W = row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))
+    S = np.zeros((ctx.trie.n_rules, 4))
+    for a in range(0, n, _BLOCK):  # the float64 copy of the rows, a block at a time
+        b = min(n, a + _BLOCK)
+        S += ctx.sums(ctx.matrix(_rows(xb, a, b)), W[a:b])
+    with _STATE_LOCK:
+        _STATE[sid, part] = (0, np.ones(n, dtype=bool))
+    return S, W.sum(axis=0), 0
+
+
+def _step_pass(xb, yb, wb, mb, ctx, sid, part, chosen):
+    """(candidates' sums over the rows the last chosen rule newly covers, their weight totals,
+    1 if the partition's uncovered-row mask had to be recomputed else 0).
+
+    The new rule's columns are converted for the partition (its conditions are tested on the
+    uncovered rows only), the candidates' columns only for the rows it takes.
     """
-    trie = _aligned(trie)
-    used = sorted({c.feature for r in chosen for c in r.conditions})
-    Xu = as_float_matrix(xb, chosen, feature_names=names, order="F", columns=used)
-    fm = first_match(Xu if used else np.zeros((Xu.shape[0], 1)),
-                     compile_conditions(chosen, {j: k for k, j in enumerate(used)}))
-    n = fm.shape[0]
-    new = np.flatnonzero(fm == len(chosen) - 1)
-    Wn = row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))[new]
-    sub = xb.iloc[new] if hasattr(xb, "iloc") else np.asarray(xb)[new]
-    Xn = as_float_matrix(sub, candidates, feature_names=names, order="F")
-    return trie.sums(Xn, np.arange(new.shape[0], dtype=np.int64), Wn), Wn.sum(axis=0)
+    xb, yb, wb, mb = ctx.read(xb, yb, wb, mb)
+    n = len(xb)
+    k = len(chosen)
+    with _STATE_LOCK:
+        state = _STATE.get((sid, part))
+    missed = state is None or state[0] != k - 1 or state[1].shape[0] != n
+    uncovered = ~_covered_by(xb, ctx, chosen[:-1]) if missed else state[1]
+    rule = chosen[-1]
+    used = sorted({c.feature for c in rule.conditions})
+    cc = compile_conditions([rule], {j: i for i, j in enumerate(used)})
+    new = []
+    for a in range(0, n, _BLOCK):
+        b = min(n, a + _BLOCK)
+        rows = np.flatnonzero(uncovered[a:b])
+        X = ctx.matrix(_rows(xb, a, b), used) if used else np.zeros((b - a, 1), order="F")
+        new.append(a + rows[rule_mask_rows(X, rows, 0, cc)])
+    new = np.concatenate(new) if new else np.zeros(0, np.int64)
+    dS, took, m = None, np.zeros(4), new.shape[0]
+    if m:
+        Wn = row_weights(_labels(_take(yb, new), m), _values(_take(wb, new), "sample_weight", m),
+                         _values(_take(mb, new), "fn_cost", m))
+        dS, took = ctx.sums(ctx.matrix(_take(xb, new)), Wn), Wn.sum(axis=0)
+    uncovered[new] = False  # the mask changes only once the pass's sums are done (a failure leaves it valid)
+    with _STATE_LOCK:
+        _STATE[sid, part] = (k, uncovered)
+    return dS, took, int(missed)
 
 
 def _add(a, b):
-    return tuple(x + y for x, y in zip(a, b))
+    """Sum of two results of a partition function (tuples or dicts of arrays; None adds as zero)."""
+    if isinstance(a, dict):
+        return {k: a[k] + b[k] for k in a}
+    return tuple(y if x is None else x if y is None else x + y for x, y in zip(a, b))
 
 
 def _tree_sum(parts):
@@ -161,36 +333,99 @@ def _tree_sum(parts):
     return parts[0].compute()
 
 
+def _client():
+    """The distributed Client in use, or None (the local schedulers)."""
+    if "distributed" not in sys.modules:
+        return None
+    from distributed import get_client
+
+    try:
+        return get_client()
+    except ValueError:
+        return None
+
+
 class _Passes:
     """Runs per-partition functions over the persisted collections and counts the passes."""
 
-    def __init__(self, X, y, sample_weight, fn_cost):
+    def __init__(self, X, y, sample_weight, fn_cost, ctx):
         # not persisted here: persisting column projections of a persisted frame would copy them;
         # the caller persists (or each pass re-reads the source, still one pass per step)
+        common = _common_frame(X, (y, sample_weight, fn_cost), ctx.names) if _READ_FRAME else None
+        if common is not None:
+            frame, ctx.picks = common
+            X = frame  # every dask argument reads the frame's partitions
+            y, sample_weight, fn_cost = (frame if is_dask(v) else v for v in (y, sample_weight, fn_cost))
         self.xs = _blocks(X, "X")
         k = len(self.xs)
         self.ys = _blocks(y, "y", k)
         self.ws = _blocks(sample_weight, "sample_weight", k)
         self.ms = _blocks(fn_cost, "fn_cost", k)
-        self.count = 0
-        self._shared = {}
+        self.count = self.recomputed = 0
+        self.sid = uuid.uuid4().hex
+        self.ctx, self.client, self._future = ctx, _client(), None
+        # persisted inputs on a distributed cluster: each partition's task is submitted to the worker
+        # holding the partition (its state lives there; nothing is stolen or moved)
+        self.futures = self.where = None
+        if self.client is not None:
+            futs = [_partition_futures(v) if is_dask(v) else [v] * k for v in (X, y, sample_weight, fn_cost)]
+            if all(f is not None and len(f) == k for f in futs):
+                from distributed import wait
 
-    def shared(self, obj):
-        """obj as one graph node of each pass (sent once per pass, not once per partition). Not
-        scattered: scattered data is lost with its worker, a graph node is sent again."""
+                wait(futs[0])  # (a persist may still be running) the first pass needs them anyway
+                who = self.client.who_has(futs[0])
+                self.futures = futs
+                self.where = [list(who.get(f.key, ()))[:1] or None for f in futs[0]]
+
+    def _shared_ctx(self):
+        """The context as a future scattered to every worker (again if all its copies were lost);
+        without a distributed client, as a graph node of the pass."""
         from dask import delayed
 
-        if id(obj) not in self._shared:
-            self._shared[id(obj)] = (obj, delayed(obj, traverse=False))
-        return self._shared[id(obj)][1]
+        if self.client is None:
+            return delayed(self.ctx, traverse=False)
+        if self._future is None or self._future.status != "finished":
+            self._future = self.client.scatter(self.ctx, broadcast=True, hash=False)
+        return self._future
 
-    def run(self, fn, *consts):
+    def _sum_pass(self, fn, ctx, consts):
+        """fn over every partition, the results summed."""
+        if self.futures is not None:
+            submit = self.client.submit
+            parts = [submit(fn, x, y, w, m, ctx, self.sid, i, *consts, workers=self.where[i],
+                            allow_other_workers=self.where[i] is not None, pure=False)
+                     for i, (x, y, w, m) in enumerate(zip(*self.futures))]
+            # the small results come to the client and are added there: one round trip per pass
+            return functools.reduce(_add, self.client.gather(parts))
         from dask import delayed
 
         f = delayed(fn, pure=True)
-        args = [self.shared(c) for c in consts]
+        args = [delayed(c, traverse=False) for c in consts]
+        return _tree_sum([f(x, y, w, m, ctx, self.sid, i, *args)
+                          for i, (x, y, w, m) in enumerate(zip(self.xs, self.ys, self.ws, self.ms))])
+
+    def run(self, fn, *consts):
         self.count += 1
-        return _tree_sum([f(x, y, w, m, *args) for x, y, w, m in zip(self.xs, self.ys, self.ws, self.ms)])
+        for attempt in (0, 1):
+            ctx = self._shared_ctx()
+            try:
+                *out, missed = self._sum_pass(fn, ctx, consts)
+                break
+            except Exception:
+                if attempt or self._future is None or self._future.status == "finished":
+                    raise
+                self._future = None  # the scattered context was lost with its workers: scatter it again
+        self.recomputed += missed
+        return out
+
+    def close(self):
+        """Drop the partitions' state and the scattered context."""
+        if self.client is not None:
+            with contextlib.suppress(Exception):  # a worker gone: its state went with it
+                self.client.run(_forget, self.sid)
+            if self._future is not None:
+                self._future.release()
+        _forget(self.sid)
 
 
 def _n_columns(X):
@@ -232,7 +467,10 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
     rho : float
         Probability of the last rule.
     selection : dict
-        The selection statistics; ``selection["passes"]`` is the number of passes over the data.
+        The selection statistics; ``selection["passes"]`` is the number of passes over the data,
+        ``selection["recomputed_partitions"]`` how many partition passes found their
+        uncovered-row mask missing or stale and recomputed it (0 when every partition stayed
+        on its worker).
     """
     if y is None:
         raise ValueError("y is required")
@@ -241,21 +479,24 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
     if need >= _n_columns(X):
         raise ValueError(f"X has {_n_columns(X)} columns but the candidates use column index {need}")
 
-    passes = _Passes(X, y, sample_weight, fn_cost)
-    trie = ConditionTrie(candidates)
-    S, totals = passes.run(_first_pass, candidates, names, trie)
-    if totals[NEG] <= 0 or totals[POS] <= 0:
-        raise ValueError("y (with sample_weight) must have positive weight on both classes")
-    step = {}
+    passes = _Passes(X, y, sample_weight, fn_cost, _Context(candidates, names))
+    try:
+        S, totals = passes.run(_first_pass)
+        if totals[NEG] <= 0 or totals[POS] <= 0:
+            raise ValueError("y (with sample_weight) must have positive weight on both classes")
+        chosen = []
 
-    def cover(r, remaining):
-        step.setdefault("order", []).append(r)
-        dS, took = passes.run(_step_pass, candidates, names, trie, [candidates[i] for i in step["order"]])
-        return took, dS
+        def cover(r, remaining):
+            chosen.append(candidates[r])
+            dS, took = passes.run(_step_pass, list(chosen))
+            return took, dS
 
-    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=precision_prior)
+        order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=precision_prior)
+    finally:
+        passes.close()
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     sel["passes"] = passes.count
+    sel["recomputed_partitions"] = passes.recomputed
     return order, rho, sel
 
 
@@ -289,77 +530,21 @@ def _coverage_part(rs, xb):
     return rs.coverage(xb)
 
 
+# RuleSet.apply / predict_proba / predict / coverage on a dask X: lazy dask arrays, one row chunk per
+# partition of X (int64 rule index, float64 probability, int64 0/1 alert, bool (n, n_rules) matrix).
 def apply(rs, X):
-    """Index of the first rule covering each row (-1: none), partition by partition.
-
-    Parameters
-    ----------
-    rs : RuleSet
-        The rules.
-    X : dask DataFrame or 2-D dask array
-        The rows.
-
-    Returns
-    -------
-    dask array of int64, shape (n,)
-        Lazy; one chunk per partition of X.
-    """
     return _map_rows(rs, X, _apply_part, np.int64)
 
 
 def predict_proba(rs, X):
-    """Alert probabilities (1, rho or 0), partition by partition.
-
-    Parameters
-    ----------
-    rs : RuleSet
-        The rules.
-    X : dask DataFrame or 2-D dask array
-        The rows.
-
-    Returns
-    -------
-    dask array of float64, shape (n,)
-        Lazy; one chunk per partition of X.
-    """
     return _map_rows(rs, X, _proba_part, np.float64)
 
 
-def predict(rs, X, limit):
-    """0/1 alerts: a rule among the first ``limit`` covers the row.
-
-    Parameters
-    ----------
-    rs : RuleSet
-        The rules.
-    X : dask DataFrame or 2-D dask array
-        The rows.
-    limit : int
-        Number of rules in force (the last one dropped or kept by ``RuleSet.predict``).
-
-    Returns
-    -------
-    dask array of int64, shape (n,)
-        Lazy; one chunk per partition of X.
-    """
+def predict(rs, X, limit):  # limit: the number of rules in force
     return _map_rows(rs, X, _predict_part, np.int64, limit)
 
 
 def coverage(rs, X):
-    """Which rules cover which rows, partition by partition.
-
-    Parameters
-    ----------
-    rs : RuleSet
-        The rules.
-    X : dask DataFrame or 2-D dask array
-        The rows.
-
-    Returns
-    -------
-    dask array of bool, shape (n, n_rules)
-        Lazy; one row chunk per partition of X.
-    """
     return _map_rows(rs, X, _coverage_part, bool, ncols=len(rs.rules))
 
 
@@ -367,12 +552,12 @@ _EVAL = ("tp", "fp", "npos", "nneg", "ntot", "money_caught", "money_at_risk", "a
          "cost_no_rules", "cost_flag_all")  # _report.set_sums
 
 
-def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars):
-    """The partition's additive sums behind :meth:`RuleSet.evaluate` (``_report.set_sums``, keys in _EVAL)."""
-    from ._report import set_sums
+def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars, per_rule):
+    """The partition's additive sums behind :meth:`RuleSet.evaluate`: ``_report.set_sums`` (keys in
+    _EVAL) or, with ``per_rule``, ``_report.per_rule_sums``."""
+    from ._report import per_rule_sums, set_sums
 
-    p = rs.predict_proba(xb)
-    n = p.shape[0]
+    n = len(xb)
     y = _labels(yb, n)
     w = _values(wb, "sample_weight", n)
     w = np.ones(n) if w is None else check_sample_weight(w, n)  # refused as in RuleSet.evaluate
@@ -382,12 +567,14 @@ def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars):
         for k, v in cost_parts.items():
             kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
         c = check_costs(n, **kw)
-    s = set_sums(p, y, w, c)
+    if per_rule:
+        return per_rule_sums(rs.coverage(xb), rs.apply(xb), y, w, c)
+    s = set_sums(rs.predict_proba(xb), y, w, c)
     return (np.array([s.get(k, 0.0) for k in _EVAL]),)
 
 
 def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-             cost_matrix=None) -> dict:
+             cost_matrix=None, per_rule=False):
     """:meth:`RuleSet.evaluate` on dask collections: one pass, per-partition sums added on the workers.
 
     Parameters
@@ -404,13 +591,17 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
         Per-row costs (money), partitioned like X, or scalars.
     cost_matrix : 2-D dask array, optional
         [C_FP, C_FN, C_TP, C_TN] per row, row chunks like X.
+    per_rule : bool, default False
+        Return the per-rule table (from per-rule sums that add across partitions).
 
     Returns
     -------
-    dict
-        The keys and values of :meth:`RuleSet.evaluate` on the same rows.
+    dict or pandas.DataFrame
+        What :meth:`RuleSet.evaluate` returns on the same rows.
     """
     from dask import delayed
+
+    from ._report import metrics_from_sums, table_from_sums
 
     costs = {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost, "tn_cost": tn_cost,
              "cost_matrix": cost_matrix}
@@ -423,11 +614,11 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     per_part = {name: _blocks(v, name, k) for name, v in costs.items() if has_costs and is_dask(v)}
     scalars = {name: v for name, v in costs.items() if not is_dask(v)} if has_costs else None
     f, shared = delayed(_evaluate_part, pure=True), delayed(rs, traverse=False)
-    (s,) = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars)
-                      for i in range(k)])
-    from ._report import metrics_from_sums
-
-    sums = dict(zip(_EVAL, s.tolist()))
+    out = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars,
+                       per_rule) for i in range(k)])
+    if per_rule:
+        return table_from_sums(rs, out)
+    sums = dict(zip(_EVAL, out[0].tolist()))
     if not has_costs:
         sums = {k: sums[k] for k in ("tp", "fp", "npos", "nneg", "ntot")}
     return metrics_from_sums(sums, len(rs.rules))

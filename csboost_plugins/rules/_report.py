@@ -21,7 +21,7 @@ from ..decision_costs import (
     trivial_policy_costs,
 )
 
-__all__ = ["set_sums", "metrics_from_sums", "set_metrics", "per_rule_table"]
+__all__ = ["metrics_from_sums", "per_rule_sums", "per_rule_table", "set_metrics", "set_sums", "table_from_sums"]
 
 
 def _ratio(a, b):
@@ -68,27 +68,51 @@ def set_metrics(p, y, w, costs, n_rules) -> dict:
     return metrics_from_sums(set_sums(p, y, w, costs), n_rules)
 
 
-def per_rule_table(rules, cover, first, y, w, costs):
-    """DataFrame, one row per rule in order (see :meth:`RuleSet.evaluate` with ``per_rule=True``).
+def per_rule_sums(cover, first, y, w, costs) -> dict:
+    """The additive per-rule sums behind :func:`per_rule_table` (partitions of a data set add up).
 
     ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none).
+    Keys: ``npos``, ``nneg`` (shape (1,)); per rule (shape (k,)), over the rows it covers: ``tp``,
+    ``fp`` (weights), with costs ``money_caught``, ``alert_cost``; the same over the rows it is the
+    first to cover, prefixed ``first_``.
     """
-    import pandas as pd
-
-    k = len(rules)
-    prob = rules.rule_probabilities
+    k = cover.shape[1]
     pos, neg = w * (y == 1), w * (y == 0)
-    npos, nneg = float(pos.sum()), float(neg.sum())
     hit = first >= 0
 
     def alone(v):  # per rule: sum of v over the rows it covers (a column at a time: no float copy of cover)
         return np.array([v[cover[:, j]].sum() for j in range(k)], dtype=np.float64)
 
-    def first_flag(v):  # per rule: sum of v over the rows it is the first to cover, times its probability
-        return np.bincount(first[hit], weights=v[hit], minlength=k) * prob
+    def first_flag(v):  # per rule: sum of v over the rows it is the first to cover
+        return np.bincount(first[hit], weights=v[hit], minlength=k).astype(np.float64)
 
-    tp, fp = alone(pos), alone(neg)
-    new_tp, new_fp = first_flag(pos), first_flag(neg)
+    parts = {"tp": pos, "fp": neg}
+    if costs is not None:
+        caught_per_row, alert_per_row = misclassification_costs(costs)
+        parts.update(money_caught=pos * caught_per_row, alert_cost=neg * alert_per_row)
+    s = {"npos": np.array([pos.sum()]), "nneg": np.array([neg.sum()])}
+    for name, v in parts.items():
+        s[name], s["first_" + name] = alone(v), first_flag(v)
+    return s
+
+
+def per_rule_table(rules, cover, first, y, w, costs):
+    """DataFrame, one row per rule in order (see :meth:`RuleSet.evaluate` with ``per_rule=True``).
+
+    ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none).
+    """
+    return table_from_sums(rules, per_rule_sums(cover, first, y, w, costs))
+
+
+def table_from_sums(rules, s):
+    """The per-rule DataFrame from :func:`per_rule_sums` (summed over partitions)."""
+    import pandas as pd
+
+    k = len(rules)
+    prob = rules.rule_probabilities
+    npos, nneg = float(s["npos"][0]), float(s["nneg"][0])
+    tp, fp = s["tp"], s["fp"]
+    new_tp, new_fp = s["first_tp"] * prob, s["first_fp"] * prob  # what the rule adds, times its probability
     cum_tp, cum_fp = np.cumsum(new_tp), np.cumsum(new_fp)
     with np.errstate(invalid="ignore", divide="ignore"):
         cols = {
@@ -106,10 +130,9 @@ def per_rule_table(rules, cover, first, y, w, costs):
             "set_fpr": cum_fp / nneg if nneg > 0 else np.full(k, np.nan),
             "set_precision": np.where(cum_tp + cum_fp > 0, cum_tp / (cum_tp + cum_fp), np.nan),
         }
-    if costs is not None:
-        caught_per_row, alert_per_row = misclassification_costs(costs)
-        caught, alert = alone(pos * caught_per_row), alone(neg * alert_per_row)
-        new_caught, new_alert = first_flag(pos * caught_per_row), first_flag(neg * alert_per_row)
+    if "money_caught" in s:
+        caught, alert = s["money_caught"], s["alert_cost"]
+        new_caught, new_alert = s["first_money_caught"] * prob, s["first_alert_cost"] * prob
         cols.update({
             "money_caught": caught,
             "alert_cost": alert,

@@ -275,15 +275,12 @@ class RuleSet:
         Money columns appear only with costs.
 
         Dask collections (X, y, weights and per-row costs partitioned alike) are
-        evaluated in one pass over their partitions; the data never reaches the client
-        (the set-level dict only: ``per_rule=True`` needs in-memory data).
+        evaluated in one pass over their partitions, the per-rule table too (its sums add
+        across partitions); the data never reaches the client.
         """
         if _dask.is_dask(X):
-            if per_rule:
-                raise NotImplementedError("evaluate(per_rule=True) takes in-memory X (numpy or pandas); for dask "
-                                          "input evaluate a computed sample or use per_rule=False")
             return _dask.evaluate(self, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
-                                  tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+                                  tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, per_rule=per_rule)
         y = check_binary_labels(y, name="y", require_both=False)
         p = self.predict_proba(X)
         if p.shape[0] != y.shape[0]:
