@@ -52,7 +52,6 @@ from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
-_READ_FRAME = True  # read column selections of one frame from the frame's partitions (see _common_frame)
 _BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
 
 
@@ -351,7 +350,7 @@ class _Passes:
     def __init__(self, X, y, sample_weight, fn_cost, ctx):
         # not persisted here: persisting column projections of a persisted frame would copy them;
         # the caller persists (or each pass re-reads the source, still one pass per step)
-        common = _common_frame(X, (y, sample_weight, fn_cost), ctx.names) if _READ_FRAME else None
+        common = _common_frame(X, (y, sample_weight, fn_cost), ctx.names)
         if common is not None:
             frame, ctx.picks = common
             X = frame  # every dask argument reads the frame's partitions
