@@ -13,10 +13,11 @@ The float64 kernel is the numpy version's arithmetic, operation for operation (s
 1/(1+exp(-m)) and 1-s = 1/(1+exp(m)) like scipy's expit, the same products in the same
 order, no fast-math), so float64 results equal it bit for bit (``tests/test_aec_kernels.py``).
 The float32 kernel (the boosting path) works in blocks of rows that stay in the L1 cache,
-in loops LLVM vectorises: one exp per row from a polynomial (within one float64 ulp of
-libm's, no libm call to block vectorisation), s = 1/(1+e), 1-s = e s, then the same
-products; its float32 outputs are within 1 float32 ulp of the numpy version's float64
-values rounded to float32, which is what the libraries made of the numpy arrays.
+in three loops LLVM vectorises: one exp per row from a polynomial (within one float64 ulp
+of libm's, no libm call to block vectorisation), 2^k from its bits, then s = 1/(1+e),
+1-s = e s, the same products, and the float32 stores; its float32 outputs are within 1
+float32 ulp of the numpy version's float64 values rounded to float32, which is what the
+libraries made of the numpy arrays.
 """
 
 from __future__ import annotations
@@ -78,8 +79,9 @@ def _grad_hess_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
 
 # exp(x) without libm, so that LLVM vectorises the loop (a libm call per row cannot be): x = k ln2 + r,
 # |r| <= ln2/2 (Cody-Waite: k LN2_HI is exact), exp(r) by its Taylor polynomial of degree 13 (truncation
-# below 1e-17), 2^k built in the exponent bits. Error below 1 float64 ulp: at most one ulp from libm's (on
-# ~5 % of rows), and equal to it for |x| < 2^-9 where only the last Horner steps round.
+# below 1e-17; Horner steps as fused multiply-adds), 2^k built in the exponent bits. At most one float64 ulp
+# from libm's exp (on ~7 % of rows); s = 1/(1+e) equals expit's to the bit for |m| < 1e-5 and is within
+# 3 ulp elsewhere, so 1 - 2s, which cancels near m = 0, keeps the float32 hessians within 1 ulp.
 _LN2_HI = 6.93147180369123816490e-01  # fdlibm's ln2 split: 32 leading bits, k * _LN2_HI exact for |k| < 2^20
 _LN2_LO = 1.90821492927058770002e-10
 _INV_LN2 = 1.44269504088896338700e+00
@@ -90,34 +92,57 @@ _X_OVERFLOW = 709.782712893384  # libm's exp overflows to inf above this
 _X_MIN = -708.0  # 2^k stays normal
 _TAYLOR = (1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
            1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0)
-_BLOCK = 256  # rows per block: the scratch arrays stay in L1
+_BLOCK = 1024  # rows per block: the two float64 scratch arrays (16 KiB) stay in L1
 
 
-@njit(cache=True, nogil=True)
-def _sigmoid_block(m, a, nb, x_, sc, s_, t_):
-    """s_[j] = 1/(1+e), t_[j] = e s_[j] = 1-s, e = exp(-m[a+j]) for j < nb, in three vectorised loops."""
-    sci = sc.view(np.int64)
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def _exp_parts(m, a, nb, p_, sc):
+    """p_[j] = exp(r) and sc[j] = the float holding k in its low bits, for x = -m[a+j] = k ln2 + r.
+
+    Range reduction and Taylor polynomial in one vectorised loop; the only fast-math flag is
+    "contract" (a * b + c as one fused multiply-add: one rounding instead of two, so each step is
+    at least as exact), confined to this function. ``_two_to_the`` turns sc into 2^k.
+    """
+    c = _TAYLOR
     for j in range(nb):
         x = -np.float64(m[a + j])
         x = _X_MAX if x > _X_MAX else x  # NaN passes both tests unchanged
         x = _X_MIN if x < _X_MIN else x
         u = x * _INV_LN2 + _SHIFT
         k = u - _SHIFT
-        x_[j] = (x - k * _LN2_HI) - k * _LN2_LO
-        sc[j] = u
-    for j in range(nb):  # bits of 2^k = (k + 1023) << 52
-        sci[j] = (sci[j] - (_SHIFT_BITS - 1023)) << 52
-    c = _TAYLOR
-    for j in range(nb):
-        r = x_[j]
+        r = (x - k * _LN2_HI) - k * _LN2_LO
         p = c[0]
         for q in range(1, len(c)):  # Horner; a constant trip count LLVM unrolls
             p = p * r + c[q]
-        e = p * sc[j]
-        s = np.divide(1.0, 1.0 + e)  # not "/": its ZeroDivisionError check is a loop exit that blocks vectorising
-        inf = -np.float64(m[a + j]) > _X_OVERFLOW  # libm's exp is inf there: s = 0, 1-s = 1 as in expit
-        s_[j] = 0.0 if inf else s
-        t_[j] = 1.0 if inf else e * s
+        p_[j] = p
+        sc[j] = u
+
+
+@njit(cache=True, nogil=True)
+def _two_to_the(sc, nb):
+    """sc[j] (holding k in its low bits, from :func:`_exp_parts`) becomes 2^k: bits (k + 1023) << 52."""
+    sci = sc.view(np.int64)
+    for j in range(nb):
+        sci[j] = (sci[j] - (_SHIFT_BITS - 1023)) << 52
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sigmoid_pair(mj, pj, scj):
+    """(s, 1-s) of margin mj from e = exp(-mj) = pj scj: s = 1/(1+e), 1-s = e s; s = 0, 1-s = 1 where
+    libm's exp(-mj) overflows to inf, as in expit."""
+    e = pj * scj
+    s = np.divide(1.0, 1.0 + e)  # not "/": its ZeroDivisionError check is a loop exit that blocks vectorising
+    inf = -np.float64(mj) > _X_OVERFLOW
+    return (0.0 if inf else s), (1.0 if inf else e * s)
+
+
+@njit(cache=True, nogil=True)
+def _sigmoid_block(m, a, nb, p_, sc, s_, t_):
+    """s_[j] = 1/(1+e), t_[j] = e s_[j] = 1-s, e = exp(-m[a+j]) for j < nb (the money sums' sigmoid)."""
+    _exp_parts(m, a, nb, p_, sc)
+    _two_to_the(sc, nb)
+    for j in range(nb):
+        s_[j], t_[j] = _sigmoid_pair(m[a + j], p_[j], sc[j])
 
 
 @njit(cache=True, nogil=True)
@@ -125,49 +150,46 @@ def _grad_hess32_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
     """g[i], h[i] (float32) for rows lo..hi-1, the boosting path: block by block, vectorised.
 
     Same formulas and order of operations as :func:`_grad_hess_range`, in float64, rounded
-    to float32 once at the end. e = exp(-m) once per row (:func:`_sigmoid_block`, within
-    one float64 ulp of libm's), s = 1/(1+e), 1-s = e s: within 1 float32 ulp of the numpy
+    to float32 once at the end. e = exp(-m) once per row (:func:`_exp_parts`, within one
+    float64 ulp of libm's), s = 1/(1+e), 1-s = e s: within 1 float32 ulp of the numpy
     version. Near m = 0, where 1 - 2s cancels (the "exact" hessian, "abs" with a small
-    floor), k = 0 and r = -m exactly, so the polynomial rounds like libm and s is expit's
-    to the bit (``test_float32_path_near_the_decision_boundary``).
+    floor), k = 0, r = -m exactly and s is expit's to the bit for |m| < 1e-5
+    (``test_float32_path_near_the_decision_boundary``). Per block: one loop for the
+    polynomial, one for 2^k, one for everything else, writing float32 straight into g, h
+    (the policy, alpha and weight tests are loop-invariant: LLVM hoists them out).
     """
     weighted = w.shape[0] > 0
+    blend = alpha != 0.0
     bound = 1.0 / (6.0 * math.sqrt(3.0))
-    x_, sc, s_, t_ = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
-    gb, hb = np.empty(_BLOCK), np.empty(_BLOCK)
+    p_, sc = np.empty(_BLOCK), np.empty(_BLOCK)
     for a in range(lo, hi, _BLOCK):
         nb = min(_BLOCK, hi - a)
-        _sigmoid_block(m, a, nb, x_, sc, s_, t_)
-        if policy == 0:
-            for j in range(nb):
-                ss = s_[j] * t_[j]
-                gb[j] = d[a + j] * ss
-                hb[j] = abs(d[a + j]) * ss
-        elif policy == 1:
-            for j in range(nb):
-                ss = s_[j] * t_[j]
-                gb[j] = d[a + j] * ss
-                hb[j] = abs(d[a + j]) * ss * max(abs(1.0 - 2.0 * s_[j]), floor)
-        elif policy == 2:
-            for j in range(nb):
-                gb[j] = d[a + j] * (s_[j] * t_[j])
-                hb[j] = abs(d[a + j]) * bound
-        else:
-            for j in range(nb):
-                gi = d[a + j] * (s_[j] * t_[j])
-                gb[j] = gi
-                hb[j] = gi * (1.0 - 2.0 * s_[j])
-        if alpha != 0.0:
-            for j in range(nb):
-                gb[j] = gb[j] + alpha * (s_[j] - y[a + j])
-                hb[j] = hb[j] + alpha * (s_[j] * t_[j])
-        if weighted:
-            for j in range(nb):
-                gb[j] = gb[j] * w[a + j]
-                hb[j] = hb[j] * w[a + j]
+        _exp_parts(m, a, nb, p_, sc)
+        _two_to_the(sc, nb)
+        mm, dd, gg, hh = m[a:a + nb], d[a:a + nb], g[a:a + nb], h[a:a + nb]
+        yy = y[a:a + nb] if blend else y
+        ww = w[a:a + nb] if weighted else w
         for j in range(nb):
-            g[a + j] = gb[j]
-            h[a + j] = hb[j]
+            s, t = _sigmoid_pair(mm[j], p_[j], sc[j])
+            ss = s * t  # s (1-s) without the cancellation of 1 - s
+            di = dd[j]
+            gi = di * ss
+            if policy == 0:
+                hi_ = abs(di) * ss
+            elif policy == 1:
+                hi_ = abs(di) * ss * max(abs(1.0 - 2.0 * s), floor)
+            elif policy == 2:
+                hi_ = abs(di) * bound
+            else:
+                hi_ = gi * (1.0 - 2.0 * s)
+            if blend:
+                gi = gi + alpha * (s - yy[j])
+                hi_ = hi_ + alpha * ss
+            if weighted:
+                gi = gi * ww[j]
+                hi_ = hi_ * ww[j]
+            gg[j] = gi
+            hh[j] = hi_
 
 
 @njit(cache=True, nogil=True)
@@ -182,11 +204,11 @@ def _money_sums_range(p, is_margin, y, costs, w, out, lo, hi):
     """
     weighted = w.shape[0] > 0
     sw = sc0 = sc1 = sec = sbmr = shalf = 0.0
-    x_, sc, s_, t_ = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
+    p_, sc, s_, t_ = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
     for a in range(lo, hi, _BLOCK):
         nb = min(_BLOCK, hi - a)
         if is_margin:
-            _sigmoid_block(p, a, nb, x_, sc, s_, t_)
+            _sigmoid_block(p, a, nb, p_, sc, s_, t_)
         else:
             for j in range(nb):
                 s_[j] = p[a + j]
