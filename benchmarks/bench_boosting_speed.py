@@ -13,7 +13,9 @@ the same kernel (``logloss_weight=1`` with zero regret: g = s - y, h = s(1-s)), 
 built-in objective's own trees (checked: same first trees). Its ratio is the price of the library's
 ``obj=`` path itself (margin fetch, our kernel, hand-over); AEC minus it is what the AEC's own trees
 change (they split money, not rows: a few percent more rows in the histograms' smaller children).
-The last column is the seconds per round spent inside each objective.
+The last column is the seconds per round spent inside each objective. The three boosters of a library
+train side by side, one round each in turn (see ``_run``): this VM's speed drifts by 10-30 % over
+seconds, which made variants timed one after the other differ by that much between runs.
 
     python benchmarks/bench_boosting_speed.py --rows 1000000 --rounds 20 --repeats 3 --threads 2
 """
@@ -79,19 +81,31 @@ def logistic_objective(y):
     return obj
 
 
-def _run(train, variants, rounds):
-    """{name: (s / round, s / round inside the objective)}, each variant trained after a 1-round warm-up."""
-    out = {}
-    for name, params, obj in variants:
+def _run(variants, rounds):
+    """{name: (s / round, s / round inside the objective)}.
+
+    ``variants`` are (name, make_booster, step, objective). The boosters train side by side, one round
+    each in turn with the order rotating every round, so a change of machine speed during the run (this
+    VM's speed drifts by 10-30 % over seconds) hits every variant alike; each booster's first round
+    (bins, caches) is not timed. ``step(booster, i, objective)`` is what the library's train loop does
+    in round i.
+    """
+    state = []
+    for name, make, step, obj in variants:
         timed = None if obj is None else Timed(obj)
-        train(params, 1, timed)  # warm-up: sketch/bins built once per data set
+        bst = make()
+        step(bst, 0, timed)
         if timed is not None:
             timed.seconds, timed.calls = 0.0, 0
-        t0 = time.perf_counter()
-        train(params, rounds, timed)
-        total = (time.perf_counter() - t0) / rounds
-        out[name] = (total, float("nan") if timed is None else timed.seconds / max(timed.calls, 1))
-    return out
+        state.append({"name": name, "bst": bst, "step": step, "obj": timed, "s": 0.0})
+    for i in range(1, rounds + 1):
+        for j in range(len(state)):
+            v = state[(i + j) % len(state)]
+            t0 = time.perf_counter()
+            v["step"](v["bst"], i, v["obj"])
+            v["s"] += time.perf_counter() - t0
+    return {v["name"]: (v["s"] / rounds, float("nan") if v["obj"] is None else v["obj"].seconds / max(v["obj"].calls, 1))
+            for v in state}
 
 
 def time_xgb(X, y, amount, rounds, threads, depth):
@@ -103,10 +117,17 @@ def time_xgb(X, y, amount, rounds, threads, depth):
     logistic = {**base, "base_score": 0.0, "disable_default_eval_metric": 1}  # margin 0 = probability 0.5
     splits = lambda b: [re.sub(r"leaf=[^\n]*", "", t) for t in b.get_dump()]  # noqa: E731 (leaf values: float32 vs float64)
     same = splits(xgb.train(builtin, d, 3)) == splits(xgb.train(logistic, d, 3, obj=logistic_objective(y)))
-    return _run(lambda params, n, o: xgb.train(params, d, n, obj=o), (
-        ("built-in binary:logistic", builtin, None),
-        ("AEC objective", aec, obj),
-        (f"logistic through obj= and the kernel (same trees: {same})", logistic, logistic_objective(y)),
+    def booster(params):
+        return lambda: xgb.Booster(params, [d])
+
+    def step(bst, i, o):  # one round of xgb.train
+        bst.update(d, i, fobj=o)
+
+    return _run((
+        ("built-in binary:logistic", booster(builtin), step, None),
+        ("AEC objective", booster(aec), step, obj),
+        (f"logistic through obj= and the kernel (same trees: {same})", booster(logistic), step,
+         logistic_objective(y)),
     ), rounds)
 
 
@@ -136,10 +157,18 @@ def time_lgb(X, y, amount, rounds, threads, leaves):
 
     splits = lambda b: [walk(t["tree_structure"]) for t in b.dump_model()["tree_info"]]  # noqa: E731
     same = splits(train(builtin, 3, None)) == splits(train(base, 3, logistic_objective(y)))
-    return _run(train, (
-        ("built-in binary", builtin, None),
-        ("AEC objective", base, obj),
-        (f"logistic through objective= and the kernel (same trees: {same})", base, logistic_objective(y)),
+    def booster(params, data):
+        return lambda: lgb.Booster(params=params, train_set=data)
+
+    def step(bst, _i, o):  # one round of lgb.train (a callable objective: params "objective": "none")
+        bst.update(fobj=o)
+
+    custom = {**base, "objective": "none"}
+    return _run((
+        ("built-in binary", booster(builtin, d_plain), step, None),
+        ("AEC objective", booster(custom, d_cost), step, obj),
+        (f"logistic through objective= and the kernel (same trees: {same})", booster(custom, d_logit), step,
+         logistic_objective(y)),
     ), rounds)
 
 
