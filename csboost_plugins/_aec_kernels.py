@@ -43,6 +43,31 @@ POLICIES = {"fisher": 0, "abs": 1, "bound": 2, "exact": 3}
 SUMS = ("w", "c0", "c1", "ec", "bmr", "half")
 
 
+_BOUND = 1.0 / (6.0 * math.sqrt(3.0))  # max of |s (1-s) (1-2s)|: the "bound" policy's hessian factor
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_grad_hess(di, s, ss, yi, wi, policy, floor, alpha, weighted):
+    """(g, h) of one row from its scaled regret di, s and ss = s (1-s): the policy's hessian, the
+    logloss blend (alpha, label yi) and the weight wi, in the numpy version's order of operations."""
+    gi = di * ss
+    if policy == 0:
+        hi_ = abs(di) * ss
+    elif policy == 1:
+        hi_ = abs(di) * ss * max(abs(1.0 - 2.0 * s), floor)
+    elif policy == 2:
+        hi_ = abs(di) * _BOUND
+    else:
+        hi_ = gi * (1.0 - 2.0 * s)
+    if alpha != 0.0:
+        gi = gi + alpha * (s - yi)
+        hi_ = hi_ + alpha * ss
+    if weighted:
+        gi = gi * wi
+        hi_ = hi_ * wi
+    return gi, hi_
+
+
 @njit(cache=True, nogil=True)
 def _grad_hess_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
     """g[i], h[i] (float64) for rows lo..hi-1 (see :func:`csboost_plugins._aec.aec_grad_hess`).
@@ -51,30 +76,13 @@ def _grad_hess_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
     and 1-s = 1/(1+exp(m)) like scipy's expit: bit for bit the numpy version.
     """
     weighted = w.shape[0] > 0
-    bound = 1.0 / (6.0 * math.sqrt(3.0))
     for i in range(lo, hi):
         mi = np.float64(m[i])
         s = 1.0 / (1.0 + math.exp(-mi))
         t = 1.0 / (1.0 + math.exp(mi))
         ss = s * t  # s (1-s) without the cancellation of 1 - s
-        di = d[i]
-        gi = di * ss
-        if policy == 0:
-            hi_ = abs(di) * ss
-        elif policy == 1:
-            hi_ = abs(di) * ss * max(abs(1.0 - 2.0 * s), floor)
-        elif policy == 2:
-            hi_ = abs(di) * bound
-        else:
-            hi_ = gi * (1.0 - 2.0 * s)
-        if alpha != 0.0:
-            gi = gi + alpha * (s - y[i])
-            hi_ = hi_ + alpha * ss
-        if weighted:
-            gi = gi * w[i]
-            hi_ = hi_ * w[i]
-        g[i] = gi
-        h[i] = hi_
+        g[i], h[i] = _row_grad_hess(d[i], s, ss, y[i] if alpha != 0.0 else 0.0, w[i] if weighted else 1.0,
+                                    policy, floor, alpha, weighted)
 
 
 # exp(x) without libm, so that LLVM vectorises the loop (a libm call per row cannot be): x = k ln2 + r,
@@ -160,7 +168,6 @@ def _grad_hess32_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
     """
     weighted = w.shape[0] > 0
     blend = alpha != 0.0
-    bound = 1.0 / (6.0 * math.sqrt(3.0))
     p_, sc = np.empty(_BLOCK), np.empty(_BLOCK)
     for a in range(lo, hi, _BLOCK):
         nb = min(_BLOCK, hi - a)
@@ -172,24 +179,8 @@ def _grad_hess32_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
         for j in range(nb):
             s, t = _sigmoid_pair(mm[j], p_[j], sc[j])
             ss = s * t  # s (1-s) without the cancellation of 1 - s
-            di = dd[j]
-            gi = di * ss
-            if policy == 0:
-                hi_ = abs(di) * ss
-            elif policy == 1:
-                hi_ = abs(di) * ss * max(abs(1.0 - 2.0 * s), floor)
-            elif policy == 2:
-                hi_ = abs(di) * bound
-            else:
-                hi_ = gi * (1.0 - 2.0 * s)
-            if blend:
-                gi = gi + alpha * (s - yy[j])
-                hi_ = hi_ + alpha * ss
-            if weighted:
-                gi = gi * ww[j]
-                hi_ = hi_ * ww[j]
-            gg[j] = gi
-            hh[j] = hi_
+            gg[j], hh[j] = _row_grad_hess(dd[j], s, ss, yy[j] if blend else 0.0, ww[j] if weighted else 1.0,
+                                          policy, floor, alpha, weighted)
 
 
 @njit(cache=True, nogil=True)
