@@ -6,9 +6,9 @@ costs (``BayesMinimumRiskClassifier.predict(X, fp_cost=..., fn_cost=...)``) woul
 scored on its unit-cost decisions while judged with the real money. The scorer
 below hands the routed cost keywords to the response method whenever the
 estimator's metadata routing says that method consumes them: a plain consumer
-requests them with ``set_predict_request(fp_cost=True, ...)`` (or by a class
-default, as ``BayesMinimumRiskClassifier`` does), a router such as ``Pipeline``
-when one of its steps does (it then routes them itself).
+requests them with ``set_predict_request(fp_cost=True, ...)`` or by default
+(``BayesMinimumRiskClassifier``; the boosters with ``decision="bmr"`` or ``"auto"``),
+a router such as ``Pipeline`` when one of its steps does (it then routes them itself).
 
 This is the one place that depends on a private scikit-learn class (``_Scorer``,
 see the comment at the import); ``tests/test_scorer_predict_costs.py`` fails if

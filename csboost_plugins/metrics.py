@@ -350,11 +350,11 @@ def make_savings_scorer():
     The fold's costs also reach ``predict`` when the estimator's metadata routing
     requests them there, so a model that decides each row with its own costs is
     scored on those decisions, not on unit-cost ones:
-    :class:`csdt.BayesMinimumRiskClassifier` requests them by default (also as the
-    last step of a ``Pipeline``); ``CSXGBClassifier`` / ``CSLGBMClassifier`` (whose
-    ``predict`` is s > 1/2 without costs and Bayes minimum risk with them) and any
-    other estimator whose ``predict`` takes the cost keywords opt in with
-    ``set_predict_request(fp_cost=True, fn_cost=True)``.
+    :class:`csdt.BayesMinimumRiskClassifier` and the boosters with ``decision="bmr"``
+    or ``"auto"`` request them by default (also as the last step of a ``Pipeline``);
+    with ``decision="0.5"`` (s > 1/2, no costs) or for any other estimator whose
+    ``predict`` takes the cost keywords, ``set_predict_request(cost_matrix=True)``
+    (or ``fp_cost=True, fn_cost=True``) opts in.
 
     Returns
     -------

@@ -18,6 +18,7 @@ from sklearn.metrics._scorer import _Scorer
 from sklearn.model_selection import GridSearchCV, KFold, TunedThresholdClassifierCV, cross_val_score, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.metadata_routing import get_routing_for_object
 
 from csboost_plugins._cost_scorer import CostRoutingScorer
 from csboost_plugins.metrics import (
@@ -142,6 +143,35 @@ def test_other_scorers_of_a_multimetric_call_keep_their_cost_free_predictions(cr
                                rtol=1e-12)
     acc = [np.mean(BayesMinimumRiskClassifier().fit(X[tr], y[tr]).predict(X[te]) == y[te]) for tr, te in CV.split(X)]
     np.testing.assert_allclose(res["test_accuracy"], acc, rtol=1e-12)
+
+
+@pytest.mark.parametrize("lib", ["xgb", "lgb"])
+def test_boosters_deciding_by_bmr_request_the_costs_by_default(credit, routing, lib):
+    from csboost_plugins.lgb import CSLGBMClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    X, y, c, _ = credit
+    cls = CSXGBClassifier if lib == "xgb" else CSLGBMClassifier
+    kw = dict(n_estimators=10, max_depth=3, n_jobs=1, random_state=0, decision="bmr")
+    got = cross_val_score(cls(**kw).set_fit_request(cost_matrix=True), X, y, cv=CV, scoring=make_savings_scorer(),
+                          params={"cost_matrix": c})
+    fits = [(cls(**kw).fit(X[tr], y[tr], cost_matrix=c[tr]), te) for tr, te in CV.split(X)]
+    np.testing.assert_allclose(got, [savings_score(y[te], m.predict(X[te], cost_matrix=c[te]), cost_matrix=c[te])
+                                     for m, te in fits], rtol=1e-12)
+    assert not np.allclose(got, [savings_score(y[te], m.predict(X[te]), cost_matrix=c[te]) for m, te in fits])
+    # decision="auto": predict without the rows' costs refuses to decide by a BMR rule; the scorer passes them
+    tr, va, te = np.arange(4000), np.arange(4000, 6000), np.arange(6000, 9000)
+    auto = cls(**dict(kw, decision="auto")).fit(X[tr], y[tr], cost_matrix=c[tr], eval_set=[(X[va], y[va])],
+                                                eval_costs=[c[va]])
+    assert auto.decision_ == "logloss+bmr"  # kept on this data: no AEC rule beats it by 2 standard errors
+    with pytest.raises(ValueError, match="pass the rows' costs"):
+        auto.predict(X[te])
+    want = savings_score(y[te], auto.predict(X[te], cost_matrix=c[te]), cost_matrix=c[te])
+    assert make_savings_scorer()(auto, X[te], y[te], cost_matrix=c[te]) == pytest.approx(want, rel=1e-12)
+    # an explicit request wins over the decision's default
+    off = cls(**kw).set_predict_request(cost_matrix=False, fp_cost=False, fn_cost=False, tp_cost=False,
+                                         tn_cost=False)
+    assert get_routing_for_object(off).consumes("predict", ["cost_matrix"]) == set()
 
 
 def test_boosters_opt_in_with_set_predict_request(credit, routing):
