@@ -17,6 +17,8 @@ its contract changes.
 
 from __future__ import annotations
 
+import warnings
+
 # Private on purpose: ``_Scorer._score(method_caller, estimator, X, y_true, **kwargs)`` is the one hook
 # between "call the estimator" and "score the output" that every scikit-learn caller goes through
 # (cross_validate, the multimetric scorer's cache, GridSearchCV.score); TunedThresholdClassifierCV also
@@ -58,7 +60,32 @@ def response_costs(estimator, method, params):
                 out[param] = costs[name]
         return out
     # a router (Pipeline, ...): hand over the metadata it consumes by name; it routes them to its steps
-    return {k: costs[k] for k in routing.consumes(method, list(costs))}
+    out = {k: costs[k] for k in routing.consumes(method, list(costs))}
+    if not out:
+        _warn_if_costs_stop_here(estimator, method, costs)
+    return out
+
+
+def _warn_if_costs_stop_here(estimator, method, costs):
+    """Warn when a sub-estimator's ``method`` requests the costs but ``estimator``'s own ``method`` routes none.
+
+    ``GridSearchCV.predict(X)`` or ``BaggingClassifier.predict(X)`` take no metadata, so a
+    ``BayesMinimumRiskClassifier`` inside them decides with unit costs: say so rather than
+    score those decisions silently.
+    """
+    if not hasattr(estimator, "get_params"):
+        return
+    for name, sub in estimator.get_params(deep=True).items():
+        if sub is estimator or not hasattr(sub, "get_metadata_routing") or isinstance(sub, type):
+            continue
+        if get_routing_for_object(sub).consumes(method, list(costs)):
+            warnings.warn(
+                f"{type(sub).__name__}.{method} (parameter {name!r} of {type(estimator).__name__}) requests the "
+                f"costs, but {type(estimator).__name__}.{method} routes no metadata: the scorer cannot hand them "
+                f"on, so it scores {type(estimator).__name__}'s decisions made without the rows' costs. Score the "
+                "inner estimator itself (e.g. a search's best_estimator_) or a Pipeline instead.",
+                UserWarning, stacklevel=4)
+            return
 
 
 class CostRoutingScorer(_Scorer):

@@ -354,7 +354,9 @@ def make_savings_scorer():
     or ``"auto"`` request them by default (also as the last step of a ``Pipeline``);
     with ``decision="0.5"`` (s > 1/2, no costs) or for any other estimator whose
     ``predict`` takes the cost keywords, ``set_predict_request(cost_matrix=True)``
-    (or ``fp_cost=True, fn_cost=True``) opts in.
+    (or ``fp_cost=True, fn_cost=True``) opts in. A meta-estimator whose ``predict``
+    routes no metadata (``GridSearchCV``, ``BaggingClassifier``) cannot pass them on:
+    a ``UserWarning`` names it.
 
     Returns
     -------

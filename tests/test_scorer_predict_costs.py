@@ -8,6 +8,7 @@ scoring data, so every equality below would fail without the fix.
 
 import inspect
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -115,6 +116,25 @@ def test_pipeline_routes_the_folds_costs_to_its_bmr_step(credit, routing):
         unit.append(savings_score(y[te], m.predict(sc.transform(X[te])), cost_matrix=c[te]))
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert np.all(np.array(want) - np.array(unit) > 0.1)
+
+
+def test_a_meta_estimator_whose_predict_routes_nothing_is_named_in_a_warning(credit, routing):
+    X, y, c, _ = credit
+    tr, te = np.arange(6000), np.arange(6000, 9000)
+    gs = GridSearchCV(_bmr(), {"calibration": [None]}, scoring=make_savings_scorer(), cv=CV)
+    gs.fit(X[tr], y[tr], cost_matrix=c[tr])
+    # GridSearchCV.predict(X) takes no metadata: the costs cannot reach the BMR inside, say so
+    with pytest.warns(UserWarning, match=r"BayesMinimumRiskClassifier\.predict .*GridSearchCV\.predict routes no"):
+        got = make_savings_scorer()(gs, X[te], y[te], cost_matrix=c[te])
+    assert got == pytest.approx(savings_score(y[te], gs.predict(X[te]), cost_matrix=c[te]), rel=1e-12)
+    # where the costs do arrive (the search's own best estimator, a Pipeline) nothing is said
+    pipe = make_pipeline(StandardScaler(), _bmr(estimator=LogisticRegression())).fit(X[tr], y[tr])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*routes no metadata")
+        make_savings_scorer()(gs.best_estimator_, X[te], y[te], cost_matrix=c[te])
+        make_savings_scorer()(pipe, X[te], y[te], cost_matrix=c[te])
+        make_savings_scorer()(make_pipeline(StandardScaler(), LogisticRegression()).fit(X[tr], y[tr]), X[te], y[te],
+                              cost_matrix=c[te])
 
 
 def test_grid_search_over_a_bmr_parameter_in_two_processes(credit, routing):
