@@ -198,6 +198,27 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         other.update({k: v for k, v in params.items() if k not in own})
         return self
 
+    def get_metadata_routing(self):
+        """Metadata requests; with ``decision="bmr"`` or ``"auto"``, ``predict`` requests the cost keywords.
+
+        Those rules decide with each row's costs, so pipelines and
+        :func:`csboost_plugins.metrics.make_savings_scorer` hand them to ``predict``
+        (routing on). With ``decision="0.5"`` the request stays unset (``predict(X)``
+        is s > 1/2) unless ``set_predict_request`` sets it; an explicit
+        ``set_predict_request`` always wins.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRequest
+            A copy: changing it does not change the estimator's requests.
+        """
+        request = super().get_metadata_routing()  # a fresh object, built from the instance's requests
+        if self.decision in ("bmr", "auto"):
+            for param, alias in request.predict.requests.items():
+                if alias is None:  # left unset by the user
+                    request.predict.add_request(param=param, alias=True)
+        return request
+
     def _other_native_params(self) -> dict:
         return dict(getattr(self, "_other_params", {}))
 

@@ -111,7 +111,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         and keep logloss + BMR unless an AEC rule (s > 1/2, or BMR on the AEC model)
         saves more on the validation set by two standard errors (``decision_``,
         ``validation_savings_``); ``predict(X, fp_cost=..., fn_cost=...)`` applies it
-        (see :mod:`csboost_plugins._decision_layer`).
+        (see :mod:`csboost_plugins._decision_layer`). With "bmr" and "auto" ``predict``
+        requests the costs in metadata routing, so ``make_savings_scorer`` and pipelines
+        pass each fold's costs to it (with "0.5": ``set_predict_request(cost_matrix=True)``).
     params : dict, optional
         Further native xgboost parameters (override the above).
     **kwargs : dict

@@ -314,12 +314,10 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
 # scikit-learn scorers with metadata-routed per-row costs
 # --------------------------------------------------------------------------------------
 
-_COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
-
-
 def _routed_scorer(score_func, response_method):
     import sklearn
-    from sklearn.metrics import make_scorer
+
+    from ._cost_scorer import COST_KEYS, cost_routing_scorer
 
     if not sklearn.get_config().get("enable_metadata_routing", False):
         # Without routing scikit-learn never hands a scorer the fold's costs: every fold would
@@ -331,10 +329,11 @@ def _routed_scorer(score_func, response_method):
             "it, and pass the costs as fit params (GridSearchCV.fit(X, y, fp_cost=..., fn_cost=...)) or "
             "params={...} (cross_val_score)"
         )
-    scorer = make_scorer(score_func, response_method=response_method)
+    # make_scorer's scorer, plus the fold's costs handed to the response method when it requests them
+    scorer = cost_routing_scorer(score_func, response_method)
     # The request lives on the scorer object; only setting it needs routing enabled.
     with sklearn.config_context(enable_metadata_routing=True):
-        scorer = scorer.set_score_request(**{k: True for k in _COST_KEYS}, sample_weight=True)
+        scorer = scorer.set_score_request(**{k: True for k in COST_KEYS}, sample_weight=True)
     return scorer
 
 
@@ -348,11 +347,23 @@ def make_savings_scorer():
     ``GridSearchCV.fit``: the splitter slices them with the rows, so each fold is
     scored with its own rows' money.
 
+    The fold's costs also reach ``predict`` when the estimator's metadata routing
+    requests them there, so a model that decides each row with its own costs is
+    scored on those decisions, not on unit-cost ones:
+    :class:`csdt.BayesMinimumRiskClassifier` and the boosters with ``decision="bmr"``
+    or ``"auto"`` request them by default (also as the last step of a ``Pipeline``);
+    with ``decision="0.5"`` (s > 1/2, no costs) or for any other estimator whose
+    ``predict`` takes the cost keywords, ``set_predict_request(cost_matrix=True)``
+    (or ``fp_cost=True, fn_cost=True``) opts in. A meta-estimator whose ``predict``
+    routes no metadata (``GridSearchCV``, ``BaggingClassifier``) cannot pass them on:
+    a ``UserWarning`` names it.
+
     Returns
     -------
     callable
         A scikit-learn scorer requesting ``fp_cost``, ``fn_cost``, ``tp_cost``,
-        ``tn_cost``, ``cost_matrix`` and ``sample_weight``.
+        ``tn_cost``, ``cost_matrix`` and ``sample_weight``; it pickles and supports
+        ``set_score_request`` like ``make_scorer``'s.
 
     Raises
     ------
@@ -365,7 +376,8 @@ def make_savings_scorer():
 def make_expected_savings_scorer():
     """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]``.
 
-    Routing and costs as in :func:`make_savings_scorer`.
+    Routing and costs as in :func:`make_savings_scorer` (costs reach ``predict_proba``
+    only if the estimator requests them there).
 
     Returns
     -------

@@ -18,7 +18,9 @@
 Relation to scikit-learn: ``TunedThresholdClassifierCV`` also tunes one global
 threshold, by cross-validating a scorer over a grid of candidate thresholds; with a
 cost scorer (:func:`csboost_plugins.metrics.make_savings_scorer` and metadata
-routing) it optimises the same money. :class:`ThresholdingOptimization` searches
+routing) it optimises the same money. That scorer hands each fold's costs to
+:meth:`BayesMinimumRiskClassifier.predict` (which requests them by default), so
+cross-validation and searches score the per-row decisions actually deployed. :class:`ThresholdingOptimization` searches
 every distinct score exactly (no grid) on a held-out set or out-of-fold
 probabilities, and BMR goes further by using each row's own threshold t*_i, which
 no global threshold can do when costs differ between rows.
@@ -306,7 +308,17 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     uses the new rows' own costs (money); with no costs it uses unit costs, i.e.
     ``s > 0.5``. ``predict_proba`` returns the calibrated probabilities, so
     ``predict == bayes_minimum_risk(predict_proba(X)[:, 1], costs)`` by construction.
+
+    With metadata routing on, ``predict`` requests the cost keywords by default
+    (``set_predict_request`` changes that): ``Pipeline.predict(X, fp_cost=..., ...)``
+    routes them to it, and :func:`csboost_plugins.metrics.make_savings_scorer` scores
+    each fold's decisions made with that fold's costs. ``fit``'s costs are not
+    requested by default (``set_fit_request``), as in every estimator of the library.
     """
+
+    # Requested by default, unlike scikit-learn's usual None: without its rows' costs predict silently
+    # falls back to unit costs (s > 1/2), so a scorer or pipeline that dropped them would give a wrong answer.
+    __metadata_request__predict = {k: True for k in ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")}
 
     @fill_doc
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
