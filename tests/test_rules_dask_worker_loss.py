@@ -1,0 +1,182 @@
+"""riff_select and RuleSet.predict / coverage on dask data while a real worker process dies (SIGKILL).
+
+A LocalCluster of 2 worker processes under nannies. A worker is killed with SIGKILL (no graceful
+close: its persisted partitions, its uncovered-row masks and its copy of the condition trie are
+gone) at a fixed point of the computation: before a pass (from the client) or inside a partition's
+task of a pass (the worker kills itself, once: a marker file). The nanny starts a new worker
+process, the scheduler recomputes the lost partitions from the graph (the frame is built from
+pandas, so the graph holds the rows) and the selection must equal the in-memory one on the same
+rows. Every call runs under a deadline, so a recovery bug fails the test instead of hanging it.
+"""
+
+import functools
+import os
+import signal
+import threading
+import time
+
+import dask.dataframe as dd
+import numpy as np
+import pytest
+from dask import distributed
+from sklearn.ensemble import RandomForestClassifier
+
+from csboost_plugins.rules import _dask, extract_rules, riff_select
+from csdt.datasets import make_fraud_transactions
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+
+DEADLINE = 60.0  # seconds for one selection / prediction; the healthy run takes a few
+
+
+def _within(fn, seconds=DEADLINE):
+    """fn() run in a thread; the test fails if it has not returned after ``seconds`` (a hang)."""
+    out = {}
+
+    def target():
+        try:
+            out["value"] = fn()
+        except Exception as e:  # noqa: BLE001 (re-raised in the test's thread)
+            out["error"] = e
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        pytest.fail(f"no result {seconds:.0f} s after a worker was killed: the computation hangs")
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+@pytest.fixture
+def client():
+    """A fresh cluster per test: a failed test's frames (kept alive by its traceback, same keys as the
+    next test's) or its killed worker cannot decide where the next test's partitions go."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as c:
+        c.wait_for_workers(2, timeout=DEADLINE)
+        yield c
+
+
+@pytest.fixture(scope="module")
+def fraud():
+    b = make_fraud_transactions(8000, fraud_rate=0.03, random_state=5)
+    X = b.data.copy()
+    X.iloc[::13, 1] = np.nan
+    y = np.asarray(b.target).astype(np.int64)
+    amount = np.round(np.asarray(b.fn_cost))  # integer money: every sum is exact, the selections equal
+    # depth 3: rules wide enough that every partition has rows covered by the first rule and a later one
+    forest = RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0).fit(X.fillna(-1)[:3000], y[:3000])
+    return X, y, amount, extract_rules(forest)
+
+
+def _persisted(X, y, amount, nparts=4):
+    """X, y, fn_cost as column selections of one persisted frame (built from pandas: recomputable)."""
+    df = X.copy()
+    df["_y"], df["_amount"] = y, amount
+    ddf = dd.from_pandas(df, npartitions=nparts).persist()
+    distributed.wait(ddf)
+    futs = _dask._partition_futures(ddf)
+    assert futs is not None and len(futs) == nparts
+    return ddf, futs
+
+
+def _victim(client, futs):
+    """(address, pid) of the worker holding partition 0, after checking both workers hold partitions."""
+    who = client.who_has(futs)
+    holders = {a for f in futs for a in who[f.key]}
+    pids = client.run(os.getpid)
+    assert len(holders) == 2 and holders <= set(pids), "the partitions should be spread over both workers"
+    addr = next(iter(who[futs[0].key]))
+    return addr, pids[addr]
+
+
+def _kill_once(marker):
+    """Kill the calling process with SIGKILL unless ``marker`` exists (created first: once only)."""
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+# The partition functions as imported, before a test patches them: the patched ones below are pickled
+# by reference, so a worker process imports this module and calls its own unpatched originals.
+_ORIGINAL = {name: getattr(_dask, name) for name in ("_step_pass", "_predict_part", "_coverage_part")}
+
+
+def _killing(name, pid, marker, *args):
+    """Partition function ``name`` that kills worker process ``pid`` in the first task it runs there, once
+    (for _step_pass: in pass 3, the second rule's step; the partitions are pinned to their workers loosely,
+    so the task of a given partition might run elsewhere)."""
+    if os.getpid() == pid and (name != "_step_pass" or len(args[-1]) == 2):
+        _kill_once(marker)
+    return _ORIGINAL[name](*args)
+
+
+def _wait_gone(client, addr):
+    deadline = time.monotonic() + DEADLINE
+    while addr in client.scheduler_info()["workers"]:
+        assert time.monotonic() < deadline, "the scheduler never noticed the killed worker"
+        time.sleep(0.05)
+
+
+def _assert_same_selection(got, ref):
+    assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert [str(r) for r in got] == [str(r) for r in ref]
+    assert got.last_rule_probability == ref.last_rule_probability  # integer sums: exact
+    for k in ("fpr", "tpr", "alert_rate", "money_recall"):
+        np.testing.assert_array_equal(got.selection[k], ref.selection[k], err_msg=k)
+
+
+@pytest.mark.parametrize("when", ["before_pass_3", "during_pass_3"])
+def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_path, when):
+    X, y, amount, pool = fraud
+    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=6)
+    assert len(ref) == 6  # 7 passes: 4 after the kill
+    ddf, futs = _persisted(X, y, amount)
+    # pass 3 needs each partition's mask after rule 1: in every partition rule 1 covers rows that a later
+    # rule covers too, so a partition that lost its mask and did not recompute it counts them twice
+    cov, ends = ref.coverage(X), np.cumsum(ddf.map_partitions(len).compute().tolist())
+    assert all((c[:, 0] & c[:, 1:].any(axis=1)).any() for c in np.split(cov, ends[:-1]))
+    addr, pid = _victim(client, futs)
+    held = sum(addr in ws for ws in client.who_has(futs).values())
+    marker = str(tmp_path / "killed")
+
+    if when == "before_pass_3":  # from the client, between passes 2 and 3
+        run = _dask._Passes.run
+
+        def killing_run(self, fn, *consts):
+            if self.count == 2:
+                os.kill(pid, signal.SIGKILL)
+                open(marker, "w").close()
+                _wait_gone(client, addr)  # pass 3 sees the partitions and masks of that worker lost
+            return run(self, fn, *consts)
+
+        monkeypatch.setattr(_dask._Passes, "run", killing_run)
+    else:  # the worker kills itself in a partition's task of pass 3
+        monkeypatch.setattr(_dask, "_step_pass", functools.partial(_killing, "_step_pass", pid, marker))
+
+    got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fn_cost=ddf["_amount"],
+                                     max_rules=6))
+    assert os.path.exists(marker), "no worker was killed"
+    assert pid not in client.run(os.getpid).values()
+    _assert_same_selection(got, ref)
+    assert got.selection["passes"] == 1 + len(got)  # the killed pass was not counted twice
+    # the partitions of the killed worker found no mask at pass 3 (at least) and recomputed it
+    assert got.selection["recomputed_partitions"] >= held
+    assert set(client.run(lambda: len(_dask._STATE)).values()) == {0}  # the selection's state dropped
+
+
+@pytest.mark.parametrize("method,part_fn", [("predict", "_predict_part"), ("coverage", "_coverage_part")])
+def test_ruleset_predict_survives_a_killed_worker(client, fraud, monkeypatch, tmp_path, method, part_fn):
+    X, y, amount, pool = fraud
+    rs = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
+    ddf, futs = _persisted(X, y, amount)
+    _, pid = _victim(client, futs)
+    marker = str(tmp_path / "killed")
+    monkeypatch.setattr(_dask, part_fn, functools.partial(_killing, part_fn, pid, marker))
+    got = _within(lambda: getattr(rs, method)(ddf[list(X.columns)]).compute())
+    assert os.path.exists(marker), "no worker was killed"
+    np.testing.assert_array_equal(got, getattr(rs, method)(X))
