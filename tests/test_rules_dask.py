@@ -11,12 +11,11 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from _fraud_rules import fraud_rules_case
 from dask import distributed
-from sklearn.ensemble import RandomForestClassifier
 
-from csboost_plugins.rules import extract_rules, riff_select
+from csboost_plugins.rules import riff_select
 from csboost_plugins.rules._dask import _step_pass as _STEP
-from csdt.datasets import make_fraud_transactions
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
@@ -30,13 +29,7 @@ def client():
 
 @pytest.fixture(scope="module")
 def fraud():
-    b = make_fraud_transactions(12000, fraud_rate=0.03, random_state=5)
-    X = b.data.copy()
-    X.iloc[::13, 1] = np.nan
-    y = np.asarray(b.target).astype(np.int64)
-    amount = np.round(np.asarray(b.fn_cost))  # integer money: every sum is exact in float64
-    forest = RandomForestClassifier(n_estimators=4, max_depth=5, random_state=0).fit(X.fillna(-1)[:3000], y[:3000])
-    return X, y, amount, extract_rules(forest)
+    return fraud_rules_case(12000, max_depth=5)
 
 
 @pytest.fixture

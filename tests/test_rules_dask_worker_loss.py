@@ -18,11 +18,10 @@ import time
 import dask.dataframe as dd
 import numpy as np
 import pytest
+from _fraud_rules import fraud_rules_case
 from dask import distributed
-from sklearn.ensemble import RandomForestClassifier
 
-from csboost_plugins.rules import _dask, extract_rules, riff_select
-from csdt.datasets import make_fraud_transactions
+from csboost_plugins.rules import _dask, riff_select
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
@@ -61,14 +60,8 @@ def client():
 
 @pytest.fixture(scope="module")
 def fraud():
-    b = make_fraud_transactions(8000, fraud_rate=0.03, random_state=5)
-    X = b.data.copy()
-    X.iloc[::13, 1] = np.nan
-    y = np.asarray(b.target).astype(np.int64)
-    amount = np.round(np.asarray(b.fn_cost))  # integer money: every sum is exact, the selections equal
     # depth 3: rules wide enough that every partition has rows covered by the first rule and a later one
-    forest = RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0).fit(X.fillna(-1)[:3000], y[:3000])
-    return X, y, amount, extract_rules(forest)
+    return fraud_rules_case(8000, max_depth=3)
 
 
 def _persisted(X, y, amount, nparts=4):
