@@ -24,10 +24,9 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _aec, _decision_layer
 from ._docstrings import fill_doc
-from .costs import check_binary_labels, check_costs, check_fit_costs, one_cost_warning
+from .costs import COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, one_cost_warning
 from .metrics import bayes_minimum_risk
 
-_COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
 
 # numpydoc text the xgboost and lightgbm estimators share (csboost_plugins._docstrings.fill_doc)
@@ -369,9 +368,9 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             if yk.shape[0] != Xk.shape[0]:
                 raise ValueError(f"eval_set[{k}]: y has {yk.shape[0]} rows but X has {Xk.shape[0]}")
             if isinstance(ck, dict):
-                unknown = set(ck) - set(_COST_KEYS)
+                unknown = set(ck) - set(COST_KEYWORDS)
                 if unknown:
-                    raise ValueError(f"eval_costs[{k}] has unknown keys {sorted(unknown)}; use {_COST_KEYS}")
+                    raise ValueError(f"eval_costs[{k}] has unknown keys {sorted(unknown)}; use {COST_KEYWORDS}")
                 kw = dict(ck)
                 kw.setdefault("tp_cost", 0.0)
                 kw.setdefault("tn_cost", 0.0)

@@ -26,7 +26,7 @@ import warnings
 from sklearn.metrics._scorer import _Scorer
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
-COST_KEYS = ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")
+from .costs import COST_KEYWORDS
 
 
 def response_costs(estimator, method, params):
@@ -46,7 +46,7 @@ def response_costs(estimator, method, params):
     dict
         Keyword arguments for the method: empty when it requests no cost.
     """
-    costs = {k: v for k, v in params.items() if k in COST_KEYS and v is not None}
+    costs = {k: v for k, v in params.items() if k in COST_KEYWORDS and v is not None}
     if not costs:
         return {}
     routing = get_routing_for_object(estimator)

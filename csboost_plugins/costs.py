@@ -51,6 +51,8 @@ __all__ = [
 FP, FN, TP, TN = 0, 1, 2, 3
 
 _COST_NAMES = ("fp_cost", "fn_cost", "tp_cost", "tn_cost")
+#: Every cost keyword of fit / predict / scorers (the four columns, or the (n, 4) matrix).
+COST_KEYWORDS = _COST_NAMES + ("cost_matrix",)
 
 #: Largest total money check_costs accepts: max ``|cost|`` x n. Fitting and scoring sum costs over rows
 #: (float64 overflows at 1.8e308); 1e300 leaves room for weights and differences of columns.

@@ -317,7 +317,8 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
 def _routed_scorer(score_func, response_method):
     import sklearn
 
-    from ._cost_scorer import COST_KEYS, cost_routing_scorer
+    from ._cost_scorer import cost_routing_scorer
+    from .costs import COST_KEYWORDS
 
     if not sklearn.get_config().get("enable_metadata_routing", False):
         # Without routing scikit-learn never hands a scorer the fold's costs: every fold would
@@ -333,7 +334,7 @@ def _routed_scorer(score_func, response_method):
     scorer = cost_routing_scorer(score_func, response_method)
     # The request lives on the scorer object; only setting it needs routing enabled.
     with sklearn.config_context(enable_metadata_routing=True):
-        scorer = scorer.set_score_request(**{k: True for k in COST_KEYS}, sample_weight=True)
+        scorer = scorer.set_score_request(**{k: True for k in COST_KEYWORDS}, sample_weight=True)
     return scorer
 
 

@@ -20,9 +20,9 @@ threshold, by cross-validating a scorer over a grid of candidate thresholds; wit
 cost scorer (:func:`csboost_plugins.metrics.make_savings_scorer` and metadata
 routing) it optimises the same money. That scorer hands each fold's costs to
 :meth:`BayesMinimumRiskClassifier.predict` (which requests them by default), so
-cross-validation and searches score the per-row decisions actually deployed. :class:`ThresholdingOptimization` searches
-every distinct score exactly (no grid) on a held-out set or out-of-fold
-probabilities, and BMR goes further by using each row's own threshold t*_i, which
+cross-validation and searches score the per-row decisions actually deployed.
+:class:`ThresholdingOptimization` searches every distinct score exactly (no grid) on a
+held-out set or out-of-fold probabilities, and BMR goes further by using each row's own threshold t*_i, which
 no global threshold can do when costs differ between rows.
 """
 
@@ -42,7 +42,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import FN, FP, TN, TP, check_binary_labels, check_costs, check_fit_costs
+from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_labels, check_costs,
+                                   check_fit_costs)
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
@@ -318,7 +319,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
 
     # Requested by default, unlike scikit-learn's usual None: without its rows' costs predict silently
     # falls back to unit costs (s > 1/2), so a scorer or pipeline that dropped them would give a wrong answer.
-    __metadata_request__predict = {k: True for k in ("fp_cost", "fn_cost", "tp_cost", "tn_cost", "cost_matrix")}
+    __metadata_request__predict = dict.fromkeys(COST_KEYWORDS, True)
 
     @fill_doc
     def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
