@@ -125,10 +125,13 @@ def trivial_policy_costs(y, costs, sample_weight=None):
 
 
 def savings_from_costs(cost, base):
-    """Savings ``(Cost_l - Cost) / Cost_l`` (ECSDT paper eq. 5) from totals, unitless.
+    """Savings ``(Cost_l - Cost) / |Cost_l|`` (ECSDT paper eq. 5) from totals, unitless.
 
-    ``base`` is ``Cost_l``, the cheaper trivial policy's total cost. Raises
-    ``ValueError`` when it is 0 (savings undefined).
+    ``base`` is ``Cost_l``, the cheaper trivial policy's total cost. The paper's
+    costs are non-negative, so ``|Cost_l| = Cost_l``; with benefits (negative costs)
+    ``Cost_l`` can be negative, and dividing by ``|Cost_l|`` keeps higher = cheaper
+    (a model cheaper than the trivial policy saves > 0; the score may then exceed 1).
+    Raises ``ValueError`` when ``Cost_l`` is 0 (savings undefined).
 
     Parameters
     ----------
@@ -144,7 +147,7 @@ def savings_from_costs(cost, base):
     """
     if base == 0:
         raise ValueError("savings are undefined: the cheaper trivial policy (all 0 or all 1) already costs 0")
-    return (base - cost) / base
+    return (base - cost) / abs(base)
 
 
 @fill_doc

@@ -174,18 +174,25 @@ _savings = savings_from_costs
 @fill_doc
 def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                   sample_weight=None):
-    """Savings (ECSDT paper eq. 5): ``(Cost_l - Cost(f)) / Cost_l``, unitless.
+    """Savings (ECSDT paper eq. 5): ``(Cost_l - Cost(f)) / |Cost_l|``, unitless.
 
     ``Cost_l = min(Cost(f_0), Cost(f_1))`` is the cost of the cheaper trivial
     policy (predict all negative / all positive). 1 is perfect; 0 is no better
-    than the trivial policy; negative is worse than it.
+    than the trivial policy; negative is worse than it. ``|Cost_l|`` equals the
+    paper's ``Cost_l`` for non-negative costs; with benefits (negative costs) it
+    keeps higher = cheaper, and a model may then save more than 1.
 
     %(Parameters, y_true, y_pred, costs, sample_weight)s
 
     Returns
     -------
     float
-        Savings, at most 1 (unitless).
+        Savings, at most 1 for non-negative costs (unitless).
+
+    Raises
+    ------
+    ValueError
+        When ``Cost_l`` is 0 (savings undefined, e.g. one class only and its right decision free).
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
@@ -221,14 +228,19 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
 @fill_doc
 def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                            cost_matrix=None, sample_weight=None):
-    """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / Cost_l``.
+    """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / |Cost_l|`` (see :func:`savings_score`).
 
     %(Parameters, y_true, y_proba, costs, sample_weight)s
 
     Returns
     -------
     float
-        Expected savings, at most 1 (unitless).
+        Expected savings, at most 1 for non-negative costs (unitless).
+
+    Raises
+    ------
+    ValueError
+        When ``Cost_l`` is 0 (savings undefined, e.g. one class only and its right decision free).
     """
     y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
                           sample_weight)
@@ -240,9 +252,10 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
                     sample_weight=None):
     """Normalised cost (ECSDT paper eq. 3): Cost(f) / cost of misclassifying every row.
 
-    The denominator is ``sum_i y_i C_FN_i + (1-y_i) C_FP_i``, the "theoretical
+    The denominator is ``|sum_i y_i C_FN_i + (1-y_i) C_FP_i|``, the "theoretical
     maximum cost" the paper describes in words (its printed eq. 3 swaps the
-    indicators, which would not be the cost of misclassifying every example).
+    indicators, which would not be the cost of misclassifying every example); its
+    absolute value keeps lower = cheaper when benefits make that sum negative.
 
     %(Parameters, y_true, y_pred, costs, sample_weight)s
 
@@ -256,7 +269,7 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
     worst = _total(row_cost(y, 1 - y, c), w)  # every row misclassified
     if worst == 0:
         raise ValueError("normalized cost is undefined: misclassifying every row costs 0")
-    return _total(_row_cost(y, d, c), w) / worst
+    return _total(_row_cost(y, d, c), w) / abs(worst)  # |.|: with benefits, lower must still be cheaper
 
 
 @fill_doc

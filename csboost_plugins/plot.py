@@ -55,7 +55,8 @@ def _score_of(estimator, X):
 
 
 def _savings(cost, base):
-    return (base - cost) / base if base != 0 else np.full(np.shape(cost), np.nan)
+    """savings_from_costs over an array of costs; NaN (not an error) where Cost_l = 0, so the plot still draws."""
+    return (base - cost) / abs(base) if base != 0 else np.full(np.shape(cost), np.nan)
 
 
 # ------------------------------------------------------------------------------------------- (a)

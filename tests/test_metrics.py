@@ -70,10 +70,11 @@ def test_savings_match_brute_force(prob):
             with pytest.raises(ValueError, match="savings are undefined"):
                 savings_score(y, d, cost_matrix=cm)
             return
-        assert savings_score(y, d, cost_matrix=cm) == pytest.approx((base - brute_cost(y, d, cm)) / base,
+        # |Cost_l|: costs here go down to -50, and a negative Cost_l must not flip "higher is cheaper"
+        assert savings_score(y, d, cost_matrix=cm) == pytest.approx((base - brute_cost(y, d, cm)) / abs(base),
                                                                     rel=1e-9, abs=1e-9)
         assert expected_savings_score(y, p, cost_matrix=cm) == pytest.approx(
-            (base - brute_cost(y, p, cm)) / base, rel=1e-9, abs=1e-9)
+            (base - brute_cost(y, p, cm)) / abs(base), rel=1e-9, abs=1e-9)
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,0 +1,68 @@
+"""Money audit: savings, cost inputs and plots on the inputs a bank's data scientist really passes."""
+
+import numpy as np
+import pytest
+
+from csboost_plugins import decision_costs as dc
+from csboost_plugins.metrics import expected_savings_score, normalized_cost, savings_score
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Savings keep "higher is better" when the cheaper trivial policy earns money (negative Cost_l)
+# ---------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def retention():
+    """A retention campaign: a kept churner is a benefit (C_TP = -50), a wasted offer costs 5 (sound matrix)."""
+    y = np.array([1, 1, 1, 0, 0])
+    cm = np.tile([5.0, 0.0, -50.0, 0.0], (5, 1))  # [C_FP, C_FN, C_TP, C_TN]
+    return y, cm
+
+
+def _brute_total(y, d, cm):
+    return sum(cm[i][2] if (y[i], d[i]) == (1, 1) else cm[i][1] if y[i] == 1 else cm[i][0] if d[i] else cm[i][3]
+               for i in range(len(y)))
+
+
+def test_savings_rank_decisions_by_money_when_the_trivial_policy_earns(retention):
+    y, cm = retention
+    perfect, everyone, worse = y, np.ones(5, int), np.array([1, 1, 0, 1, 1])
+    totals = [_brute_total(y, d, cm) for d in (perfect, everyone, worse)]
+    assert totals == [-150.0, -140.0, -90.0]  # Cost_l = -140 (offer everyone): perfect earns 10 more
+    scores = [savings_score(y, d, cost_matrix=cm) for d in (perfect, everyone, worse)]
+    assert scores[0] > 0 and scores[1] == 0 and scores[2] < 0, scores
+    assert scores[0] == pytest.approx(10 / 140) and scores[2] == pytest.approx(-50 / 140)
+    assert dc.savings_from_costs(-150.0, -140.0) == pytest.approx(10 / 140)
+    # expected savings too: sharper correct probabilities save more
+    assert expected_savings_score(y, y * 0.9 + 0.05, cost_matrix=cm) > expected_savings_score(y, np.full(5, .5),
+                                                                                               cost_matrix=cm)
+
+
+def test_normalized_cost_keeps_lower_is_better_with_benefits(retention):
+    y, cm = retention
+    cm = cm.copy()
+    cm[:, 1] = -60.0  # a missed churner pays more back than a kept one: misclassifying everyone earns (-170)
+    dearer, cheaper = y, 1 - y
+    assert _brute_total(y, dearer, cm) == -150.0 and _brute_total(y, cheaper, cm) == -170.0
+    with pytest.warns(UserWarning, match="C_FN < C_TP on every row"):
+        ranked = [normalized_cost(y, d, cost_matrix=cm) for d in (dearer, cheaper)]
+    assert ranked == pytest.approx([-150 / 170, -1.0])  # Cost / |cost of misclassifying every row|
+
+
+def test_plotted_savings_are_savings_score_with_benefits(retention):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from csboost_plugins.plot import MoneyCurveDisplay, ThresholdScalingDisplay
+    y, cm = retention
+    p = np.array([0.9, 0.8, 0.3, 0.6, 0.1])
+    disp = MoneyCurveDisplay.from_predictions(y, p, cost_matrix=cm, y_axis="savings")
+    order = np.argsort(-p)
+    for k in range(len(y) + 1):  # flag the k top-scored rows (scores are distinct)
+        d = np.zeros(5, int)
+        d[order[:k]] = 1
+        assert disp.savings[k] == pytest.approx(savings_score(y, d, cost_matrix=cm))
+    assert np.argmax(disp.savings) == 4 and disp.savings[4] == pytest.approx(5 / 140)  # the 3 churners + 1 wasted offer
+    ts = ThresholdScalingDisplay.from_predictions(y, p, cost_matrix=cm, threshold="constant", scale=[0.2, 0.5])
+    assert ts.savings == pytest.approx([savings_score(y, (p > t).astype(int), cost_matrix=cm) for t in (0.2, 0.5)])
+    plt.close("all")
