@@ -36,6 +36,7 @@ __all__ = [
     "cost_mistakes",
     "one_cost_warning",
     "check_costs",
+    "check_same_index",
     "check_fit_costs",
     "check_binary_labels",
     "split_costs",
@@ -190,6 +191,52 @@ def _check_finite(arr: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
+def _pandas_index(value):
+    """The index of a pandas Series / DataFrame, else None (pandas is only looked up if already imported)."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(value, (pd.Series, pd.DataFrame)):
+        return value.index
+    return None
+
+
+def check_same_index(named, index=None, index_name: str = "the rows (y / X)") -> None:
+    """Refuse pandas arguments whose indexes disagree: rows are matched by position, never by label.
+
+    Costs, labels, predictions and weights are read row by row in order (as
+    scikit-learn reads ``sample_weight``). A pandas Series whose index differs from
+    the rows' (re-sorted, re-indexed, or taken from another frame) would silently
+    give one row's money to another, so it is a ``ValueError`` instead; align it
+    first, or pass ``.to_numpy()`` to say "by position".
+
+    Parameters
+    ----------
+    named : iterable of (str, object)
+        Argument names and values; only pandas Series / DataFrames are compared.
+    index : pandas.Index, optional
+        The rows' index to compare with (default: the first pandas argument's).
+    index_name : str, default="the rows (y / X)"
+        What ``index`` belongs to, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the first argument whose index differs.
+    """
+    ref, ref_name = index, index_name
+    for name, value in named:
+        idx = _pandas_index(value)
+        if idx is None:
+            continue
+        if ref is None:
+            ref, ref_name = idx, name
+        elif not idx.equals(ref):
+            raise ValueError(
+                f"{name} is a pandas object whose index differs from {ref_name}'s index: rows are matched by "
+                f"position, so a re-sorted or re-indexed {name} would silently give one row's money to another. "
+                f"Align it first (e.g. {name}.loc[<the rows' index>]) or pass {name}.to_numpy() to match by "
+                "position")
+
+
 def check_costs(
     n: int | None = None,
     *,
@@ -199,6 +246,7 @@ def check_costs(
     tn_cost=0.0,
     cost_matrix=None,
     warn: bool = True,
+    index=None,
 ) -> np.ndarray:
     """Validate per-row costs and return them as a float64 array of shape (n, 4).
 
@@ -228,12 +276,17 @@ def check_costs(
         ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
     warn : bool, default True
         Warn about a likely mistaken matrix (:func:`cost_mistakes`).
+    index : pandas.Index, optional
+        The rows' index (of y or X). Costs are matched to rows by position; a
+        pandas Series / DataFrame of costs whose index differs from ``index`` (or
+        from another cost argument's) is a ``ValueError`` (:func:`check_same_index`).
 
     Returns
     -------
     ndarray of shape (n, 4)
         C-contiguous float64 ``[C_FP, C_FN, C_TP, C_TN]``.
     """
+    check_same_index(zip(COST_KEYWORDS, (fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)), index)
     if n is not None:
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
             raise TypeError(f"n (the number of rows) must be an integer, got {type(n).__name__} {n!r}")
@@ -297,7 +350,7 @@ def _check_magnitude(costs: np.ndarray) -> None:
 
 
 def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                    warn: bool = True) -> np.ndarray:
+                    warn: bool = True, index=None) -> np.ndarray:
     """:func:`check_costs` for an estimator's ``fit``: no costs at all means unit costs.
 
     When neither ``fp_cost``, ``fn_cost`` nor ``cost_matrix`` is given the costs are
@@ -313,6 +366,8 @@ def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, t
         the costs are ``C_FP = C_FN = 1``.
     warn : bool, default=True
         Warn (:class:`CostWarning`) where the matrix is likely a mistake.
+    index : pandas.Index, optional
+        The rows' index (of X or y): pandas costs with another index are refused.
 
     Returns
     -------
@@ -322,7 +377,7 @@ def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, t
     if fp_cost is None and fn_cost is None and cost_matrix is None:
         fp_cost = fn_cost = 1.0
     return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                       cost_matrix=cost_matrix, warn=warn)
+                       cost_matrix=cost_matrix, warn=warn, index=index)
 
 
 def _nonzero(v) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._docstrings import fill_doc
-from .costs import check_binary_labels, check_costs
+from .costs import check_binary_labels, check_costs, check_same_index
 from .decision_costs import (
     bayes_thresholds,
     bmr_decisions,
@@ -44,6 +44,8 @@ __all__ = [
 
 
 def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=False):
+    # rows are matched by position: pandas arguments must share one index (else one row gets another's money)
+    check_same_index([("y_true", y_true), (name, y_other), ("sample_weight", sample_weight), *costs_kw.items()])
     y, classes = check_binary_labels(y_true, name="y_true", require_both=require_both, return_classes=True)
     n = y.shape[0]
     if hasattr(y_other, "to_numpy"):
@@ -309,6 +311,7 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
     ndarray of shape (n_samples,)
         0/1 decisions (int).
     """
+    check_same_index([("y_proba", y_proba), *_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix).items()])
     if hasattr(y_proba, "to_numpy"):
         y_proba = y_proba.to_numpy()
     s = np.asarray(y_proba, dtype=np.float64)

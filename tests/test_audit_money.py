@@ -66,3 +66,73 @@ def test_plotted_savings_are_savings_score_with_benefits(retention):
     ts = ThresholdScalingDisplay.from_predictions(y, p, cost_matrix=cm, threshold="constant", scale=[0.2, 0.5])
     assert ts.savings == pytest.approx([savings_score(y, (p > t).astype(int), cost_matrix=cm) for t in (0.2, 0.5)])
     plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pandas inputs: rows are matched by position, so pandas objects whose indexes disagree are refused
+# ---------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def frame():
+    import pandas as pd
+    idx = [105, 101, 109, 102, 107, 103]
+    return pd.DataFrame({"y": [1, 0, 1, 0, 0, 1], "amount": [100.0, 5, 300, 2, 40, 70],
+                         "d": [1, 0, 0, 1, 0, 1], "p": [.9, .2, .3, .7, .1, .8]}, index=idx)
+
+
+def test_costs_with_the_rows_index_are_used_row_by_row(frame):
+    from csboost_plugins.metrics import cost_loss, row_costs
+    f = frame
+    hand = [10.0, 0.0, 300.0, 10.0, 0.0, 10.0]  # TP, TN, FN, FP, TN, TP at C_FP = C_TP = 10, C_FN = amount
+    np.testing.assert_array_equal(row_costs(f["y"], f["d"], fp_cost=10.0, fn_cost=f["amount"], tp_cost=10.0), hand)
+    assert cost_loss(f["y"], f["d"], fp_cost=10.0, fn_cost=f["amount"], tp_cost=10.0) == sum(hand)
+    sub = f.iloc[[4, 0, 2]]  # a shuffled subset keeps working when every argument comes from it
+    assert cost_loss(sub["y"], sub["d"], fp_cost=10.0, fn_cost=sub["amount"], tp_cost=10.0) == 0 + 10 + 300
+
+
+@pytest.mark.parametrize("bad", ["fn_cost", "y_pred", "sample_weight", "cost_matrix"])
+def test_a_misaligned_pandas_argument_is_refused_not_matched_by_position(frame, bad):
+    from csboost_plugins.metrics import cost_loss
+    f = frame
+    other = f.sort_index()  # same rows, another order: by position every row would get another row's money
+    kw = dict(y_true=f["y"], y_pred=f["d"], fp_cost=10.0, fn_cost=f["amount"], tp_cost=10.0,
+              sample_weight=f["amount"] * 0 + 1)
+    if bad == "cost_matrix":
+        from csboost_plugins.costs import fraud_cost_matrix
+        import pandas as pd
+        kw.update(fp_cost=None, fn_cost=None, tp_cost=0.0,
+                  cost_matrix=pd.DataFrame(fraud_cost_matrix(other["amount"].to_numpy()), index=other.index))
+    elif bad == "fn_cost":
+        kw["fn_cost"] = other["amount"]
+    elif bad == "y_pred":
+        kw["y_pred"] = other["d"]
+    else:
+        kw["sample_weight"] = other["amount"] * 0 + 1
+    with pytest.raises(ValueError, match=rf"{bad}.*index.*to_numpy\(\)"):
+        cost_loss(**kw)
+    # .to_numpy() says "by position" explicitly and is accepted
+    kw[bad] = kw[bad].to_numpy()
+    assert np.isfinite(cost_loss(**kw))
+
+
+def test_misaligned_costs_are_refused_everywhere_money_is_read(frame):
+    import pandas as pd
+    from csboost_plugins.costs import check_costs
+    from csboost_plugins.metrics import bayes_minimum_risk, expected_savings_score
+    from csboost_plugins.plot import MoneyCurveDisplay
+    f, amount = frame, frame["amount"].sort_index()
+    with pytest.raises(ValueError, match="fn_cost.*index"):
+        check_costs(fp_cost=f["amount"] * 0 + 10, fn_cost=amount)
+    with pytest.raises(ValueError, match="fn_cost.*index"):
+        check_costs(6, fp_cost=10.0, fn_cost=amount, index=f.index)
+    with pytest.raises(ValueError, match="fn_cost.*index"):
+        expected_savings_score(f["y"], f["p"], fp_cost=10.0, fn_cost=amount)
+    with pytest.raises(ValueError, match="fn_cost.*index"):
+        bayes_minimum_risk(f["p"], fp_cost=10.0, fn_cost=amount)
+    with pytest.raises(ValueError, match="fn_cost.*index"):
+        MoneyCurveDisplay.from_predictions(f["y"], f["p"], fp_cost=10.0, fn_cost=amount, ax=_Ax())
+    # a RangeIndex Series against numpy labels: nothing to compare, used by position
+    assert check_costs(fp_cost=10.0, fn_cost=pd.Series([1.0, 2.0]))[:, 1].tolist() == [1.0, 2.0]
+
+
+class _Ax:
+    """Never reached: the costs are refused before anything is drawn."""
