@@ -273,7 +273,9 @@ def check_costs(
     tp_cost, tn_cost : float or array-like of shape (n,), default 0.0
         Cost of a true positive / true negative (negative: a benefit).
     cost_matrix : array-like of shape (n, 4), optional
-        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords. A DataFrame whose
+        columns are named ``C_FP``, ``C_FN``, ``C_TP``, ``C_TN`` (or ``fp_cost`` ...,
+        ``FP`` ..., any case) is read by name in any order; unnamed columns by position.
     warn : bool, default True
         Warn about a likely mistaken matrix (:func:`cost_mistakes`).
     index : pandas.Index, optional
@@ -298,6 +300,7 @@ def check_costs(
             raise ValueError(
                 "give either cost_matrix= or fp_cost=/fn_cost=/tp_cost=/tn_cost=, not both"
             )
+        cost_matrix = _by_column_names(cost_matrix)
         if hasattr(cost_matrix, "to_numpy"):
             cost_matrix = cost_matrix.to_numpy()
         try:
@@ -336,6 +339,32 @@ def check_costs(
         if problem:
             _warn_costs(problem)
     return out
+
+
+# Column labels of a DataFrame cost matrix read by name (case-insensitive): C_FP, FP, fp_cost, cost_fp, ...
+_COLUMN_LABELS = {f"{pre}{k}{post}": j for j, k in enumerate(("fp", "fn", "tp", "tn"))
+                  for pre, post in (("c_", ""), ("", ""), ("", "_cost"), ("cost_", ""))}
+
+
+def _by_column_names(cost_matrix):
+    """A DataFrame whose 4 columns are named C_FP/C_FN/C_TP/C_TN (or fp_cost, FP, ...) reordered by name.
+
+    Unnamed columns (0..3, or labels that name no cost) are read by position; a
+    frame naming only some, or one twice, is a ``ValueError`` rather than a guess.
+    """
+    columns = getattr(cost_matrix, "columns", None)
+    if columns is None or len(columns) != 4:
+        return cost_matrix
+    hits = [_COLUMN_LABELS.get(str(c).strip().lower()) for c in columns]
+    if all(h is None for h in hits):
+        return cost_matrix
+    if sorted(h for h in hits if h is not None) != [FP, FN, TP, TN]:
+        problem = "names a cost twice" if len({h for h in hits if h is not None}) < sum(h is not None for h in hits) \
+            else "names only some of them"
+        raise ValueError(
+            f"cost_matrix columns {list(columns)!r} {problem}: name all four C_FP, C_FN, C_TP, C_TN (any order; "
+            "fp_cost, FP ... also work) or none (then they are read by position in that order)")
+    return cost_matrix.iloc[:, [hits.index(j) for j in (FP, FN, TP, TN)]]
 
 
 def _check_magnitude(costs: np.ndarray) -> None:

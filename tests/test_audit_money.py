@@ -136,3 +136,32 @@ def test_misaligned_costs_are_refused_everywhere_money_is_read(frame):
 
 class _Ax:
     """Never reached: the costs are refused before anything is drawn."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A DataFrame cost matrix is read by its column names when it has them
+# ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("names", [["C_FP", "C_FN", "C_TP", "C_TN"], ["fp_cost", "fn_cost", "tp_cost", "tn_cost"],
+                                   ["FP", "FN", "TP", "TN"]])
+def test_named_cost_matrix_columns_are_read_by_name_in_any_order(names):
+    import pandas as pd
+    from csboost_plugins.costs import check_costs
+    from csboost_plugins.metrics import cost_loss
+    cm = np.array([[10.0, 100.0, 10.0, 0.0], [10.0, 5.0, 10.0, 0.0], [3.0, 300.0, 1.0, 0.5]])
+    df = pd.DataFrame(cm, columns=names)
+    shuffled = df[[names[3], names[2], names[0], names[1]]]
+    np.testing.assert_array_equal(check_costs(3, cost_matrix=shuffled), cm)
+    y, d = np.array([1, 0, 1]), np.array([1, 1, 0])
+    assert cost_loss(y, d, cost_matrix=shuffled) == 10.0 + 10.0 + 300.0
+
+
+def test_unnamed_or_half_named_cost_matrix_columns():
+    import pandas as pd
+    from csboost_plugins.costs import check_costs
+    cm = np.array([[10.0, 100.0, 10.0, 0.0]])
+    np.testing.assert_array_equal(check_costs(1, cost_matrix=pd.DataFrame(cm)), cm)  # 0..3: by position
+    np.testing.assert_array_equal(check_costs(1, cost_matrix=pd.DataFrame(cm, columns=list("abcd"))), cm)
+    with pytest.raises(ValueError, match=r"cost_matrix.*'C_FP', 'amount'"):
+        check_costs(1, cost_matrix=pd.DataFrame(cm, columns=["C_FP", "amount", "C_TP", "C_TN"]))
+    with pytest.raises(ValueError, match=r"cost_matrix.*twice"):
+        check_costs(1, cost_matrix=pd.DataFrame(cm, columns=["C_FP", "fp_cost", "C_TP", "C_TN"]))
