@@ -52,18 +52,13 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=Fal
         y_other = y_other.to_numpy()
     if name == "y_pred":
         y_other = _labels_as_decisions(y_other, classes)
-    v = np.asarray(y_other, dtype=np.float64)
-    if v.ndim == 2 and v.shape[1] == 2 and name == "y_proba":
-        v = v[:, 1]  # predict_proba output: take P(y=1)
-    v = v.reshape(-1) if v.ndim == 2 and 1 in v.shape else v
-    if v.ndim != 1 or v.shape[0] != n:
+    v = _scores(y_other, name, proba_columns=name != "y_pred")
+    if v.shape[0] != n:
         raise ValueError(f"{name} has shape {np.shape(y_other)} but y_true has {n} rows")
-    if np.isnan(v).any():
-        raise ValueError(f"{name} contains NaN")
     c = check_costs(n, **costs_kw)
     w = None
     if sample_weight is not None:
-        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+        w = _as_float(sample_weight, "sample_weight").reshape(-1)
         if w.shape[0] != n:
             raise ValueError(f"sample_weight has length {w.shape[0]} but y_true has {n} rows")
         if not np.all(np.isfinite(w)) or np.any(w < 0):
@@ -73,6 +68,29 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=Fal
     elif name == "y_proba":
         _check_proba(v)
     return y, v, c, w
+
+
+def _as_float(value, name):
+    """``value`` as a float64 array; TypeError naming the argument when it is not numeric."""
+    if hasattr(value, "to_numpy"):
+        value = value.to_numpy()
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric, got {np.asarray(value).dtype} values ({exc})") from exc
+
+
+def _scores(value, name, *, proba_columns=True):
+    """1-D float scores: an (n, 1) column is raveled; an (n, 2) ``predict_proba`` output gives P(y=1)."""
+    v = _as_float(value, name)
+    if proba_columns and v.ndim == 2 and v.shape[1] == 2:
+        v = v[:, 1]
+    v = v.reshape(-1) if v.ndim == 2 and 1 in v.shape else v
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (or an (n, 2) predict_proba output), got shape {v.shape}")
+    if np.isnan(v).any():
+        raise ValueError(f"{name} contains NaN")
+    return v
 
 
 def _labels_as_decisions(y_pred, classes):
@@ -223,7 +241,10 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
                           sample_weight)
     total = _total(_row_cost(y, s, c), w)
     if normalize:
-        total /= (y.shape[0] if w is None else float(w.sum()))
+        weight = y.shape[0] if w is None else float(w.sum())
+        if weight == 0:
+            raise ValueError("sample_weight sums to 0: the average expected cost (normalize=True) is undefined")
+        total /= weight
     return total
 
 
@@ -312,15 +333,7 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
         0/1 decisions (int).
     """
     check_same_index([("y_proba", y_proba), *_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix).items()])
-    if hasattr(y_proba, "to_numpy"):
-        y_proba = y_proba.to_numpy()
-    s = np.asarray(y_proba, dtype=np.float64)
-    if s.ndim == 2 and s.shape[1] == 2:
-        s = s[:, 1]
-    if s.ndim != 1:
-        raise ValueError(f"y_proba must be 1-D P(y=1) or (n, 2) predict_proba output, got shape {s.shape}")
-    if np.isnan(s).any():
-        raise ValueError("y_proba contains NaN")
+    s = _scores(y_proba, "y_proba")
     _check_proba(s)
     c = check_costs(s.shape[0], **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
     return bmr_decisions(s, c)

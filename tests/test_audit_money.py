@@ -165,3 +165,38 @@ def test_unnamed_or_half_named_cost_matrix_columns():
         check_costs(1, cost_matrix=pd.DataFrame(cm, columns=["C_FP", "amount", "C_TP", "C_TN"]))
     with pytest.raises(ValueError, match=r"cost_matrix.*twice"):
         check_costs(1, cost_matrix=pd.DataFrame(cm, columns=["C_FP", "fp_cost", "C_TP", "C_TN"]))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Odd probabilities, predictions and weights: errors name the argument
+# ---------------------------------------------------------------------------------------------------------
+def test_non_numeric_inputs_name_the_argument():
+    from csboost_plugins.metrics import bayes_minimum_risk, cost_loss, expected_savings_score
+    y = np.array([1, 0, 1])
+    with pytest.raises(TypeError, match="y_proba"):
+        bayes_minimum_risk(["high", "low", "high"], fp_cost=1.0, fn_cost=5.0)
+    with pytest.raises(TypeError, match="y_proba"):
+        expected_savings_score(y, ["high", "low", "high"], fp_cost=1.0, fn_cost=5.0)
+    with pytest.raises(TypeError, match="sample_weight"):
+        cost_loss(y, [1, 0, 0], fp_cost=1.0, fn_cost=5.0, sample_weight=["a", "b", "c"])
+
+
+def test_zero_total_weight_is_a_clear_error_where_the_average_divides_by_it():
+    from csboost_plugins.metrics import expected_cost_loss
+    y, p = np.array([1, 0, 1]), np.array([0.2, 0.4, 0.9])
+    assert expected_cost_loss(y, p, fp_cost=1.0, fn_cost=5.0, sample_weight=[0, 0, 0]) == 0.0
+    assert expected_cost_loss(y, p, fp_cost=1.0, fn_cost=5.0, sample_weight=[0, 2, 0], normalize=True) == \
+        pytest.approx(0.4)  # only the negative row counts: 0.4 x C_FP
+    with pytest.raises(ValueError, match="sample_weight sums to 0"):
+        expected_cost_loss(y, p, fp_cost=1.0, fn_cost=5.0, sample_weight=[0, 0, 0], normalize=True)
+
+
+def test_bayes_minimum_risk_takes_every_shape_the_other_metrics_take():
+    from csboost_plugins.metrics import bayes_minimum_risk
+    p = np.array([0.15, 0.2, 0.9])
+    cm = np.array([[10.0, 100.0, 10.0, 0.0], [10.0, 20.0, 10.0, 0.0], [10.0, 12.0, 10.0, 0.0]])
+    want = [int(p[i] * cm[i, 2] + (1 - p[i]) * cm[i, 0] < p[i] * cm[i, 1] + (1 - p[i]) * cm[i, 3]) for i in range(3)]
+    assert want == [1, 0, 1]  # t* = 10/100, 10/20, 10/12
+    assert bayes_minimum_risk(p, cost_matrix=cm).tolist() == want
+    assert bayes_minimum_risk(p[:, None], cost_matrix=cm).tolist() == want          # a column vector
+    assert bayes_minimum_risk(np.c_[1 - p, p], cost_matrix=cm).tolist() == want     # predict_proba output
