@@ -54,6 +54,15 @@ def _score_of(estimator, X):
     raise TypeError(f"{type(estimator).__name__} has neither predict_proba nor decision_function")
 
 
+def _weights(w, n):
+    """Row weights (ones when None); a ValueError when they sum to 0 (no rows to plot)."""
+    if w is None:
+        return np.ones(n)
+    if w.sum() == 0:
+        raise ValueError("sample_weight sums to 0: no rows to plot")
+    return w
+
+
 def _savings(cost, base):
     """savings_from_costs over an array of costs; NaN (not an error) where Cost_l = 0, so the plot still draws."""
     return (base - cost) / abs(base) if base != 0 else np.full(np.shape(cost), np.nan)
@@ -185,7 +194,7 @@ class MoneyCurveDisplay:
         """
         yt, s, c, w = _prepare(y_true, y_score, "y_score", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost,
                                                                       cost_matrix), sample_weight)
-        w = np.ones(len(yt)) if w is None else w
+        w = _weights(w, len(yt))
         caught_row, alert_row = misclassification_costs(c)
         pos, neg = w * (yt == 1), w * (yt == 0)
         order = np.argsort(-s, kind="stable")
@@ -201,7 +210,12 @@ class MoneyCurveDisplay:
                 raise ValueError("rules need X (the rows y_true and y_score describe) to be evaluated")
             table = rules.evaluate(X, yt, sample_weight=w, cost_matrix=c, per_rule=True)
             alert_rate = np.cumsum(table["new_tp"] + table["new_fp"]).to_numpy() / w.sum()
-        disp = cls(alert_rate=cum(w) / w.sum(), fpr=cum(neg) / neg.sum(), money_caught=cum(pos * caught_row),
+        if neg.sum() == 0 and x_axis == "fpr":
+            raise ValueError("x_axis='fpr' needs negatives in y_true: the false positive rate is undefined without "
+                             "them (use x_axis='alert_rate')")
+        with np.errstate(invalid="ignore"):  # no negatives: FPR undefined (NaN), the alert-rate curve still draws
+            fpr = cum(neg) / neg.sum()
+        disp = cls(alert_rate=cum(w) / w.sum(), fpr=fpr, money_caught=cum(pos * caught_row),
                    alert_cost=cum(neg * alert_row), cost_no_alerts=none, cost_flag_all=flag_all, rule_table=table,
                    rule_alert_rate=alert_rate, x_axis=x_axis, y_axis=y_axis, name=name)
         return disp.plot(ax)
@@ -573,9 +587,7 @@ class ThresholdScalingDisplay:
         """
         yt, p, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost,
                                                                       cost_matrix), sample_weight)
-        if np.any(p < 0) or np.any(p > 1):
-            raise ValueError("y_proba must lie in [0, 1]")
-        w = np.ones(len(yt)) if w is None else w
+        w = _weights(w, len(yt))
         _choice(threshold, "threshold", ("bayes", "constant"))
         if scale is None:
             scale = np.logspace(-2, 2, 81) if threshold == "bayes" else np.linspace(0, 1, 101)
@@ -609,5 +621,8 @@ class ThresholdScalingDisplay:
         -------
         ThresholdScalingDisplay
         """
+        if not hasattr(estimator, "predict_proba"):
+            raise TypeError(f"{type(estimator).__name__} has no predict_proba: the Bayes thresholds need "
+                            "probabilities (calibrate it, e.g. CalibratedClassifierCV)")
         return cls.from_predictions(y, np.asarray(estimator.predict_proba(X))[:, 1], ax=ax,
                                     name=name or type(estimator).__name__, **kwargs)

@@ -184,3 +184,29 @@ def test_threshold_scaling_matches_savings_score(fraud):
         ThresholdScalingDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=1.0, threshold="median")
     with pytest.raises(ValueError, match="y_proba must lie"):
         ThresholdScalingDisplay.from_predictions(y, p * 3, fn_cost=amount, fp_cost=1.0)
+
+
+def test_odd_inputs_are_plotted_or_refused_by_name():
+    import warnings
+
+    from sklearn.svm import LinearSVC
+    y, p, amount = np.array([1, 0, 1, 0, 0, 1]), np.array([.9, .2, .3, .7, .1, .8]), np.array([100., 5, 300, 2, 40, 70])
+    kw = dict(fp_cost=10.0, fn_cost=amount, tp_cost=10.0)
+    one = MoneyCurveDisplay.from_predictions(y, p, **kw)
+    # predict_proba output is P(y=1), as in the metrics
+    np.testing.assert_array_equal(MoneyCurveDisplay.from_predictions(y, np.c_[1 - p, p], **kw).net_money,
+                                  one.net_money)
+    with pytest.raises(ValueError, match="sample_weight sums to 0"):
+        MoneyCurveDisplay.from_predictions(y, p, sample_weight=np.zeros(6), **kw)
+    with pytest.raises(ValueError, match="sample_weight sums to 0"):
+        ThresholdScalingDisplay.from_predictions(y, p, sample_weight=np.zeros(6), **kw)
+    # positives only: the alert-rate curve draws without a RuntimeWarning; an FPR axis is refused by name
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        only = MoneyCurveDisplay.from_predictions(np.ones(6, int), p, **kw)
+    assert np.isnan(only.fpr).all() and only.net_money[-1] == pytest.approx((amount - 10).sum())
+    with pytest.raises(ValueError, match="x_axis='fpr'.*negatives"):
+        MoneyCurveDisplay.from_predictions(np.ones(6, int), p, x_axis="fpr", **kw)
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    with pytest.raises(TypeError, match="LinearSVC has no predict_proba"):
+        ThresholdScalingDisplay.from_estimator(LinearSVC().fit(X, y), X, y, **kw)
