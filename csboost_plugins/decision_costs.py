@@ -207,21 +207,30 @@ def misclassification_costs(costs):
 def bayes_thresholds(costs):
     """Per-row Bayes threshold ``t* = (C_FP - C_TN) / ((C_FN - C_TP) + (C_FP - C_TN))``.
 
-    Deciding 1 is cheaper in expectation iff ``p > t*``. Rows whose two regrets sum
-    to 0 get 0.5 when both are 0 (the decision is irrelevant) and +-inf otherwise.
+    Deciding 1 is cheaper in expectation iff ``p > t*`` (``r0 - r1 = p den - (C_FP - C_TN)``
+    with ``den`` the denominator), which holds as written where ``den > 0``. Elsewhere:
+
+    * both regrets 0: 0.5 (the decision is irrelevant);
+    * ``C_FN - C_TP <= 0 <= C_FP - C_TN`` (deciding 1 never cheaper): ``+inf``;
+    * ``C_FP - C_TN <= 0 <= C_FN - C_TP`` (deciding 1 always cheaper): ``-inf``;
+    * both regrets negative with ``den < 0`` (the matrix rewards being wrong, which
+      :func:`~csboost_plugins.costs.check_costs` warns about): deciding 1 is cheaper iff
+      ``p < t*``, which no threshold ``p > t`` describes: NaN (use :func:`bmr_decisions`).
 
     %(Parameters, cost_array)s
 
     Returns
     -------
     ndarray of shape (n_samples,)
-        t* per row (may be +-inf, see above).
+        t* per row (may be +-inf or NaN, see above).
     """
     reg_pos, reg_neg = misclassification_costs(costs)
     den = reg_pos + reg_neg
     with np.errstate(divide="ignore", invalid="ignore"):
         t = reg_neg / den
-    t[(den == 0) & (reg_neg == 0)] = 0.5
-    t[(den == 0) & (reg_neg > 0)] = np.inf
-    t[(den == 0) & (reg_neg < 0)] = -np.inf
+    off = den <= 0  # p > reg_neg / den is the Bayes decision only where den > 0
+    t[off & (reg_pos <= 0) & (reg_neg >= 0)] = np.inf
+    t[off & (reg_neg <= 0) & (reg_pos >= 0)] = -np.inf
+    t[off & (reg_pos < 0) & (reg_neg < 0)] = np.nan
+    t[(reg_pos == 0) & (reg_neg == 0)] = 0.5
     return t

@@ -300,10 +300,10 @@ def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     """Per-row Bayes threshold t*_i (csboost paper eq. 2, general four-cost form).
 
     ``t*_i = (C_FP - C_TN) / ((C_FN - C_TP) + (C_FP - C_TN))``: predicting 1 has
-    lower expected cost than predicting 0 iff s_i > t*_i. Rows with equal total
-    misclassification regret (denominator 0) get t* = 0.5 only if both regrets
-    are 0 (decision irrelevant); rows where predicting 1 is always cheaper get
-    -inf / always dearer +inf are not possible under the reasonableness conditions.
+    lower expected cost than predicting 0 iff s_i > t*_i. Rows where predicting 1 is
+    never cheaper get +inf, always cheaper -inf, both regrets 0 (decision
+    irrelevant) 0.5, and rows rewarding both wrong decisions (a ``CostWarning``) NaN:
+    see :func:`csboost_plugins.decision_costs.bayes_thresholds`.
 
     %(Parameters, costs)s
     n : int, optional

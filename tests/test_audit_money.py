@@ -200,3 +200,26 @@ def test_bayes_minimum_risk_takes_every_shape_the_other_metrics_take():
     assert bayes_minimum_risk(p, cost_matrix=cm).tolist() == want
     assert bayes_minimum_risk(p[:, None], cost_matrix=cm).tolist() == want          # a column vector
     assert bayes_minimum_risk(np.c_[1 - p, p], cost_matrix=cm).tolist() == want     # predict_proba output
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Bayes thresholds: "decide 1 iff p > t*" must be Bayes minimum risk on every row it is given for
+# ---------------------------------------------------------------------------------------------------------
+def test_bayes_thresholds_agree_with_bmr_on_one_sided_rows():
+    from csboost_plugins.metrics import optimal_thresholds
+    # [C_FP, C_FN, C_TP, C_TN]; regrets (C_FN - C_TP, C_FP - C_TN)
+    cm = np.array([
+        [10.0, 100.0, 10.0, 0.0],   # fraud row: (90, 10), t* = 0.1
+        [10.0, 5.0, 30.0, 0.0],     # an alert dearer than the fraud by more than C_FP: (-25, 10), never flag
+        [0.0, 30.0, 0.0, 40.0],     # flagging a legit row is cheaper than passing it by 40: (30, -40), always
+        [10.0, 5.0, 12.0, 0.0],     # (-7, 10): never
+    ])
+    p = np.random.default_rng(0).uniform(0.001, 0.999, 500)
+    t = dc.bayes_thresholds(cm)
+    for i in range(len(cm)):
+        c = np.repeat(cm[i:i + 1], len(p), axis=0)
+        np.testing.assert_array_equal((p > t[i]).astype(int), dc.bmr_decisions(p, c), err_msg=f"row {i}, t*={t[i]}")
+    assert t[1] == np.inf and t[2] == -np.inf
+    with pytest.warns(UserWarning, match="both wrong decisions cheaper"):
+        inverted = optimal_thresholds(cost_matrix=[[0.0, 0.0, 10.0, 10.0]])  # flag iff p < 1/2: no "p > t"
+    assert np.isnan(inverted).all()
