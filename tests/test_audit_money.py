@@ -223,3 +223,33 @@ def test_bayes_thresholds_agree_with_bmr_on_one_sided_rows():
     with pytest.warns(UserWarning, match="both wrong decisions cheaper"):
         inverted = optimal_thresholds(cost_matrix=[[0.0, 0.0, 10.0, 10.0]])  # flag iff p < 1/2: no "p > t"
     assert np.isnan(inverted).all()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Cost-matrix builders validate every parameter (no silent NaN or negative losses)
+# ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, name", [
+    (lambda b: b.direct_marketing_cost_matrix([1000.0, 50.0], admin_cost=np.nan), "admin_cost"),
+    (lambda b: b.direct_marketing_cost_matrix([1000.0, 50.0], interest_spread=np.inf), "interest_spread"),
+    (lambda b: b.direct_marketing_cost_matrix([1000.0, 50.0], balance_fraction=np.nan), "balance_fraction"),
+    (lambda b: b.direct_marketing_cost_matrix([1000.0, 50.0], admin_cost=[1.0, 2.0, 3.0]), "admin_cost"),
+    (lambda b: b.churn_cost_matrix([100.0, 50.0], gamma=1.5), "gamma"),
+    (lambda b: b.churn_cost_matrix([100.0, 50.0], gamma=-0.1), "gamma"),
+    (lambda b: b.credit_scoring_cost_matrix([5000.0, 3000.0], positive_rate=2.0), "positive_rate"),
+    (lambda b: b.credit_scoring_cost_matrix([5000.0, 3000.0], positive_rate=np.nan), "positive_rate"),
+    (lambda b: b.credit_scoring_cost_matrix([5000.0, 3000.0], [1.5, 0.2], positive_rate=0.07), "debt_ratio"),
+    (lambda b: b.credit_scoring_cost_matrix([5000.0, 3000.0], [-0.1, 0.2], positive_rate=0.07), "debt_ratio"),
+    (lambda b: b.credit_scoring_cost_matrix([5000.0, 3000.0], positive_rate=0.07, term=0), "term"),
+])
+def test_builders_refuse_parameters_that_give_nan_or_meaningless_money(call, name):
+    from csboost_plugins import costs as b
+    with pytest.raises(ValueError, match=name):
+        call(b)
+
+
+def test_builders_still_give_the_papers_matrices():
+    from csboost_plugins import costs as b
+    m = b.direct_marketing_cost_matrix([1000.0, 50.0])
+    np.testing.assert_allclose(m, [[1, 0.25 * 1000 * 0.02463333, 1, 0], [1, 1, 1, 0]])
+    cl = b.credit_scoring_cost_matrix([5000.0, 3000.0], [0.0, 1.0], positive_rate=0.07)[:, 1] / 0.75
+    assert cl[1] == 0.0 and cl[0] == pytest.approx(15000.0)  # no capacity left at debt ratio 1; 3 x income otherwise
