@@ -46,10 +46,10 @@ __all__ = [
 def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=False):
     # rows are matched by position: pandas arguments must share one index (else one row gets another's money)
     check_same_index([("y_true", y_true), (name, y_other), ("sample_weight", sample_weight), *costs_kw.items()])
-    y, classes = check_binary_labels(y_true, name="y_true", require_both=require_both, return_classes=True)
-    n = y.shape[0]
     if hasattr(y_other, "to_numpy"):
         y_other = y_other.to_numpy()
+    y, classes = _truth(y_true, y_other if name == "y_pred" else None, require_both)
+    n = y.shape[0]
     if name == "y_pred":
         y_other = _labels_as_decisions(y_other, classes)
     v = _scores(y_other, name, proba_columns=name != "y_pred")
@@ -91,6 +91,32 @@ def _scores(value, name, *, proba_columns=True):
     if np.isnan(v).any():
         raise ValueError(f"{name} contains NaN")
     return v
+
+
+def _truth(y_true, y_pred, require_both):
+    """y_true as 0/1 and its two labels (:func:`check_binary_labels`), without guessing a lone label.
+
+    A y_true of one label (a fold of positives only) is read together with ``y_pred``'s
+    labels when those are labels, not 0/1 decisions (``["yes"] * n`` against
+    ``["yes", "no"]``: "yes" is the larger, positive label); a lone label that is still
+    not recognisably 0 or 1 is a ``ValueError`` rather than silently a negative.
+    """
+    y, classes = check_binary_labels(y_true, name="y_true", require_both=require_both, return_classes=True)
+    raw = np.unique(np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true))
+    if raw.size != 1:
+        return y, classes
+    if y_pred is not None:
+        p = np.asarray(y_pred).ravel()
+        numeric = p.dtype.kind in "biuf"
+        if p.size and numeric == (raw.dtype.kind in "biuf") and \
+                (not numeric or (np.all(p == np.round(p)) and not np.isin(p, [0, 1]).all())):
+            labels = np.unique(np.concatenate([raw, p]))
+            if labels.size == 2:
+                return np.full(y.shape[0], int(raw[0] == labels[1]), dtype=np.int64), labels
+    if raw.dtype.kind == "b" or (raw.dtype.kind in "iuf" and raw[0] in (0, 1)):
+        return y, classes
+    raise ValueError(f"y_true holds only the label {raw[0].item()!r}: cannot tell whether it is the positive class; "
+                     "pass y_true as 0/1 (1 = positive), or a y_pred in the same labels holding both")
 
 
 def _labels_as_decisions(y_pred, classes):

@@ -253,3 +253,29 @@ def test_builders_still_give_the_papers_matrices():
     np.testing.assert_allclose(m, [[1, 0.25 * 1000 * 0.02463333, 1, 0], [1, 1, 1, 0]])
     cl = b.credit_scoring_cost_matrix([5000.0, 3000.0], [0.0, 1.0], positive_rate=0.07)[:, 1] / 0.75
     assert cl[1] == 0.0 and cl[0] == pytest.approx(15000.0)  # no capacity left at debt ratio 1; 3 x income otherwise
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One class only (a fold of positives): its label is read with y_pred's, never guessed
+# ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("pos, neg", [("yes", "no"), (2, 1), (1, -1), (True, False)])
+def test_a_fold_of_positives_only_is_scored_as_positives(pos, neg):
+    from csboost_plugins.metrics import cost_loss, savings_score
+    y_true = np.array([pos, pos, pos])
+    y_pred = np.array([pos, pos, neg])
+    # positives: TP, TP, FN at C_TP = 1, C_FN = 5 -> 7; all 0 -> 15, all 1 -> 3: savings (3 - 7) / 3
+    assert cost_loss(y_true, y_pred, fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 7.0
+    assert savings_score(y_true, y_pred, fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == pytest.approx(-4 / 3)
+
+
+@pytest.mark.parametrize("label", ["yes", 2, -1])
+def test_a_single_label_that_is_not_0_or_1_is_not_guessed(label):
+    from csboost_plugins.metrics import cost_loss, expected_cost_loss
+    y_true = np.array([label] * 3)
+    with pytest.raises(ValueError, match=f"y_true holds only the label {label!r}"):
+        cost_loss(y_true, [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0)
+    with pytest.raises(ValueError, match=f"y_true holds only the label {label!r}"):
+        expected_cost_loss(y_true, [0.9, 0.9, 0.1], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0)
+    # 0/1 single classes keep their meaning
+    assert cost_loss(np.ones(3, int), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 7.0
+    assert cost_loss(np.zeros(3), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 2.0
