@@ -160,7 +160,7 @@ def _as_cost_column(value, name: str, n: int | None) -> np.ndarray | float:
     """Scalar stays a float; anything array-like becomes a finite 1-D float64 array."""
     if value is None:
         raise TypeError(f"{name} is required (a scalar or a 1-D array of per-row costs)")
-    if isinstance(value, (numbers.Number, np.number)) and not isinstance(value, bool):
+    if isinstance(value, (numbers.Real, np.integer, np.floating)) and not isinstance(value, bool):
         v = float(value)
         if not np.isfinite(v):
             raise ValueError(f"{name} must be finite, got {value!r}")
@@ -168,9 +168,12 @@ def _as_cost_column(value, name: str, n: int | None) -> np.ndarray | float:
     if hasattr(value, "to_numpy"):  # pandas Series / single-column frame
         value = value.to_numpy()
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        raw = np.asarray(value)
+        arr = None if raw.dtype.kind in "bc" else raw.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric (scalar or 1-D array-like), got {type(value).__name__}") from exc
+    if arr is None:  # a mask or complex numbers: float64 would silently turn them into money
+        raise TypeError(f"{name} is {'boolean' if raw.dtype.kind == 'b' else 'complex'}; costs are real money per row")
     if arr.ndim == 0:
         return _as_cost_column(float(arr), name, n)
     if arr.ndim == 2 and 1 in arr.shape:
@@ -304,9 +307,12 @@ def check_costs(
         if hasattr(cost_matrix, "to_numpy"):
             cost_matrix = cost_matrix.to_numpy()
         try:
-            cm = np.asarray(cost_matrix, dtype=np.float64)
+            raw = np.asarray(cost_matrix)
+            cm = None if raw.dtype.kind in "bc" else raw.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError("cost_matrix must be a numeric (n, 4) array") from exc
+        if cm is None:
+            raise TypeError(f"cost_matrix is {'boolean' if raw.dtype.kind == 'b' else 'complex'}; costs are real money")
         if cm.ndim != 2 or cm.shape[1] != 4:
             raise ValueError(
                 f"cost_matrix must have shape (n, 4) with columns [C_FP, C_FN, C_TP, C_TN], got {cm.shape}"

@@ -279,3 +279,17 @@ def test_a_single_label_that_is_not_0_or_1_is_not_guessed(label):
     # 0/1 single classes keep their meaning
     assert cost_loss(np.ones(3, int), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 7.0
     assert cost_loss(np.zeros(3), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 2.0
+
+
+def test_boolean_costs_are_refused_by_name():
+    from csboost_plugins.costs import check_costs
+    with pytest.raises(TypeError, match="fp_cost.*bool"):
+        check_costs(3, fp_cost=True, fn_cost=5.0)
+    with pytest.raises(TypeError, match="fn_cost.*bool"):
+        check_costs(fp_cost=1.0, fn_cost=np.array([True, False]))
+    with pytest.raises(TypeError, match="fp_cost is complex"):
+        check_costs(1, fp_cost=1 + 2j, fn_cost=5.0)
+    with pytest.raises(TypeError, match="cost_matrix is boolean"):
+        check_costs(cost_matrix=np.ones((2, 4), bool))
+    with pytest.raises(TypeError, match="tp_cost.*bool"):
+        check_costs(fp_cost=1.0, fn_cost=[2.0, 3.0], tp_cost=[True, False])
