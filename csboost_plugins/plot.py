@@ -273,6 +273,9 @@ class RuleWaterfallDisplay:
     """
 
     def __init__(self, table):
+        if not hasattr(table, "columns"):
+            raise TypeError(f"table must be the DataFrame of RuleSet.evaluate(..., per_rule=True), got "
+                            f"{type(table).__name__}")
         missing = {"new_money_caught", "new_alert_cost", "set_net_money"} - set(table.columns)
         if missing:
             raise ValueError(f"the per-rule table needs costs (columns {sorted(missing)} are missing)")

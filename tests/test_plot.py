@@ -207,6 +207,8 @@ def test_odd_inputs_are_plotted_or_refused_by_name():
     assert np.isnan(only.fpr).all() and only.net_money[-1] == pytest.approx((amount - 10).sum())
     with pytest.raises(ValueError, match="x_axis='fpr'.*negatives"):
         MoneyCurveDisplay.from_predictions(np.ones(6, int), p, x_axis="fpr", **kw)
+    with pytest.raises(TypeError, match="table must be the DataFrame of RuleSet.evaluate"):
+        RuleWaterfallDisplay(np.zeros((2, 3)))
     X = np.random.default_rng(0).normal(size=(6, 2))
     with pytest.raises(TypeError, match="LinearSVC has no predict_proba"):
         ThresholdScalingDisplay.from_estimator(LinearSVC().fit(X, y), X, y, **kw)
