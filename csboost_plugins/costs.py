@@ -517,6 +517,7 @@ def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
 
     %(returns_cost_matrix)s
     """
+    check_same_index([("amount", amount), ("admin_cost", admin_cost)])
     amount = _as_cost_column(amount, "amount", None)
     amount = np.atleast_1d(amount)
     n = amount.shape[0]
@@ -615,6 +616,7 @@ def credit_scoring_cost_matrix(
 
     %(returns_cost_matrix)s
     """
+    check_same_index([("income", income), ("debt_ratio", debt_ratio)])
     inc = np.atleast_1d(_as_cost_column(income, "income", None))
     n = inc.shape[0]
     # debt above 1 leaves no capacity: the formula would give a negative credit line, i.e. a negative loss
@@ -668,6 +670,8 @@ def direct_marketing_cost_matrix(
 
     %(returns_cost_matrix)s
     """
+    check_same_index([("balance", balance), ("admin_cost", admin_cost), ("interest_spread", interest_spread),
+                      ("balance_fraction", balance_fraction)])
     bal = np.atleast_1d(_as_cost_column(balance, "balance", None))
     n = bal.shape[0]
     admin_cost = _as_cost_column(admin_cost, "admin_cost", n)
@@ -706,6 +710,7 @@ def churn_cost_matrix(clv, *, gamma=0.5, offer_cost=1.0, admin_cost=1.0) -> np.n
 
     %(returns_cost_matrix)s
     """
+    check_same_index([("clv", clv), ("gamma", gamma), ("offer_cost", offer_cost), ("admin_cost", admin_cost)])
     clv = np.atleast_1d(_as_cost_column(clv, "clv", None))
     n = clv.shape[0]
     g = np.broadcast_to(_in_unit_interval(gamma, "gamma", n), (n,))

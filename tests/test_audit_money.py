@@ -293,3 +293,17 @@ def test_boolean_costs_are_refused_by_name():
         check_costs(cost_matrix=np.ones((2, 4), bool))
     with pytest.raises(TypeError, match="tp_cost.*bool"):
         check_costs(fp_cost=1.0, fn_cost=[2.0, 3.0], tp_cost=[True, False])
+
+
+def test_builders_refuse_per_row_inputs_from_differently_indexed_series():
+    import pandas as pd
+    from csboost_plugins.costs import churn_cost_matrix, credit_scoring_cost_matrix
+    income = pd.Series([5000.0, 3000.0, 8000.0], index=[3, 1, 2])
+    debt = pd.Series([0.1, 0.5, 0.2], index=[3, 1, 2])
+    ok = credit_scoring_cost_matrix(income, debt, positive_rate=0.07)
+    np.testing.assert_array_equal(ok, credit_scoring_cost_matrix(income.to_numpy(), debt.to_numpy(),
+                                                                 positive_rate=0.07))
+    with pytest.raises(ValueError, match="debt_ratio.*index"):
+        credit_scoring_cost_matrix(income, debt.sort_index(), positive_rate=0.07)
+    with pytest.raises(ValueError, match="gamma.*index"):
+        churn_cost_matrix(income, gamma=debt.sort_index())
