@@ -169,7 +169,7 @@ def _as_cost_column(value, name: str, n: int | None) -> np.ndarray | float:
         value = value.to_numpy()
     try:
         raw = np.asarray(value)
-        arr = None if raw.dtype.kind in "bc" else raw.astype(np.float64)
+        arr = None if raw.dtype.kind in "bc" else np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric (scalar or 1-D array-like), got {type(value).__name__}") from exc
     if arr is None:  # a mask or complex numbers: float64 would silently turn them into money
@@ -308,7 +308,7 @@ def check_costs(
             cost_matrix = cost_matrix.to_numpy()
         try:
             raw = np.asarray(cost_matrix)
-            cm = None if raw.dtype.kind in "bc" else raw.astype(np.float64)
+            cm = None if raw.dtype.kind in "bc" else np.asarray(raw, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError("cost_matrix must be a numeric (n, 4) array") from exc
         if cm is None:

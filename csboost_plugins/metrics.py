@@ -102,9 +102,9 @@ def _truth(y_true, y_pred, require_both):
     not recognisably 0 or 1 is a ``ValueError`` rather than silently a negative.
     """
     y, classes = check_binary_labels(y_true, name="y_true", require_both=require_both, return_classes=True)
-    raw = np.unique(np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true))
-    if raw.size != 1:
+    if y.min() != y.max():  # both classes: nothing to guess
         return y, classes
+    raw = np.unique(np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true))
     if y_pred is not None:
         p = np.asarray(y_pred).ravel()
         numeric = p.dtype.kind in "biuf"
