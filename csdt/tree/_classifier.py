@@ -66,6 +66,21 @@ def _check_y(y):
     return check_binary_labels(y, return_classes=True)
 
 
+def _encode_as(y, classes, name):
+    """``y`` as 0/1 indices into the fitted ``classes`` (a one-class y keeps its meaning)."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    try:
+        known = np.isin(y, classes)
+    except TypeError:  # labels of another kind than classes_ (e.g. numbers vs strings)
+        known = np.zeros(y.shape[0], bool)
+    if not known.all():
+        raise ValueError(f"{name} holds labels {np.unique(y[~known].astype(str))[:5].tolist()} that are not "
+                         f"among the classes seen in fit {np.asarray(classes).tolist()}")
+    return (y == classes[1]).astype(np.int64)
+
+
 class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     """Example-dependent cost-sensitive decision tree (CSDT).
 
@@ -248,16 +263,16 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                     "to fit (pruning on the training set can never remove a node of a direct_cost tree)"
                 )
             val = self._validate_val(X_val, y_val, val_fp_cost, val_fn_cost, val_tp_cost,
-                                     val_tn_cost, val_cost_matrix)
+                                     val_tn_cost, val_cost_matrix, classes)
         self._fit_arrays(X, y, costs, params, None)
         self.classes_ = classes
         if val is not None:
             self._prune_arrays(*val, kind=self.pruning)
         return self
 
-    def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+    def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, classes):
         Xv = _check_X(self, X, reset=False)
-        yv = check_binary_labels(y, name="y_val", require_both=False)
+        yv = _encode_as(y, classes, "y_val")
         if yv.shape[0] != Xv.shape[0]:
             raise ValueError(f"y_val has {yv.shape[0]} rows but X_val has {Xv.shape[0]}")
         cv = check_fit_costs(Xv.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -321,7 +336,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         if pruning not in ("cost", "error"):
             raise ValueError(f"pruning must be 'cost' or 'error', got {pruning!r}")
-        val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, self.classes_)
         self._prune_arrays(*val, kind=pruning)
         return self
 

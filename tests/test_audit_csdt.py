@@ -1,0 +1,36 @@
+"""Defects found by the scikit-learn-user audit of csdt (one test per defect)."""
+
+import numpy as np
+import pytest
+
+from csdt import CostSensitiveDecisionTreeClassifier as CSDT
+
+
+def _pruning_problem(seed=0, n=1200):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + rng.normal(scale=1.5, size=n) > 1.0).astype(np.int64)
+    C = np.column_stack([rng.integers(1, 4, n), rng.integers(2, 40, n), np.zeros(n), np.zeros(n)]).astype(float)
+    return X[:800], y[:800], C[:800], X[800:], y[800:], C[800:]
+
+
+@pytest.mark.parametrize("labels", [np.array([3, 7]), np.array(["good", "bad"]), np.array([False, True])])
+def test_validation_labels_are_read_through_the_fitted_classes(labels):
+    """y_val is encoded with the fit's classes_, also when it holds one class only (all positives)."""
+    X, y, C, Xv, yv, Cv = _pruning_problem()
+    pos = yv == 1
+    lab = np.sort(labels)  # classes_[1] is the positive class, as in scikit-learn
+    ref = CSDT(min_gain=0.0).fit(X, y, cost_matrix=C).prune(Xv[pos], yv[pos], cost_matrix=Cv[pos])
+    got = CSDT(min_gain=0.0).fit(X, lab[y], cost_matrix=C).prune(Xv[pos], lab[yv[pos]], cost_matrix=Cv[pos])
+    in_fit = CSDT(min_gain=0.0, pruning="cost").fit(X, lab[y], cost_matrix=C, X_val=Xv[pos], y_val=lab[yv[pos]],
+                                                    val_cost_matrix=Cv[pos])
+    for m in (got, in_fit):
+        np.testing.assert_array_equal(m.tree_.children_left, ref.tree_.children_left)
+        np.testing.assert_array_equal(m.predict(Xv), lab[ref.predict(Xv)])
+
+
+def test_validation_labels_outside_the_fitted_classes_are_refused():
+    X, y, C, Xv, yv, Cv = _pruning_problem()
+    m = CSDT().fit(X, np.array([3, 7])[y], cost_matrix=C)
+    with pytest.raises(ValueError, match="y_val.*classes"):
+        m.prune(Xv, yv, cost_matrix=Cv)
