@@ -34,3 +34,20 @@ def test_validation_labels_outside_the_fitted_classes_are_refused():
     m = CSDT().fit(X, np.array([3, 7])[y], cost_matrix=C)
     with pytest.raises(ValueError, match="y_val.*classes"):
         m.prune(Xv, yv, cost_matrix=Cv)
+
+
+@pytest.mark.parametrize("name", ["FIGSClassifier", "FIGUClassifier"])
+def test_figs_tp_tn_costs_alone_are_not_ignored(name):
+    """tp_cost/tn_cost without fp/fn mean C_FP = C_FN = 1 (as for every csdt estimator), not unit costs."""
+    import csdt
+
+    rng = np.random.default_rng(0)
+    n = 400
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + rng.normal(size=n) > 0.5).astype(int)
+    tp = np.where(X[:, 1] > 0, 2.0, 0.0)  # on these rows a caught positive costs more than a missed one
+    est = getattr(csdt, name)
+    got = est(max_rules=4).fit(X, y, tp_cost=tp).decision_function(X)
+    ref = est(max_rules=4).fit(X, y, cost_matrix=np.column_stack([np.ones(n), np.ones(n), tp, np.zeros(n)]))
+    np.testing.assert_allclose(got, ref.decision_function(X))
+    assert not np.allclose(got, est(max_rules=4).fit(X, y).decision_function(X))
