@@ -51,3 +51,18 @@ def test_figs_tp_tn_costs_alone_are_not_ignored(name):
     ref = est(max_rules=4).fit(X, y, cost_matrix=np.column_stack([np.ones(n), np.ones(n), tp, np.zeros(n)]))
     np.testing.assert_allclose(got, ref.decision_function(X))
     assert not np.allclose(got, est(max_rules=4).fit(X, y).decision_function(X))
+
+
+def test_cslr_cv_takes_an_iterable_of_splits_as_scikit_learn_does():
+    from sklearn.model_selection import KFold
+
+    from csdt import CostSensitiveLogisticRegressionCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + rng.normal(size=300) > 0.5).astype(int)
+    ref = CostSensitiveLogisticRegressionCV(lambdas=3, cv=KFold(3)).fit(X, y, fp_cost=1.0, fn_cost=4.0)
+    for cv in (list(KFold(3).split(X)), iter(KFold(3).split(X))):
+        got = CostSensitiveLogisticRegressionCV(lambdas=3, cv=cv).fit(X, y, fp_cost=1.0, fn_cost=4.0)
+        np.testing.assert_array_equal(got.cv_scores_, ref.cv_scores_)
+        np.testing.assert_array_equal(got.coef_, ref.coef_)

@@ -32,7 +32,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -259,8 +259,8 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         start (above it the lasso zeroes every coefficient of
         a convex objective; a useful scale for this non-convex one), evaluated at
         ``beta = 0`` with the intercept at the log-odds of the positive rate.
-    cv : int or CV splitter, default=5
-        Folds (stratified when an int).
+    cv : int, CV splitter or iterable of (train, test) index arrays, default=5
+        Folds (stratified and shuffled by ``random_state`` when an int).
     scoring : {"aec", "savings"}, default="aec"
         "aec": mean held-out average expected cost (lower is better);
         "savings": mean held-out savings of ``predict`` (higher is better).
@@ -338,7 +338,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
             if cv < 2:
                 raise ValueError(f"cv must be at least 2, got {cv}")
             cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
-        folds = list(cv.split(X, yi))
+        folds = list(check_cv(cv, yi, classifier=True).split(X, yi))  # a splitter or an iterable of splits
         scores = np.empty((len(self.lambdas_), len(folds)))
         for f, (tr, te) in enumerate(folds):
             for li, lam in enumerate(self.lambdas_):
