@@ -114,3 +114,13 @@ def test_oc_generators_give_both_classes_from_two_rows(name):
 
     X, y, cost = getattr(datasets, name)(2, random_state=0)
     assert X.shape == (2, 2) and sorted(y.tolist()) == [0, 1] and cost.shape == (2,)
+
+
+@pytest.mark.parametrize("name", ["CAL5Classifier", "CAL5OCClassifier"])
+def test_cal5_refuses_a_boolean_max_depth(name):
+    """The library's parameter rule (csdt._params): a boolean is not a number."""
+    import csdt
+
+    X, y, _, _, _, _ = _pruning_problem()
+    with pytest.raises(ValueError, match="'max_depth'.*boolean"):
+        getattr(csdt, name)(max_depth=True).fit(X, y)
