@@ -124,3 +124,13 @@ def test_cal5_refuses_a_boolean_max_depth(name):
     X, y, _, _, _, _ = _pruning_problem()
     with pytest.raises(ValueError, match="'max_depth'.*boolean"):
         getattr(csdt, name)(max_depth=True).fit(X, y)
+
+
+def test_tree_text_names_the_classes_as_fitted():
+    """export_text prints classes_ labels (scikit-learn's export_text does), not the internal 0/1."""
+    X, y, C, _, _, _ = _pruning_problem()
+    lab = np.array(["a_good", "b_default"])
+    text = CSDT(max_depth=2).fit(X, lab[y], cost_matrix=C).export_text()
+    ref = CSDT(max_depth=2).fit(X, y, cost_matrix=C).export_text()
+    assert "class b_default" in text and "class 1" not in text
+    assert text == ref.replace("class 0", "class a_good").replace("class 1", "class b_default")

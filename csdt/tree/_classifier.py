@@ -485,14 +485,15 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         -------
         str
             ``|--- name <= threshold`` / ``|--- name >  threshold`` lines (``(NaN)`` on the side
-            missing values take), leaves ``class c, p=P(y=1), n=rows, cost=money``.
+            missing values take), leaves ``class c, p=P(y=1), n=rows, cost=money`` with ``c`` the
+            leaf's label as in ``classes_``.
         """
         from .._export import check_decimals, csdt_format, feature_names_of, tree_lines
 
         check_is_fitted(self, "tree_")
         check_decimals(decimals)
         names = feature_names_of(self, feature_names)
-        return "\n".join(tree_lines(self.tree_, names, csdt_format(decimals, show_cost).leaf, decimals)) + "\n"
+        return "\n".join(tree_lines(self.tree_, names, csdt_format(decimals, show_cost, self.classes_).leaf, decimals)) + "\n"
 
     @fill_doc
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3):
@@ -525,7 +526,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         check_decimals(decimals)
         check_plot_args(max_depth, fontsize)
-        return plot_tree(self.tree_, feature_names_of(self, feature_names), csdt_format(decimals), ax=ax,
+        return plot_tree(self.tree_, feature_names_of(self, feature_names), csdt_format(decimals, classes=self.classes_), ax=ax,
                          max_depth=max_depth, fontsize=fontsize, decimals=decimals)
 
     def __sklearn_tags__(self):
