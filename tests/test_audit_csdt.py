@@ -134,3 +134,27 @@ def test_tree_text_names_the_classes_as_fitted():
     ref = CSDT(max_depth=2).fit(X, y, cost_matrix=C).export_text()
     assert "class b_default" in text and "class 1" not in text
     assert text == ref.replace("class 0", "class a_good").replace("class 1", "class b_default")
+
+
+def test_ensemble_feature_importances_are_the_trees_mean_as_in_scikit_learn():
+    """As sklearn's forests: the mean of the importances of the trees that split, normalised."""
+    from csdt import CostSensitiveRandomPatchesClassifier
+
+    X, y, C, _, _, _ = _pruning_problem()
+    m = CostSensitiveRandomPatchesClassifier(n_estimators=6, max_features=2, random_state=0).fit(X, y, cost_matrix=C)
+    split = [t.feature_importances_ for t in m.estimators_ if t.tree_.node_count > 1]
+    assert 0 < len(split)
+    expect = np.mean(split, axis=0)
+    np.testing.assert_allclose(m.feature_importances_, expect / expect.sum())
+    assert m.feature_importances_.shape == (3,) and m.feature_importances_.argmax() == 0  # y depends on x0
+
+
+def test_random_forest_takes_max_features_none_as_scikit_learn_does():
+    from csdt import CostSensitiveBaggingClassifier, CostSensitiveRandomForestClassifier
+
+    X, y, C, _, _, _ = _pruning_problem()
+    a = CostSensitiveRandomForestClassifier(n_estimators=3, max_features=None, random_state=0).fit(X, y, cost_matrix=C)
+    b = CostSensitiveRandomForestClassifier(n_estimators=3, max_features=1.0, random_state=0).fit(X, y, cost_matrix=C)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    with pytest.raises(ValueError, match="max_features"):
+        CostSensitiveBaggingClassifier(max_features=None).fit(X, y)
