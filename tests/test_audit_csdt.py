@@ -158,3 +158,32 @@ def test_random_forest_takes_max_features_none_as_scikit_learn_does():
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     with pytest.raises(ValueError, match="max_features"):
         CostSensitiveBaggingClassifier(max_features=None).fit(X, y)
+
+
+def test_cost_optimal_threshold_refuses_missing_scores():
+    """A NaN score has no place in the sorted candidates: it silently shifted the threshold's cost."""
+    from csdt.bmr import cost_optimal_threshold
+
+    y = np.array([0, 1, 0, 1, 1, 0])
+    p = np.array([0.1, 0.9, np.nan, 0.8, 0.3, 0.2])
+    with pytest.raises(ValueError, match="y_proba.*NaN"):
+        cost_optimal_threshold(y, p, fp_cost=1.0, fn_cost=5.0)
+
+
+def test_rocch_calibrator_reads_labels_like_the_library_and_refuses_nan():
+    """String / {-1, 1} labels map as everywhere else (the larger one positive), not to "never 1"."""
+    from sklearn.exceptions import NotFittedError
+
+    from csdt.bmr import RocchCalibrator
+
+    s = np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4])
+    y = np.array([0, 1, 0, 1, 1, 0, 1])
+    ref = RocchCalibrator().fit(s, y).calibration_map_
+    for labels in (np.array(["a", "b"]), np.array([-1, 1]), np.array([False, True])):
+        np.testing.assert_array_equal(RocchCalibrator().fit(s, labels[y]).calibration_map_, ref)
+    with pytest.raises(ValueError, match="scores.*NaN"):
+        RocchCalibrator().fit(np.r_[s[:-1], np.nan], y)
+    with pytest.raises(ValueError, match="y must be binary"):
+        RocchCalibrator().fit(s, np.arange(7))
+    with pytest.raises(NotFittedError):
+        RocchCalibrator().predict(s)
