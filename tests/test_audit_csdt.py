@@ -187,3 +187,22 @@ def test_rocch_calibrator_reads_labels_like_the_library_and_refuses_nan():
         RocchCalibrator().fit(s, np.arange(7))
     with pytest.raises(NotFittedError):
         RocchCalibrator().predict(s)
+
+
+@pytest.mark.parametrize("call, kwargs, exc, match", [
+    ("under_sampling", dict(minority_share="0.5"), TypeError, "minority_share"),
+    ("under_sampling", dict(minority_share=True), TypeError, "minority_share"),
+    ("cost_proportionate_rejection_sampling", dict(max_cost="3"), TypeError, "max_cost"),
+    ("cost_proportionate_rejection_sampling", dict(max_cost=np.inf), ValueError, "max_cost"),
+    ("cost_proportionate_rejection_sampling", dict(max_cost=-1.0), ValueError, "max_cost"),
+    ("cost_proportionate_rejection_sampling", dict(max_cost_quantile="0.9"), TypeError, "max_cost_quantile"),
+    ("cost_proportionate_over_sampling", dict(oversampling_norm="0.1"), TypeError, "oversampling_norm"),
+    ("cost_proportionate_over_sampling", dict(max_cost=np.nan), ValueError, "max_cost"),
+])
+def test_sampling_parameters_are_named_when_bad(call, kwargs, exc, match):
+    """max_cost=inf silently returned an empty sample; non-numbers raised comparisons' TypeErrors."""
+    from csdt import sampling
+
+    X, y, C, _, _, _ = _pruning_problem()
+    with pytest.raises(exc, match=match):
+        getattr(sampling, call)(X, y, C, random_state=0, **kwargs)
