@@ -206,3 +206,20 @@ def test_sampling_parameters_are_named_when_bad(call, kwargs, exc, match):
     X, y, C, _, _, _ = _pruning_problem()
     with pytest.raises(exc, match=match):
         getattr(sampling, call)(X, y, C, random_state=0, **kwargs)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_cslr_predicts_with_the_model_it_fitted(fit_intercept):
+    """objective_ (lambda 0) is the AEC of predict_proba on the training rows, also without an intercept
+    (standardising used to centre X, which adds an intercept the reported model then dropped)."""
+    from csboost_plugins.metrics import expected_cost_loss
+    from csdt import CostSensitiveLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(loc=3.0, size=(500, 2))
+    y = (X[:, 0] - 3 + rng.normal(size=500) > 0).astype(int)
+    m = CostSensitiveLogisticRegression(fit_intercept=fit_intercept).fit(X, y, fp_cost=1.0, fn_cost=3.0)
+    aec = expected_cost_loss(y, m.predict_proba(X)[:, 1], fp_cost=1.0, fn_cost=3.0, normalize=True)
+    assert aec == pytest.approx(m.objective_, rel=1e-9)
+    if not fit_intercept:
+        assert m.intercept_[0] == 0.0
