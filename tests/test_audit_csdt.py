@@ -223,3 +223,17 @@ def test_cslr_predicts_with_the_model_it_fitted(fit_intercept):
     assert aec == pytest.approx(m.objective_, rel=1e-9)
     if not fit_intercept:
         assert m.intercept_[0] == 0.0
+
+
+def test_cost_pruning_of_a_money_tree_needs_the_validation_costs():
+    """Forgetting val_cost_matrix used unit costs: a creditscoring1 tree was silently pruned to a stump."""
+    X, y, C, Xv, yv, Cv = _pruning_problem()
+    with pytest.raises(ValueError, match="val_fp_cost"):
+        CSDT(pruning="cost").fit(X, y, cost_matrix=C, X_val=Xv, y_val=yv)
+    m = CSDT().fit(X, y, cost_matrix=C)
+    with pytest.raises(ValueError, match="fp_cost"):
+        m.prune(Xv, yv)
+    m.prune(Xv, yv, pruning="error")  # errors need no money
+    unit = CSDT(pruning="cost").fit(X, y, X_val=Xv, y_val=yv)  # grown on unit costs: pruned on unit costs
+    ref = CSDT().fit(X, y, fp_cost=1.0, fn_cost=1.0).prune(Xv, yv, fp_cost=1.0, fn_cost=1.0)
+    np.testing.assert_array_equal(unit.tree_.children_left, ref.tree_.children_left)

@@ -58,6 +58,11 @@ def _check_X(estimator, X, *, reset):
         raise
 
 
+def _costs_given(fp_cost, fn_cost, cost_matrix):
+    """Whether any money was given (else check_fit_costs uses unit costs)."""
+    return fp_cost is not None or fn_cost is not None or cost_matrix is not None
+
+
 def _check_y(y):
     """Binary labels -> (int64 0/1, classes_), with scikit-learn's error messages."""
     if y is None:
@@ -265,14 +270,23 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                     "to fit (pruning on the training set can never remove a node of a direct_cost tree)"
                 )
             val = self._validate_val(X_val, y_val, val_fp_cost, val_fn_cost, val_tp_cost,
-                                     val_tn_cost, val_cost_matrix, classes)
+                                     val_tn_cost, val_cost_matrix, classes, self.pruning,
+                                     _costs_given(fp_cost, fn_cost, cost_matrix), "val_")
         self._fit_arrays(X, y, costs, params, None)
         self.classes_ = classes
+        self._trained_with_costs = _costs_given(fp_cost, fn_cost, cost_matrix)
         if val is not None:
             self._prune_arrays(*val, kind=self.pruning)
         return self
 
-    def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, classes):
+    def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, classes, kind,
+                      trained_with_costs, prefix):
+        """Validation rows, 0/1 labels in ``classes`` and costs; cost pruning of a tree grown on money needs
+        the validation rows' money (unit costs would prune it as an error-count tree)."""
+        if kind == "cost" and trained_with_costs and not _costs_given(fp_cost, fn_cost, cost_matrix):
+            raise ValueError(f"cost pruning needs the validation rows' costs: pass {prefix}fp_cost= and "
+                             f"{prefix}fn_cost= (or {prefix}cost_matrix=); the tree was grown with costs, and "
+                             "the unit costs used when none are given would prune it for errors, not money")
         Xv = _check_X(self, X, reset=False)
         yv = _encode_as(y, classes, "y_val")
         if yv.shape[0] != Xv.shape[0]:
@@ -306,6 +320,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         params = self._resolve_params(X.shape[1])
         self._fit_arrays(X, y, costs, params, feature_subset)
         self.classes_ = np.array([0, 1])
+        self._trained_with_costs = True
         return self
 
     # ------------------------------------------------------------------ pruning
@@ -338,7 +353,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         if pruning not in ("cost", "error"):
             raise ValueError(f"pruning must be 'cost' or 'error', got {pruning!r}")
-        val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, self.classes_)
+        val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, self.classes_,
+                                 pruning, getattr(self, "_trained_with_costs", True), "")
         self._prune_arrays(*val, kind=pruning)
         return self
 
