@@ -110,18 +110,21 @@ def tree_lines(t, names, leaf_text, decimals=3) -> list:
     return lines
 
 
-def _csdt_leaf(t, k, decimals, show_cost):
-    """CSDT's node text: cost-optimal class, Laplace P(y=1), training rows and money."""
-    parts = [f"class {int(t.label[k])}", f"p={t.value[k]:.{decimals}f}", f"n={int(t.n_node_samples[k])}"]
+def _csdt_leaf(t, k, decimals, show_cost, classes):
+    """CSDT's node text: cost-optimal class (its label in ``classes``), Laplace P(y=1), training rows and money."""
+    label = int(t.label[k])
+    parts = [f"class {label if classes is None else classes[label]}", f"p={t.value[k]:.{decimals}f}",
+             f"n={int(t.n_node_samples[k])}"]
     if show_cost:
         parts.append(f"cost={t.node_cost[k]:.{decimals}f}")
     return ", ".join(parts)
 
 
-def csdt_format(decimals, show_cost=True) -> NodeFormat:
-    """CSDT's nodes: class, Laplace P(y=1), rows and (leaves, ``show_cost``) training money."""
-    return NodeFormat(leaf=lambda t, k: _csdt_leaf(t, k, decimals, show_cost),
-                      inner=lambda t, k: _csdt_leaf(t, k, decimals, False))
+def csdt_format(decimals, show_cost=True, classes=None) -> NodeFormat:
+    """CSDT's nodes: class (``classes[label]`` when given, as scikit-learn's ``export_text`` prints ``classes_``),
+    Laplace P(y=1), rows and (leaves, ``show_cost``) training money."""
+    return NodeFormat(leaf=lambda t, k: _csdt_leaf(t, k, decimals, show_cost, classes),
+                      inner=lambda t, k: _csdt_leaf(t, k, decimals, False, classes))
 
 
 def check_plot_args(max_depth, fontsize):

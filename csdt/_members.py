@@ -9,8 +9,8 @@ implements ``_fit_validated(X, y01, costs)`` is fitted through it without re-val
 
 returning the fitted member (``CostSensitiveDecisionTreeClassifier`` and
 ``CostSensitiveLogisticRegression`` implement it). Any other scikit-learn classifier (the
-stacking ``final_estimator``) is fitted through its public ``fit``: with ``cost_matrix=``
-when its ``fit`` takes it, else with ``sample_weight`` = each row's misclassification regret
+stacking ``final_estimator``) is fitted through its public ``fit`` (a Pipeline's through its
+last step, :func:`fit_keyword`): with ``cost_matrix=`` when its ``fit`` takes it, else with ``sample_weight`` = each row's misclassification regret
 ``|c1 - c0|`` (cost-proportionate weighting: a row weighs what a wrong decision on it
 costs), else unweighted.
 """
@@ -18,19 +18,37 @@ costs), else unweighted.
 from __future__ import annotations
 
 import numpy as np
+from sklearn import get_config
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import has_fit_parameter
 
 from csboost_plugins.decision_costs import regret_difference
 
-__all__ = ["fit_member"]
+__all__ = ["fit_member", "fit_keyword"]
+
+
+def fit_keyword(estimator, name):
+    """The keyword that hands ``name`` (a fit parameter) to ``estimator.fit``, or None if nothing takes it.
+
+    A Pipeline passes it to its last step: ``"<step>__name"`` (scikit-learn's fit-parameter
+    routing), or, with metadata routing on, ``name`` when that step requested it.
+    """
+    if isinstance(estimator, Pipeline) and estimator.steps:
+        step_name, step = estimator.steps[-1]
+        if step is None or step == "passthrough" or not has_fit_parameter(step, name):
+            return None
+        if get_config()["enable_metadata_routing"]:
+            return name if step.get_metadata_routing().fit.requests.get(name) is True else None
+        return f"{step_name}__{name}"
+    return name if has_fit_parameter(estimator, name) else None
 
 
 def fit_member(estimator, X, y01, costs):
     """Fit ``estimator`` on validated arrays through the protocol above; returns it fitted."""
     if hasattr(estimator, "_fit_validated"):
         return estimator._fit_validated(X, y01, costs)
-    if has_fit_parameter(estimator, "cost_matrix"):
-        return estimator.fit(X, y01, cost_matrix=costs)
-    if has_fit_parameter(estimator, "sample_weight"):
-        return estimator.fit(X, y01, sample_weight=np.abs(regret_difference(y01, costs)))
+    if (key := fit_keyword(estimator, "cost_matrix")) is not None:
+        return estimator.fit(X, y01, **{key: costs})
+    if (key := fit_keyword(estimator, "sample_weight")) is not None:
+        return estimator.fit(X, y01, **{key: np.abs(regret_difference(y01, costs))})
     return estimator.fit(X, y01)

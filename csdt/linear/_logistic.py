@@ -32,7 +32,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -75,6 +75,18 @@ def _standardisation(X):
     return mean, std
 
 
+def _standardised(X, standardize, fit_intercept):
+    """``(mean, std, (X - mean) / std)``; without an intercept X is only scaled (``mean = 0``): centring
+    would fit ``beta . (x - mean)``, whose intercept ``-beta . mean`` the reported model cannot hold."""
+    p = X.shape[1]
+    if not standardize:
+        return np.zeros(p), np.ones(p), X
+    mean, std = _standardisation(X)
+    if not fit_intercept:
+        mean = np.zeros(p)
+    return mean, std, (X - mean) / std
+
+
 class _LinearScoreMixin(ClassifierMixin):
     """Prediction of a fitted linear model ``coef_``, ``intercept_`` (binary, log-odds score)."""
 
@@ -114,8 +126,9 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Fit an intercept (never penalised).
     standardize : bool, default=True
-        Fit on z-scored predictors (the paper's lasso convention). ``coef_`` and
-        ``intercept_`` are always reported on the original scale of X.
+        Fit on z-scored predictors (the paper's lasso convention; only divided by the
+        standard deviation when ``fit_intercept=False``). ``coef_`` and ``intercept_`` are
+        always reported on the original scale of X.
     max_iter : int, default=10000
         Maximum L-BFGS-B iterations (paper: M = 10,000).
     tol : float, default=1e-8
@@ -198,11 +211,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
 
     def _fit_arrays_serial(self, X, yi, costs):
         n, p = X.shape
-        if self.standardize:
-            mean, std = _standardisation(X)
-            Xs = (X - mean) / std
-        else:
-            mean, std, Xs = np.zeros(p), np.ones(p), X
+        mean, std, Xs = _standardised(X, self.standardize, self.fit_intercept)
         d, e = cost_slope_and_offset(yi, costs)
         scale = float(np.mean(np.abs(d)))
         scale = scale if scale > 0 else 1.0
@@ -259,8 +268,8 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         start (above it the lasso zeroes every coefficient of
         a convex objective; a useful scale for this non-convex one), evaluated at
         ``beta = 0`` with the intercept at the log-odds of the positive rate.
-    cv : int or CV splitter, default=5
-        Folds (stratified when an int).
+    cv : int, CV splitter or iterable of (train, test) index arrays, default=5
+        Folds (stratified and shuffled by ``random_state`` when an int).
     scoring : {"aec", "savings"}, default="aec"
         "aec": mean held-out average expected cost (lower is better);
         "savings": mean held-out savings of ``predict`` (higher is better).
@@ -338,7 +347,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
             if cv < 2:
                 raise ValueError(f"cv must be at least 2, got {cv}")
             cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
-        folds = list(cv.split(X, yi))
+        folds = list(check_cv(cv, yi, classifier=True).split(X, yi))  # a splitter or an iterable of splits
         scores = np.empty((len(self.lambdas_), len(folds)))
         for f, (tr, te) in enumerate(folds):
             for li, lam in enumerate(self.lambdas_):
@@ -361,11 +370,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         if isinstance(self.lambdas, numbers.Integral) and not isinstance(self.lambdas, bool):
             if self.lambdas < 1:
                 raise ValueError(f"lambdas must be >= 1 or a list of values, got {self.lambdas}")
-            if self.standardize:
-                mean, std = _standardisation(X)
-                Xs = (X - mean) / std
-            else:
-                Xs = X
+            Xs = _standardised(X, self.standardize, self.fit_intercept)[2]
             d, e = cost_slope_and_offset(yi, costs)
             rate = float(np.clip(yi.mean(), 1e-6, 1 - 1e-6))
             theta = np.concatenate(([np.log(rate / (1 - rate))] if self.fit_intercept else [],

