@@ -163,8 +163,21 @@ def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
     -------
     dict
         The parameters for ``xgb.train``.
+
+    Raises
+    ------
+    ValueError
+        If ``params["objective"]`` is a native loss (e.g. ``"binary:logistic"``): xgboost would
+        read the start margin in ``base_score`` as that loss's probability.
     """
     out = dict(params or {})
+    objective = out.get("objective", _MARGIN_OBJECTIVES[0])
+    if objective not in _MARGIN_OBJECTIVES:
+        raise ValueError(
+            f"params['objective']={objective!r}: the loss is obj=csboost_plugins.xgb.aec_objective(); drop "
+            f"'objective' from params (xgboost would read base_score, the start margin, as {objective!r}'s "
+            "probability). Probabilities: csboost_plugins.xgb.predict_proba, or to_deployable(bst) for a "
+            "binary:logistic booster")
     out["base_score"] = _start_margin_of(dtrain, start_margin)
     out.setdefault("disable_default_eval_metric", 1)
     return out
