@@ -32,6 +32,13 @@ _WRAPPER_ONLY = ("objective", "n_estimators", "base_score", "random_state", "mis
                  "callbacks")
 
 
+# native parameters the AEC sets itself: ``params`` may not override them (-> what to use instead)
+_NOT_IN_PARAMS = {
+    "objective": "the loss is always the AEC (blend logloss with logloss_weight=, or use xgboost.XGBClassifier)",
+    "base_score": "the start is base_score= (a probability, as in XGBClassifier) or start_margin= (a margin)",
+}
+
+
 @fill_doc(**DOCS)
 class CSXGBClassifier(CostSensitiveBoostingMixin):
     """xgboost trees trained on the average expected cost, as a scikit-learn classifier.
@@ -198,6 +205,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         p = xgb.XGBClassifier(**native).get_xgb_params()
         p = {k: v for k, v in p.items() if v is not None and k not in _WRAPPER_ONLY}
         p.update(base_score=margin0, disable_default_eval_metric=1, seed=native_seed(self.random_state))
+        for key, instead in _NOT_IN_PARAMS.items():
+            if key in (self.params or {}):
+                raise ValueError(f"params[{key!r}]={self.params[key]!r}: {instead}")
         p.update(self.params or {})
         return p
 

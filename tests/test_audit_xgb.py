@@ -42,3 +42,17 @@ def test_aec_params_refuses_a_native_objective_in_params(fraud, objective):
     # the margin objective xgboost itself records with obj= stays accepted
     p = cxgb.aec_params(dtrain, {"objective": "reg:squarederror", "max_depth": 3})
     assert p["base_score"] == pytest.approx(cxgb.start_margin(dtrain))
+
+
+# ------------------------------------------------------------------ CSXGBClassifier
+@pytest.mark.parametrize("params", [{"objective": "binary:logistic"}, {"base_score": 0.3}])
+def test_estimator_params_dict_cannot_replace_the_loss_or_start(fraud, params):
+    """``params={"objective": ...}`` overrode the AEC's parameters after validation: xgboost then
+    failed with 'invalid parameter is_valid'; ``params={"base_score": p}`` silently became the
+    start margin (a margin, not XGBClassifier's probability) while ``start_margin_`` said otherwise."""
+    kw = _fit_kw(fraud)
+    est = CSXGBClassifier(n_estimators=5, max_depth=3, n_jobs=1, params=params)
+    key = next(iter(params))
+    with pytest.raises(ValueError, match=rf"params\['{key}'\]"):
+        est.fit(kw["X"], kw["y"], fp_cost=10.0, fn_cost=kw["fn_cost"])
+
