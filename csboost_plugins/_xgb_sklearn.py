@@ -236,13 +236,12 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                             verbose_eval=False, callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
-        self.best_iteration_ = None
-        if self.early_stopping_rounds is not None:
-            self.best_iteration_ = int(bst.best_iteration)
-            bst = bst[: self.best_iteration_ + 1]
-        self.booster_ = _native.to_deployable(bst)
+        # set by early_stopping_rounds or by an xgboost EarlyStopping in callbacks
+        best = bst.attr("best_iteration")
+        self.best_iteration_ = None if best is None else int(best)
+        self.booster_ = _native.to_deployable(bst)  # cut at best_iteration, which it keeps (plain xgboost reads it)
         self.evals_result_ = evals_result
-        self.n_estimators_ = bst.num_boosted_rounds()
+        self.n_estimators_ = self.booster_.num_boosted_rounds()
 
     # -------------------------------------------------------------- prediction
     def _margin(self, X):

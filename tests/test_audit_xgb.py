@@ -56,3 +56,16 @@ def test_estimator_params_dict_cannot_replace_the_loss_or_start(fraud, params):
     with pytest.raises(ValueError, match=rf"params\['{key}'\]"):
         est.fit(kw["X"], kw["y"], fp_cost=10.0, fn_cost=kw["fn_cost"])
 
+@pytest.mark.parametrize("save_best", [False, True])
+def test_xgboost_early_stopping_callback_sets_best_iteration(fraud, save_best):
+    """``callbacks=[xgb.callback.EarlyStopping(...)]`` (XGBClassifier's way) stopped the run, but
+    ``best_iteration_`` stayed None and ``n_estimators_`` counted trees the booster no longer had."""
+    kw = _fit_kw(fraud)
+    cb = xgb.callback.EarlyStopping(rounds=5, metric_name="savings", maximize=True, save_best=save_best)
+    est = CSXGBClassifier(n_estimators=200, max_depth=3, n_jobs=1, callbacks=[cb]).fit(**kw)
+    sav = est.evals_result_["validation_0"]["savings"]
+    assert len(sav) < 200  # the callback stopped the run
+    best = int(np.argmax(sav))  # xgboost keeps the first of equal maxima
+    assert est.best_iteration_ == best
+    assert est.n_estimators_ == est.get_booster().num_boosted_rounds() == best + 1
+
