@@ -31,7 +31,6 @@ _WRAPPER_ONLY = ("objective", "n_estimators", "base_score", "random_state", "mis
                  "enable_categorical", "feature_types", "feature_weights", "eval_metric", "early_stopping_rounds",
                  "callbacks")
 
-
 # native parameters the AEC sets itself: ``params`` may not override them (-> what to use instead)
 _NOT_IN_PARAMS = {
     "objective": "the loss is always the AEC (blend logloss with logloss_weight=, or use xgboost.XGBClassifier)",
@@ -257,6 +256,48 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         """
         check_is_fitted(self, "booster_")
         return self.booster_
+
+    @property
+    def best_iteration(self) -> int:
+        """0-based best round of early stopping (``best_iteration_``), as ``XGBClassifier.best_iteration``.
+
+        Returns
+        -------
+        int
+            ``AttributeError`` when the fit did not stop early (as xgboost).
+        """
+        check_is_fitted(self, "booster_")
+        if self.best_iteration_ is None:
+            raise AttributeError("`best_iteration` is only defined when early stopping is used.")
+        return self.best_iteration_
+
+    @property
+    def best_score(self) -> float:
+        """Watched metric at ``best_iteration`` on the last eval set, as ``XGBClassifier.best_score``.
+
+        Returns
+        -------
+        float
+            ``AttributeError`` when the fit did not stop early.
+        """
+        score = self.get_booster().attr("best_score")
+        if score is None:
+            raise AttributeError("`best_score` is only defined when early stopping is used.")
+        return float(score)
+
+    def evals_result(self) -> dict:
+        """Money metrics of each eval set per round (``evals_result_``), as ``XGBClassifier.evals_result()``.
+
+        Returns
+        -------
+        dict
+            ``{"validation_0": {"aec": [...], ...}, ...}``; ``XGBoostError`` (a ``ValueError``)
+            without ``eval_set``, as xgboost.
+        """
+        check_is_fitted(self, "booster_")
+        if not self.evals_result_:
+            raise xgb.core.XGBoostError("No evaluation result, `eval_set` is not used during training.")
+        return self.evals_result_
 
     @property
     def feature_importances_(self):

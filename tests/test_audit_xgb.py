@@ -56,6 +56,7 @@ def test_estimator_params_dict_cannot_replace_the_loss_or_start(fraud, params):
     with pytest.raises(ValueError, match=rf"params\['{key}'\]"):
         est.fit(kw["X"], kw["y"], fp_cost=10.0, fn_cost=kw["fn_cost"])
 
+
 @pytest.mark.parametrize("save_best", [False, True])
 def test_xgboost_early_stopping_callback_sets_best_iteration(fraud, save_best):
     """``callbacks=[xgb.callback.EarlyStopping(...)]`` (XGBClassifier's way) stopped the run, but
@@ -69,3 +70,20 @@ def test_xgboost_early_stopping_callback_sets_best_iteration(fraud, save_best):
     assert est.best_iteration_ == best
     assert est.n_estimators_ == est.get_booster().num_boosted_rounds() == best + 1
 
+
+def test_xgbclassifier_attribute_names_after_early_stopping(fraud):
+    """``best_iteration``, ``best_score`` and ``evals_result()`` are how XGBClassifier users read an
+    early-stopped fit."""
+    kw = _fit_kw(fraud)
+    est = CSXGBClassifier(n_estimators=200, max_depth=3, n_jobs=1, early_stopping_rounds=5).fit(**kw)
+    aec = est.evals_result_["validation_0"]["aec"]
+    assert est.best_iteration == est.best_iteration_ == int(np.argmin(aec))
+    assert est.best_score == pytest.approx(aec[est.best_iteration], abs=1e-6)
+    assert est.evals_result() == est.evals_result_
+    # the saved booster carries them for plain xgboost (XGBClassifier.load_model reads best_iteration)
+    assert int(est.get_booster().attr("best_iteration")) == est.best_iteration
+    plain = CSXGBClassifier(n_estimators=3, n_jobs=1).fit(kw["X"], kw["y"], fp_cost=10.0, fn_cost=kw["fn_cost"])
+    with pytest.raises(AttributeError, match="best_iteration"):  # not set without early stopping, as xgboost
+        plain.best_iteration
+    with pytest.raises(ValueError, match="eval_set"):  # xgboost's XGBoostError, a ValueError
+        plain.evals_result()
