@@ -87,3 +87,13 @@ def test_xgbclassifier_attribute_names_after_early_stopping(fraud):
         plain.best_iteration
     with pytest.raises(ValueError, match="eval_set"):  # xgboost's XGBoostError, a ValueError
         plain.evals_result()
+
+
+@pytest.mark.parametrize("metric", [["aec"], ("aec", "savings"), None])
+def test_eval_metric_not_a_name_is_a_value_error_naming_it(fraud, metric):
+    """XGBClassifier takes a list of metrics; here one money-metric name is needed, and a list raised
+    ``TypeError: unhashable type: 'list'`` from inside the check."""
+    kw = _fit_kw(fraud)
+    with pytest.raises(ValueError, match="eval_metric"):
+        CSXGBClassifier(n_estimators=3, n_jobs=1, eval_metric=metric).fit(**kw)
+
