@@ -301,7 +301,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
 
     @property
     def feature_importances_(self):
-        """Importances of kind ``importance_type`` ("gain" by default), as ``XGBClassifier``.
+        """Importances of kind ``importance_type`` ("gain" by default, gblinear "weight"), as ``XGBClassifier``.
 
         Returns
         -------
@@ -309,7 +309,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             float32, summing to 1 (all zero when no tree splits).
         """
         bst = self.get_booster()
-        score = bst.get_score(importance_type=self.importance_type or "gain")
+        # as XGBClassifier: gblinear has only "weight" (its coefficients)
+        score = bst.get_score(importance_type=self.importance_type or
+                              ("weight" if self.booster == "gblinear" else "gain"))
         names = bst.feature_names or [f"f{i}" for i in range(self.n_features_in_)]
         out = np.array([score.get(f, 0.0) for f in names], dtype=np.float32)
         total = out.sum()

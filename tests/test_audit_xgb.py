@@ -97,3 +97,14 @@ def test_eval_metric_not_a_name_is_a_value_error_naming_it(fraud, metric):
     with pytest.raises(ValueError, match="eval_metric"):
         CSXGBClassifier(n_estimators=3, n_jobs=1, eval_metric=metric).fit(**kw)
 
+
+def test_gblinear_feature_importances_as_xgboost(fraud):
+    """``booster="gblinear"``: ``feature_importances_`` raised xgboost's 'gblinear only has weight'
+    error; XGBClassifier defaults to the "weight" importance (the normalised coefficients) there."""
+    X, y, amount = fraud
+    trees_only = dict.fromkeys(["max_depth", "max_bin", "tree_method", "gamma", "min_child_weight", "subsample",
+                                "colsample_bytree"])  # our tree defaults; xgboost warns they are unused
+    est = CSXGBClassifier(n_estimators=5, booster="gblinear", n_jobs=1, **trees_only)
+    est.fit(X, y, fp_cost=10.0, fn_cost=amount)
+    coef = np.array(list(est.get_booster().get_score(importance_type="weight").values()), dtype=np.float32)
+    np.testing.assert_allclose(est.feature_importances_, coef / coef.sum(), rtol=1e-6)
