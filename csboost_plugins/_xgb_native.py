@@ -105,7 +105,9 @@ def get_costs(dmatrix) -> np.ndarray:
         dmatrix, xgb.DMatrix.num_row, kind="DMatrix",
         missing="this DMatrix carries no costs: build it with csboost_plugins.xgb.cost_dmatrix(X, y, "
                 "fp_cost=..., fn_cost=...) or call attach_costs(dmatrix, fp_cost=..., fn_cost=...) "
-                "(costs are never matched to an eval set by length or order)")
+                "(costs are never matched to an eval set by length or order). Under xgboost.dask the workers "
+                "rebuild the DMatrix from label and weight: train on dask_cost_dmatrix(...) with "
+                "obj=aec_objective(costs_in_weight=True), no money custom_metric (score after training)")
 
 
 def _weight(dmatrix):

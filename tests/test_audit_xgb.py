@@ -108,3 +108,25 @@ def test_gblinear_feature_importances_as_xgboost(fraud):
     est.fit(X, y, fp_cost=10.0, fn_cost=amount)
     coef = np.array(list(est.get_booster().get_score(importance_type="weight").values()), dtype=np.float32)
     np.testing.assert_allclose(est.feature_importances_, coef / coef.sum(), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ xgboost.dask
+def test_dask_objective_without_costs_in_weight_names_the_fix(fraud):
+    """Under xgboost.dask the workers rebuild the DMatrix from label and weight, so the objective must
+    read the folded costs; forgetting ``costs_in_weight=True`` told the user to build a
+    ``cost_dmatrix``, which cannot reach the workers."""
+    import dask.array as da
+    import dask.distributed as distributed
+    from xgboost import dask as dxgb
+
+    X, y, amount = fraud
+    chunks = 2000
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        Xd, yd = da.from_array(X, chunks=(chunks, X.shape[1])), da.from_array(y, chunks=chunks)
+        dtrain, info = cxgb.dask_cost_dmatrix(client, Xd, yd, fp_cost=10.0, fn_cost=da.from_array(amount, chunks))
+        params = {"max_depth": 3, "base_score": info["start_margin"], "disable_default_eval_metric": 1}
+        with pytest.raises(ValueError, match=r"costs_in_weight=True"):
+            dxgb.train(client, params, dtrain, 2, obj=cxgb.aec_objective())
+        out = dxgb.train(client, params, dtrain, 2, obj=cxgb.aec_objective(costs_in_weight=True))
+        assert out["booster"].num_boosted_rounds() == 2
