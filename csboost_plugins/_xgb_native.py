@@ -8,6 +8,7 @@ reverse (the engine / sklearn split of lightgbm's own package).
 from __future__ import annotations
 
 import json
+import numbers
 
 import numpy as np
 import xgboost as xgb
@@ -345,8 +346,11 @@ def early_stopping(rounds, *, metric=DEFAULT_WATCH, data_name=None, min_delta=0.
     """
     if metric not in _aec.METRICS:
         raise ValueError(f"metric must be one of {tuple(_aec.METRICS)}, got {metric!r}")
-    if not (isinstance(rounds, int) and rounds >= 1):
+    if not (isinstance(rounds, numbers.Integral) and not isinstance(rounds, bool) and rounds >= 1):
         raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+    if not (np.isfinite(min_delta) and min_delta >= 0):
+        raise ValueError(f"min_delta must be finite and >= 0, got {min_delta!r}")
+    rounds = int(rounds)  # numpy integers from a parameter grid
     return xgb.callback.EarlyStopping(rounds=rounds, metric_name=metric, data_name=data_name,
                                       maximize=_aec.METRICS[metric], save_best=save_best, min_delta=min_delta)
 

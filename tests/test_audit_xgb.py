@@ -130,3 +130,16 @@ def test_dask_objective_without_costs_in_weight_names_the_fix(fraud):
             dxgb.train(client, params, dtrain, 2, obj=cxgb.aec_objective())
         out = dxgb.train(client, params, dtrain, 2, obj=cxgb.aec_objective(costs_in_weight=True))
         assert out["booster"].num_boosted_rounds() == 2
+
+
+# ------------------------------------------------------------------ native helpers: bad input
+def test_early_stopping_takes_numpy_integers_and_refuses_bad_min_delta():
+    """Rounds from a parameter grid are numpy integers; xgboost's own EarlyStopping takes them."""
+    cb = cxgb.early_stopping(np.int64(5))
+    assert cb.rounds == 5 and isinstance(cb, xgb.callback.EarlyStopping)
+    for bad in (5.0, True, 0):
+        with pytest.raises(ValueError, match="rounds"):
+            cxgb.early_stopping(bad)
+    with pytest.raises(ValueError, match="min_delta"):
+        cxgb.early_stopping(5, min_delta=np.nan)
+
