@@ -378,6 +378,9 @@ def predict_proba(booster, data, *, iteration_range=None):
     numpy.ndarray of shape (n,)
         Probabilities s = 1 / (1 + exp(-margin)), start margin included.
     """
+    if not isinstance(booster, xgb.Booster):
+        raise TypeError(f"booster must be an xgboost.Booster, got {type(booster).__name__}"
+                        + ("; for an estimator call est.predict_proba(X)" if hasattr(booster, "get_booster") else ""))
     if not isinstance(data, xgb.DMatrix):
         data = xgb.DMatrix(data, enable_categorical=True)  # a no-op for numeric data
     if iteration_range is None:

@@ -143,3 +143,10 @@ def test_early_stopping_takes_numpy_integers_and_refuses_bad_min_delta():
     with pytest.raises(ValueError, match="min_delta"):
         cxgb.early_stopping(5, min_delta=np.nan)
 
+
+def test_predict_proba_of_an_estimator_is_a_type_error_naming_the_fix(fraud):
+    X, y, amount = fraud
+    est = CSXGBClassifier(n_estimators=2, n_jobs=1).fit(X, y, fp_cost=10.0, fn_cost=amount)
+    with pytest.raises(TypeError, match="booster.*predict_proba"):
+        cxgb.predict_proba(est, X)
+
