@@ -150,3 +150,8 @@ def test_predict_proba_of_an_estimator_is_a_type_error_naming_the_fix(fraud):
     with pytest.raises(TypeError, match="booster.*predict_proba"):
         cxgb.predict_proba(est, X)
 
+
+def test_cost_scale_not_a_number_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="cost_scale"):
+        cxgb.aec_objective(cost_scale="x")
+
