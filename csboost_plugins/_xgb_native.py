@@ -117,7 +117,11 @@ def _weight(dmatrix):
 
 
 def _label(dmatrix):
-    return dmatrix.get_label().astype(np.float64)
+    y = dmatrix.get_label().astype(np.float64)
+    if not ((y == 0) | (y == 1)).all():  # read once per DMatrix (cached with its costs), as binary:logistic checks
+        raise ValueError(f"the DMatrix label must be 0 or 1 for the AEC (got values {np.unique(y)[:5].tolist()}); "
+                         "cost_dmatrix(X, y, ...) maps two classes to 0 / 1")
+    return y
 
 
 _IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)

@@ -155,3 +155,17 @@ def test_cost_scale_not_a_number_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match="cost_scale"):
         cxgb.aec_objective(cost_scale="x")
 
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_dmatrix_labels_must_be_0_1(fraud, when):
+    """A DMatrix labelled 0/2 (or relabelled after ``attach_costs``) trained silently on regrets
+    computed with y = 2; xgboost's own binary:logistic refuses such labels."""
+    X, y, amount = fraud
+    dm = xgb.DMatrix(X, label=np.where(y == 1, 2.0, 0.0) if when == "before" else y)
+    cxgb.attach_costs(dm, fp_cost=10.0, fn_cost=amount)
+    if when == "after":
+        dm.set_label(np.where(y == 1, 2.0, 0.0))
+    with pytest.raises(ValueError, match="label.*0 or 1"):
+        xgb.train({}, dm, 2, obj=cxgb.aec_objective())
+    with pytest.raises(ValueError, match="label.*0 or 1"):
+        cxgb.aec_metric(np.zeros(len(y), np.float32), dm)
