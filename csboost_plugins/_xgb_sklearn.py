@@ -79,7 +79,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Multiplies the weight of the positive rows (xgboost applies it inside
         ``binary:logistic``, which the AEC replaces).
     random_state : int, RandomState or None
-        Seed of the booster.
+        Seed of the booster; None is xgboost's default seed 0 (repeatable fits, as
+        ``XGBClassifier``), a ``RandomState`` draws one.
     n_jobs : int, optional
         Threads (``nthread``).
     missing : float, default NaN
@@ -203,7 +204,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         # xgboost's own translation of its scikit-learn keywords (public API)
         p = xgb.XGBClassifier(**native).get_xgb_params()
         p = {k: v for k, v in p.items() if v is not None and k not in _WRAPPER_ONLY}
-        p.update(base_score=margin0, disable_default_eval_metric=1, seed=native_seed(self.random_state))
+        # None: xgboost's own default seed 0, so refits repeat as XGBClassifier's do
+        seed = 0 if self.random_state is None else native_seed(self.random_state)
+        p.update(base_score=margin0, disable_default_eval_metric=1, seed=seed)
         for key, instead in _NOT_IN_PARAMS.items():
             if key in (self.params or {}):
                 raise ValueError(f"params[{key!r}]={self.params[key]!r}: {instead}")

@@ -169,3 +169,18 @@ def test_dmatrix_labels_must_be_0_1(fraud, when):
         xgb.train({}, dm, 2, obj=cxgb.aec_objective())
     with pytest.raises(ValueError, match="label.*0 or 1"):
         cxgb.aec_metric(np.zeros(len(y), np.float32), dm)
+
+
+def test_random_state_none_is_repeatable_as_xgbclassifier(fraud):
+    """XGBClassifier(random_state=None) uses xgboost's seed 0: two fits with row subsampling give
+    the same model. Ours drew a fresh seed every fit, so a rerun gave another model."""
+    X, y, amount = fraud
+    kw = dict(n_estimators=10, subsample=0.5, colsample_bynode=0.5, n_jobs=1)
+    native = [xgb.XGBClassifier(**kw).fit(X, y).predict_proba(X)[:, 1] for _ in range(2)]
+    assert np.array_equal(*native)
+    ours = [CSXGBClassifier(**kw).fit(X, y, fp_cost=10.0, fn_cost=amount).predict_proba(X)[:, 1] for _ in range(2)]
+    assert np.array_equal(*ours)
+    seeded = CSXGBClassifier(**kw, random_state=0).fit(X, y, fp_cost=10.0, fn_cost=amount).predict_proba(X)[:, 1]
+    assert np.array_equal(ours[0], seeded)  # None is xgboost's default seed, 0
+    other = CSXGBClassifier(**kw, random_state=1).fit(X, y, fp_cost=10.0, fn_cost=amount).predict_proba(X)[:, 1]
+    assert not np.array_equal(ours[0], other)  # the seed reaches the row sampling
