@@ -129,9 +129,11 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     Attributes
     ----------
     booster_ : xgboost.Booster
-        Deployable: saved with ``save_model`` (or ``get_booster().save_model``),
-        plain xgboost's ``predict`` returns ``predict_proba(X)[:, 1]``;
-        ``predict(..., output_margin=True)`` returns the margin.
+        The AEC booster. Deployable: saved with ``save_model`` (or
+        ``get_booster().save_model``), plain xgboost's ``predict`` returns
+        ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` returns the
+        margin. Not so when ``decision="auto"`` chose ``"logloss+bmr"``: then
+        ``predict_proba`` is ``logloss_booster_``'s.
     %(fitted_columns)s
     feature_importances_ : ndarray of shape (n_features,)
         See the property.
@@ -255,7 +257,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Returns
         -------
         xgboost.Booster
-            ``booster_``: deployable (``binary:logistic``, start margin in ``base_score``).
+            ``booster_``: deployable (``binary:logistic``, start margin in ``base_score``);
+            with ``decision_ == "logloss+bmr"`` (``decision="auto"``) ``predict_proba``
+            comes from ``logloss_booster_`` instead.
         """
         check_is_fitted(self, "booster_")
         return self.booster_

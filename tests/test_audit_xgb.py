@@ -184,3 +184,19 @@ def test_random_state_none_is_repeatable_as_xgbclassifier(fraud):
     assert np.array_equal(ours[0], seeded)  # None is xgboost's default seed, 0
     other = CSXGBClassifier(**kw, random_state=1).fit(X, y, fp_cost=10.0, fn_cost=amount).predict_proba(X)[:, 1]
     assert not np.array_equal(ours[0], other)  # the seed reaches the row sampling
+
+
+def test_decision_auto_docs_name_the_booster_predict_proba_uses(fraud):
+    """With ``decision="auto"`` choosing logloss + BMR, ``predict_proba`` is the logloss booster's;
+    ``booster_``'s docstring said plain xgboost's ``booster_.predict`` returned it (0.7 off here)."""
+    X, y, amount = fraud
+    tr, va, te = slice(0, 1500), slice(1500, 2200), slice(2200, None)
+    est = CSXGBClassifier(n_estimators=50, max_depth=3, n_jobs=1, decision="auto")
+    est.fit(X[tr], y[tr], fp_cost=10.0, fn_cost=amount[tr], eval_set=[(X[va], y[va])],
+            eval_costs=[{"fp_cost": 10.0, "fn_cost": amount[va]}])
+    assert est.decision_ == "logloss+bmr"
+    p = est.predict_proba(X[te])[:, 1]
+    assert np.abs(est.logloss_booster_.predict(xgb.DMatrix(X[te])) - p).max() < 1e-6
+    entry = CSXGBClassifier.__doc__.split("    booster_ : xgboost.Booster")[1].split(" : ")[0]
+    assert "logloss_booster_" in entry
+    assert "logloss_booster_" in CSXGBClassifier.get_booster.__doc__
