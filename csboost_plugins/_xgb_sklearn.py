@@ -9,8 +9,9 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import scipy.sparse as sp
 import xgboost as xgb
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _money_eval
 from . import _xgb_native as _native
@@ -46,7 +47,8 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
     here with the same meaning (``tree_method``, ``device``, ``enable_categorical``,
     ``max_cat_to_onehot``, ``interaction_constraints``, ``importance_type``,
     ``callbacks``, ... and any further native parameter as ``**kwargs``), except
-    ``objective``, which is the AEC (another loss raises a ``ValueError``).
+    ``objective``, which is the AEC (another loss raises a ``ValueError``). ``X`` may
+    also be scipy sparse (CSR / CSC: an absent entry is a missing value, as in xgboost).
 
     ``fit(X, y, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0, sample_weight=None,
     eval_set=..., eval_costs=...)``; costs are routable with metadata routing
@@ -216,6 +218,14 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         return p
 
     # -------------------------------------------------------------------- fit
+    def _validate_X(self, X, reset, y=None):
+        if not sp.issparse(X):
+            return super()._validate_X(X, reset, y)
+        # as XGBClassifier: CSR / CSC go to the DMatrix as they are (an absent entry is a missing value)
+        kw = dict(accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), ensure_all_finite="allow-nan",
+                  reset=reset)
+        return validate_data(self, X, **kw) if y is None else validate_data(self, X, y, **kw)
+
     def _dmatrix(self, X, y=None, w=None, costs=None):
         names = None if hasattr(X, "columns") else self._feature_names()
         dm = xgb.DMatrix(X, label=y, weight=w, missing=self.missing, nthread=self.n_jobs or -1,
@@ -342,3 +352,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
 
     def _booster_rounds(self):
         return self.booster_.num_boosted_rounds()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

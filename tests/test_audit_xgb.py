@@ -200,3 +200,21 @@ def test_decision_auto_docs_name_the_booster_predict_proba_uses(fraud):
     entry = CSXGBClassifier.__doc__.split("    booster_ : xgboost.Booster")[1].split(" : ")[0]
     assert "logloss_booster_" in entry
     assert "logloss_booster_" in CSXGBClassifier.get_booster.__doc__
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_X_as_xgbclassifier(fraud, fmt):
+    """XGBClassifier takes scipy sparse X (absent entries are missing values); ours refused it."""
+    import scipy.sparse as sp
+
+    X, y, amount = fraud
+    Xd = np.where(np.random.RandomState(0).rand(*X.shape) < 0.3, 0.0, X)  # 30% absent
+    Xs = sp.csr_matrix(Xd) if fmt == "csr" else sp.csc_matrix(Xd)
+    kw = dict(n_estimators=10, max_depth=3, n_jobs=1)
+    est = CSXGBClassifier(**kw).fit(Xs, y, fp_cost=10.0, fn_cost=amount, eval_set=[(Xs, y)],
+                                    eval_costs=[{"fp_cost": 10.0, "fn_cost": amount}])
+    # xgboost's meaning of sparse input: an absent entry is a missing value, i.e. NaN in dense X
+    Xnan = np.where(Xd == 0.0, np.nan, Xd)
+    dense = CSXGBClassifier(**kw).fit(Xnan, y, fp_cost=10.0, fn_cost=amount)
+    np.testing.assert_array_equal(est.predict_proba(Xs), dense.predict_proba(Xnan))
+    assert est.n_features_in_ == X.shape[1]
