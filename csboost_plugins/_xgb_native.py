@@ -436,7 +436,9 @@ def to_deployable(booster):
     is cut at ``best_iteration`` when early stopping set one (the attribute is kept),
     so ``xgb.Booster(model_file=...).predict(dmatrix)`` equals expit(margin) to float32
     precision in a process that never imports ``csboost_plugins``; ONNX
-    (onnxmltools), treelite and shap read it the same way.
+    (onnxmltools), treelite and shap read it the same way. onnxmltools reads only
+    xgboost's default feature names (f0, f1, ...): for a booster trained on a DataFrame
+    set ``dep.feature_names = None`` before ``onnxmltools.convert_xgboost(dep, ...)``.
 
     Parameters
     ----------

@@ -218,3 +218,27 @@ def test_sparse_X_as_xgbclassifier(fraud, fmt):
     dense = CSXGBClassifier(**kw).fit(Xnan, y, fp_cost=10.0, fn_cost=amount)
     np.testing.assert_array_equal(est.predict_proba(Xs), dense.predict_proba(Xnan))
     assert est.n_features_in_ == X.shape[1]
+
+
+# ------------------------------------------------------------------ deploying
+def test_onnx_of_a_dataframe_trained_model_as_documented(fraud):
+    """onnxmltools reads only xgboost's default feature names (f0, f1, ...); a model fitted on a
+    DataFrame (as in the README) failed with 'feature names should follow pattern f%d'.
+    ``to_deployable``'s docstring now gives the one step that makes it work."""
+    onnxmltools = pytest.importorskip("onnxmltools")  # dev extra, as tests/test_deploy_formats.py
+    rt = pytest.importorskip("onnxruntime")
+    from onnxmltools.convert.common.data_types import FloatTensorType
+
+    b = make_fraud_transactions(3000, fraud_rate=0.05, random_state=0)
+    X = b.data.astype(np.float32)
+    est = CSXGBClassifier(n_estimators=20, max_depth=3, n_jobs=1).fit(X, b.target, fp_cost=10.0, fn_cost=b.fn_cost)
+    types = [("X", FloatTensorType([None, X.shape[1]]))]
+    with pytest.raises(RuntimeError, match="f%d"):  # onnxmltools' limitation, unchanged
+        onnxmltools.convert_xgboost(est.get_booster(), initial_types=types, target_opset=15)
+    assert "feature_names = None" in cxgb.to_deployable.__doc__
+    dep = est.get_booster().copy()
+    dep.feature_names = None  # the documented step
+    onx = onnxmltools.convert_xgboost(dep, initial_types=types, target_opset=15)
+    sess = rt.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
+    probs = np.asarray(sess.run(None, {"X": X.to_numpy()})[1])[:, 1]
+    assert np.abs(probs - est.predict_proba(X)[:, 1]).max() <= 1e-5
