@@ -426,6 +426,20 @@ def _learner_config(booster):
                                                     dtype=np.float64)
 
 
+def cut_at_best_iteration(booster):
+    """A copy of ``booster`` with the trees up to ``best_iteration`` (all when early stopping set none).
+
+    Keeps the attributes (``best_iteration``, ``best_score``, ...), which slicing drops.
+    Not public (``to_deployable`` and ``CSXGBClassifier.load_model`` use it).
+    """
+    attrs = booster.attributes()
+    best = attrs.get("best_iteration")
+    out = booster[: int(best) + 1] if best is not None else booster.copy()
+    for k, v in attrs.items():
+        out.set_attr(**{k: v})
+    return out
+
+
 def to_deployable(booster):
     """A copy of ``booster`` that plain xgboost scores as our :func:`predict_proba` does.
 
@@ -459,11 +473,7 @@ def to_deployable(booster):
                          f"{_DEPLOYED_OBJECTIVE!r}")
     if base.size != 1:
         raise ValueError(f"to_deployable needs a single-output booster, got base_score {base.tolist()}")
-    attrs = booster.attributes()
-    best = attrs.get("best_iteration")
-    out = booster[: int(best) + 1] if best is not None else booster.copy()
-    for k, v in attrs.items():  # slicing drops the attributes (best_iteration, best_score, ...)
-        out.set_attr(**{k: v})
+    out = cut_at_best_iteration(booster)
     if objective == _DEPLOYED_OBJECTIVE:
         return out
     p0 = float(expit(base[0]))

@@ -7,6 +7,7 @@ Public as ``csboost_plugins.xgb.CSXGBClassifier``; the native helpers live in
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 import scipy.sparse as sp
@@ -345,6 +346,13 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         bst = xgb.Booster(model_file=path)
         meta = bst.attr(META_KEY)
         bst.set_attr(**{META_KEY: None})
+        best = bst.attr("best_iteration")
+        if meta is None:  # a plain file: as the estimator's own booster_, deployable and cut at best_iteration
+            # (saved after early stopping it keeps every tree; XGBClassifier.load_model predicts with those up
+            # to best_iteration); a raw AEC booster (margins) becomes binary:logistic, so save_model deploys
+            deployable = _native._learner_config(bst)[0] in _native._MARGIN_OBJECTIVES
+            bst = _native.to_deployable(bst) if deployable else _native.cut_at_best_iteration(bst)
+            meta = None if best is None else json.dumps({"best_iteration": int(best)})
         return bst, meta
 
     def _booster_n_features(self):

@@ -242,3 +242,36 @@ def test_onnx_of_a_dataframe_trained_model_as_documented(fraud):
     sess = rt.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
     probs = np.asarray(sess.run(None, {"X": X.to_numpy()})[1])[:, 1]
     assert np.abs(probs - est.predict_proba(X)[:, 1]).max() <= 1e-5
+
+
+@pytest.mark.parametrize("source", ["aec_booster", "xgbclassifier"])
+def test_load_model_of_a_plain_early_stopped_file_predicts_with_best_iteration(fraud, tmp_path, source):
+    """A plain xgboost file saved after early stopping keeps every tree and a best_iteration attribute;
+    XGBClassifier.load_model (and cxgb.predict_proba) predict with the trees up to it, while
+    CSXGBClassifier.load_model used all of them (0.16-0.23 off in probability) with best_iteration_ None."""
+    X, y, amount = fraud
+    tr, va = slice(0, 3000), slice(3000, None)
+    path = tmp_path / "plain.json"
+    if source == "aec_booster":
+        dtr = cxgb.cost_dmatrix(X[tr], y[tr], fp_cost=10.0, fn_cost=amount[tr])
+        dva = cxgb.cost_dmatrix(X[va], y[va], fp_cost=10.0, fn_cost=amount[va])
+        bst = xgb.train(cxgb.aec_params(dtr, {"max_depth": 3, "eta": 0.3, "nthread": 1}), dtr, 200,
+                        obj=cxgb.aec_objective(), evals=[(dva, "v")], custom_metric=cxgb.money_metrics,
+                        early_stopping_rounds=5, verbose_eval=False)
+        bst.save_model(path)
+        want, best = cxgb.predict_proba(bst, X), bst.best_iteration
+    else:
+        clf = xgb.XGBClassifier(n_estimators=200, max_depth=3, early_stopping_rounds=5, n_jobs=1)
+        clf.fit(X[tr], y[tr], eval_set=[(X[va], y[va])], verbose=False)
+        clf.save_model(path)
+        want, best = clf.predict_proba(X)[:, 1], clf.best_iteration
+    loaded = xgb.Booster(model_file=path)
+    assert loaded.num_boosted_rounds() > best + 1  # the file holds the trees after the best round
+    est = CSXGBClassifier.load_model(path)
+    assert est.best_iteration_ == est.best_iteration == best
+    assert est.n_estimators_ == best + 1
+    np.testing.assert_allclose(est.predict_proba(X)[:, 1], want, rtol=0, atol=1e-6)
+    # and it deploys: plain xgboost's predict of the (re)saved booster is predict_proba, not a margin
+    est.save_model(tmp_path / "again.json")
+    served = xgb.Booster(model_file=tmp_path / "again.json").predict(xgb.DMatrix(X))
+    np.testing.assert_allclose(served, want, rtol=0, atol=1e-6)
