@@ -236,6 +236,38 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             _money_eval.store_costs(dm, costs)
         return dm
 
+    @fill_doc(**DOCS)
+    def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None,
+            sample_weight_eval_set=None, verbose=False):
+        """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or scipy sparse of shape (n, p)
+            Numeric (NaN allowed: a missing value); pandas ``category`` columns
+            with ``enable_categorical=True``, as natively.
+        %(fit_data)s
+        sample_weight_eval_set : list of (n_k,) or None, optional
+            ``XGBClassifier.fit``'s name for ``eval_sample_weight`` (give one of the two).
+        verbose : bool or int, default False
+            Print the eval sets' money metrics every round (every ``verbose`` rounds), as
+            ``XGBClassifier.fit``.
+
+        %(returns_self)s
+        """
+        if sample_weight_eval_set is not None:
+            if eval_sample_weight is not None:
+                raise ValueError("give eval_sample_weight or sample_weight_eval_set (XGBClassifier's name), not both")
+            eval_sample_weight = sample_weight_eval_set
+        self._fit_verbose = verbose
+        try:
+            return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                        cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
+                             eval_sample_weight)
+        finally:
+            del self._fit_verbose
+
     def _fit_booster(self, X, y, costs, w, evals, margin0):
         dtrain = self._dmatrix(X, y, w, costs)
         devals = [(self._dmatrix(Xk, yk, wk, ck), f"validation_{k}") for k, (Xk, yk, ck, wk) in enumerate(evals)]
@@ -248,7 +280,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,
                             custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
                             early_stopping_rounds=self.early_stopping_rounds, evals_result=evals_result,
-                            verbose_eval=False, callbacks=copy.deepcopy(self.callbacks))
+                            verbose_eval=getattr(self, "_fit_verbose", False), callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
         # set by early_stopping_rounds or by an xgboost EarlyStopping in callbacks

@@ -275,3 +275,22 @@ def test_load_model_of_a_plain_early_stopped_file_predicts_with_best_iteration(f
     est.save_model(tmp_path / "again.json")
     served = xgb.Booster(model_file=tmp_path / "again.json").predict(xgb.DMatrix(X))
     np.testing.assert_allclose(served, want, rtol=0, atol=1e-6)
+
+
+def test_fit_takes_xgbclassifier_fit_keywords(fraud, capsys):
+    """``fit(..., verbose=False)`` and ``sample_weight_eval_set=`` are XGBClassifier.fit's words; they
+    were a TypeError (unexpected keyword)."""
+    kw = _fit_kw(fraud)
+    yv = kw["eval_set"][0][1]
+    wv = np.random.RandomState(1).uniform(0.5, 2.0, len(yv))
+    est = CSXGBClassifier(n_estimators=4, max_depth=3, n_jobs=1)
+    ours = est.fit(**kw, eval_sample_weight=[wv]).evals_result_
+    assert capsys.readouterr().out == ""  # silent by default
+    xgb_words = est.fit(**kw, sample_weight_eval_set=[wv], verbose=True).evals_result_
+    assert xgb_words == ours
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 4 and printed[0].startswith("[0]\tvalidation_0-") and "aec" in printed[0]
+    est.fit(**kw, verbose=False)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(ValueError, match="sample_weight_eval_set"):
+        est.fit(**kw, eval_sample_weight=[wv], sample_weight_eval_set=[wv])
