@@ -125,7 +125,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         requests the costs in metadata routing, so ``make_savings_scorer`` and pipelines
         pass each fold's costs to it (with "0.5": ``set_predict_request(cost_matrix=True)``).
     params : dict, optional
-        Further native xgboost parameters (override the above).
+        Further native xgboost parameters (override the above; a native name such as
+        ``eta``, ``lambda``, ``alpha``, ``min_split_loss``, ``nthread`` or ``seed``, here
+        or as a keyword, replaces the keyword it aliases).
     **kwargs : dict
         Further native xgboost parameters, as in ``XGBClassifier``.
 
@@ -210,8 +212,14 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         p = xgb.XGBClassifier(**native).get_xgb_params()
         p = {k: v for k, v in p.items() if v is not None and k not in _WRAPPER_ONLY}
         # None: xgboost's own default seed 0, so refits repeat as XGBClassifier's do
-        seed = 0 if self.random_state is None else native_seed(self.random_state)
-        p.update(base_score=margin0, disable_default_eval_metric=1, seed=seed)
+        p.update(seed=0 if self.random_state is None else native_seed(self.random_state))
+        # a native spelling (eta=, params={"lambda": ...}) wins over the default of the keyword it aliases;
+        # with both in the dict xgboost would apply the keyword's (learning_rate=0.1)
+        for name, keyword in _ALIASES.items():
+            if name in native or name in (self.params or {}):
+                p.pop(keyword, None)
+                p[name] = (self.params or {}).get(name, native.get(name))
+        p.update(base_score=margin0, disable_default_eval_metric=1)
         for key, instead in _NOT_IN_PARAMS.items():
             if key in (self.params or {}):
                 raise ValueError(f"params[{key!r}]={self.params[key]!r}: {instead}")

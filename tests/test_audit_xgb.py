@@ -294,3 +294,26 @@ def test_fit_takes_xgbclassifier_fit_keywords(fraud, capsys):
     assert capsys.readouterr().out == ""
     with pytest.raises(ValueError, match="sample_weight_eval_set"):
         est.fit(**kw, eval_sample_weight=[wv], sample_weight_eval_set=[wv])
+
+
+@pytest.mark.parametrize("native, ours", [
+    ({"eta": 0.3}, {"learning_rate": 0.3}),
+    ({"lambda": 5.0}, {"reg_lambda": 5.0}),
+    ({"alpha": 2.0}, {"reg_alpha": 2.0}),
+    ({"min_split_loss": 1.0}, {"gamma": 1.0}),
+    ({"seed": 3}, {"random_state": 3}),
+])
+@pytest.mark.parametrize("where", ["kwargs", "params"])
+def test_native_spelling_of_a_parameter_is_not_silently_ignored(fraud, native, ours, where):
+    """``CSXGBClassifier(eta=0.3)`` or ``params={"eta": 0.3}`` (xgboost's native names) lost to the
+    default of the keyword they alias (learning_rate=0.1): the model was trained with 0.1."""
+    X, y, amount = fraud
+    kw = dict(n_estimators=10, max_depth=3, subsample=0.7, n_jobs=1)
+    given = native if where == "kwargs" else {"params": native}
+
+    def proba(**extra):
+        return CSXGBClassifier(**kw, **extra).fit(X, y, fp_cost=10.0, fn_cost=amount).predict_proba(X)[:, 1]
+
+    want = proba(**ours)
+    assert not np.array_equal(want, proba())  # the value matters on this data
+    np.testing.assert_array_equal(proba(**given), want)
