@@ -392,7 +392,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             # to best_iteration); a raw AEC booster (margins) becomes binary:logistic, so save_model deploys
             deployable = _native._learner_config(bst)[0] in _native._MARGIN_OBJECTIVES
             bst = _native.to_deployable(bst) if deployable else _native.cut_at_best_iteration(bst)
-            meta = None if best is None else json.dumps({"best_iteration": int(best)})
+            # feature_names_in_ from the booster's names, as XGBClassifier.load_model
+            meta = json.dumps({"best_iteration": None if best is None else int(best),
+                               "feature_names_in": bst.feature_names})
         return bst, meta
 
     def _booster_n_features(self):

@@ -317,3 +317,19 @@ def test_native_spelling_of_a_parameter_is_not_silently_ignored(fraud, native, o
     want = proba(**ours)
     assert not np.array_equal(want, proba())  # the value matters on this data
     np.testing.assert_array_equal(proba(**given), want)
+
+
+def test_load_model_of_a_plain_dataframe_model_keeps_its_feature_names(tmp_path):
+    """XGBClassifier.load_model sets feature_names_in_ from the booster; ours dropped them, so
+    predicting the same DataFrame warned 'X has feature names, but ... fitted without'."""
+    import warnings
+
+    b = make_fraud_transactions(2000, fraud_rate=0.05, random_state=0)
+    clf = xgb.XGBClassifier(n_estimators=5, max_depth=3, n_jobs=1).fit(b.data, b.target)
+    clf.save_model(tmp_path / "plain.ubj")
+    est = CSXGBClassifier.load_model(tmp_path / "plain.ubj")
+    np.testing.assert_array_equal(est.feature_names_in_, clf.feature_names_in_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = est.predict_proba(b.data)[:, 1]
+    np.testing.assert_allclose(p, clf.predict_proba(b.data)[:, 1], rtol=0, atol=1e-6)
