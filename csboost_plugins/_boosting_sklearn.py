@@ -238,10 +238,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             v = getattr(self, name, None)
             if v is not None and not (isinstance(v, numbers.Real) and 0 < v <= 1):
                 raise ValueError(f"{name} must lie in (0, 1], got {v!r}")
-        if self.eval_metric not in _aec.METRICS:
-            raise ValueError(f"eval_metric must be one of {tuple(_aec.METRICS)} (money metrics on each eval set's "
-                             f"costs; the AEC objective makes xgboost's / lightgbm's own metrics read margins), "
-                             f"got {self.eval_metric!r}")
+        if not isinstance(self.eval_metric, str) or self.eval_metric not in _aec.METRICS:  # a list: unhashable
+            raise ValueError(f"eval_metric must be one of {tuple(_aec.METRICS)} (one name: money metrics on each "
+                             f"eval set's costs; the AEC objective makes xgboost's / lightgbm's own metrics read "
+                             f"margins), got {self.eval_metric!r}")
         _aec.check_metric_params(self.eval_metric, _decision_layer.metric_decision(self.decision), "margin")
         esr = self.early_stopping_rounds
         if esr is not None and not (isinstance(esr, numbers.Integral) and esr >= 1):

@@ -10,6 +10,7 @@ same numbers on either library. Not public: use :mod:`csboost_plugins.xgb` /
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -131,7 +132,8 @@ class AECObjectiveBase:
     def __init__(self, *, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto",
                  costs_in_weight=False):
         _aec.check_hessian_params(hessian, hessian_floor, logloss_weight)
-        if not (cost_scale == "auto" or (np.isfinite(cost_scale) and cost_scale > 0)):
+        if not (cost_scale == "auto" or (isinstance(cost_scale, numbers.Real) and np.isfinite(cost_scale)
+                                         and cost_scale > 0)):
             raise ValueError(f"cost_scale must be 'auto' or a positive float, got {cost_scale!r}")
         store_init_args(self, locals())
         self._buffers = _aec.GradHessBuffers()  # float32 g, h reused every round (both libraries keep float32)

@@ -8,6 +8,7 @@ reverse (the engine / sklearn split of lightgbm's own package).
 from __future__ import annotations
 
 import json
+import numbers
 
 import numpy as np
 import xgboost as xgb
@@ -105,7 +106,9 @@ def get_costs(dmatrix) -> np.ndarray:
         dmatrix, xgb.DMatrix.num_row, kind="DMatrix",
         missing="this DMatrix carries no costs: build it with csboost_plugins.xgb.cost_dmatrix(X, y, "
                 "fp_cost=..., fn_cost=...) or call attach_costs(dmatrix, fp_cost=..., fn_cost=...) "
-                "(costs are never matched to an eval set by length or order)")
+                "(costs are never matched to an eval set by length or order). Under xgboost.dask the workers "
+                "rebuild the DMatrix from label and weight: train on dask_cost_dmatrix(...) with "
+                "obj=aec_objective(costs_in_weight=True), no money custom_metric (score after training)")
 
 
 def _weight(dmatrix):
@@ -114,7 +117,11 @@ def _weight(dmatrix):
 
 
 def _label(dmatrix):
-    return dmatrix.get_label().astype(np.float64)
+    y = dmatrix.get_label().astype(np.float64)
+    if not ((y == 0) | (y == 1)).all():  # read once per DMatrix (cached with its costs), as binary:logistic checks
+        raise ValueError(f"the DMatrix label must be 0 or 1 for the AEC (got values {np.unique(y)[:5].tolist()}); "
+                         "cost_dmatrix(X, y, ...) maps two classes to 0 / 1")
+    return y
 
 
 _IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)
@@ -163,8 +170,21 @@ def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
     -------
     dict
         The parameters for ``xgb.train``.
+
+    Raises
+    ------
+    ValueError
+        If ``params["objective"]`` is a native loss (e.g. ``"binary:logistic"``): xgboost would
+        read the start margin in ``base_score`` as that loss's probability.
     """
     out = dict(params or {})
+    objective = out.get("objective", _MARGIN_OBJECTIVES[0])
+    if objective not in _MARGIN_OBJECTIVES:
+        raise ValueError(
+            f"params['objective']={objective!r}: the loss is obj=csboost_plugins.xgb.aec_objective(); drop "
+            f"'objective' from params (xgboost would read base_score, the start margin, as {objective!r}'s "
+            "probability). Probabilities: csboost_plugins.xgb.predict_proba, or to_deployable(bst) for a "
+            "binary:logistic booster")
     out["base_score"] = _start_margin_of(dtrain, start_margin)
     out.setdefault("disable_default_eval_metric", 1)
     return out
@@ -330,8 +350,11 @@ def early_stopping(rounds, *, metric=DEFAULT_WATCH, data_name=None, min_delta=0.
     """
     if metric not in _aec.METRICS:
         raise ValueError(f"metric must be one of {tuple(_aec.METRICS)}, got {metric!r}")
-    if not (isinstance(rounds, int) and rounds >= 1):
+    if not (isinstance(rounds, numbers.Integral) and not isinstance(rounds, bool) and rounds >= 1):
         raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+    if not (np.isfinite(min_delta) and min_delta >= 0):
+        raise ValueError(f"min_delta must be finite and >= 0, got {min_delta!r}")
+    rounds = int(rounds)  # numpy integers from a parameter grid
     return xgb.callback.EarlyStopping(rounds=rounds, metric_name=metric, data_name=data_name,
                                       maximize=_aec.METRICS[metric], save_best=save_best, min_delta=min_delta)
 
@@ -359,6 +382,9 @@ def predict_proba(booster, data, *, iteration_range=None):
     numpy.ndarray of shape (n,)
         Probabilities s = 1 / (1 + exp(-margin)), start margin included.
     """
+    if not isinstance(booster, xgb.Booster):
+        raise TypeError(f"booster must be an xgboost.Booster, got {type(booster).__name__}"
+                        + ("; for an estimator call est.predict_proba(X)" if hasattr(booster, "get_booster") else ""))
     if not isinstance(data, xgb.DMatrix):
         data = xgb.DMatrix(data, enable_categorical=True)  # a no-op for numeric data
     if iteration_range is None:
@@ -400,6 +426,20 @@ def _learner_config(booster):
                                                     dtype=np.float64)
 
 
+def cut_at_best_iteration(booster):
+    """A copy of ``booster`` with the trees up to ``best_iteration`` (all when early stopping set none).
+
+    Keeps the attributes (``best_iteration``, ``best_score``, ...), which slicing drops.
+    Not public (``to_deployable`` and ``CSXGBClassifier.load_model`` use it).
+    """
+    attrs = booster.attributes()
+    best = attrs.get("best_iteration")
+    out = booster[: int(best) + 1] if best is not None else booster.copy()
+    for k, v in attrs.items():
+        out.set_attr(**{k: v})
+    return out
+
+
 def to_deployable(booster):
     """A copy of ``booster`` that plain xgboost scores as our :func:`predict_proba` does.
 
@@ -410,7 +450,9 @@ def to_deployable(booster):
     is cut at ``best_iteration`` when early stopping set one (the attribute is kept),
     so ``xgb.Booster(model_file=...).predict(dmatrix)`` equals expit(margin) to float32
     precision in a process that never imports ``csboost_plugins``; ONNX
-    (onnxmltools), treelite and shap read it the same way.
+    (onnxmltools), treelite and shap read it the same way. onnxmltools reads only
+    xgboost's default feature names (f0, f1, ...): for a booster trained on a DataFrame
+    set ``dep.feature_names = None`` before ``onnxmltools.convert_xgboost(dep, ...)``.
 
     Parameters
     ----------
@@ -431,11 +473,7 @@ def to_deployable(booster):
                          f"{_DEPLOYED_OBJECTIVE!r}")
     if base.size != 1:
         raise ValueError(f"to_deployable needs a single-output booster, got base_score {base.tolist()}")
-    attrs = booster.attributes()
-    best = attrs.get("best_iteration")
-    out = booster[: int(best) + 1] if best is not None else booster.copy()
-    for k, v in attrs.items():  # slicing drops the attributes (best_iteration, best_score, ...)
-        out.set_attr(**{k: v})
+    out = cut_at_best_iteration(booster)
     if objective == _DEPLOYED_OBJECTIVE:
         return out
     p0 = float(expit(base[0]))

@@ -7,10 +7,12 @@ Public as ``csboost_plugins.xgb.CSXGBClassifier``; the native helpers live in
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
+import scipy.sparse as sp
 import xgboost as xgb
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _money_eval
 from . import _xgb_native as _native
@@ -31,6 +33,12 @@ _WRAPPER_ONLY = ("objective", "n_estimators", "base_score", "random_state", "mis
                  "enable_categorical", "feature_types", "feature_weights", "eval_metric", "early_stopping_rounds",
                  "callbacks")
 
+# native parameters the AEC sets itself: ``params`` may not override them (-> what to use instead)
+_NOT_IN_PARAMS = {
+    "objective": "the loss is always the AEC (blend logloss with logloss_weight=, or use xgboost.XGBClassifier)",
+    "base_score": "the start is base_score= (a probability, as in XGBClassifier) or start_margin= (a margin)",
+}
+
 
 @fill_doc(**DOCS)
 class CSXGBClassifier(CostSensitiveBoostingMixin):
@@ -40,7 +48,8 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
     here with the same meaning (``tree_method``, ``device``, ``enable_categorical``,
     ``max_cat_to_onehot``, ``interaction_constraints``, ``importance_type``,
     ``callbacks``, ... and any further native parameter as ``**kwargs``), except
-    ``objective``, which is the AEC (another loss raises a ``ValueError``).
+    ``objective``, which is the AEC (another loss raises a ``ValueError``). ``X`` may
+    also be scipy sparse (CSR / CSC: an absent entry is a missing value, as in xgboost).
 
     ``fit(X, y, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0, sample_weight=None,
     eval_set=..., eval_costs=...)``; costs are routable with metadata routing
@@ -73,7 +82,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Multiplies the weight of the positive rows (xgboost applies it inside
         ``binary:logistic``, which the AEC replaces).
     random_state : int, RandomState or None
-        Seed of the booster.
+        Seed of the booster; None is xgboost's default seed 0 (repeatable fits, as
+        ``XGBClassifier``), a ``RandomState`` draws one.
     n_jobs : int, optional
         Threads (``nthread``).
     missing : float, default NaN
@@ -115,16 +125,20 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         requests the costs in metadata routing, so ``make_savings_scorer`` and pipelines
         pass each fold's costs to it (with "0.5": ``set_predict_request(cost_matrix=True)``).
     params : dict, optional
-        Further native xgboost parameters (override the above).
+        Further native xgboost parameters (override the above; a native name such as
+        ``eta``, ``lambda``, ``alpha``, ``min_split_loss``, ``nthread`` or ``seed``, here
+        or as a keyword, replaces the keyword it aliases).
     **kwargs : dict
         Further native xgboost parameters, as in ``XGBClassifier``.
 
     Attributes
     ----------
     booster_ : xgboost.Booster
-        Deployable: saved with ``save_model`` (or ``get_booster().save_model``),
-        plain xgboost's ``predict`` returns ``predict_proba(X)[:, 1]``;
-        ``predict(..., output_margin=True)`` returns the margin.
+        The AEC booster. Deployable: saved with ``save_model`` (or
+        ``get_booster().save_model``), plain xgboost's ``predict`` returns
+        ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` returns the
+        margin. Not so when ``decision="auto"`` chose ``"logloss+bmr"``: then
+        ``predict_proba`` is ``logloss_booster_``'s.
     %(fitted_columns)s
     feature_importances_ : ndarray of shape (n_features,)
         See the property.
@@ -197,11 +211,30 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         # xgboost's own translation of its scikit-learn keywords (public API)
         p = xgb.XGBClassifier(**native).get_xgb_params()
         p = {k: v for k, v in p.items() if v is not None and k not in _WRAPPER_ONLY}
-        p.update(base_score=margin0, disable_default_eval_metric=1, seed=native_seed(self.random_state))
+        # None: xgboost's own default seed 0, so refits repeat as XGBClassifier's do
+        p.update(seed=0 if self.random_state is None else native_seed(self.random_state))
+        # a native spelling (eta=, params={"lambda": ...}) wins over the default of the keyword it aliases;
+        # with both in the dict xgboost would apply the keyword's (learning_rate=0.1)
+        for name, keyword in _ALIASES.items():
+            if name in native or name in (self.params or {}):
+                p.pop(keyword, None)
+                p[name] = (self.params or {}).get(name, native.get(name))
+        p.update(base_score=margin0, disable_default_eval_metric=1)
+        for key, instead in _NOT_IN_PARAMS.items():
+            if key in (self.params or {}):
+                raise ValueError(f"params[{key!r}]={self.params[key]!r}: {instead}")
         p.update(self.params or {})
         return p
 
     # -------------------------------------------------------------------- fit
+    def _validate_X(self, X, reset, y=None):
+        if not sp.issparse(X):
+            return super()._validate_X(X, reset, y)
+        # as XGBClassifier: CSR / CSC go to the DMatrix as they are (an absent entry is a missing value)
+        kw = dict(accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), ensure_all_finite="allow-nan",
+                  reset=reset)
+        return validate_data(self, X, **kw) if y is None else validate_data(self, X, y, **kw)
+
     def _dmatrix(self, X, y=None, w=None, costs=None):
         names = None if hasattr(X, "columns") else self._feature_names()
         dm = xgb.DMatrix(X, label=y, weight=w, missing=self.missing, nthread=self.n_jobs or -1,
@@ -210,6 +243,38 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         if costs is not None:
             _money_eval.store_costs(dm, costs)
         return dm
+
+    @fill_doc(**DOCS)
+    def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None,
+            sample_weight_eval_set=None, verbose=False):
+        """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or scipy sparse of shape (n, p)
+            Numeric (NaN allowed: a missing value); pandas ``category`` columns
+            with ``enable_categorical=True``, as natively.
+        %(fit_data)s
+        sample_weight_eval_set : list of (n_k,) or None, optional
+            ``XGBClassifier.fit``'s name for ``eval_sample_weight`` (give one of the two).
+        verbose : bool or int, default False
+            Print the eval sets' money metrics every round (every ``verbose`` rounds), as
+            ``XGBClassifier.fit``.
+
+        %(returns_self)s
+        """
+        if sample_weight_eval_set is not None:
+            if eval_sample_weight is not None:
+                raise ValueError("give eval_sample_weight or sample_weight_eval_set (XGBClassifier's name), not both")
+            eval_sample_weight = sample_weight_eval_set
+        self._fit_verbose = verbose
+        try:
+            return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                        cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
+                             eval_sample_weight)
+        finally:
+            del self._fit_verbose
 
     def _fit_booster(self, X, y, costs, w, evals, margin0):
         dtrain = self._dmatrix(X, y, w, costs)
@@ -223,16 +288,15 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,
                             custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
                             early_stopping_rounds=self.early_stopping_rounds, evals_result=evals_result,
-                            verbose_eval=False, callbacks=copy.deepcopy(self.callbacks))
+                            verbose_eval=getattr(self, "_fit_verbose", False), callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
-        self.best_iteration_ = None
-        if self.early_stopping_rounds is not None:
-            self.best_iteration_ = int(bst.best_iteration)
-            bst = bst[: self.best_iteration_ + 1]
-        self.booster_ = _native.to_deployable(bst)
+        # set by early_stopping_rounds or by an xgboost EarlyStopping in callbacks
+        best = bst.attr("best_iteration")
+        self.best_iteration_ = None if best is None else int(best)
+        self.booster_ = _native.to_deployable(bst)  # cut at best_iteration, which it keeps (plain xgboost reads it)
         self.evals_result_ = evals_result
-        self.n_estimators_ = bst.num_boosted_rounds()
+        self.n_estimators_ = self.booster_.num_boosted_rounds()
 
     # -------------------------------------------------------------- prediction
     def _margin(self, X):
@@ -244,14 +308,58 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Returns
         -------
         xgboost.Booster
-            ``booster_``: deployable (``binary:logistic``, start margin in ``base_score``).
+            ``booster_``: deployable (``binary:logistic``, start margin in ``base_score``);
+            with ``decision_ == "logloss+bmr"`` (``decision="auto"``) ``predict_proba``
+            comes from ``logloss_booster_`` instead.
         """
         check_is_fitted(self, "booster_")
         return self.booster_
 
     @property
+    def best_iteration(self) -> int:
+        """0-based best round of early stopping (``best_iteration_``), as ``XGBClassifier.best_iteration``.
+
+        Returns
+        -------
+        int
+            ``AttributeError`` when the fit did not stop early (as xgboost).
+        """
+        check_is_fitted(self, "booster_")
+        if self.best_iteration_ is None:
+            raise AttributeError("`best_iteration` is only defined when early stopping is used.")
+        return self.best_iteration_
+
+    @property
+    def best_score(self) -> float:
+        """Watched metric at ``best_iteration`` on the last eval set, as ``XGBClassifier.best_score``.
+
+        Returns
+        -------
+        float
+            ``AttributeError`` when the fit did not stop early.
+        """
+        score = self.get_booster().attr("best_score")
+        if score is None:
+            raise AttributeError("`best_score` is only defined when early stopping is used.")
+        return float(score)
+
+    def evals_result(self) -> dict:
+        """Money metrics of each eval set per round (``evals_result_``), as ``XGBClassifier.evals_result()``.
+
+        Returns
+        -------
+        dict
+            ``{"validation_0": {"aec": [...], ...}, ...}``; ``XGBoostError`` (a ``ValueError``)
+            without ``eval_set``, as xgboost.
+        """
+        check_is_fitted(self, "booster_")
+        if not self.evals_result_:
+            raise xgb.core.XGBoostError("No evaluation result, `eval_set` is not used during training.")
+        return self.evals_result_
+
+    @property
     def feature_importances_(self):
-        """Importances of kind ``importance_type`` ("gain" by default), as ``XGBClassifier``.
+        """Importances of kind ``importance_type`` ("gain" by default, gblinear "weight"), as ``XGBClassifier``.
 
         Returns
         -------
@@ -259,7 +367,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             float32, summing to 1 (all zero when no tree splits).
         """
         bst = self.get_booster()
-        score = bst.get_score(importance_type=self.importance_type or "gain")
+        # as XGBClassifier: gblinear has only "weight" (its coefficients)
+        score = bst.get_score(importance_type=self.importance_type or
+                              ("weight" if self.booster == "gblinear" else "gain"))
         names = bst.feature_names or [f"f{i}" for i in range(self.n_features_in_)]
         out = np.array([score.get(f, 0.0) for f in names], dtype=np.float32)
         total = out.sum()
@@ -276,6 +386,15 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         bst = xgb.Booster(model_file=path)
         meta = bst.attr(META_KEY)
         bst.set_attr(**{META_KEY: None})
+        best = bst.attr("best_iteration")
+        if meta is None:  # a plain file: as the estimator's own booster_, deployable and cut at best_iteration
+            # (saved after early stopping it keeps every tree; XGBClassifier.load_model predicts with those up
+            # to best_iteration); a raw AEC booster (margins) becomes binary:logistic, so save_model deploys
+            deployable = _native._learner_config(bst)[0] in _native._MARGIN_OBJECTIVES
+            bst = _native.to_deployable(bst) if deployable else _native.cut_at_best_iteration(bst)
+            # feature_names_in_ from the booster's names, as XGBClassifier.load_model
+            meta = json.dumps({"best_iteration": None if best is None else int(best),
+                               "feature_names_in": bst.feature_names})
         return bst, meta
 
     def _booster_n_features(self):
@@ -283,3 +402,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
 
     def _booster_rounds(self):
         return self.booster_.num_boosted_rounds()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
