@@ -10,6 +10,9 @@ import numpy as np
 from . import _aec, _money_eval
 from ._docstrings import fill_doc
 
+#: instance attribute of a cost Dataset holding its start margin (the init score lgb.train starts from)
+MARGIN_ATTR = "csboost_start_margin"
+
 
 def _n_rows(dataset):
     if dataset._handle is not None:  # constructed: the authoritative count
@@ -38,6 +41,26 @@ def get_costs(dataset) -> np.ndarray:
         missing="this lightgbm Dataset carries no costs: build it with csboost_plugins.lgb.cost_dataset(X, y, "
                 "fp_cost=..., fn_cost=...) or call attach_costs(dataset, fp_cost=..., fn_cost=...) "
                 "(costs are never matched to an eval set by length or order)")
+
+
+def reference_margin(dataset):
+    """The start margin of ``dataset.reference`` (the training set of an eval set), or None."""
+    return getattr(dataset.reference, MARGIN_ATTR, None) if dataset.reference is not None else None
+
+
+def check_start_margin(dataset):
+    """``ValueError`` for an eval set that lightgbm scores without the training set's start margin.
+
+    lightgbm adds a Dataset's own init score to its raw scores; an eval set without one
+    is scored from 0 while training started from the start margin m0, so every money
+    metric of it would be silently off by m0.
+    """
+    m0 = reference_margin(dataset)
+    if m0 and dataset.get_init_score() is None:
+        raise ValueError(
+            f"this eval set has no init_score, so lightgbm scores it without the training set's start margin "
+            f"{m0:.6g} and its money metrics would be wrong: build it with csboost_plugins.lgb.cost_dataset(X, y, "
+            "..., reference=dtrain), or attach_costs to dtrain.create_valid(X, label=y)")
 
 
 def _weight(dataset):
@@ -69,6 +92,13 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
     """
 
     _io = _IO
+
+    def sums(self, preds, data):
+        """As :meth:`csboost_plugins._money_eval.MoneyMetricBase.sums`, refusing an eval set scored
+        without the start margin (:func:`check_start_margin`)."""
+        out = super().sums(preds, data)  # first: an eval set without costs is the more basic error
+        check_start_margin(data)
+        return out
 
     @fill_doc
     def __call__(self, preds, dataset):

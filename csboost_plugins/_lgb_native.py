@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _aec, _money_eval
 from ._docstrings import fill_doc
-from ._lgb_data import _IO, MoneyMetric, _n_rows, get_costs
+from ._lgb_data import _IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, get_costs, reference_margin
 from .callback import early_stopping, record_money
 from .costs import check_binary_labels, check_costs
 
@@ -30,7 +30,6 @@ __all__ = [
     "record_money",
 ]
 
-_MARGIN_ATTR = "csboost_start_margin"
 
 
 @fill_doc
@@ -38,7 +37,10 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     """Attach per-row costs to a ``lgb.Dataset`` (validated against its row count).
 
     ``dataset.subset(rows)`` (how ``lgb.cv`` builds its folds) carries ``costs[rows]``
-    and the start margin.
+    and the start margin. A validation set of a cost Dataset
+    (``dtrain.create_valid(X, label=y)``, or ``reference=dtrain``) without an init
+    score gets the training set's start margin as its init score, as with
+    :func:`cost_dataset`, so its raw scores start where training scores start.
 
     Parameters
     ----------
@@ -55,6 +57,10 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     costs = check_costs(_n_rows(dataset), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, warn=warn)
     _money_eval.keep_costs_on_subsets(dataset, "subset", (_MARGIN_ATTR,), order=np.sort)  # subset sorts its rows
+    m0 = reference_margin(dataset)
+    if m0 is not None and dataset.init_score is None and dataset._handle is None:
+        dataset.set_init_score(np.full(costs.shape[0], m0))
+        setattr(dataset, _MARGIN_ATTR, m0)
     return _money_eval.store_costs(dataset, costs)
 
 

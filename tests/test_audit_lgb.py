@@ -1,0 +1,56 @@
+"""What a lightgbm user does with the AEC plugin, in lightgbm's own words (audit of csboost_plugins.lgb).
+
+Each test reproduces a defect found by using the plugin the way lightgbm is used
+(``Dataset.create_valid``, ``init_model=``, ``init_score=``, ...) and checks the
+result against an independent computation (metrics by hand, a run without the
+feature under test).
+"""
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from csboost_plugins import lgb as clgb
+from csboost_plugins.metrics import expected_cost_loss
+from csdt.datasets import make_fraud_transactions
+
+pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning")
+
+P = {"verbose": -1, "num_threads": 1, "num_leaves": 7, "learning_rate": 0.2, "deterministic": True,
+     "force_row_wise": True}
+
+
+@pytest.fixture(scope="module")
+def fraud():
+    b = make_fraud_transactions(4000, fraud_rate=0.05, random_state=3)
+    return b.data.to_numpy(), np.asarray(b.target), b.cost_matrix
+
+
+def _aec_by_hand(bst, X, y, C, margin0):
+    """The validation AEC from the unbaked booster's trees plus the start margin, computed here."""
+    return expected_cost_loss(y, expit(bst.predict(X, raw_score=True) + margin0), cost_matrix=C, normalize=True)
+
+
+def test_create_valid_then_attach_costs_scores_from_the_start_margin(fraud):
+    # lightgbm's own way to a validation set: dtrain.create_valid(X, label=y), then the costs
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000])
+    dva = clgb.attach_costs(dtr.create_valid(X[2000:], label=y[2000:]), cost_matrix=C[2000:])
+    res = {}
+    bst = lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 8, valid_sets=[dva], valid_names=["val"],
+                    feval=clgb.aec_metric, callbacks=[lgb.record_evaluation(res)])
+    m0 = dtr.csboost_start_margin
+    assert abs(m0) > 0.1  # the test only means something when the start margin is not 0
+    assert res["val"]["aec"][-1] == pytest.approx(_aec_by_hand(bst, X[2000:], y[2000:], C[2000:], m0), rel=1e-9)
+
+
+def test_valid_set_without_the_start_margin_is_a_clear_error(fraud):
+    # a hand-built Dataset gets reference=dtrain from lgb.train only, so it has no init score:
+    # its raw scores lack the start margin and every money metric on it would be silently wrong
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000])
+    plain = clgb.attach_costs(lgb.Dataset(X[2000:], label=y[2000:]), cost_matrix=C[2000:])
+    for kw in (dict(feval=clgb.money_metrics), dict(callbacks=[clgb.record_money({})])):
+        with pytest.raises(ValueError, match="init_score.*start margin.*reference=dtrain"):
+            lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[plain], **kw)
