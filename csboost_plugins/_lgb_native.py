@@ -88,7 +88,14 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     -------
     lightgbm.Dataset
     """
+    if "init_score" in dataset_kwargs:
+        raise ValueError("cost_dataset sets init_score to the start margin (one number, which bake_start_margin "
+                         "puts into the model); pass start_margin=<float> instead of init_score=")
     y01 = check_binary_labels(y, name="y", require_both=False)
+    n_x = len(X) if isinstance(X, (list, tuple)) else getattr(X, "shape", (None,))[0]  # None: a file path
+    if n_x is not None and n_x != y01.shape[0]:
+        raise ValueError(f"y has {y01.shape[0]} rows but X has {n_x}")
+    weight = _check_weight(weight, y01.shape[0])
     if reference is not None and getattr(reference, _MARGIN_ATTR, None) is not None:
         margin = getattr(reference, _MARGIN_ATTR)
     elif start_margin is None:
@@ -106,6 +113,21 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     setattr(ds, _MARGIN_ATTR, margin)
     return attach_costs(ds, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix)
+
+
+def _check_weight(weight, n):
+    """``weight`` as a float64 array of ``n`` finite non-negative values (None stays None)."""
+    if weight is None:
+        return None
+    w = np.asarray(weight.to_numpy() if hasattr(weight, "to_numpy") else weight, dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"weight has length {w.shape[0] if w.ndim else 1} but there are {n} rows (y)")
+    if not np.isfinite(w).all():
+        raise ValueError(f"weight contains {int((~np.isfinite(w)).sum())} NaN or infinite value(s); weights must "
+                         "be finite")
+    if (w < 0).any():
+        raise ValueError("weight must be non-negative (a row's weight multiplies its money)")
+    return w
 
 
 class AECObjective(_money_eval.AECObjectiveBase):

@@ -54,3 +54,24 @@ def test_valid_set_without_the_start_margin_is_a_clear_error(fraud):
     for kw in (dict(feval=clgb.money_metrics), dict(callbacks=[clgb.record_money({})])):
         with pytest.raises(ValueError, match="init_score.*start margin.*reference=dtrain"):
             lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[plain], **kw)
+
+
+@pytest.mark.parametrize("weight, match", [
+    (np.ones(3), "weight has length 3 but there are 4000 rows"),
+    (np.full(4000, np.nan), "weight.*finite"),
+    (-np.ones(4000), "weight.*non-negative"),
+])
+def test_cost_dataset_checks_weight(fraud, weight, match):
+    # NaN weights gave start margin 0 silently; a wrong length a numpy broadcast error
+    X, y, C = fraud
+    with pytest.raises(ValueError, match=match):
+        clgb.cost_dataset(X, y, cost_matrix=C, weight=weight)
+
+
+def test_cost_dataset_checks_y_length_and_init_score(fraud):
+    X, y, C = fraud
+    with pytest.raises(ValueError, match="y has 3999 rows but X has 4000"):
+        clgb.cost_dataset(X, y[:-1], cost_matrix=C[:-1])
+    # lightgbm's init_score= would collide with the start margin (TypeError: multiple values)
+    with pytest.raises(ValueError, match="init_score.*start_margin="):
+        clgb.cost_dataset(X, y, cost_matrix=C, init_score=np.zeros(len(y)))
