@@ -335,14 +335,21 @@ def bake_start_margin(booster, margin):
         Trained with :class:`AECObjective`.
     margin : float or lightgbm.Dataset
         The start margin (finite), or the Dataset built by :func:`cost_dataset`
-        (its init score; a Dataset built with ``start_margin=None`` bakes 0).
+        (its init score; a Dataset built with ``start_margin=None`` bakes 0; a
+        Dataset trained with ``init_model=`` a baked booster bakes 0, the margin
+        being in the init model's first tree already: continue training from baked
+        boosters only, an unbaked one has scores without the start margin).
 
     Returns
     -------
     lightgbm.Booster
         ``booster`` itself.
     """
-    if isinstance(margin, lgb.Dataset):
+    if isinstance(margin, lgb.Dataset) and getattr(margin, "_predictor", None) is not None:
+        # trained with init_model=: lightgbm replaced the init score by the init model's raw scores,
+        # whose start margin (baked) is in the init model's first tree, which the booster keeps
+        margin = 0.0
+    elif isinstance(margin, lgb.Dataset):
         if not hasattr(margin, _MARGIN_ATTR):
             raise ValueError("bake_start_margin: the Dataset was not built by csboost_plugins.lgb.cost_dataset, so "
                              "its start margin is unknown; pass the margin as a float")

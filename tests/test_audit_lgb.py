@@ -75,3 +75,21 @@ def test_cost_dataset_checks_y_length_and_init_score(fraud):
     # lightgbm's init_score= would collide with the start margin (TypeError: multiple values)
     with pytest.raises(ValueError, match="init_score.*start_margin="):
         clgb.cost_dataset(X, y, cost_matrix=C, init_score=np.zeros(len(y)))
+
+
+def test_continued_training_from_a_baked_booster_bakes_once(fraud, tmp_path):
+    # lgb.train(..., init_model=baked) starts from the baked booster's raw scores (start margin included)
+    # and keeps its trees: baking the Dataset's start margin again shifted every score by m0
+    X, y, C = fraud
+    p = {**P, "objective": clgb.aec_objective()}
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000])
+    straight = clgb.bake_start_margin(lgb.train(p, dtr, 12), dtr)
+    first = clgb.bake_start_margin(lgb.train(p, dtr, 7), dtr)
+    first.save_model(tmp_path / "first.txt")
+    for init_model in (first, str(tmp_path / "first.txt")):
+        dtr2 = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000])
+        more = clgb.bake_start_margin(lgb.train(p, dtr2, 5, init_model=init_model), dtr2)
+        assert more.num_trees() == 12
+        np.testing.assert_allclose(more.predict(X[2000:], raw_score=True), straight.predict(X[2000:], raw_score=True),
+                                   rtol=0, atol=1e-9)
+        np.testing.assert_allclose(clgb.predict_proba(more, X[2000:]), straight.predict(X[2000:]), rtol=0, atol=1e-12)
