@@ -444,7 +444,11 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         ndarray of shape (n,)
             Labels from ``classes_``.
         """
-        s = self.predict_proba(X)[:, 1]
+        return self._decide(self.predict_proba(X)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                            tn_cost=tn_cost, cost_matrix=cost_matrix)
+
+    def _decide(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Labels of :meth:`predict` from the probabilities ``s`` (the rule and costs as there)."""
         no_costs = fp_cost is None and fn_cost is None and cost_matrix is None
         if self.decision != "auto":
             if no_costs:
