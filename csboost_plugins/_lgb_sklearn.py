@@ -13,7 +13,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from . import _lgb_native as _native
-from . import _money_eval
+from . import _aec, _money_eval
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._docstrings import fill_doc
@@ -30,6 +30,21 @@ _ALIASES = {"bagging_fraction": "subsample", "bagging_freq": "subsample_freq", "
             "min_sum_hessian_in_leaf": "min_child_weight", "min_gain_to_split": "min_split_gain",
             "bin_construct_sample_cnt": "subsample_for_bin", "boosting": "boosting_type", "num_threads": "n_jobs",
             "seed": "random_state"}
+# the keywords of LGBMClassifier.predict / predict_proba, passed to Booster.predict
+_PREDICT_KW = (
+    "raw_score : bool, default False\n"
+    "    Return the margin (start margin included).\n"
+    "start_iteration : int, default 0\n"
+    "    First tree used (0: the one holding the start margin).\n"
+    "num_iteration : int, optional\n"
+    "    Trees used; None: all (the booster is cut at ``best_iteration_`` already).\n"
+    "pred_leaf : bool, default False\n"
+    "    Return each row's leaf index in every tree.\n"
+    "pred_contrib : bool, default False\n"
+    "    Return SHAP contributions to the margin, the last column the expected value.\n"
+    "validate_features : bool, default False\n"
+    "    As ``Booster.predict`` (check a DataFrame's column names)."
+)
 _EMPTY_AFTER_FILTER = "num_features()) > (0)"  # lightgbm dropped every feature as unsplittable
 
 
@@ -206,6 +221,70 @@ n_jobs, importance_type : optional
 
     def _margin(self, X):
         return np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
+
+    # ------------------------------------------------ LGBMClassifier's predict keywords
+    def _native_predict(self, X, kw):
+        """``Booster.predict`` of the booster the decision thresholds (AEC, or logloss for
+        ``decision_ == "logloss+bmr"``) with lightgbm's keywords ``kw``."""
+        check_is_fitted(self, "booster_")
+        X = self._validate_X(X, reset=False)
+        bst = self.logloss_booster_ if getattr(self, "decision_", None) == "logloss+bmr" else self.booster_
+        return bst.predict(X, **kw)
+
+    @fill_doc(lgb_predict_kw=_PREDICT_KW)
+    def predict_proba(self, X, *, raw_score=False, start_iteration=0, num_iteration=None, pred_leaf=False,
+                      pred_contrib=False, validate_features=False):
+        """Probabilities ``[1 - s, s]`` with s = sigmoid(margin), or lightgbm's raw outputs.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to score.
+        %(lgb_predict_kw)s
+
+        Returns
+        -------
+        ndarray of shape (n, 2), or the raw output
+            Columns in the order of ``classes_``; with ``raw_score`` / ``pred_leaf``
+            / ``pred_contrib`` what ``LGBMClassifier.predict_proba`` returns: the
+            margin (n,), leaf indices (n, n_trees) or SHAP values (n, p + 1).
+        """
+        kw = dict(raw_score=raw_score, start_iteration=start_iteration, num_iteration=num_iteration,
+                  pred_leaf=pred_leaf, pred_contrib=pred_contrib, validate_features=validate_features)
+        if raw_score or pred_leaf or pred_contrib:
+            return self._native_predict(X, kw)
+        if start_iteration == 0 and num_iteration is None:
+            return super().predict_proba(X)
+        s = _aec.sigmoid(np.asarray(self._native_predict(X, {**kw, "raw_score": True}), dtype=np.float64))
+        return np.column_stack([1.0 - s, s])
+
+    @fill_doc(lgb_predict_kw=_PREDICT_KW)
+    def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, raw_score=False,
+                start_iteration=0, num_iteration=None, pred_leaf=False, pred_contrib=False, validate_features=False):
+        """Class labels (as :meth:`csboost_plugins.xgb.CSXGBClassifier.predict`), or lightgbm's raw outputs.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to decide.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
+            The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(lgb_predict_kw)s
+
+        Returns
+        -------
+        ndarray of shape (n,), or the raw output
+            Labels from ``classes_``; with ``raw_score`` / ``pred_leaf`` /
+            ``pred_contrib`` what ``LGBMClassifier.predict`` returns.
+        """
+        kw = dict(raw_score=raw_score, start_iteration=start_iteration, num_iteration=num_iteration,
+                  pred_leaf=pred_leaf, pred_contrib=pred_contrib, validate_features=validate_features)
+        if raw_score or pred_leaf or pred_contrib:
+            return self._native_predict(X, kw)
+        return self._decide(self.predict_proba(X, **kw)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                            tn_cost=tn_cost, cost_matrix=cost_matrix)
 
     @property
     def feature_importances_(self):

@@ -93,3 +93,30 @@ def test_continued_training_from_a_baked_booster_bakes_once(fraud, tmp_path):
         np.testing.assert_allclose(more.predict(X[2000:], raw_score=True), straight.predict(X[2000:], raw_score=True),
                                    rtol=0, atol=1e-9)
         np.testing.assert_allclose(clgb.predict_proba(more, X[2000:]), straight.predict(X[2000:]), rtol=0, atol=1e-12)
+
+
+def test_estimator_predict_takes_lgbmclassifier_keywords(fraud):
+    # LGBMClassifier.predict / predict_proba take raw_score, num_iteration, start_iteration, pred_leaf,
+    # pred_contrib (SHAP values); the drop-in raised TypeError on each
+    X, y, C = fraud
+    est = clgb.CSLGBMClassifier(n_estimators=15, num_leaves=7, random_state=0, n_jobs=1)
+    est.fit(X[:2000], y[:2000], cost_matrix=C[:2000])
+    Xt, Ct = X[2000:], C[2000:]
+    margin = est.decision_function(Xt)
+    for f in (est.predict, est.predict_proba):
+        np.testing.assert_array_equal(f(Xt, raw_score=True), margin)
+        contrib = f(Xt, pred_contrib=True)
+        assert contrib.shape == (len(Xt), X.shape[1] + 1)
+        np.testing.assert_allclose(contrib.sum(axis=1), margin, rtol=0, atol=1e-9)
+    leaves = est.predict(Xt, pred_leaf=True)
+    assert leaves.shape == (len(Xt), 15)
+    # margin of the first k trees summed from the leaf values by hand
+    k = 4
+    by_hand = sum(np.array([est.booster_.get_leaf_output(t, int(leaf)) for leaf in leaves[:, t]]) for t in range(k))
+    s_k = expit(by_hand)
+    np.testing.assert_allclose(est.predict_proba(Xt, num_iteration=k)[:, 1], s_k, rtol=0, atol=1e-12)
+    later = sum(np.array([est.booster_.get_leaf_output(t, int(leaf)) for leaf in leaves[:, t]]) for t in range(k, 15))
+    np.testing.assert_allclose(est.predict_proba(Xt, start_iteration=k)[:, 1], expit(later), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(est.predict(Xt, num_iteration=k), (s_k > 0.5).astype(int))
+    bmr = (s_k * Ct[:, 2] + (1 - s_k) * Ct[:, 0] < s_k * Ct[:, 1] + (1 - s_k) * Ct[:, 3]).astype(int)
+    np.testing.assert_array_equal(est.predict(Xt, num_iteration=k, cost_matrix=Ct), bmr)
