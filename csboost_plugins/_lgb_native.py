@@ -14,6 +14,7 @@ from . import _aec, _money_eval
 from ._docstrings import fill_doc
 from ._lgb_data import _IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, get_costs, reference_margin
 from .callback import early_stopping, record_money
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
@@ -240,12 +241,17 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
     Parameters
     ----------
     watch : {"aec", "expected_savings", "savings"}, default "aec"
-        Reported last.
+        Reported first: the metric lightgbm's own
+        ``lgb.early_stopping(..., first_metric_only=True)`` watches.
     decision, preds
         As in :class:`MoneyMetric`.
     """
 
     _metric = MoneyMetric
+
+    def __init__(self, *, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+        super().__init__(watch=watch, decision=decision, preds=preds)
+        self.parts.insert(0, self.parts.pop())  # lightgbm stops on the first metric, xgboost on the last
 
     @fill_doc
     def __call__(self, preds, dataset):

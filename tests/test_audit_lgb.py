@@ -120,3 +120,21 @@ def test_estimator_predict_takes_lgbmclassifier_keywords(fraud):
     np.testing.assert_array_equal(est.predict(Xt, num_iteration=k), (s_k > 0.5).astype(int))
     bmr = (s_k * Ct[:, 2] + (1 - s_k) * Ct[:, 0] < s_k * Ct[:, 1] + (1 - s_k) * Ct[:, 3]).astype(int)
     np.testing.assert_array_equal(est.predict(Xt, num_iteration=k, cost_matrix=Ct), bmr)
+
+
+@pytest.mark.parametrize("watch", ["aec", "savings"])
+def test_lightgbm_early_stopping_first_metric_only_watches_the_watched_metric(fraud, watch):
+    # lightgbm's own early_stopping(first_metric_only=True) stops on the FIRST metric reported;
+    # money_metrics(watch=...) reported it last (xgboost's convention), so lightgbm watched expected_savings
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000])
+    dva = clgb.cost_dataset(X[2000:], y[2000:], cost_matrix=C[2000:], reference=dtr)
+    res = {}
+    bst = lgb.train({**P, "objective": clgb.aec_objective(), "learning_rate": 0.5}, dtr, 150, valid_sets=[dva],
+                    valid_names=["val"], feval=clgb.money_metrics(watch=watch),
+                    callbacks=[lgb.early_stopping(5, first_metric_only=True, verbose=False),
+                               lgb.record_evaluation(res)])
+    assert list(res["val"])[0] == watch
+    curve = np.asarray(res["val"][watch])
+    best = int(np.argmin(curve) if watch == "aec" else np.argmax(curve)) + 1
+    assert bst.best_iteration == best and len(curve) == best + 5
