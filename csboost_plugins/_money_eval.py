@@ -204,7 +204,8 @@ class MoneyMetricBase:
 
 class MoneyMetricsBase:
     """aec, expected_savings and savings of each eval set in one custom metric (subclasses set
-    ``_metric`` and ``__call__``); ``watch`` is reported last, the one xgboost's early stopping uses."""
+    ``_metric`` and ``__call__``); ``watch`` is reported last, the one xgboost's early stopping
+    uses (lightgbm's subclass moves it first, where lightgbm's ``first_metric_only`` looks)."""
 
     _metric: type
 
@@ -217,7 +218,7 @@ class MoneyMetricsBase:
         self.__name__ = "money_metrics"
 
     def values(self, preds, data):
-        """[(metric name, value)] of every part, ``watch`` last, from one pass over the rows (the parts
+        """[(metric name, value)] of every part, in ``parts`` order, from one pass over the rows (the parts
         share ``decision`` and ``preds``, so one set of sums serves them all)."""
         sums = self.parts[0].sums(preds, data)
         return [(m.metric, m.from_sums(sums)) for m in self.parts]
@@ -271,7 +272,8 @@ def metric_factories(metric_cls, metrics_cls):
             Only when the library calls the factory itself as the metric (passed uncalled):
             the predictions and the data set; the default :class:`MoneyMetrics` is evaluated.
         watch : {"aec", "expected_savings", "savings"}, default "aec"
-            Reported last (the metric the library's own early stopping watches).
+            Reported where the library's own early stopping looks: last for xgboost,
+            first for lightgbm (``lgb.early_stopping(..., first_metric_only=True)``).
         decision : {"0.5", "bmr"}, default "0.5"
             Decision rule of "savings".
         preds : {"margin", "probability"}, default "margin"
