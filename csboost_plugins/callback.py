@@ -67,8 +67,10 @@ class _EarlyStoppingCallback:
 
 
 def _train_name(booster):
-    """The name lgb.train gave the training set: its entry of ``valid_names`` when it is among the
-    ``valid_sets``, else lightgbm's "training"."""
+    """The name lightgbm gave the training set: "train" in ``lgb.cv``; in ``lgb.train`` its entry of
+    ``valid_names`` when it is among the ``valid_sets``, else "training"."""
+    if isinstance(booster, lgb.CVBooster):
+        return "train"
     return getattr(booster, "_train_data_name", "training")
 
 
