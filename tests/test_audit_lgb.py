@@ -138,3 +138,29 @@ def test_lightgbm_early_stopping_first_metric_only_watches_the_watched_metric(fr
     curve = np.asarray(res["val"][watch])
     best = int(np.argmin(curve) if watch == "aec" else np.argmax(curve)) + 1
     assert bst.best_iteration == best and len(curve) == best + 5
+
+
+def test_cv_early_stopping_watches_the_validation_folds_with_eval_train_metric(fraud):
+    # lgb.cv names the training folds "train" (lgb.train: "training"); with eval_train_metric=True the
+    # callback watched the training folds' aec, which keeps falling, and never stopped
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X, y, cost_matrix=C)
+    p = {**P, "objective": clgb.aec_objective(), "learning_rate": 0.5}
+    kw = dict(nfold=3, seed=0, feval=clgb.money_metrics, callbacks=[clgb.early_stopping(4)])
+    plain = lgb.cv(p, dtr, 120, **kw)
+    with_train = lgb.cv(p, dtr, 120, eval_train_metric=True, **kw)
+    best = int(np.argmin(plain["valid aec-mean"])) + 1
+    assert best < 100  # it does stop early on the validation folds
+    assert len(plain["valid aec-mean"]) == best == len(with_train["valid aec-mean"])
+
+
+def test_record_money_in_cv_records_the_fold_means(fraud):
+    # record_money inside lgb.cv raised "TypeError: 'function' object is not iterable"
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X, y, cost_matrix=C)
+    rec = {}
+    r = lgb.cv({**P, "objective": clgb.aec_objective()}, dtr, 6, nfold=3, seed=0, eval_train_metric=True,
+               feval=clgb.money_metrics, callbacks=[clgb.record_money(rec)])
+    for name in ("train", "valid"):
+        for metric in ("savings", "expected_savings"):
+            np.testing.assert_allclose(rec[name][metric], r[f"{name} {metric}-mean"], rtol=0, atol=1e-12)
