@@ -187,6 +187,10 @@ n_jobs, importance_type : optional
 
     def _fit_booster(self, X, y, costs, w, evals, margin0):
         params = self._native_params()
+        boosting = next((params[k] for k in _ConfigAliases.get("boosting") if k in params), "gbdt")
+        if boosting in ("rf", "random_forest"):
+            raise ValueError(f"boosting_type='rf' ({boosting!r}): lightgbm's random forest mode takes no custom "
+                             "objective such as the AEC; use 'gbdt' or 'dart' (with subsample / colsample_bytree)")
         try:
             return self._train(X, y, costs, w, evals, margin0, params)
         except lgb.basic.LightGBMError as exc:

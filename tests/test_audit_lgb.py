@@ -164,3 +164,25 @@ def test_record_money_in_cv_records_the_fold_means(fraud):
     for name in ("train", "valid"):
         for metric in ("savings", "expected_savings"):
             np.testing.assert_allclose(rec[name][metric], r[f"{name} {metric}-mean"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [dict(boosting_type="rf"), dict(boosting="random_forest")])
+def test_estimator_rf_boosting_is_a_clear_error(fraud, kw):
+    # lightgbm's rf mode refuses custom objectives; the estimator reported "invalid parameter train_data"
+    X, y, C = fraud
+    est = clgb.CSLGBMClassifier(n_estimators=5, subsample=0.5, subsample_freq=1, n_jobs=1, **kw)
+    with pytest.raises(ValueError, match="boosting_type='rf'.*custom objective"):
+        est.fit(X, y, cost_matrix=C)
+
+
+def test_estimator_best_iteration_from_an_early_stopping_callback(fraud):
+    # fit(callbacks=[lgb.early_stopping(...)]) cut the booster at the best round but left best_iteration_ None
+    X, y, C = fraud
+    est = clgb.CSLGBMClassifier(n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0)
+    est.fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_set=[(X[2000:], y[2000:])], eval_costs=[C[2000:]],
+            callbacks=[lgb.early_stopping(5, first_metric_only=True, verbose=False)])
+    curve = est.evals_result_["validation_0"]["aec"]  # the watched metric, reported first
+    assert len(curve) < 300
+    assert est.best_iteration_ == int(np.argmin(curve)) + 1 == est.booster_.num_trees() == est.n_estimators_
+    unstopped = clgb.CSLGBMClassifier(n_estimators=5, num_leaves=7, n_jobs=1).fit(X, y, cost_matrix=C)
+    assert unstopped.best_iteration_ is None
