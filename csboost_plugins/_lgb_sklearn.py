@@ -214,10 +214,8 @@ n_jobs, importance_type : optional
         feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks)
-        self.best_iteration_ = None
-        if self.early_stopping_rounds is not None:
-            self.best_iteration_ = int(bst.best_iteration)
-            bst = lgb.Booster(model_str=bst.model_to_string(num_iteration=self.best_iteration_))
+        # early stopping (ours or a callback of fit) sets best_iteration; lgb.train has cut the trees after it
+        self.best_iteration_ = int(bst.best_iteration) if bst.best_iteration > 0 else None
         bake_start_margin(bst, margin0)
         self.booster_ = _native.to_deployable(bst)
         self.evals_result_ = evals_result
