@@ -109,6 +109,9 @@ n_jobs, importance_type : optional
         Money metrics of each eval set per round.
     best_iteration_ : int or None
         Number of rounds kept by early stopping (as lightgbm), else None.
+    best_score_ : dict
+        ``{eval set: {metric: value}}`` at ``best_iteration_`` (else the last
+        round), as ``LGBMClassifier``.
     n_estimators_ : int
         Rounds in the booster.
     """
@@ -125,11 +128,11 @@ n_jobs, importance_type : optional
 
     @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, callbacks=None,
-            categorical_feature="auto"):
+            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, eval_names=None,
+            callbacks=None, categorical_feature="auto"):
         """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
 
-        As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus two keywords of
+        As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus three keywords of
         ``LGBMClassifier.fit``.
 
         Parameters
@@ -137,6 +140,9 @@ n_jobs, importance_type : optional
         X : array-like or DataFrame of shape (n, p)
             Numeric, bool or pandas ``category`` columns; NaN is a missing value.
         %(fit_data)s
+        eval_names : list of str, optional
+            Names of the eval sets (keys of ``evals_result_`` and ``best_score_``);
+            default ``validation_0``, ``validation_1``, ...
         callbacks : list of callable, optional
             ``lgb.train`` callbacks.
         categorical_feature : "auto" or list of int or str, default "auto"
@@ -144,13 +150,17 @@ n_jobs, importance_type : optional
 
         %(returns_self)s
         """
+        n_sets = 0 if eval_set is None else 1 if isinstance(eval_set, tuple) else len(eval_set)
+        if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != n_sets):
+            raise ValueError(f"eval_names needs one name per eval set ({n_sets}), got {eval_names!r}")
         self._fit_callbacks, self._categorical_feature = callbacks, categorical_feature
+        self._eval_names = eval_names
         try:
             return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                         cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
                              eval_sample_weight)
         finally:
-            del self._fit_callbacks, self._categorical_feature
+            del self._fit_callbacks, self._categorical_feature, self._eval_names
 
     def _class_weight(self, y01, w):
         if self.class_weight is None:
@@ -206,7 +216,7 @@ n_jobs, importance_type : optional
         valid_sets, names = [], []
         for k, (Xk, yk, ck, wk) in enumerate(evals):
             valid_sets.append(self._dataset(Xk, yk, wk, ck, margin0, dtrain, ds_params))
-            names.append(f"validation_{k}")
+            names.append(str(self._eval_names[k]) if self._eval_names is not None else f"validation_{k}")
         evals_result = {}
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
         if self.early_stopping_rounds is not None:
@@ -216,6 +226,7 @@ n_jobs, importance_type : optional
                         valid_names=names or None, feval=feval, callbacks=callbacks)
         # early stopping (ours or a callback of fit) sets best_iteration; lgb.train has cut the trees after it
         self.best_iteration_ = int(bst.best_iteration) if bst.best_iteration > 0 else None
+        self.best_score_ = {name: dict(scores) for name, scores in bst.best_score.items()}
         bake_start_margin(bst, margin0)
         self.booster_ = _native.to_deployable(bst)
         self.evals_result_ = evals_result

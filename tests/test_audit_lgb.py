@@ -186,3 +186,20 @@ def test_estimator_best_iteration_from_an_early_stopping_callback(fraud):
     assert est.best_iteration_ == int(np.argmin(curve)) + 1 == est.booster_.num_trees() == est.n_estimators_
     unstopped = clgb.CSLGBMClassifier(n_estimators=5, num_leaves=7, n_jobs=1).fit(X, y, cost_matrix=C)
     assert unstopped.best_iteration_ is None
+
+
+def test_estimator_eval_names_and_best_score(fraud):
+    # LGBMClassifier.fit(eval_names=...) and best_score_: TypeError / AttributeError before
+    X, y, C = fraud
+    est = clgb.CSLGBMClassifier(n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0,
+                                early_stopping_rounds=5)
+    est.fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_set=[(X[:2000], y[:2000]), (X[2000:], y[2000:])],
+            eval_costs=[C[:2000], C[2000:]], eval_names=["train", "val"])
+    assert list(est.evals_result_) == ["train", "val"] == list(est.best_score_)
+    curve = est.evals_result_["val"]["aec"]
+    assert est.best_iteration_ == int(np.argmin(curve)) + 1 < 300  # stopped on the last set, by its name
+    for name in ("train", "val"):
+        for metric, values in est.evals_result_[name].items():
+            assert est.best_score_[name][metric] == values[est.best_iteration_ - 1]
+    with pytest.raises(ValueError, match="eval_names needs one name per eval set"):
+        est.fit(X, y, cost_matrix=C, eval_set=[(X, y)], eval_costs=[C], eval_names=["a", "b"])
