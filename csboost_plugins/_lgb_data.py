@@ -94,8 +94,21 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
     _io = _IO
 
     def sums(self, preds, data):
-        """As :meth:`csboost_plugins._money_eval.MoneyMetricBase.sums`, refusing an eval set scored
-        without the start margin (:func:`check_start_margin`)."""
+        """The totals behind every money metric, refusing an eval set scored without the start margin.
+
+        Parameters
+        ----------
+        preds : numpy.ndarray of shape (n,)
+            Margins, or probabilities with ``preds="probability"``.
+        data : lightgbm.Dataset
+            Carrying its costs; an eval set of a training set with a start margin
+            must have an init score (:func:`check_start_margin`).
+
+        Returns
+        -------
+        dict
+            As :meth:`csboost_plugins._money_eval.MoneyMetricBase.sums`.
+        """
         out = super().sums(preds, data)  # first: an eval set without costs is the more basic error
         check_start_margin(data)
         return out
