@@ -5,6 +5,7 @@ weights, and the ``feval`` money metric. Shared by :mod:`csboost_plugins.lgb` (w
 
 from __future__ import annotations
 
+import lightgbm as lgb
 import numpy as np
 
 from . import _aec, _money_eval
@@ -63,6 +64,15 @@ def check_start_margin(dataset):
             "..., reference=dtrain), or attach_costs to dtrain.create_valid(X, label=y)")
 
 
+def check_feval_call(dataset, rest):
+    """``TypeError`` unless called by lightgbm's engine as ``feval(preds, dataset)`` (not scikit-learn's API)."""
+    if rest or not isinstance(dataset, lgb.Dataset):
+        raise TypeError(
+            "csboost_plugins.lgb money metrics are feval= of lgb.train / lgb.cv: called as metric(preds, dataset) "
+            "they read each eval set's costs from its Dataset. LGBMClassifier's eval_metric passes arrays without "
+            "costs: use csboost_plugins.lgb.CSLGBMClassifier().fit(..., eval_set=..., eval_costs=...)")
+
+
 def _weight(dataset):
     w = dataset.get_weight()
     return None if w is None or len(w) == 0 else np.asarray(w, dtype=np.float64)
@@ -114,10 +124,13 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
         return out
 
     @fill_doc
-    def __call__(self, preds, dataset):
+    def __call__(self, preds, dataset, *rest):
         """The metric of one eval set.
 
         %(lgb_eval_args)s
+        *rest
+            Refused: ``LGBMClassifier``'s ``eval_metric`` passes arrays (labels,
+            scores, weight, group) without the eval set's costs (``TypeError``).
 
         Returns
         -------
@@ -125,4 +138,5 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
         value : float
         is_higher_better : bool
         """
+        check_feval_call(dataset, rest)
         return self.metric, self.value(preds, dataset), _aec.METRICS[self.metric]

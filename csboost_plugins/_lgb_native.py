@@ -12,7 +12,8 @@ import numpy as np
 
 from . import _aec, _money_eval
 from ._docstrings import fill_doc
-from ._lgb_data import _IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, get_costs, reference_margin
+from ._lgb_data import (_IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, check_feval_call, get_costs,
+                        reference_margin)
 from .callback import early_stopping, record_money
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .costs import check_binary_labels, check_costs
@@ -254,17 +255,20 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
         self.parts.insert(0, self.parts.pop())  # lightgbm stops on the first metric, xgboost on the last
 
     @fill_doc
-    def __call__(self, preds, dataset):
+    def __call__(self, preds, dataset, *rest):
         """The metrics of one eval set.
 
         One ``(name, value, is_higher_better)`` tuple per metric of ``parts``, in order.
 
         %(lgb_eval_args)s
+        *rest
+            Refused, as in :class:`MoneyMetric`.
 
         Returns
         -------
         list of (str, float, bool)
         """
+        check_feval_call(dataset, rest)
         return [(name, value, _aec.METRICS[name]) for name, value in self.values(preds, dataset)]
 
 

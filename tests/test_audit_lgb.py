@@ -203,3 +203,14 @@ def test_estimator_eval_names_and_best_score(fraud):
             assert est.best_score_[name][metric] == values[est.best_iteration_ - 1]
     with pytest.raises(ValueError, match="eval_names needs one name per eval set"):
         est.fit(X, y, cost_matrix=C, eval_set=[(X, y)], eval_costs=[C], eval_names=["a", "b"])
+
+
+def test_money_metrics_as_lgbmclassifier_eval_metric_say_why_not(fraud):
+    # LGBMClassifier's eval_metric calls f(y_true, y_pred[, weight, group]): the metrics said "this Dataset
+    # carries no costs: build it with cost_dataset" (impossible there) or "takes 3 positional arguments"
+    X, y, C = fraud
+    obj = clgb.aec_objective(cost_matrix=C[:2000])
+    for metric in (clgb.money_metrics, clgb.money_metrics(), clgb.savings_metric, clgb.money_metric("aec")):
+        est = lgb.LGBMClassifier(objective=obj, n_estimators=2, verbose=-1, n_jobs=1)
+        with pytest.raises(TypeError, match="LGBMClassifier's eval_metric.*CSLGBMClassifier"):
+            est.fit(X[:2000], y[:2000], eval_set=[(X[2000:], y[2000:])], eval_metric=metric)
