@@ -58,6 +58,20 @@ def _merge_native(base: dict, override: dict) -> dict:
     return out
 
 
+def _eval_set_from_Xy(eval_set, eval_X, eval_y):
+    """``eval_set`` from lightgbm 4.7's ``eval_X`` / ``eval_y`` (one set, or tuples of sets)."""
+    if eval_X is None and eval_y is None:
+        return eval_set
+    if eval_set is not None:
+        raise ValueError("give eval_set or eval_X and eval_y, not both")
+    if (eval_X is None) != (eval_y is None):
+        raise ValueError("eval_X and eval_y go together: give both")
+    if isinstance(eval_X, tuple) != isinstance(eval_y, tuple) or (
+            isinstance(eval_X, tuple) and len(eval_X) != len(eval_y)):
+        raise ValueError("eval_X and eval_y must both be one set, or tuples of the same length")
+    return list(zip(eval_X, eval_y)) if isinstance(eval_X, tuple) else [(eval_X, eval_y)]
+
+
 @fill_doc(**DOCS)
 class CSLGBMClassifier(CostSensitiveBoostingMixin):
     """lightgbm trees trained on the average expected cost, as a scikit-learn classifier.
@@ -129,11 +143,12 @@ n_jobs, importance_type : optional
     @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, eval_names=None,
-            callbacks=None, categorical_feature="auto"):
+            callbacks=None, categorical_feature="auto", eval_X=None, eval_y=None):
         """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
 
-        As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus three keywords of
-        ``LGBMClassifier.fit``.
+        As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus these keywords of
+        ``LGBMClassifier.fit``: ``eval_names``, ``callbacks``, ``categorical_feature``,
+        ``eval_X`` / ``eval_y``.
 
         Parameters
         ----------
@@ -147,9 +162,13 @@ n_jobs, importance_type : optional
             ``lgb.train`` callbacks.
         categorical_feature : "auto" or list of int or str, default "auto"
             As lightgbm ("auto": the pandas ``category`` columns).
+        eval_X, eval_y : array-like or tuple of array-like, optional
+            lightgbm 4.7's spelling of ``eval_set``: one set, or tuples of sets
+            (``eval_set = list(zip(eval_X, eval_y))``); ``eval_costs`` as with ``eval_set``.
 
         %(returns_self)s
         """
+        eval_set = _eval_set_from_Xy(eval_set, eval_X, eval_y)
         n_sets = 0 if eval_set is None else 1 if isinstance(eval_set, tuple) else len(eval_set)
         if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != n_sets):
             raise ValueError(f"eval_names needs one name per eval set ({n_sets}), got {eval_names!r}")

@@ -214,3 +214,22 @@ def test_money_metrics_as_lgbmclassifier_eval_metric_say_why_not(fraud):
         est = lgb.LGBMClassifier(objective=obj, n_estimators=2, verbose=-1, n_jobs=1)
         with pytest.raises(TypeError, match="LGBMClassifier's eval_metric.*CSLGBMClassifier"):
             est.fit(X[:2000], y[:2000], eval_set=[(X[2000:], y[2000:])], eval_metric=metric)
+
+
+def test_estimator_fit_takes_lightgbm_47_eval_X_eval_y(fraud):
+    # lightgbm 4.7 deprecates eval_set for eval_X / eval_y; CSLGBMClassifier.fit raised TypeError on them
+    X, y, C = fraud
+    kw = dict(n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0, early_stopping_rounds=5)
+    a, b = slice(2000, 3000), slice(3000, 4000)
+    ref = clgb.CSLGBMClassifier(**kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000],
+                                          eval_set=[(X[a], y[a]), (X[b], y[b])], eval_costs=[C[a], C[b]])
+    new = clgb.CSLGBMClassifier(**kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_X=(X[a], X[b]),
+                                          eval_y=(y[a], y[b]), eval_costs=[C[a], C[b]])
+    assert new.evals_result_ == ref.evals_result_ and new.best_iteration_ == ref.best_iteration_ < 300
+    one = clgb.CSLGBMClassifier(**kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_X=X[b], eval_y=y[b],
+                                          eval_costs=[C[b]])
+    assert one.evals_result_["validation_0"] == ref.evals_result_["validation_1"]
+    with pytest.raises(ValueError, match="not both"):
+        clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C, eval_set=[(X, y)], eval_X=X, eval_y=y, eval_costs=[C])
+    with pytest.raises(ValueError, match="eval_X and eval_y go together"):
+        clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C, eval_X=X, eval_costs=[C])
