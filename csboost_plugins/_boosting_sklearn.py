@@ -78,6 +78,8 @@ def native_seed(random_state) -> int:
     """The integer seed handed to xgboost / lightgbm for a scikit-learn ``random_state``."""
     if isinstance(random_state, numbers.Integral):
         return int(random_state)
+    if isinstance(random_state, np.random.Generator):  # accepted by XGBClassifier and LGBMClassifier
+        return int(random_state.integers(np.iinfo(np.int32).max))
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
