@@ -197,9 +197,11 @@ n_jobs, importance_type : optional
             "min_gain_to_split": self.min_split_gain, "min_sum_hessian_in_leaf": self.min_child_weight,
             "min_data_in_leaf": self.min_child_samples, "bagging_fraction": self.subsample,
             "bagging_freq": self.subsample_freq, "feature_fraction": self.colsample_bytree,
-            "lambda_l1": self.reg_alpha, "lambda_l2": self.reg_lambda, "seed": native_seed(self.random_state),
+            "lambda_l1": self.reg_alpha, "lambda_l2": self.reg_lambda,
             "max_bin": self.max_bin, "verbose": -1, "deterministic": True, "force_row_wise": True,
         }
+        if self.random_state is not None:  # None: lightgbm's default seeds, the same model every fit (as LGBMClassifier)
+            base["seed"] = native_seed(self.random_state)
         if self.n_jobs is not None:
             base["num_threads"] = self.n_jobs
         p = _merge_native(_merge_native(base, self._other_native_params()), self.params or {})

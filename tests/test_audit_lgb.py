@@ -233,3 +233,16 @@ def test_estimator_fit_takes_lightgbm_47_eval_X_eval_y(fraud):
         clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C, eval_set=[(X, y)], eval_X=X, eval_y=y, eval_costs=[C])
     with pytest.raises(ValueError, match="eval_X and eval_y go together"):
         clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C, eval_X=X, eval_costs=[C])
+
+
+def test_estimator_random_state_none_is_lightgbms_default_seed(fraud):
+    # LGBMClassifier(random_state=None) uses lightgbm's default seeds (the same model every fit);
+    # the drop-in drew a fresh seed each fit, so bagging runs differed by up to 0.6 in probability
+    X, y, C = fraud
+    kw = dict(n_estimators=10, num_leaves=7, subsample=0.5, subsample_freq=1, colsample_bytree=0.5, n_jobs=1)
+    a, b = (clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C).predict_proba(X)[:, 1] for _ in range(2))
+    np.testing.assert_array_equal(a, b)
+    seeded = clgb.CSLGBMClassifier(random_state=7, **kw).fit(X, y, cost_matrix=C).predict_proba(X)[:, 1]
+    assert np.abs(seeded - a).max() > 1e-3  # the seed does reach the bagging
+    gen = clgb.CSLGBMClassifier(random_state=np.random.default_rng(0), **kw).fit(X, y, cost_matrix=C)
+    assert gen.predict_proba(X).shape == (len(y), 2)
