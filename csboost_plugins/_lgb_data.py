@@ -64,6 +64,17 @@ def check_start_margin(dataset):
             "..., reference=dtrain), or attach_costs to dtrain.create_valid(X, label=y)")
 
 
+#: lightgbm objectives whose feval / Booster.eval scores are probabilities (a custom objective's are margins)
+PROBABILITY_OBJECTIVES = ("binary", "cross_entropy", "xentropy")
+
+
+def preds_kind(params):
+    """What lightgbm hands feval under the training ``params`` (``env.params`` of a callback, where
+    lgb.train has put the objective under its own name, "none" for a custom one): "probability" or
+    "margin". Not from a Dataset's params, which keep the objective of the first lgb.train it saw."""
+    return "probability" if params.get("objective") in PROBABILITY_OBJECTIVES else "margin"
+
+
 def check_feval_call(dataset, rest):
     """``TypeError`` unless called by lightgbm's engine as ``feval(preds, dataset)`` (not scikit-learn's API)."""
     if rest or not isinstance(dataset, lgb.Dataset):
@@ -120,6 +131,9 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
             As :meth:`csboost_plugins._money_eval.MoneyMetricBase.sums`.
         """
         out = super().sums(preds, data)  # first: an eval set without costs is the more basic error
+        if self.preds == "probability" and preds.size and not (preds.min() >= 0.0 and preds.max() <= 1.0):
+            raise ValueError("this metric was built with preds='probability' but lightgbm hands it scores outside "
+                             "[0, 1]: margins of a custom objective such as the AEC; use preds='margin' (the default)")
         check_start_margin(data)
         return out
 
