@@ -12,7 +12,7 @@ import lightgbm as lgb
 import numpy as np
 
 from ._aec import money_metric_from_sums
-from ._lgb_data import MoneyMetric, get_costs
+from ._lgb_data import MoneyMetric, get_costs, preds_kind
 from ._money_eval import COSTS_ATTR, DEFAULT_DECISION, DEFAULT_WATCH
 from ._params import store_init_args
 
@@ -110,11 +110,12 @@ class _RecordMoneyCallback:
             raise TypeError("eval_result must be a dict")
         self.eval_result = eval_result
         self.decision = decision
-        self._metric = MoneyMetric("savings", decision=decision)
+        self._metrics = {kind: MoneyMetric("savings", decision=decision, preds=kind)
+                         for kind in ("margin", "probability")}
 
     def _feval(self, preds, dataset):
         """savings and expected_savings of one set from one pass of the money-sums kernel."""
-        sums = self._metric.sums(preds, dataset)
+        sums = self._metrics[self._kind].sums(preds, dataset)
         return [(k, money_metric_from_sums(k, sums, self.decision), True) for k in ("savings", "expected_savings")]
 
     def _money(self, bst, train_name):
@@ -132,6 +133,7 @@ class _RecordMoneyCallback:
     def __call__(self, env):
         if env.iteration == env.begin_iteration:
             self.eval_result.clear()
+        self._kind = preds_kind(env.params)
         if isinstance(env.model, lgb.CVBooster):  # lgb.cv: the mean over folds, as lgb.cv reports feval
             folds = [self._money(b, "train") for b in env.model.boosters]
         else:
@@ -146,7 +148,8 @@ def record_money(eval_result, *, decision=DEFAULT_DECISION):
     """Record savings and expected savings of every eval set (and the training set if it has costs) each round.
 
     Values are computed from lightgbm's cached raw scores with each set's own costs,
-    independent of ``feval``. Needs the AEC objective (raw scores are margins). In
+    independent of ``feval``: margins under the AEC objective, probabilities under
+    lightgbm's ``binary`` / ``cross_entropy`` (a logloss baseline). In
     ``lgb.cv`` each value is the mean over the folds (as ``lgb.cv`` reports ``feval``),
     under lgb.cv's names "train" and "valid".
 

@@ -246,3 +246,37 @@ def test_estimator_random_state_none_is_lightgbms_default_seed(fraud):
     assert np.abs(seeded - a).max() > 1e-3  # the seed does reach the bagging
     gen = clgb.CSLGBMClassifier(random_state=np.random.default_rng(0), **kw).fit(X, y, cost_matrix=C)
     assert gen.predict_proba(X).shape == (len(y), 2)
+
+
+def _binary_sets(fraud):
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000], start_margin=None)
+    dva = clgb.cost_dataset(X[2000:], y[2000:], cost_matrix=C[2000:], reference=dtr, start_margin=None)
+    return dtr, dva
+
+
+def test_probability_metric_refuses_margins(fraud):
+    # a custom objective hands feval margins; money_metric(preds="probability") read them as probabilities
+    # (a reused Dataset keeps the objective of its first lgb.train in .params, so only the scores can tell)
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000])
+    dva = clgb.cost_dataset(X[2000:], y[2000:], cost_matrix=C[2000:], reference=dtr)
+    for metric in (clgb.money_metrics(preds="probability"), clgb.money_metric("aec", preds="probability")):
+        with pytest.raises(ValueError, match="preds='probability'.*outside.*use preds='margin'"):
+            lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[dva], feval=metric)
+
+
+def test_record_money_reads_probabilities_under_lightgbms_binary_objective(fraud):
+    # a logloss baseline recorded with the same callback: savings of sigmoid(probability) before
+    X, y, C = fraud
+    dtr, dva = _binary_sets(fraud)
+    lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[dva])  # the same Datasets first
+    rec = {}
+    bst = lgb.train({**P, "application": "binary"}, dtr, 6, valid_sets=[dva], valid_names=["val"],
+                    callbacks=[clgb.record_money(rec)])
+    from csboost_plugins.metrics import savings_score
+
+    for k in (1, 6):
+        s = bst.predict(X[2000:], num_iteration=k)
+        assert rec["val"]["savings"][k - 1] == pytest.approx(
+            savings_score(y[2000:], (s > 0.5).astype(int), cost_matrix=C[2000:]), abs=1e-12)
