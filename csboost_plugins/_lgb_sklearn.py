@@ -127,7 +127,9 @@ n_jobs, importance_type : optional
         ``{eval set: {metric: value}}`` at ``best_iteration_`` (else the last
         round), as ``LGBMClassifier``.
     n_estimators_ : int
-        Rounds in the booster.
+        Rounds in the booster (also ``n_iter_``).
+    feature_importances_, feature_name_, n_features_, n_classes_ : optional
+        As ``LGBMClassifier`` (``importance_type`` picks the importances).
     """
 
     def __init__(self, *, boosting_type="gbdt", num_leaves=31, max_depth=-1, learning_rate=0.1, n_estimators=100,
@@ -331,6 +333,53 @@ n_jobs, importance_type : optional
         """
         check_is_fitted(self, "booster_")
         return self.booster_.feature_importance(importance_type=self.importance_type)
+
+    @property
+    def feature_name_(self):
+        """``booster_.feature_name()``, as ``LGBMClassifier``.
+
+        Returns
+        -------
+        list of str
+            The DataFrame's columns, else ``Column_0``, ``Column_1``, ...
+        """
+        check_is_fitted(self, "booster_")
+        return self.booster_.feature_name()
+
+    @property
+    def n_features_(self):
+        """``n_features_in_``, under ``LGBMClassifier``'s older name.
+
+        Returns
+        -------
+        int
+        """
+        check_is_fitted(self, "booster_")
+        return self.n_features_in_
+
+    @property
+    def n_classes_(self):
+        """Number of classes, as ``LGBMClassifier``.
+
+        Returns
+        -------
+        int
+            Always 2.
+        """
+        check_is_fitted(self, "booster_")
+        return len(self.classes_)
+
+    @property
+    def n_iter_(self):
+        """Boosting rounds in ``booster_``, as ``LGBMClassifier``.
+
+        Returns
+        -------
+        int
+            ``n_estimators_``.
+        """
+        check_is_fitted(self, "booster_")
+        return self.n_estimators_
 
     # ----------------------------------------------------------- save / load
     def _save_booster(self, path, meta):

@@ -280,3 +280,17 @@ def test_record_money_reads_probabilities_under_lightgbms_binary_objective(fraud
         s = bst.predict(X[2000:], num_iteration=k)
         assert rec["val"]["savings"][k - 1] == pytest.approx(
             savings_score(y[2000:], (s > 0.5).astype(int), cost_matrix=C[2000:]), abs=1e-12)
+
+
+def test_estimator_has_lgbmclassifier_fitted_attributes(fraud):
+    import pandas as pd
+
+    X, y, C = fraud
+    Xf = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    est = clgb.CSLGBMClassifier(n_estimators=4, num_leaves=7, n_jobs=1)
+    with pytest.raises(AttributeError):  # hasattr(est, "feature_name_") is False before fit
+        est.feature_name_
+    est.fit(Xf, y, cost_matrix=C)
+    native = lgb.LGBMClassifier(n_estimators=4, num_leaves=7, n_jobs=1, verbose=-1).fit(Xf, y)
+    for attr in ("feature_name_", "n_features_", "n_classes_", "n_iter_"):
+        assert getattr(est, attr) == getattr(native, attr), attr
