@@ -7,6 +7,8 @@ never the reverse: lightgbm's engine / sklearn split).
 
 from __future__ import annotations
 
+import re
+
 import lightgbm as lgb
 import numpy as np
 
@@ -325,6 +327,25 @@ def _check_booster(booster):
                          f"{booster.num_model_per_iteration()}")
 
 
+def _shift_linear_constants(text, margin):
+    """Model text with ``margin`` added to the first tree's ``leaf_const`` when it is linear
+    (``linear_tree=True``): a linear leaf outputs leaf_const + coeff . x, its leaf_value only
+    when one of its features is NaN."""
+    start = text.index("\nTree=0\n")
+    nxt = re.compile(r"\nTree=\d+\n|\nend of trees").search(text, start + 1)
+    end = nxt.start() if nxt else len(text)
+    block = text[start:end]
+    m = re.search(r"\nleaf_const=([^\n]*)", block)
+    if "\nis_linear=1\n" not in block or m is None:
+        return text
+    consts = " ".join(repr(float(v) + margin) for v in m.group(1).split())
+    block = block[:m.start(1)] + consts + block[m.end(1):]
+    # the header's tree_sizes gives each tree's length in bytes (lightgbm aborts on a wrong one)
+    sizes = re.search(r"^tree_sizes=(\d+)", text, flags=re.M)
+    size0 = str(int(sizes.group(1)) + len(block) - (end - start))
+    return text[:sizes.start(1)] + size0 + text[sizes.end(1):start] + block + text[end:]
+
+
 def bake_start_margin(booster, margin):
     """Put the start margin in the model, once: afterwards the booster is a plain binary model.
 
@@ -385,7 +406,7 @@ def bake_start_margin(booster, margin):
     tree = booster.dump_model(num_iteration=1)["tree_info"][0]["tree_structure"]
     for leaf in _leaf_indices(tree):
         booster.set_leaf_output(0, leaf, booster.get_leaf_output(0, leaf) + margin)
-    text = booster.model_to_string(num_iteration=-1)
+    text = _shift_linear_constants(booster.model_to_string(num_iteration=-1), margin)
     head = _header(text)
     lines = head.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("max_feature_idx=")) + 1

@@ -294,3 +294,23 @@ def test_estimator_has_lgbmclassifier_fitted_attributes(fraud):
     native = lgb.LGBMClassifier(n_estimators=4, num_leaves=7, n_jobs=1, verbose=-1).fit(Xf, y)
     for attr in ("feature_name_", "n_features_", "n_classes_", "n_iter_"):
         assert getattr(est, attr) == getattr(native, attr), attr
+
+
+def test_bake_start_margin_reaches_linear_trees(fraud):
+    # linear_tree=True: a linear leaf outputs leaf_const (+ coeff . x), not the leaf_value that
+    # set_leaf_output changes, so the baked model silently lacked the start margin
+    X, y, C = fraud
+    X = X.copy()
+    X[::7, 2] = np.nan  # rows with a missing feature take the leaf_value path
+    dtr = clgb.cost_dataset(X, y, cost_matrix=C, params={"linear_tree": True})
+    bst = lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 6)
+    assert "is_linear=1" in bst.model_to_string()
+    raw = bst.predict(X, raw_score=True)
+    clgb.bake_start_margin(bst, dtr)
+    np.testing.assert_allclose(bst.predict(X, raw_score=True) - raw, dtr.csboost_start_margin, rtol=0, atol=1e-12)
+    served = lgb.Booster(model_str=clgb.to_deployable(bst).model_to_string()).predict(X)
+    np.testing.assert_allclose(served, expit(raw + dtr.csboost_start_margin), rtol=0, atol=1e-12)
+    # the estimator: with a vanishing learning rate every margin is the start margin
+    est = clgb.CSLGBMClassifier(n_estimators=3, learning_rate=1e-12, linear_tree=True, n_jobs=1)
+    est.fit(X, y, cost_matrix=C)
+    np.testing.assert_allclose(est.decision_function(X), est.start_margin_, rtol=0, atol=1e-9)
