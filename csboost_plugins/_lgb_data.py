@@ -57,11 +57,17 @@ def check_start_margin(dataset):
     metric of it would be silently off by m0.
     """
     m0 = reference_margin(dataset)
+    fix = ("build it with csboost_plugins.lgb.cost_dataset(X, y, ..., reference=dtrain), or attach_costs to "
+           "dtrain.create_valid(X, label=y)")
     if m0 and dataset.get_init_score() is None:
         raise ValueError(
             f"this eval set has no init_score, so lightgbm scores it without the training set's start margin "
-            f"{m0:.6g} and its money metrics would be wrong: build it with csboost_plugins.lgb.cost_dataset(X, y, "
-            "..., reference=dtrain), or attach_costs to dtrain.create_valid(X, label=y)")
+            f"{m0:.6g} and its money metrics would be wrong: {fix}")
+    own = getattr(dataset, MARGIN_ATTR, None)
+    if m0 is not None and own is not None and own != m0:
+        raise ValueError(
+            f"this eval set starts from its own start margin {own:.6g} (its rows' labels and costs), not the "
+            f"training set's {m0:.6g}, so its money metrics would be wrong: {fix}")
 
 
 #: lightgbm objectives whose feval / Booster.eval scores are probabilities (a custom objective's are margins)

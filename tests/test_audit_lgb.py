@@ -314,3 +314,15 @@ def test_bake_start_margin_reaches_linear_trees(fraud):
     est = clgb.CSLGBMClassifier(n_estimators=3, learning_rate=1e-12, linear_tree=True, n_jobs=1)
     est.fit(X, y, cost_matrix=C)
     np.testing.assert_allclose(est.decision_function(X), est.start_margin_, rtol=0, atol=1e-9)
+
+
+def test_valid_set_built_without_reference_is_a_clear_error(fraud):
+    # cost_dataset(Xv, yv, ...) without reference=dtrain starts the validation scores from the
+    # validation rows' own cost prior (their labels!), not the training start margin: metrics and
+    # early stopping were silently off by the difference
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000])
+    dva = clgb.cost_dataset(X[2000:], y[2000:], cost_matrix=C[2000:])
+    assert dva.csboost_start_margin != dtr.csboost_start_margin
+    with pytest.raises(ValueError, match="start margin.*reference=dtrain"):
+        lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[dva], feval=clgb.money_metrics)
