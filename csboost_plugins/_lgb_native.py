@@ -58,6 +58,12 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     """
     if not isinstance(dataset, lgb.Dataset):
         raise TypeError(f"dataset must be a lightgbm.Dataset, got {type(dataset).__name__}")
+    label = dataset.get_label() if dataset._handle is not None or dataset.label is not None else None
+    if label is not None:
+        bad = np.setdiff1d(np.unique(np.asarray(label, dtype=np.float64)), (0.0, 1.0))
+        if bad.size:
+            raise ValueError(f"the Dataset's label must be 0/1 (the AEC's y), found {bad[:5].tolist()}: build it "
+                             "with cost_dataset(X, y, ...), which maps two classes to 0/1")
     costs = check_costs(_n_rows(dataset), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, warn=warn)
     _money_eval.keep_costs_on_subsets(dataset, "subset", (_MARGIN_ATTR,), order=np.sort)  # subset sorts its rows

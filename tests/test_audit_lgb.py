@@ -326,3 +326,12 @@ def test_valid_set_built_without_reference_is_a_clear_error(fraud):
     assert dva.csboost_start_margin != dtr.csboost_start_margin
     with pytest.raises(ValueError, match="start margin.*reference=dtrain"):
         lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[dva], feval=clgb.money_metrics)
+
+
+@pytest.mark.parametrize("shift", [lambda y: y + 1, lambda y: 2 * y - 1, lambda y: 0.5 * y])
+def test_attach_costs_refuses_labels_other_than_0_1(fraud, shift):
+    # a hand-built Dataset with labels {1, 2} or {-1, 1} trained silently on garbage regrets
+    X, y, C = fraud
+    with pytest.raises(ValueError, match="label must be 0/1"):
+        clgb.attach_costs(lgb.Dataset(X, label=shift(y)), cost_matrix=C)
+    clgb.attach_costs(lgb.Dataset(X, label=y.astype(float)), cost_matrix=C)  # 0.0 / 1.0 are fine
