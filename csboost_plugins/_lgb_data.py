@@ -18,10 +18,10 @@ MARGIN_ATTR = "csboost_start_margin"
 def _n_rows(dataset):
     if dataset._handle is not None:  # constructed: the authoritative count
         return dataset.num_data()
-    label = dataset.get_label()
-    if label is None:
-        raise ValueError("the Dataset has no label; costs are per labelled row")
-    return len(label)
+    if dataset.label is None:  # get_label() raises a bare Exception before construct
+        raise ValueError("the Dataset has no label yet (read from a file?): call dataset.construct() before "
+                         "attaching costs, which are per labelled row")
+    return len(dataset.label)
 
 
 def get_costs(dataset) -> np.ndarray:

@@ -335,3 +335,17 @@ def test_attach_costs_refuses_labels_other_than_0_1(fraud, shift):
     with pytest.raises(ValueError, match="label must be 0/1"):
         clgb.attach_costs(lgb.Dataset(X, label=shift(y)), cost_matrix=C)
     clgb.attach_costs(lgb.Dataset(X, label=y.astype(float)), cost_matrix=C)  # 0.0 / 1.0 are fine
+
+
+def test_attach_costs_to_a_dataset_read_from_a_binary_file(fraud, tmp_path):
+    # lgb.Dataset("train.bin"): attach_costs raised lightgbm's bare "Cannot get label before construct Dataset"
+    X, y, C = fraud
+    lgb.Dataset(X, label=y, params={"verbose": -1}).save_binary(tmp_path / "d.bin")
+    ds = lgb.Dataset(str(tmp_path / "d.bin"), params={"verbose": -1})
+    with pytest.raises(ValueError, match=r"construct\(\)"):
+        clgb.attach_costs(ds, cost_matrix=C)
+    clgb.attach_costs(ds.construct(), cost_matrix=C)
+    ref = clgb.attach_costs(lgb.Dataset(X, label=y), cost_matrix=C)
+    p = {**P, "objective": clgb.aec_objective()}
+    np.testing.assert_allclose(lgb.train(p, ds, 5).predict(X, raw_score=True),
+                               lgb.train(p, ref, 5).predict(X, raw_score=True), rtol=0, atol=1e-12)
