@@ -216,12 +216,15 @@ def _len_of(*vals):
     raise ValueError("aec_objective(fp_cost=..., fn_cost=...) needs per-row arrays (one per training row)")
 
 
-def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
+def aec_objective(*args, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
                   fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False) -> AECObjective:
     """The AEC objective for lightgbm.
 
     Parameters
     ----------
+    *args
+        Refused: present only to turn lightgbm calling the factory itself as the
+        objective (``params["objective"] = aec_objective`` uncalled) into a clear ``TypeError``.
     hessian, hessian_floor, logloss_weight, cost_scale, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, costs_in_weight
         See :class:`AECObjective`.
 
@@ -229,6 +232,9 @@ def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_
     -------
     AECObjective
     """
+    if args:
+        raise TypeError("aec_objective is a factory, not the objective: lightgbm called it with "
+                        f"{len(args)} data arguments. Call it: params['objective'] = aec_objective()")
     return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
                         cost_scale=cost_scale, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, costs_in_weight=costs_in_weight)

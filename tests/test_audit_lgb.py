@@ -349,3 +349,11 @@ def test_attach_costs_to_a_dataset_read_from_a_binary_file(fraud, tmp_path):
     p = {**P, "objective": clgb.aec_objective()}
     np.testing.assert_allclose(lgb.train(p, ds, 5).predict(X, raw_score=True),
                                lgb.train(p, ref, 5).predict(X, raw_score=True), rtol=0, atol=1e-12)
+
+
+def test_uncalled_objective_factory_says_call_it(fraud):
+    # params["objective"] = clgb.aec_objective (uncalled, as feval=clgb.money_metrics may be):
+    # "aec_objective() takes 0 positional arguments but 2 were given"
+    X, y, C = fraud
+    with pytest.raises(TypeError, match=r"factory.*aec_objective\(\)"):
+        lgb.train({**P, "objective": clgb.aec_objective}, clgb.cost_dataset(X, y, cost_matrix=C), 2)
