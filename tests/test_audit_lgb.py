@@ -15,10 +15,9 @@ from csboost_plugins import lgb as clgb
 from csboost_plugins.metrics import expected_cost_loss
 from csdt.datasets import make_fraud_transactions
 
-pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning")
+from test_boosting_lgb import P  # the same quiet, single-thread, deterministic lightgbm parameters
 
-P = {"verbose": -1, "num_threads": 1, "num_leaves": 7, "learning_rate": 0.2, "deterministic": True,
-     "force_row_wise": True}
+pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning")
 
 
 @pytest.fixture(scope="module")
@@ -357,3 +356,18 @@ def test_uncalled_objective_factory_says_call_it(fraud):
     X, y, C = fraud
     with pytest.raises(TypeError, match=r"factory.*aec_objective\(\)"):
         lgb.train({**P, "objective": clgb.aec_objective}, clgb.cost_dataset(X, y, cost_matrix=C), 2)
+
+
+def test_valid_set_of_a_training_set_without_start_margin(fraud):
+    # dtrain built with start_margin=None: cost_dataset(..., reference=dtrain) computed the validation
+    # rows' own cost prior as their init score, so they were scored from a start training never had
+    X, y, C = fraud
+    dtr = clgb.cost_dataset(X[:2000], y[:2000], cost_matrix=C[:2000], start_margin=None)
+    dva = clgb.cost_dataset(X[2000:], y[2000:], cost_matrix=C[2000:], reference=dtr)
+    res = {}
+    bst = lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 5, valid_sets=[dva], valid_names=["val"],
+                    feval=clgb.aec_metric, callbacks=[lgb.record_evaluation(res)])
+    assert res["val"]["aec"][-1] == pytest.approx(_aec_by_hand(bst, X[2000:], y[2000:], C[2000:], 0.0), rel=1e-9)
+    own = clgb.cost_dataset(X[2000:], y[2000:], cost_matrix=C[2000:])  # no reference: its own start margin
+    with pytest.raises(ValueError, match="own start margin.*reference=dtrain"):
+        lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[own], feval=clgb.money_metrics)
