@@ -56,15 +56,20 @@ def check_start_margin(dataset):
     is scored from 0 while training started from the start margin m0, so every money
     metric of it would be silently off by m0.
     """
-    m0 = reference_margin(dataset)
+    ref = dataset.reference
+    if ref is None or not hasattr(ref, MARGIN_ATTR):  # not an eval set of a cost Dataset
+        return
+    m0 = getattr(ref, MARGIN_ATTR) or 0.0  # None: training started from 0
     fix = ("build it with csboost_plugins.lgb.cost_dataset(X, y, ..., reference=dtrain), or attach_costs to "
            "dtrain.create_valid(X, label=y)")
-    if m0 and dataset.get_init_score() is None:
-        raise ValueError(
-            f"this eval set has no init_score, so lightgbm scores it without the training set's start margin "
-            f"{m0:.6g} and its money metrics would be wrong: {fix}")
-    own = getattr(dataset, MARGIN_ATTR, None)
-    if m0 is not None and own is not None and own != m0:
+    if dataset.get_init_score() is None:
+        if m0:
+            raise ValueError(
+                f"this eval set has no init_score, so lightgbm scores it without the training set's start margin "
+                f"{m0:.6g} and its money metrics would be wrong: {fix}")
+        return
+    own = getattr(dataset, MARGIN_ATTR, m0)
+    if (own or 0.0) != m0:
         raise ValueError(
             f"this eval set starts from its own start margin {own:.6g} (its rows' labels and costs), not the "
             f"training set's {m0:.6g}, so its money metrics would be wrong: {fix}")

@@ -106,7 +106,7 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     if n_x is not None and n_x != y01.shape[0]:
         raise ValueError(f"y has {y01.shape[0]} rows but X has {n_x}")
     weight = _check_weight(weight, y01.shape[0])
-    if reference is not None and getattr(reference, _MARGIN_ATTR, None) is not None:
+    if reference is not None and hasattr(reference, _MARGIN_ATTR):  # a cost Dataset: start where it starts
         margin = getattr(reference, _MARGIN_ATTR)
     elif start_margin is None:
         margin = None
