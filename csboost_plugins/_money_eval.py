@@ -31,16 +31,27 @@ PLUGIN_NAMES = ("AECObjective", "aec_objective", "MoneyMetric", "money_metric", 
                 "expected_savings_metric", "MoneyMetrics", "money_metrics")
 
 COSTS_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
-_CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w)) computed from those costs
-_EVAL_ATTR = "_csboost_eval"  # (y, costs, w) as the money-sums kernel reads them, for the metrics
+_CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w), sources) computed from those costs
+_EVAL_ATTR = "_csboost_eval"  # (y, costs, w, sources) as the money-sums kernel reads them, for the metrics
 
 
 class DataAccess(NamedTuple):
-    """How a plugin reads a data set: ``costs(data)`` (n, 4), ``label(data)`` float64, ``weight(data)`` or None."""
+    """How a plugin reads a data set: ``costs(data)`` (n, 4), ``label(data)`` float64, ``weight(data)`` or None;
+    ``sources(data)`` (optional): the objects label and weight are read from, which ``set_label`` /
+    ``set_weight`` replace, so values computed from the old ones are not reused."""
 
     costs: Callable
     label: Callable
     weight: Callable
+    sources: Callable | None = None
+
+
+def _sources(io, data) -> tuple:
+    return () if io.sources is None else tuple(io.sources(data))
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def store_costs(data, costs):
@@ -100,7 +111,8 @@ def scaled_regret(io, data, cost_scale):
     :func:`csboost_plugins._aec.cost_scale` of the set's own rows.
     """
     cache = data.__dict__.get(_CACHE_ATTR)
-    if cache is not None and cache[0] == cost_scale:
+    src = _sources(io, data)
+    if cache is not None and cache[0] == cost_scale and _same(cache[2], src):
         return cache[1]
     costs = io.costs(data)
     y = io.label(data)
@@ -108,7 +120,7 @@ def scaled_regret(io, data, cost_scale):
     d = _aec.regret_difference(y, costs)
     scale = _aec.cost_scale(d, w) if cost_scale == "auto" else float(cost_scale)
     out = (y, d / scale, w)
-    data.__dict__[_CACHE_ATTR] = (cost_scale, out)
+    data.__dict__[_CACHE_ATTR] = (cost_scale, out, src)
     return out
 
 
@@ -117,10 +129,11 @@ def eval_inputs(io, data):
     metrics run every round: no per-round label/weight copies)."""
     costs = io.costs(data)  # validates the row count every call
     cache = data.__dict__.get(_EVAL_ATTR)
-    if cache is None or cache[1] is not costs:
+    src = _sources(io, data)
+    if cache is None or cache[1] is not costs or not _same(cache[3], src):
         cache = data.__dict__[_EVAL_ATTR] = (np.ascontiguousarray(io.label(data), dtype=np.float64), costs,
-                                             io.weight(data))
-    return cache
+                                             io.weight(data), src)
+    return cache[:3]
 
 
 class AECObjectiveBase:
