@@ -104,7 +104,8 @@ def _label(dataset):
     return np.asarray(dataset.get_label(), dtype=np.float64)
 
 
-_IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)
+_IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight,
+                             sources=lambda dataset: (dataset.label, dataset.weight))  # set_label / set_weight replace them
 
 
 class MoneyMetric(_money_eval.MoneyMetricBase):

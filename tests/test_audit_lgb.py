@@ -371,3 +371,27 @@ def test_valid_set_of_a_training_set_without_start_margin(fraud):
     own = clgb.cost_dataset(X[2000:], y[2000:], cost_matrix=C[2000:])  # no reference: its own start margin
     with pytest.raises(ValueError, match="own start margin.*reference=dtrain"):
         lgb.train({**P, "objective": clgb.aec_objective()}, dtr, 2, valid_sets=[own], feval=clgb.money_metrics)
+
+
+def test_set_weight_and_set_label_after_training_are_used(fraud):
+    # the objective and the metrics cached (y, d, w) on the Dataset: after ds.set_weight(w) / set_label
+    # a second lgb.train silently used the old weights (raw scores 2.3 away from a fresh Dataset)
+    X, y, C = fraud
+    p = {**P, "objective": clgb.aec_objective()}
+    w = np.linspace(0.5, 2.0, len(y))
+    flipped = y.copy()
+    flipped[:300] = 1 - flipped[:300]
+    ds = clgb.cost_dataset(X, y, cost_matrix=C, start_margin=None)
+    lgb.train(p, ds, 3, valid_sets=[ds], feval=clgb.aec_metric)
+    for change, fresh_kw in ((lambda: ds.set_weight(w), dict(weight=w)), (lambda: ds.set_label(flipped), None)):
+        change()
+        res = {}
+        got = lgb.train(p, ds, 3, valid_sets=[ds], valid_names=["train"], feval=clgb.aec_metric,
+                        callbacks=[lgb.record_evaluation(res)])
+        fresh = clgb.cost_dataset(X, flipped if fresh_kw is None else y, cost_matrix=C, start_margin=None, weight=w)
+        ref = {}
+        want = lgb.train(p, fresh, 3, valid_sets=[fresh], valid_names=["train"], feval=clgb.aec_metric,
+                         callbacks=[lgb.record_evaluation(ref)])
+        np.testing.assert_allclose(got.predict(X, raw_score=True), want.predict(X, raw_score=True), rtol=0,
+                                   atol=1e-9)
+        assert res["train"]["aec"] == pytest.approx(ref["train"]["aec"], rel=1e-12)
