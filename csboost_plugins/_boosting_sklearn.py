@@ -78,6 +78,8 @@ def native_seed(random_state) -> int:
     """The integer seed handed to xgboost / lightgbm for a scikit-learn ``random_state``."""
     if isinstance(random_state, numbers.Integral):
         return int(random_state)
+    if isinstance(random_state, np.random.Generator):  # accepted by XGBClassifier and LGBMClassifier
+        return int(random_state.integers(np.iinfo(np.int32).max))
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
@@ -444,7 +446,11 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         ndarray of shape (n,)
             Labels from ``classes_``.
         """
-        s = self.predict_proba(X)[:, 1]
+        return self._decide(self.predict_proba(X)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                            tn_cost=tn_cost, cost_matrix=cost_matrix)
+
+    def _decide(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Labels of :meth:`predict` from the probabilities ``s`` (the rule and costs as there)."""
         no_costs = fp_cost is None and fn_cost is None and cost_matrix is None
         if self.decision != "auto":
             if no_costs:

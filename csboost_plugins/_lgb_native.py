@@ -7,13 +7,17 @@ never the reverse: lightgbm's engine / sklearn split).
 
 from __future__ import annotations
 
+import re
+
 import lightgbm as lgb
 import numpy as np
 
 from . import _aec, _money_eval
 from ._docstrings import fill_doc
-from ._lgb_data import _IO, MoneyMetric, _n_rows, get_costs
+from ._lgb_data import (_IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, check_feval_call, get_costs,
+                        reference_margin)
 from .callback import early_stopping, record_money
+from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from .costs import check_binary_labels, check_costs
 
 __all__ = [
@@ -30,7 +34,6 @@ __all__ = [
     "record_money",
 ]
 
-_MARGIN_ATTR = "csboost_start_margin"
 
 
 @fill_doc
@@ -38,7 +41,10 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     """Attach per-row costs to a ``lgb.Dataset`` (validated against its row count).
 
     ``dataset.subset(rows)`` (how ``lgb.cv`` builds its folds) carries ``costs[rows]``
-    and the start margin.
+    and the start margin. A validation set of a cost Dataset
+    (``dtrain.create_valid(X, label=y)``, or ``reference=dtrain``) without an init
+    score gets the training set's start margin as its init score, as with
+    :func:`cost_dataset`, so its raw scores start where training scores start.
 
     Parameters
     ----------
@@ -52,9 +58,19 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
     """
     if not isinstance(dataset, lgb.Dataset):
         raise TypeError(f"dataset must be a lightgbm.Dataset, got {type(dataset).__name__}")
+    label = dataset.get_label() if dataset._handle is not None or dataset.label is not None else None
+    if label is not None:
+        bad = np.setdiff1d(np.unique(np.asarray(label, dtype=np.float64)), (0.0, 1.0))
+        if bad.size:
+            raise ValueError(f"the Dataset's label must be 0/1 (the AEC's y), found {bad[:5].tolist()}: build it "
+                             "with cost_dataset(X, y, ...), which maps two classes to 0/1")
     costs = check_costs(_n_rows(dataset), fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, warn=warn)
     _money_eval.keep_costs_on_subsets(dataset, "subset", (_MARGIN_ATTR,), order=np.sort)  # subset sorts its rows
+    m0 = reference_margin(dataset)
+    if m0 is not None and dataset.init_score is None and dataset._handle is None:
+        dataset.set_init_score(np.full(costs.shape[0], m0))
+        setattr(dataset, _MARGIN_ATTR, m0)
     return _money_eval.store_costs(dataset, costs)
 
 
@@ -82,8 +98,15 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     -------
     lightgbm.Dataset
     """
+    if "init_score" in dataset_kwargs:
+        raise ValueError("cost_dataset sets init_score to the start margin (one number, which bake_start_margin "
+                         "puts into the model); pass start_margin=<float> instead of init_score=")
     y01 = check_binary_labels(y, name="y", require_both=False)
-    if reference is not None and getattr(reference, _MARGIN_ATTR, None) is not None:
+    n_x = len(X) if isinstance(X, (list, tuple)) else getattr(X, "shape", (None,))[0]  # None: a file path
+    if n_x is not None and n_x != y01.shape[0]:
+        raise ValueError(f"y has {y01.shape[0]} rows but X has {n_x}")
+    weight = _check_weight(weight, y01.shape[0])
+    if reference is not None and hasattr(reference, _MARGIN_ATTR):  # a cost Dataset: start where it starts
         margin = getattr(reference, _MARGIN_ATTR)
     elif start_margin is None:
         margin = None
@@ -100,6 +123,21 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     setattr(ds, _MARGIN_ATTR, margin)
     return attach_costs(ds, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix)
+
+
+def _check_weight(weight, n):
+    """``weight`` as a float64 array of ``n`` finite non-negative values (None stays None)."""
+    if weight is None:
+        return None
+    w = np.asarray(weight.to_numpy() if hasattr(weight, "to_numpy") else weight, dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"weight has length {w.shape[0] if w.ndim else 1} but there are {n} rows (y)")
+    if not np.isfinite(w).all():
+        raise ValueError(f"weight contains {int((~np.isfinite(w)).sum())} NaN or infinite value(s); weights must "
+                         "be finite")
+    if (w < 0).any():
+        raise ValueError("weight must be non-negative (a row's weight multiplies its money)")
+    return w
 
 
 class AECObjective(_money_eval.AECObjectiveBase):
@@ -178,12 +216,15 @@ def _len_of(*vals):
     raise ValueError("aec_objective(fp_cost=..., fn_cost=...) needs per-row arrays (one per training row)")
 
 
-def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
+def aec_objective(*args, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_scale="auto", fp_cost=None,
                   fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, costs_in_weight=False) -> AECObjective:
     """The AEC objective for lightgbm.
 
     Parameters
     ----------
+    *args
+        Refused: present only to turn lightgbm calling the factory itself as the
+        objective (``params["objective"] = aec_objective`` uncalled) into a clear ``TypeError``.
     hessian, hessian_floor, logloss_weight, cost_scale, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, costs_in_weight
         See :class:`AECObjective`.
 
@@ -191,6 +232,9 @@ def aec_objective(*, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, cost_
     -------
     AECObjective
     """
+    if args:
+        raise TypeError("aec_objective is a factory, not the objective: lightgbm called it with "
+                        f"{len(args)} data arguments. Call it: params['objective'] = aec_objective()")
     return AECObjective(hessian=hessian, hessian_floor=hessian_floor, logloss_weight=logloss_weight,
                         cost_scale=cost_scale, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix, costs_in_weight=costs_in_weight)
@@ -212,25 +256,33 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
     Parameters
     ----------
     watch : {"aec", "expected_savings", "savings"}, default "aec"
-        Reported last.
+        Reported first: the metric lightgbm's own
+        ``lgb.early_stopping(..., first_metric_only=True)`` watches.
     decision, preds
         As in :class:`MoneyMetric`.
     """
 
     _metric = MoneyMetric
 
+    def __init__(self, *, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+        super().__init__(watch=watch, decision=decision, preds=preds)
+        self.parts.insert(0, self.parts.pop())  # lightgbm stops on the first metric, xgboost on the last
+
     @fill_doc
-    def __call__(self, preds, dataset):
+    def __call__(self, preds, dataset, *rest):
         """The metrics of one eval set.
 
         One ``(name, value, is_higher_better)`` tuple per metric of ``parts``, in order.
 
         %(lgb_eval_args)s
+        *rest
+            Refused, as in :class:`MoneyMetric`.
 
         Returns
         -------
         list of (str, float, bool)
         """
+        check_feval_call(dataset, rest)
         return [(name, value, _aec.METRICS[name]) for name, value in self.values(preds, dataset)]
 
 
@@ -287,6 +339,25 @@ def _check_booster(booster):
                          f"{booster.num_model_per_iteration()}")
 
 
+def _shift_linear_constants(text, margin):
+    """Model text with ``margin`` added to the first tree's ``leaf_const`` when it is linear
+    (``linear_tree=True``): a linear leaf outputs leaf_const + coeff . x, its leaf_value only
+    when one of its features is NaN."""
+    start = text.index("\nTree=0\n")
+    nxt = re.compile(r"\nTree=\d+\n|\nend of trees").search(text, start + 1)
+    end = nxt.start() if nxt else len(text)
+    block = text[start:end]
+    m = re.search(r"\nleaf_const=([^\n]*)", block)
+    if "\nis_linear=1\n" not in block or m is None:
+        return text
+    consts = " ".join(repr(float(v) + margin) for v in m.group(1).split())
+    block = block[:m.start(1)] + consts + block[m.end(1):]
+    # the header's tree_sizes gives each tree's length in bytes (lightgbm aborts on a wrong one)
+    sizes = re.search(r"^tree_sizes=(\d+)", text, flags=re.M)
+    size0 = str(int(sizes.group(1)) + len(block) - (end - start))
+    return text[:sizes.start(1)] + size0 + text[sizes.end(1):start] + block + text[end:]
+
+
 def bake_start_margin(booster, margin):
     """Put the start margin in the model, once: afterwards the booster is a plain binary model.
 
@@ -307,14 +378,21 @@ def bake_start_margin(booster, margin):
         Trained with :class:`AECObjective`.
     margin : float or lightgbm.Dataset
         The start margin (finite), or the Dataset built by :func:`cost_dataset`
-        (its init score; a Dataset built with ``start_margin=None`` bakes 0).
+        (its init score; a Dataset built with ``start_margin=None`` bakes 0; a
+        Dataset trained with ``init_model=`` a baked booster bakes 0, the margin
+        being in the init model's first tree already: continue training from baked
+        boosters only, an unbaked one has scores without the start margin).
 
     Returns
     -------
     lightgbm.Booster
         ``booster`` itself.
     """
-    if isinstance(margin, lgb.Dataset):
+    if isinstance(margin, lgb.Dataset) and getattr(margin, "_predictor", None) is not None:
+        # trained with init_model=: lightgbm replaced the init score by the init model's raw scores,
+        # whose start margin (baked) is in the init model's first tree, which the booster keeps
+        margin = 0.0
+    elif isinstance(margin, lgb.Dataset):
         if not hasattr(margin, _MARGIN_ATTR):
             raise ValueError("bake_start_margin: the Dataset was not built by csboost_plugins.lgb.cost_dataset, so "
                              "its start margin is unknown; pass the margin as a float")
@@ -340,7 +418,7 @@ def bake_start_margin(booster, margin):
     tree = booster.dump_model(num_iteration=1)["tree_info"][0]["tree_structure"]
     for leaf in _leaf_indices(tree):
         booster.set_leaf_output(0, leaf, booster.get_leaf_output(0, leaf) + margin)
-    text = booster.model_to_string(num_iteration=-1)
+    text = _shift_linear_constants(booster.model_to_string(num_iteration=-1), margin)
     head = _header(text)
     lines = head.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("max_feature_idx=")) + 1

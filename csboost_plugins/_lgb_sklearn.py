@@ -13,7 +13,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from . import _lgb_native as _native
-from . import _money_eval
+from . import _aec, _money_eval
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._docstrings import fill_doc
@@ -30,6 +30,21 @@ _ALIASES = {"bagging_fraction": "subsample", "bagging_freq": "subsample_freq", "
             "min_sum_hessian_in_leaf": "min_child_weight", "min_gain_to_split": "min_split_gain",
             "bin_construct_sample_cnt": "subsample_for_bin", "boosting": "boosting_type", "num_threads": "n_jobs",
             "seed": "random_state"}
+# the keywords of LGBMClassifier.predict / predict_proba, passed to Booster.predict
+_PREDICT_KW = (
+    "raw_score : bool, default False\n"
+    "    Return the margin (start margin included).\n"
+    "start_iteration : int, default 0\n"
+    "    First tree used (0: the one holding the start margin).\n"
+    "num_iteration : int, optional\n"
+    "    Trees used; None: all (the booster is cut at ``best_iteration_`` already).\n"
+    "pred_leaf : bool, default False\n"
+    "    Return each row's leaf index in every tree.\n"
+    "pred_contrib : bool, default False\n"
+    "    Return SHAP contributions to the margin, the last column the expected value.\n"
+    "validate_features : bool, default False\n"
+    "    As ``Booster.predict`` (check a DataFrame's column names)."
+)
 _EMPTY_AFTER_FILTER = "num_features()) > (0)"  # lightgbm dropped every feature as unsplittable
 
 
@@ -41,6 +56,20 @@ def _merge_native(base: dict, override: dict) -> dict:
             out.pop(alias, None)
         out[k] = v
     return out
+
+
+def _eval_set_from_Xy(eval_set, eval_X, eval_y):
+    """``eval_set`` from lightgbm 4.7's ``eval_X`` / ``eval_y`` (one set, or tuples of sets)."""
+    if eval_X is None and eval_y is None:
+        return eval_set
+    if eval_set is not None:
+        raise ValueError("give eval_set or eval_X and eval_y, not both")
+    if (eval_X is None) != (eval_y is None):
+        raise ValueError("eval_X and eval_y go together: give both")
+    if isinstance(eval_X, tuple) != isinstance(eval_y, tuple) or (
+            isinstance(eval_X, tuple) and len(eval_X) != len(eval_y)):
+        raise ValueError("eval_X and eval_y must both be one set, or tuples of the same length")
+    return list(zip(eval_X, eval_y)) if isinstance(eval_X, tuple) else [(eval_X, eval_y)]
 
 
 @fill_doc(**DOCS)
@@ -94,8 +123,13 @@ n_jobs, importance_type : optional
         Money metrics of each eval set per round.
     best_iteration_ : int or None
         Number of rounds kept by early stopping (as lightgbm), else None.
+    best_score_ : dict
+        ``{eval set: {metric: value}}`` at ``best_iteration_`` (else the last
+        round), as ``LGBMClassifier``.
     n_estimators_ : int
-        Rounds in the booster.
+        Rounds in the booster (also ``n_iter_``).
+    feature_importances_, feature_name_, n_features_, n_classes_ : optional
+        As ``LGBMClassifier`` (``importance_type`` picks the importances).
     """
 
     def __init__(self, *, boosting_type="gbdt", num_leaves=31, max_depth=-1, learning_rate=0.1, n_estimators=100,
@@ -110,32 +144,44 @@ n_jobs, importance_type : optional
 
     @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, callbacks=None,
-            categorical_feature="auto"):
+            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, eval_names=None,
+            callbacks=None, categorical_feature="auto", eval_X=None, eval_y=None):
         """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
 
-        As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus two keywords of
-        ``LGBMClassifier.fit``.
+        As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus these keywords of
+        ``LGBMClassifier.fit``: ``eval_names``, ``callbacks``, ``categorical_feature``,
+        ``eval_X`` / ``eval_y``.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n, p)
             Numeric, bool or pandas ``category`` columns; NaN is a missing value.
         %(fit_data)s
+        eval_names : list of str, optional
+            Names of the eval sets (keys of ``evals_result_`` and ``best_score_``);
+            default ``validation_0``, ``validation_1``, ...
         callbacks : list of callable, optional
             ``lgb.train`` callbacks.
         categorical_feature : "auto" or list of int or str, default "auto"
             As lightgbm ("auto": the pandas ``category`` columns).
+        eval_X, eval_y : array-like or tuple of array-like, optional
+            lightgbm 4.7's spelling of ``eval_set``: one set, or tuples of sets
+            (``eval_set = list(zip(eval_X, eval_y))``); ``eval_costs`` as with ``eval_set``.
 
         %(returns_self)s
         """
+        eval_set = _eval_set_from_Xy(eval_set, eval_X, eval_y)
+        n_sets = 0 if eval_set is None else 1 if isinstance(eval_set, tuple) else len(eval_set)
+        if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != n_sets):
+            raise ValueError(f"eval_names needs one name per eval set ({n_sets}), got {eval_names!r}")
         self._fit_callbacks, self._categorical_feature = callbacks, categorical_feature
+        self._eval_names = eval_names
         try:
             return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                         cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
                              eval_sample_weight)
         finally:
-            del self._fit_callbacks, self._categorical_feature
+            del self._fit_callbacks, self._categorical_feature, self._eval_names
 
     def _class_weight(self, y01, w):
         if self.class_weight is None:
@@ -153,9 +199,11 @@ n_jobs, importance_type : optional
             "min_gain_to_split": self.min_split_gain, "min_sum_hessian_in_leaf": self.min_child_weight,
             "min_data_in_leaf": self.min_child_samples, "bagging_fraction": self.subsample,
             "bagging_freq": self.subsample_freq, "feature_fraction": self.colsample_bytree,
-            "lambda_l1": self.reg_alpha, "lambda_l2": self.reg_lambda, "seed": native_seed(self.random_state),
+            "lambda_l1": self.reg_alpha, "lambda_l2": self.reg_lambda,
             "max_bin": self.max_bin, "verbose": -1, "deterministic": True, "force_row_wise": True,
         }
+        if self.random_state is not None:  # None: lightgbm's default seeds, the same model every fit (as LGBMClassifier)
+            base["seed"] = native_seed(self.random_state)
         if self.n_jobs is not None:
             base["num_threads"] = self.n_jobs
         p = _merge_native(_merge_native(base, self._other_native_params()), self.params or {})
@@ -172,6 +220,10 @@ n_jobs, importance_type : optional
 
     def _fit_booster(self, X, y, costs, w, evals, margin0):
         params = self._native_params()
+        boosting = next((params[k] for k in _ConfigAliases.get("boosting") if k in params), "gbdt")
+        if boosting in ("rf", "random_forest"):
+            raise ValueError(f"boosting_type='rf' ({boosting!r}): lightgbm's random forest mode takes no custom "
+                             "objective such as the AEC; use 'gbdt' or 'dart' (with subsample / colsample_bytree)")
         try:
             return self._train(X, y, costs, w, evals, margin0, params)
         except lgb.basic.LightGBMError as exc:
@@ -187,7 +239,7 @@ n_jobs, importance_type : optional
         valid_sets, names = [], []
         for k, (Xk, yk, ck, wk) in enumerate(evals):
             valid_sets.append(self._dataset(Xk, yk, wk, ck, margin0, dtrain, ds_params))
-            names.append(f"validation_{k}")
+            names.append(str(self._eval_names[k]) if self._eval_names is not None else f"validation_{k}")
         evals_result = {}
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
         if self.early_stopping_rounds is not None:
@@ -195,10 +247,9 @@ n_jobs, importance_type : optional
         feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks)
-        self.best_iteration_ = None
-        if self.early_stopping_rounds is not None:
-            self.best_iteration_ = int(bst.best_iteration)
-            bst = lgb.Booster(model_str=bst.model_to_string(num_iteration=self.best_iteration_))
+        # early stopping (ours or a callback of fit) sets best_iteration; lgb.train has cut the trees after it
+        self.best_iteration_ = int(bst.best_iteration) if bst.best_iteration > 0 else None
+        self.best_score_ = {name: dict(scores) for name, scores in bst.best_score.items()}
         bake_start_margin(bst, margin0)
         self.booster_ = _native.to_deployable(bst)
         self.evals_result_ = evals_result
@@ -206,6 +257,70 @@ n_jobs, importance_type : optional
 
     def _margin(self, X):
         return np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
+
+    # ------------------------------------------------ LGBMClassifier's predict keywords
+    def _native_predict(self, X, kw):
+        """``Booster.predict`` of the booster the decision thresholds (AEC, or logloss for
+        ``decision_ == "logloss+bmr"``) with lightgbm's keywords ``kw``."""
+        check_is_fitted(self, "booster_")
+        X = self._validate_X(X, reset=False)
+        bst = self.logloss_booster_ if getattr(self, "decision_", None) == "logloss+bmr" else self.booster_
+        return bst.predict(X, **kw)
+
+    @fill_doc(lgb_predict_kw=_PREDICT_KW)
+    def predict_proba(self, X, *, raw_score=False, start_iteration=0, num_iteration=None, pred_leaf=False,
+                      pred_contrib=False, validate_features=False):
+        """Probabilities ``[1 - s, s]`` with s = sigmoid(margin), or lightgbm's raw outputs.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to score.
+        %(lgb_predict_kw)s
+
+        Returns
+        -------
+        ndarray of shape (n, 2), or the raw output
+            Columns in the order of ``classes_``; with ``raw_score`` / ``pred_leaf``
+            / ``pred_contrib`` what ``LGBMClassifier.predict_proba`` returns: the
+            margin (n,), leaf indices (n, n_trees) or SHAP values (n, p + 1).
+        """
+        kw = dict(raw_score=raw_score, start_iteration=start_iteration, num_iteration=num_iteration,
+                  pred_leaf=pred_leaf, pred_contrib=pred_contrib, validate_features=validate_features)
+        if raw_score or pred_leaf or pred_contrib:
+            return self._native_predict(X, kw)
+        if start_iteration == 0 and num_iteration is None:
+            return super().predict_proba(X)
+        s = _aec.sigmoid(np.asarray(self._native_predict(X, {**kw, "raw_score": True}), dtype=np.float64))
+        return np.column_stack([1.0 - s, s])
+
+    @fill_doc(lgb_predict_kw=_PREDICT_KW)
+    def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, raw_score=False,
+                start_iteration=0, num_iteration=None, pred_leaf=False, pred_contrib=False, validate_features=False):
+        """Class labels (as :meth:`csboost_plugins.xgb.CSXGBClassifier.predict`), or lightgbm's raw outputs.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to decide.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
+            The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(lgb_predict_kw)s
+
+        Returns
+        -------
+        ndarray of shape (n,), or the raw output
+            Labels from ``classes_``; with ``raw_score`` / ``pred_leaf`` /
+            ``pred_contrib`` what ``LGBMClassifier.predict`` returns.
+        """
+        kw = dict(raw_score=raw_score, start_iteration=start_iteration, num_iteration=num_iteration,
+                  pred_leaf=pred_leaf, pred_contrib=pred_contrib, validate_features=validate_features)
+        if raw_score or pred_leaf or pred_contrib:
+            return self._native_predict(X, kw)
+        return self._decide(self.predict_proba(X, **kw)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                            tn_cost=tn_cost, cost_matrix=cost_matrix)
 
     @property
     def feature_importances_(self):
@@ -218,6 +333,53 @@ n_jobs, importance_type : optional
         """
         check_is_fitted(self, "booster_")
         return self.booster_.feature_importance(importance_type=self.importance_type)
+
+    @property
+    def feature_name_(self):
+        """``booster_.feature_name()``, as ``LGBMClassifier``.
+
+        Returns
+        -------
+        list of str
+            The DataFrame's columns, else ``Column_0``, ``Column_1``, ...
+        """
+        check_is_fitted(self, "booster_")
+        return self.booster_.feature_name()
+
+    @property
+    def n_features_(self):
+        """``n_features_in_``, under ``LGBMClassifier``'s older name.
+
+        Returns
+        -------
+        int
+        """
+        check_is_fitted(self, "booster_")
+        return self.n_features_in_
+
+    @property
+    def n_classes_(self):
+        """Number of classes, as ``LGBMClassifier``.
+
+        Returns
+        -------
+        int
+            Always 2.
+        """
+        check_is_fitted(self, "booster_")
+        return len(self.classes_)
+
+    @property
+    def n_iter_(self):
+        """Boosting rounds in ``booster_``, as ``LGBMClassifier``.
+
+        Returns
+        -------
+        int
+            ``n_estimators_``.
+        """
+        check_is_fitted(self, "booster_")
+        return self.n_estimators_
 
     # ----------------------------------------------------------- save / load
     def _save_booster(self, path, meta):

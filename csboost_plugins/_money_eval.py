@@ -32,16 +32,27 @@ PLUGIN_NAMES = ("AECObjective", "aec_objective", "MoneyMetric", "money_metric", 
                 "expected_savings_metric", "MoneyMetrics", "money_metrics")
 
 COSTS_ATTR = "csboost_costs"  # instance attribute holding the (n, 4) float64 costs
-_CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w)) computed from those costs
-_EVAL_ATTR = "_csboost_eval"  # (y, costs, w) as the money-sums kernel reads them, for the metrics
+_CACHE_ATTR = "_csboost_cache"  # (cost_scale, (y, d / scale, w), sources) computed from those costs
+_EVAL_ATTR = "_csboost_eval"  # (y, costs, w, sources) as the money-sums kernel reads them, for the metrics
 
 
 class DataAccess(NamedTuple):
-    """How a plugin reads a data set: ``costs(data)`` (n, 4), ``label(data)`` float64, ``weight(data)`` or None."""
+    """How a plugin reads a data set: ``costs(data)`` (n, 4), ``label(data)`` float64, ``weight(data)`` or None;
+    ``sources(data)`` (optional): the objects label and weight are read from, which ``set_label`` /
+    ``set_weight`` replace, so values computed from the old ones are not reused."""
 
     costs: Callable
     label: Callable
     weight: Callable
+    sources: Callable | None = None
+
+
+def _sources(io, data) -> tuple:
+    return () if io.sources is None else tuple(io.sources(data))
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def store_costs(data, costs):
@@ -101,7 +112,8 @@ def scaled_regret(io, data, cost_scale):
     :func:`csboost_plugins._aec.cost_scale` of the set's own rows.
     """
     cache = data.__dict__.get(_CACHE_ATTR)
-    if cache is not None and cache[0] == cost_scale:
+    src = _sources(io, data)
+    if cache is not None and cache[0] == cost_scale and _same(cache[2], src):
         return cache[1]
     costs = io.costs(data)
     y = io.label(data)
@@ -109,7 +121,7 @@ def scaled_regret(io, data, cost_scale):
     d = _aec.regret_difference(y, costs)
     scale = _aec.cost_scale(d, w) if cost_scale == "auto" else float(cost_scale)
     out = (y, d / scale, w)
-    data.__dict__[_CACHE_ATTR] = (cost_scale, out)
+    data.__dict__[_CACHE_ATTR] = (cost_scale, out, src)
     return out
 
 
@@ -118,10 +130,11 @@ def eval_inputs(io, data):
     metrics run every round: no per-round label/weight copies)."""
     costs = io.costs(data)  # validates the row count every call
     cache = data.__dict__.get(_EVAL_ATTR)
-    if cache is None or cache[1] is not costs:
+    src = _sources(io, data)
+    if cache is None or cache[1] is not costs or not _same(cache[3], src):
         cache = data.__dict__[_EVAL_ATTR] = (np.ascontiguousarray(io.label(data), dtype=np.float64), costs,
-                                             io.weight(data))
-    return cache
+                                             io.weight(data), src)
+    return cache[:3]
 
 
 class AECObjectiveBase:
@@ -206,7 +219,8 @@ class MoneyMetricBase:
 
 class MoneyMetricsBase:
     """aec, expected_savings and savings of each eval set in one custom metric (subclasses set
-    ``_metric`` and ``__call__``); ``watch`` is reported last, the one xgboost's early stopping uses."""
+    ``_metric`` and ``__call__``); ``watch`` is reported last, the one xgboost's early stopping
+    uses (lightgbm's subclass moves it first, where lightgbm's ``first_metric_only`` looks)."""
 
     _metric: type
 
@@ -219,7 +233,7 @@ class MoneyMetricsBase:
         self.__name__ = "money_metrics"
 
     def values(self, preds, data):
-        """[(metric name, value)] of every part, ``watch`` last, from one pass over the rows (the parts
+        """[(metric name, value)] of every part, in ``parts`` order, from one pass over the rows (the parts
         share ``decision`` and ``preds``, so one set of sums serves them all)."""
         sums = self.parts[0].sums(preds, data)
         return [(m.metric, m.from_sums(sums)) for m in self.parts]
@@ -273,7 +287,8 @@ def metric_factories(metric_cls, metrics_cls):
             Only when the library calls the factory itself as the metric (passed uncalled):
             the predictions and the data set; the default :class:`MoneyMetrics` is evaluated.
         watch : {"aec", "expected_savings", "savings"}, default "aec"
-            Reported last (the metric the library's own early stopping watches).
+            Reported where the library's own early stopping looks: last for xgboost,
+            first for lightgbm (``lgb.early_stopping(..., first_metric_only=True)``).
         decision : {"0.5", "bmr"}, default "0.5"
             Decision rule of "savings".
         preds : {"margin", "probability"}, default "margin"

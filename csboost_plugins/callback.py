@@ -9,9 +9,10 @@ the validation set, whatever else is reported.
 from __future__ import annotations
 
 import lightgbm as lgb
+import numpy as np
 
 from ._aec import money_metric_from_sums
-from ._lgb_data import MoneyMetric, get_costs
+from ._lgb_data import MoneyMetric, get_costs, preds_kind
 from ._money_eval import COSTS_ATTR, DEFAULT_DECISION, DEFAULT_WATCH
 from ._params import store_init_args
 
@@ -67,8 +68,10 @@ class _EarlyStoppingCallback:
 
 
 def _train_name(booster):
-    """The name lgb.train gave the training set: its entry of ``valid_names`` when it is among the
-    ``valid_sets``, else lightgbm's "training"."""
+    """The name lightgbm gave the training set: "train" in ``lgb.cv``; in ``lgb.train`` its entry of
+    ``valid_names`` when it is among the ``valid_sets``, else "training"."""
+    if isinstance(booster, lgb.CVBooster):
+        return "train"
     return getattr(booster, "_train_data_name", "training")
 
 
@@ -107,35 +110,48 @@ class _RecordMoneyCallback:
             raise TypeError("eval_result must be a dict")
         self.eval_result = eval_result
         self.decision = decision
-        self._metric = MoneyMetric("savings", decision=decision)
+        self._metrics = {kind: MoneyMetric("savings", decision=decision, preds=kind)
+                         for kind in ("margin", "probability")}
 
     def _feval(self, preds, dataset):
         """savings and expected_savings of one set from one pass of the money-sums kernel."""
-        sums = self._metric.sums(preds, dataset)
+        sums = self._metrics[self._kind].sums(preds, dataset)
         return [(k, money_metric_from_sums(k, sums, self.decision), True) for k in ("savings", "expected_savings")]
 
-    def __call__(self, env):
-        bst = env.model
-        if env.iteration == env.begin_iteration:
-            self.eval_result.clear()
-        train_name = _train_name(bst)
+    def _money(self, bst, train_name):
+        """{set name: {metric: value}} of one booster's training set (if it has costs) and eval sets."""
         sets = [(bst.train_set, train_name)] if getattr(bst.train_set, COSTS_ATTR, None) is not None else []
         sets += list(zip(bst.valid_sets, bst.name_valid_sets))
+        out = {}
         for ds, name in sets:
             get_costs(ds)  # clear error for an eval set without costs
             # Booster.eval reuses lightgbm's cached scores of a registered set: no re-prediction
             res = bst.eval_train(feval=self._feval) if ds is bst.train_set else bst.eval(ds, name, feval=self._feval)
+            out[name] = {r[1]: r[2] for r in res if r[1] in ("savings", "expected_savings")}
+        return out
+
+    def __call__(self, env):
+        if env.iteration == env.begin_iteration:
+            self.eval_result.clear()
+        self._kind = preds_kind(env.params)
+        if isinstance(env.model, lgb.CVBooster):  # lgb.cv: the mean over folds, as lgb.cv reports feval
+            folds = [self._money(b, "train") for b in env.model.boosters]
+        else:
+            folds = [self._money(env.model, _train_name(env.model))]
+        for name, metrics in folds[0].items():
             rec = self.eval_result.setdefault(name, {})
-            for _, metric_name, value, _ in (r[:4] for r in res):
-                if metric_name in ("savings", "expected_savings"):
-                    rec.setdefault(metric_name, []).append(value)
+            for metric_name in metrics:
+                rec.setdefault(metric_name, []).append(float(np.mean([f[name][metric_name] for f in folds])))
 
 
 def record_money(eval_result, *, decision=DEFAULT_DECISION):
     """Record savings and expected savings of every eval set (and the training set if it has costs) each round.
 
     Values are computed from lightgbm's cached raw scores with each set's own costs,
-    independent of ``feval``. Needs the AEC objective (raw scores are margins).
+    independent of ``feval``: margins under the AEC objective, probabilities under
+    lightgbm's ``binary`` / ``cross_entropy`` (a logloss baseline). In
+    ``lgb.cv`` each value is the mean over the folds (as ``lgb.cv`` reports ``feval``),
+    under lgb.cv's names "train" and "valid".
 
     Parameters
     ----------

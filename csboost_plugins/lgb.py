@@ -38,7 +38,11 @@ costs and the start margin. Probabilities are
 
 Costs travel with the Dataset (:func:`cost_dataset` / :func:`attach_costs`); each
 eval set is scored with its own rows' costs, and a Dataset without costs raises a
-``ValueError``. The Dataset's ``weight`` multiplies gradient, hessian and metrics
+``ValueError``, as does an eval set that would be scored without the training
+set's start margin (build it with ``reference=dtrain``, or attach costs to
+``dtrain.create_valid(X, label=y)``). ``money_metrics`` reports the watched metric
+first, where ``lgb.early_stopping(..., first_metric_only=True)`` looks;
+:func:`record_money` and :func:`early_stopping` also work in ``lgb.cv``. The Dataset's ``weight`` multiplies gradient, hessian and metrics
 (lightgbm >= 4 would silently drop weights for a 2-argument objective: LightGBM#5027).
 
 ``aec_objective(fp_cost=..., fn_cost=...)`` (costs bound to the training rows, in
