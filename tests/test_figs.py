@@ -17,6 +17,8 @@ from csdt.datasets import load_creditscoring1, make_fraud_transactions
 
 from imodels.tree import figs as imodels_figs  # test-only anchor (dev extra); must not skip silently
 
+SKLEARN_BEFORE_1_8 = tuple(int(v) for v in sklearn.__version__.split(".")[:2]) < (1, 8)
+
 
 def _toy(seed, n=300, d=4, decimals=2):
     """Rounded features (<= 255 distinct values, so the search is exact) and a nonlinear target."""
@@ -389,6 +391,8 @@ def test_one_tree_is_best_first_cart(seed, model_cls):
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("model_cls", [FIGUClassifier, FIGSClassifier])
+@pytest.mark.skipif(SKLEARN_BEFORE_1_8, reason="scikit-learn < 1.8 sends missing values elsewhere at some ties; "
+                    "FIGS follows the CART of scikit-learn >= 1.8")
 def test_missing_values_one_tree_is_cart(seed, model_cls):
     """NaN handling equals scikit-learn's CART: each threshold tried with missing rows on both
     sides, plus "values left, missing right"; unseen NaN go to the child with more rows."""

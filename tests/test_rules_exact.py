@@ -274,6 +274,9 @@ def test_protocol_tree_arrays_exact(left_inclusive):
     assert len(extract_rules(t, nodes="all")) == 4
 
 
+PANDAS_MAJOR = int(pd.__version__.split(".")[0])
+
+
 def _check_sql_and_query(rs, df, expect, categorical=False):
     con = sqlite3.connect(":memory:")
     cols = list(df.columns)
@@ -285,7 +288,12 @@ def _check_sql_and_query(rs, df, expect, categorical=False):
     got = np.zeros(len(df), bool)
     got[[r[0] for r in con.execute(sql)]] = True
     np.testing.assert_array_equal(got, expect.astype(bool))
-    q = df.query(rs.to_pandas_query(last_rule="include"), engine="python")
+    try:
+        expr = rs.to_pandas_query(last_rule="include")
+    except ValueError as e:  # pandas 2 cannot parse some quoted names: a clear error, never a wrong query
+        assert PANDAS_MAJOR < 3 and "cannot parse a query on the columns" in str(e)
+        return
+    q = df.query(expr, engine="python")
     got = np.zeros(len(df), bool)
     got[df.index.get_indexer(q.index)] = True
     np.testing.assert_array_equal(got, expect.astype(bool))

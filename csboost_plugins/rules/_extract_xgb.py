@@ -9,7 +9,8 @@ the model (``cats``), which xgboost uses to re-code pandas input by value.
 Leaf values: a scalar tree's leaf value is its ``split_conditions`` entry. A
 ``multi_strategy="multi_output_tree"`` tree (``tree_param.size_leaf_vector`` k > 1)
 has vector leaves: a leaf's ``right_children`` entry is its slot s and its
-value for output j is ``leaf_weights[s * k + j]``. Its paths are ordinary rules;
+value for output j is ``leaf_weights[s * k + j]`` (xgboost >= 3.2; before, the
+leaf's node id i is the row: ``base_weights[i * k + j]``). Its paths are ordinary rules;
 only the value needs an output (``extract_rules(..., output=j)``). With
 one-output-per-tree multi-class models (the default) tree t adds to output
 ``tree_info[t]`` only. Raw margin of output j = base_score[j] (margin space) +
@@ -68,8 +69,12 @@ def _leaf_values(t: dict, output, group: int, scale: float, tree_index: int) -> 
                 f"xgboost tree {tree_index} was grown with multi_strategy='multi_output_tree': its leaves hold "
                 f"{k} values (one per class or target), so a rule has no single value; pass output=<0..{k - 1}> "
                 "to extract_rules to value the rules by that output's leaf component")
-        weights = np.asarray(t["leaf_weights"], dtype=np.float32).reshape(-1, k)[:, output]
-        slot = t["right_children"]  # at leaves: the slot into leaf_weights
+        if "leaf_weights" in t:  # xgboost >= 3.2: leaf vectors apart, a leaf's right child is its slot
+            weights = np.asarray(t["leaf_weights"], dtype=np.float32).reshape(-1, k)[:, output]
+            slot = t["right_children"]
+        else:  # xgboost < 3.2: every node's vector in base_weights, row = node
+            weights = np.asarray(t["base_weights"], dtype=np.float32).reshape(-1, k)[:, output]
+            slot = range(n)
         return [float(weights[slot[i]]) * scale if left[i] == -1 else math.nan for i in range(n)]
     cond = t["split_conditions"]
     if output is not None and group != output:

@@ -461,10 +461,18 @@ class RuleSet:
         -------
         str
             A pandas query string.
+
+        Raises
+        ------
+        ValueError
+            With pandas < 3 when a column name the rules use holds a quote, ``#`` or a backslash:
+            pandas 2 cannot parse such names in a query (use :meth:`predict` or :meth:`to_sql`).
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
-        return " or ".join(rule_query(r, names, levels) for r in rules) if rules else "False"
+        expr = " or ".join(rule_query(r, names, levels) for r in rules) if rules else "False"
+        _check_pandas_parses(expr, names.values())
+        return expr
 
     def _active_rules(self, last_rule):
         if last_rule not in ("round", "include", "exclude"):
@@ -472,3 +480,19 @@ class RuleSet:
         rho = self.last_rule_probability
         on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
         return self.rules if on else self.rules[:-1]
+
+
+def _check_pandas_parses(expr, names):
+    """Raise a ValueError naming the columns when this pandas cannot parse ``expr`` (pandas 2 reads a quote,
+    ``#`` or backslash inside a backticked name as Python syntax; pandas 3 parses them)."""
+    import pandas as pd
+
+    odd = sorted(n for n in names if any(ch in n for ch in "\"'#\\"))
+    if not odd or int(pd.__version__.split(".")[0]) >= 3:
+        return
+    try:
+        pd.DataFrame({n: pd.Series(dtype=object) for n in names}).query(expr, engine="python")
+    except SyntaxError:
+        raise ValueError(f"pandas {pd.__version__} cannot parse a query on the columns {odd} (a quote, '#' or "
+                         "backslash in a column name); rename them, use RuleSet.predict / to_sql, or pandas >= 3"
+                         ) from None
