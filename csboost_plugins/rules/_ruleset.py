@@ -441,7 +441,8 @@ class RuleSet:
           a NaN *value* in a DOUBLE column sorts above every number in Postgres, DuckDB,
           Spark and Snowflake.
         - Category rules on pandas categoricals compare category values (``IN (...)``);
-          on numeric codes they compare ``trunc(x)`` through intervals.
+          on numeric codes they compare ``trunc(x)`` through intervals. A value outside the
+          training categories counts as missing, as in :meth:`predict`.
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
