@@ -29,3 +29,36 @@ def test_riff_select_refuses_a_bad_max_rules(fraud, max_rules, err):
 def test_riff_select_max_rules_numpy_integer_caps_the_rules(fraud):
     X, y, _, pool = fraud
     assert len(riff_select(pool, X, y, max_fpr=0.5, max_rules=np.int64(2))) == 2
+
+
+def test_xgboost_rule_text_is_exact_on_float32_data_ties_included():
+    """xgboost cuts are data values: the text ``a < 0.31482098`` (the float32's shortest repr, which lies above
+    the float32 cut 0.314820975...) read on the float32 data put the rows AT the cut on the left, where
+    xgboost sends them right. Every displayed cut, compared as written, must select the rows the rule does."""
+    import pandas as pd
+    import xgboost as xgb
+
+    from csboost_plugins.rules import Interval
+
+    rng = np.random.default_rng(0)
+    n = 5000
+    X = pd.DataFrame({"a": rng.normal(size=n).astype(np.float32), "b": rng.uniform(0, 1, n).astype(np.float32)})
+    y = ((X["a"] + X["b"] + rng.normal(scale=0.5, size=n)) > 0.8).astype(int)
+    m = xgb.XGBClassifier(n_estimators=20, max_depth=3).fit(X, y)
+    checked = 0
+    for r in extract_rules(m):
+        for c in r.conditions:
+            x = X.iloc[:, c.feature].to_numpy().astype(np.float64)
+            for text, bound in ((c.upper_text, Interval(0, upper=c.upper, upper_closed=c.upper_closed)),
+                                (c.lower_text, Interval(0, lower=c.lower, lower_closed=c.lower_closed))):
+                if text is None:
+                    continue
+                op, s = text.split(" ")
+                as_written = x < float(s) if op == "<" else x >= float(s)
+                np.testing.assert_array_equal(as_written, bound.mask(x), err_msg=f"{r.feature_names[c.feature]} "
+                                                                                 f"{text}")
+                checked += 1
+    assert checked > 100
+    digits = [len(t.split(" ")[1].split("e")[0].lstrip("-").replace(".", "").lstrip("0"))
+              for r in extract_rules(m) for c in r.conditions for t in (c.upper_text, c.lower_text) if t]
+    assert max(digits) <= 9  # still readable: no more digits than a float32 needs
