@@ -241,6 +241,10 @@ class _Context:
 # (selection id, partition) -> (number of selected rules taken off, uncovered-row mask).
 _STATE: dict = {}
 _STATE_LOCK = threading.Lock()
+# Ids of the selections closed here (most recent last, bounded): a task of a failed pass that was still
+# queued or running when its selection closed must not store its mask after _forget dropped the state.
+_CLOSED: dict = {}
+_CLOSED_KEEP = 4096
 
 
 def _forget(sid):
@@ -248,6 +252,16 @@ def _forget(sid):
     with _STATE_LOCK:
         for key in [k for k in _STATE if k[0] == sid]:
             del _STATE[key]
+        _CLOSED[sid] = None
+        while len(_CLOSED) > _CLOSED_KEEP:
+            del _CLOSED[next(iter(_CLOSED))]
+
+
+def _store(sid, part, k, uncovered):
+    """Keep a partition's mask for the next pass, unless the selection is closed already."""
+    with _STATE_LOCK:
+        if sid not in _CLOSED:
+            _STATE[sid, part] = (k, uncovered)
 
 
 def _covered_by(xb, ctx, rules):
@@ -275,8 +289,7 @@ def _first_pass(xb, yb, wb, mb, ctx, sid, part):
     for a in range(0, n, _BLOCK):  # the float64 copy of the rows, a block at a time
         b = min(n, a + _BLOCK)
         S += ctx.sums(ctx.matrix(_rows(xb, a, b)), W[a:b])
-    with _STATE_LOCK:
-        _STATE[sid, part] = (0, np.ones(n, dtype=bool))
+    _store(sid, part, 0, np.ones(n, dtype=bool))
     return S, W.sum(axis=0), 0
 
 
@@ -310,8 +323,7 @@ def _step_pass(xb, yb, wb, mb, ctx, sid, part, chosen):
                          _values(_take(mb, new), "fn_cost", m))
         dS, took = ctx.sums(ctx.matrix(_take(xb, new)), Wn), Wn.sum(axis=0)
     uncovered[new] = False  # the mask changes only once the pass's sums are done (a failure leaves it valid)
-    with _STATE_LOCK:
-        _STATE[sid, part] = (k, uncovered)
+    _store(sid, part, k, uncovered)
     return dS, took, int(missed)
 
 
@@ -395,7 +407,11 @@ class _Passes:
                             allow_other_workers=self.where[i] is not None, pure=False)
                      for i, (x, y, w, m) in enumerate(zip(*self.futures))]
             # the small results come to the client and are added there: one round trip per pass
-            return functools.reduce(_add, self.client.gather(parts))
+            try:
+                return functools.reduce(_add, self.client.gather(parts))
+            except BaseException:
+                self.client.cancel(parts)  # a failed pass: its queued tasks need not run
+                raise
         from dask import delayed
 
         f = delayed(fn, pure=True)
