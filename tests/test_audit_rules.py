@@ -62,3 +62,22 @@ def test_xgboost_rule_text_is_exact_on_float32_data_ties_included():
     digits = [len(t.split(" ")[1].split("e")[0].lstrip("-").replace(".", "").lstrip("0"))
               for r in extract_rules(m) for c in r.conditions for t in (c.upper_text, c.lower_text) if t]
     assert max(digits) <= 9  # still readable: no more digits than a float32 needs
+
+
+def test_dask_selection_names_a_missing_column_and_non_numeric_labels(fraud):
+    """On dask, a frame lacking a column the candidates use said "X has 12 columns but the candidates use column
+    index 12" (its columns are matched by name, as in memory, which names the column), and string labels gave
+    "could not convert string to float: 'fraud'" without naming y."""
+    dd = pytest.importorskip("dask.dataframe")
+    X, y, _, pool = fraud
+    last = max(c.feature for r in pool for c in r.conditions)
+    gone = X.columns[last]
+    yd = dd.from_pandas(X.assign(y=y)["y"], npartitions=2)
+    for frame in (X.iloc[:, :last], X.drop(columns=gone), X.drop(columns=gone).assign(extra=1.0)):
+        with pytest.raises(ValueError, match=f"X lacks 1 column.*{gone}"):
+            riff_select(pool, dd.from_pandas(frame, npartitions=2), yd, max_fpr=0.05)
+    Xd = dd.from_pandas(X, npartitions=2)
+    with pytest.raises(ValueError, match="y must hold 0/1 labels"):
+        riff_select(pool, Xd, yd.map({0: "ok", 1: "fraud"}), max_fpr=0.05)
+    with pytest.raises(ValueError, match="fn_cost must be numeric"):
+        riff_select(pool, Xd, yd, max_fpr=0.05, fn_cost=yd.map({0: "a", 1: "b"}))

@@ -46,7 +46,13 @@ import uuid
 import numpy as np
 
 from ..costs import check_costs
-from ._data import as_float_matrix, check_sample_weight, collect_categories
+from ._data import (
+    _generated_names,
+    _positions_by_name,
+    as_float_matrix,
+    check_sample_weight,
+    collect_categories,
+)
 from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
 from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 
@@ -155,7 +161,11 @@ def _values(v, name, n):
     """A partition's 1-D float64 values (a scalar is broadcast), checked to have n rows."""
     if v is None:
         return None
-    a = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float64)
+    try:
+        a = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        what = "hold 0/1 labels (or booleans)" if name == "y" else "be numeric"
+        raise ValueError(f"{name} must {what} when X is a dask collection: {exc}") from None
     if a.ndim == 0:
         return np.full(n, float(a))
     a = a.reshape(-1)
@@ -491,7 +501,10 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
         raise ValueError("y is required")
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     need = max((c.feature for r in candidates for c in r.conditions), default=-1)
-    if need >= _n_columns(X):
+    if hasattr(X, "columns") and names is not None and not _generated_names(names):
+        # matched by name, as in memory: name the missing columns (only X.columns is read)
+        _positions_by_name(X, names, sorted({c.feature for r in candidates for c in r.conditions}))
+    elif need >= _n_columns(X):
         raise ValueError(f"X has {_n_columns(X)} columns but the candidates use column index {need}")
 
     passes = _Passes(X, y, sample_weight, fn_cost, _Context(candidates, names))
