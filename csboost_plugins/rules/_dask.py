@@ -41,6 +41,7 @@ import contextlib
 import functools
 import sys
 import threading
+import time
 import uuid
 
 import numpy as np
@@ -58,6 +59,7 @@ from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
+_SCATTER_TRIES = 5  # attempts at scattering the context while workers die (waits 0.1 s, 0.2 s, ... between)
 _BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
 
 
@@ -406,7 +408,15 @@ class _Passes:
         if self.client is None:
             return delayed(self.ctx, traverse=False)
         if self._future is None or self._future.status != "finished":
-            self._future = self.client.scatter(self.ctx, broadcast=True, hash=False)
+            for attempt in range(_SCATTER_TRIES):
+                try:
+                    self._future = self.client.scatter(self.ctx, broadcast=True, hash=False)
+                    break
+                except Exception:  # a worker died meanwhile (CommClosedError, or the scheduler's
+                    # replicate KeyError on the worker it just removed): scatter again to the workers left
+                    if attempt == _SCATTER_TRIES - 1:
+                        raise
+                    time.sleep(0.1 * 2 ** attempt)
         return self._future
 
     def _sum_pass(self, fn, ctx, consts):
