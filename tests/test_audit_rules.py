@@ -81,3 +81,21 @@ def test_dask_selection_names_a_missing_column_and_non_numeric_labels(fraud):
         riff_select(pool, Xd, yd.map({0: "ok", 1: "fraud"}), max_fpr=0.05)
     with pytest.raises(ValueError, match="fn_cost must be numeric"):
         riff_select(pool, Xd, yd, max_fpr=0.05, fn_cost=yd.map({0: "a", 1: "b"}))
+
+
+def test_dask_evaluate_refuses_in_memory_cost_arrays_by_name(fraud):
+    """RuleSet.evaluate on a dask X with a numpy fn_cost said "fn_cost has length 2000 but there are 1000 rows
+    (y / X)" (each partition got the whole array); riff_select says it must be partitioned like X."""
+    dd = pytest.importorskip("dask.dataframe")
+    X, y, amount, pool = fraud
+    rs = riff_select(pool, X, y, max_fpr=0.05)
+    Xd = dd.from_pandas(X, npartitions=2)
+    yd = dd.from_pandas(X.assign(y=y)["y"], npartitions=2)
+    for kw in ({"fn_cost": amount}, {"fp_cost": list(amount)}, {"cost_matrix": np.ones((len(y), 4))}):
+        name = next(iter(kw))
+        with pytest.raises(TypeError, match=f"{name} must be a dask collection partitioned like X"):
+            rs.evaluate(Xd, yd, **kw)
+    got = rs.evaluate(Xd, yd, fn_cost=dd.from_pandas(X.assign(m=amount)["m"], npartitions=2), fp_cost=10.0)
+    want = rs.evaluate(X, y, fn_cost=amount, fp_cost=10.0)
+    assert got.keys() == want.keys()
+    assert all(np.isclose(got[k], want[k]) for k in want if k != "savings_baseline")

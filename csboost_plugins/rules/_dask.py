@@ -649,7 +649,8 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     xs = _blocks(X, "X")
     k = len(xs)
     ys, ws = _blocks(y, "y", k), _blocks(sample_weight, "sample_weight", k)
-    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if has_costs and is_dask(v)}
+    # dask costs by partition; scalars as they are; an in-memory array is refused (TypeError naming it)
+    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if has_costs and (is_dask(v) or np.ndim(v))}
     scalars = {name: v for name, v in costs.items() if not is_dask(v)} if has_costs else None
     f, shared = delayed(_evaluate_part, pure=True), delayed(rs, traverse=False)
     out = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars,
