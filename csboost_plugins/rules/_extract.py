@@ -105,7 +105,9 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
     list of :class:`Rule`. Each rule selects exactly the rows the library routes
     to its node (float32 casts, ties at thresholds, missing values and lightgbm /
     xgboost / HistGradientBoosting categorical sets included); ``rule.sources`` gives model, tree and the
-    library's node id.
+    library's node id. A category value unseen in training counts as missing, as in lightgbm and
+    HistGradientBoosting (xgboost 3.2 instead raises for a value sorting after every training category and
+    silently re-codes any other unseen value as the next training category in sorted order).
     """
     if nodes not in ("leaves", "all"):
         raise ValueError(f"nodes must be 'leaves' or 'all', got {nodes!r}")
