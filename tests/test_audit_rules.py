@@ -99,3 +99,20 @@ def test_dask_evaluate_refuses_in_memory_cost_arrays_by_name(fraud):
     want = rs.evaluate(X, y, fn_cost=amount, fp_cost=10.0)
     assert got.keys() == want.keys()
     assert all(np.isclose(got[k], want[k]) for k in want if k != "savings_baseline")
+
+
+def test_pandas_query_of_many_rules_runs_in_dataframe_query():
+    """``df.query(rs.to_pandas_query(), engine="python")`` hit RecursionError from about 400 rules (pandas folds
+    a flat ``or`` chain one operand at a time); the query nests the ``or`` pairwise (depth log2 of the rules)."""
+    d = make_fraud_transactions(20000, fraud_rate=0.05, random_state=0)
+    X = d.data.mask(np.random.default_rng(0).random(d.data.shape) < 0.05)
+    from sklearn.tree import DecisionTreeRegressor
+
+    from csboost_plugins.rules import RuleSet
+
+    tree = DecisionTreeRegressor(max_leaf_nodes=1200, random_state=0).fit(X, X["amount"].fillna(0) * d.target)
+
+    rs = RuleSet(extract_rules(tree)[::2])
+    assert len(rs) > 500
+    got = X.eval(rs.to_pandas_query(), engine="python").to_numpy(dtype=bool)
+    np.testing.assert_array_equal(got, rs.predict(X).astype(bool))

@@ -465,7 +465,10 @@ class RuleSet:
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
-        return " or ".join(rule_query(r, names, levels) for r in rules) if rules else "False"
+        parts = [rule_query(r, names, levels) for r in rules]
+        while len(parts) > 2:  # pairwise: pandas folds a flat ``or`` chain recursively (RecursionError at ~400)
+            parts = [f"({' or '.join(parts[i:i + 2])})" for i in range(0, len(parts), 2)]
+        return " or ".join(parts) if parts else "False"
 
     def _active_rules(self, last_rule):
         if last_rule not in ("round", "include", "exclude"):
