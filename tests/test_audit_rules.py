@@ -116,3 +116,17 @@ def test_pandas_query_of_many_rules_runs_in_dataframe_query():
     assert len(rs) > 500
     got = X.eval(rs.to_pandas_query(), engine="python").to_numpy(dtype=bool)
     np.testing.assert_array_equal(got, rs.predict(X).astype(bool))
+
+
+@pytest.mark.parametrize("names,err,match", [
+    ("amount", TypeError, "feature_names must be a list"),  # was read as the names 'a', 'm', 'o', ...
+    (["a", "b"], ValueError, "feature_names has 2 names but the model has 12 features"),  # text said x2, x3
+    ([f"c{j}" for j in range(13)], ValueError, "feature_names has 13 names but the model has 12 features"),
+])
+def test_extract_rules_checks_feature_names(fraud, names, err, match):
+    X, y, _, _ = fraud
+    tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    with pytest.raises(err, match=match):
+        extract_rules(tree, feature_names=names)
+    renamed = extract_rules(tree.fit(X.to_numpy(), y), feature_names=[f"c{j}" for j in range(12)])
+    assert "c" in str(renamed[0]) and "x" not in str(renamed[0])
