@@ -130,3 +130,16 @@ def test_extract_rules_checks_feature_names(fraud, names, err, match):
         extract_rules(tree, feature_names=names)
     renamed = extract_rules(tree.fit(X.to_numpy(), y), feature_names=[f"c{j}" for j in range(12)])
     assert "c" in str(renamed[0]) and "x" not in str(renamed[0])
+
+
+@pytest.mark.parametrize("kwargs,err,match", [
+    ({"rules": [1, 2]}, TypeError, "rules must be Rule objects"),  # was AttributeError: 'int' ... 'feature_names'
+    ({"rules": "ab"}, TypeError, "rules must be"),
+    ({"rules": [], "feature_names": "amount"}, TypeError, "feature_names must be a list"),  # was read per character
+    ({"rules": [], "last_rule_probability": "x"}, ValueError, "last_rule_probability"),
+])
+def test_ruleset_constructor_names_the_bad_argument(kwargs, err, match):
+    from csboost_plugins.rules import RuleSet
+
+    with pytest.raises(err, match=match):
+        RuleSet(**kwargs)

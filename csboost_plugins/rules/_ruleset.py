@@ -51,8 +51,18 @@ class RuleSet:
     """
 
     def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None):
-        self.rules = list(rules)
-        rho = float(last_rule_probability)
+        kind = type(rules).__name__
+        rules = None if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__") else list(rules)
+        if rules is None or not all(isinstance(r, Rule) for r in rules):
+            raise TypeError(f"rules must be Rule objects (from extract_rules), e.g. a list of them; got {kind}")
+        if isinstance(feature_names, (str, bytes)):
+            raise TypeError(f"feature_names must be a list of column names, got the string {feature_names!r}")
+        self.rules = rules
+        try:
+            rho = float(last_rule_probability)
+        except (TypeError, ValueError):
+            raise ValueError(f"last_rule_probability must be a number in [0, 1], got {last_rule_probability!r}") \
+                from None
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"last_rule_probability must lie in [0, 1], got {rho}")
         self.last_rule_probability = rho
