@@ -196,7 +196,7 @@ def test_dask_input_errors(client, fraud):
         riff_select(pool, Xd, yd * 2 - 1)
     with pytest.raises(ValueError, match="both classes"):
         riff_select(pool, Xd, yd * 0)
-    with pytest.raises(ValueError, match="column index"):
+    with pytest.raises(ValueError, match="X lacks 10 column"):  # matched by name, as in memory
         riff_select(pool, Xd[list(X.columns[:2])], yd)
     rs = riff_select(pool, X, y, max_fpr=0.01)
     with pytest.raises(ValueError, match="sample_weight"):
@@ -223,3 +223,25 @@ def test_unpickled_trie_arrays_are_made_kernel_ready(fraud):
     out = _aligned(trie)
     assert out.term_ptr.flags.aligned and out.cc.lo.flags.writeable
     np.testing.assert_array_equal(out.term_ptr, unaligned)
+
+
+def test_a_failed_selection_leaves_no_partition_state(client, fraud):
+    """The first partition's labels are invalid: the selection raises at once while the other partitions'
+    tasks of that pass are still queued or running. Those used to store their uncovered-row masks after
+    close() had dropped the selection's state, so the masks stayed on the workers for good."""
+    import time
+
+    from csboost_plugins.rules import _dask
+
+    X, y, amount, pool = fraud
+    bad = y.astype(float)
+    bad[0] = 0.5
+    Xd, yd, md, _ = _ddf(X, bad, amount, np.ones(y.shape[0]), 24, persist=True)
+    before = set(_dask._STATE)
+    with pytest.raises(ValueError, match="0/1 labels"):
+        riff_select(pool, Xd, yd, max_fpr=0.01, fn_cost=md)
+    deadline = time.monotonic() + 30
+    while any(client.processing().values()):  # every task of the failed pass has finished
+        assert time.monotonic() < deadline, "the failed pass's tasks never finished"
+        time.sleep(0.05)
+    assert set(_dask._STATE) == before

@@ -2,8 +2,9 @@
 
 A LocalCluster of 2 worker processes under nannies. A worker is killed with SIGKILL (no graceful
 close: its persisted partitions, its uncovered-row masks and its copy of the condition trie are
-gone) at a fixed point of the computation: before a pass (from the client) or inside a partition's
-task of a pass (the worker kills itself, once: a marker file). The nanny starts a new worker
+gone) at a fixed point of the computation: before a pass or as the client scatters the condition trie (from
+the client), or inside a partition's task of the first or a later pass or inside close()'s clean-up (the
+worker kills itself, once: a marker file). The nanny starts a new worker
 process, the scheduler recomputes the lost partitions from the graph (the frame is built from
 pandas, so the graph holds the rows) and the selection must equal the in-memory one on the same
 rows. Every call runs under a deadline, so a recovery bug fails the test instead of hanging it.
@@ -96,7 +97,8 @@ def _kill_once(marker):
 
 # The partition functions as imported, before a test patches them: the patched ones below are pickled
 # by reference, so a worker process imports this module and calls its own unpatched originals.
-_ORIGINAL = {name: getattr(_dask, name) for name in ("_step_pass", "_predict_part", "_coverage_part")}
+_ORIGINAL = {name: getattr(_dask, name) for name in ("_first_pass", "_step_pass", "_predict_part", "_coverage_part",
+                                                      "_forget")}
 
 
 def _killing(name, pid, marker, *args):
@@ -173,3 +175,38 @@ def test_ruleset_predict_survives_a_killed_worker(client, fraud, monkeypatch, tm
     got = _within(lambda: getattr(rs, method)(ddf[list(X.columns)]).compute())
     assert os.path.exists(marker), "no worker was killed"
     np.testing.assert_array_equal(got, getattr(rs, method)(X))
+
+
+@pytest.mark.parametrize("when", ["during_pass_1", "during_scatter", "during_close"])
+def test_riff_select_survives_a_worker_killed_in_pass_1_scatter_or_close(client, fraud, monkeypatch, tmp_path, when):
+    """The victim worker kills itself in a partition's task of the first pass (before any mask exists) or in
+    close() while it drops the selection's state, or is killed as the client scatters the condition trie.
+    The selection equals the in-memory one, no call hangs and no worker keeps the selection's state."""
+    X, y, amount, pool = fraud
+    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=3)
+    ddf, futs = _persisted(X, y, amount)
+    addr, pid = _victim(client, futs)
+    marker = str(tmp_path / "killed")
+    if when == "during_pass_1":
+        monkeypatch.setattr(_dask, "_first_pass", functools.partial(_killing, "_first_pass", pid, marker))
+    elif when == "during_scatter":  # SIGKILL as the client starts scattering the trie to every worker
+        scatter = distributed.Client.scatter
+
+        def killing_scatter(self, *args, **kwargs):
+            if not os.path.exists(marker):
+                open(marker, "w").close()
+                os.kill(pid, signal.SIGKILL)
+            return scatter(self, *args, **kwargs)
+
+        monkeypatch.setattr(distributed.Client, "scatter", killing_scatter)
+    else:
+        monkeypatch.setattr(_dask, "_forget", functools.partial(_killing, "_forget", pid, marker))
+
+    got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fn_cost=ddf["_amount"],
+                                     max_rules=3))
+    assert os.path.exists(marker), "no worker was killed"
+    _assert_same_selection(got, ref)
+    assert got.selection["passes"] == 1 + len(got)
+    _wait_gone(client, addr)
+    assert pid not in client.run(os.getpid).values()
+    assert set(client.run(lambda: len(_dask._STATE)).values()) == {0}  # the selection's state dropped

@@ -254,3 +254,35 @@ def test_where_only_and_pretty():
     assert rs.to_sql(where_only=True) == '(NOT "x y" IS NULL AND "x y" >= 1.5 AND "x y" < 2.0)'
     assert rs.to_sql("t", dialect="spark", where_only=True).count("`x y`") == 3
     assert "\n" in rs.to_sql("t", pretty=True) and rs.to_sql("t").startswith('SELECT * FROM "t" WHERE ')
+
+
+def test_unseen_category_values_are_missing_in_sql_and_pandas_query_as_in_predict():
+    """A category value not among the training categories is a missing value for the rules (predict recodes it
+    to NaN, as HistGradientBoosting and lightgbm do); the SQL and the pandas query must route it the same way,
+    also when missing goes to the in-set side (xgboost's default child) or a negated set excludes missing."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = pd.DataFrame({"a": rng.normal(size=n)})
+    X["chan"] = pd.Categorical(rng.choice(["web", "pos", "atm", "moto"], n))
+    X.loc[rng.random(n) < 0.1, "chan"] = np.nan
+    p = X["chan"].map({"web": 0.1, "pos": 0.2, "atm": 0.6, "moto": 0.9}).astype(float).fillna(0.26).to_numpy()
+    y = (rng.random(n) < p).astype(int)
+    m = xgb.XGBClassifier(n_estimators=3, max_depth=1, enable_categorical=True, max_cat_to_onehot=1).fit(X, y)
+    rules = extract_rules(m)
+    assert any(isinstance(c, CategorySet) and not c.negate and c.missing for r in rules for c in r.conditions)
+    levels = {1: ["atm", "moto", "pos", "web"]}
+    rules += [Rule([CategorySet(1, codes=(1,), negate=True, missing=False)], categories=levels),
+              Rule([CategorySet(1, codes=(0, 2), negate=False, missing=True)], categories=levels)]
+    rs = RuleSet(rules, feature_names=["a", "chan"])
+    df = pd.DataFrame({"a": np.linspace(-1, 1, 8),
+                       "chan": pd.Categorical(["web", "pos", "atm", "moto", None, "zzz", "new", "zzz"])})
+    cov = rs.coverage(df)
+    np.testing.assert_array_equal(cov[5:], cov[[4, 4, 4]])  # unseen values are routed like NaN
+    sqls = [RuleSet([r], feature_names=["a", "chan"]).to_sql("t", dialect=d) for d in ("duckdb", "sqlite")
+            for r in rs]
+    got = _duckdb_rows(df, "t", sqls[:len(rs)]) + _sqlite_rows(df, "t", sqls[len(rs):])
+    for k, g in enumerate(got):
+        np.testing.assert_array_equal(g, cov[:, k % len(rs)], err_msg=sqls[k])
+    for k, r in enumerate(rs):
+        q = RuleSet([r], feature_names=["a", "chan"]).to_pandas_query()
+        np.testing.assert_array_equal(df.eval(q, engine="python").to_numpy(dtype=bool), cov[:, k], err_msg=q)

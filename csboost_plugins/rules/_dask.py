@@ -41,17 +41,25 @@ import contextlib
 import functools
 import sys
 import threading
+import time
 import uuid
 
 import numpy as np
 
 from ..costs import check_costs
-from ._data import as_float_matrix, check_sample_weight, collect_categories
+from ._data import (
+    _generated_names,
+    _positions_by_name,
+    as_float_matrix,
+    check_sample_weight,
+    collect_categories,
+)
 from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
 from ._greedy import NEG, POS, greedy, row_weights, selection_stats
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
+_SCATTER_TRIES = 5  # attempts at scattering the context while workers die (waits 0.1 s, 0.2 s, ... between)
 _BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
 
 
@@ -155,7 +163,11 @@ def _values(v, name, n):
     """A partition's 1-D float64 values (a scalar is broadcast), checked to have n rows."""
     if v is None:
         return None
-    a = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float64)
+    try:
+        a = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        what = "hold 0/1 labels (or booleans)" if name == "y" else "be numeric"
+        raise ValueError(f"{name} must {what} when X is a dask collection: {exc}") from None
     if a.ndim == 0:
         return np.full(n, float(a))
     a = a.reshape(-1)
@@ -241,6 +253,10 @@ class _Context:
 # (selection id, partition) -> (number of selected rules taken off, uncovered-row mask).
 _STATE: dict = {}
 _STATE_LOCK = threading.Lock()
+# Ids of the selections closed here (most recent last, bounded): a task of a failed pass that was still
+# queued or running when its selection closed must not store its mask after _forget dropped the state.
+_CLOSED: dict = {}
+_CLOSED_KEEP = 4096
 
 
 def _forget(sid):
@@ -248,6 +264,16 @@ def _forget(sid):
     with _STATE_LOCK:
         for key in [k for k in _STATE if k[0] == sid]:
             del _STATE[key]
+        _CLOSED[sid] = None
+        while len(_CLOSED) > _CLOSED_KEEP:
+            del _CLOSED[next(iter(_CLOSED))]
+
+
+def _store(sid, part, k, uncovered):
+    """Keep a partition's mask for the next pass, unless the selection is closed already."""
+    with _STATE_LOCK:
+        if sid not in _CLOSED:
+            _STATE[sid, part] = (k, uncovered)
 
 
 def _covered_by(xb, ctx, rules):
@@ -275,8 +301,7 @@ def _first_pass(xb, yb, wb, mb, ctx, sid, part):
     for a in range(0, n, _BLOCK):  # the float64 copy of the rows, a block at a time
         b = min(n, a + _BLOCK)
         S += ctx.sums(ctx.matrix(_rows(xb, a, b)), W[a:b])
-    with _STATE_LOCK:
-        _STATE[sid, part] = (0, np.ones(n, dtype=bool))
+    _store(sid, part, 0, np.ones(n, dtype=bool))
     return S, W.sum(axis=0), 0
 
 
@@ -310,8 +335,7 @@ def _step_pass(xb, yb, wb, mb, ctx, sid, part, chosen):
                          _values(_take(mb, new), "fn_cost", m))
         dS, took = ctx.sums(ctx.matrix(_take(xb, new)), Wn), Wn.sum(axis=0)
     uncovered[new] = False  # the mask changes only once the pass's sums are done (a failure leaves it valid)
-    with _STATE_LOCK:
-        _STATE[sid, part] = (k, uncovered)
+    _store(sid, part, k, uncovered)
     return dS, took, int(missed)
 
 
@@ -384,7 +408,15 @@ class _Passes:
         if self.client is None:
             return delayed(self.ctx, traverse=False)
         if self._future is None or self._future.status != "finished":
-            self._future = self.client.scatter(self.ctx, broadcast=True, hash=False)
+            for attempt in range(_SCATTER_TRIES):
+                try:
+                    self._future = self.client.scatter(self.ctx, broadcast=True, hash=False)
+                    break
+                except Exception:  # a worker died meanwhile (CommClosedError, or the scheduler's
+                    # replicate KeyError on the worker it just removed): scatter again to the workers left
+                    if attempt == _SCATTER_TRIES - 1:
+                        raise
+                    time.sleep(0.1 * 2 ** attempt)
         return self._future
 
     def _sum_pass(self, fn, ctx, consts):
@@ -395,7 +427,11 @@ class _Passes:
                             allow_other_workers=self.where[i] is not None, pure=False)
                      for i, (x, y, w, m) in enumerate(zip(*self.futures))]
             # the small results come to the client and are added there: one round trip per pass
-            return functools.reduce(_add, self.client.gather(parts))
+            try:
+                return functools.reduce(_add, self.client.gather(parts))
+            except BaseException:
+                self.client.cancel(parts)  # a failed pass: its queued tasks need not run
+                raise
         from dask import delayed
 
         f = delayed(fn, pure=True)
@@ -475,7 +511,10 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
         raise ValueError("y is required")
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     need = max((c.feature for r in candidates for c in r.conditions), default=-1)
-    if need >= _n_columns(X):
+    if hasattr(X, "columns") and names is not None and not _generated_names(names):
+        # matched by name, as in memory: name the missing columns (only X.columns is read)
+        _positions_by_name(X, names, sorted({c.feature for r in candidates for c in r.conditions}))
+    elif need >= _n_columns(X):
         raise ValueError(f"X has {_n_columns(X)} columns but the candidates use column index {need}")
 
     passes = _Passes(X, y, sample_weight, fn_cost, _Context(candidates, names))
@@ -610,7 +649,8 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     xs = _blocks(X, "X")
     k = len(xs)
     ys, ws = _blocks(y, "y", k), _blocks(sample_weight, "sample_weight", k)
-    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if has_costs and is_dask(v)}
+    # dask costs by partition; scalars as they are; an in-memory array is refused (TypeError naming it)
+    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if has_costs and (is_dask(v) or np.ndim(v))}
     scalars = {name: v for name, v in costs.items() if not is_dask(v)} if has_costs else None
     f, shared = delayed(_evaluate_part, pure=True), delayed(rs, traverse=False)
     out = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars,

@@ -116,9 +116,18 @@ class _SQLBuilder:
             body = exp.Not(this=exp.paren(inset, copy=False)) if c.codes else exp.true()
         else:
             body = inset
+        # a value outside the training categories is missing (predict recodes it to NaN): it matters
+        # only where missing and "not in the set" part ways
+        unknown = None
+        if levels is not None and c.missing != c.negate:
+            known = [self.literal(v) for v in levels]
+            unknown = exp.Not(this=exp.paren(exp.In(this=self.col(col.name), expressions=known), copy=False)) \
+                if known else exp.true()
         if c.missing:
-            return exp.or_(self.is_null(col), exp.and_(self.not_null(col), body, copy=False), copy=False)
-        return exp.and_(self.not_null(col), body, copy=False)
+            return exp.or_(self.is_null(col), *([unknown] if unknown is not None else []),
+                           exp.and_(self.not_null(col), body, copy=False), copy=False)
+        return exp.and_(self.not_null(col), *([exp.Not(this=exp.paren(unknown, copy=False))] if unknown is not None
+                                              else []), body, copy=False)
 
     def rule(self, rule, names, levels):
         exp = self.exp
@@ -258,8 +267,9 @@ def condition_query(c, name: str, levels=None) -> str:
     if levels is not None:
         vals = [levels[k] for k in c.codes if k < len(levels)]
         inset = f"({col}.isin({vals!r}))" if vals else "False"
-        notnan = f"({col}.notna())"
-        isnan = f"({col}.isna())"
+        # a value outside the training categories is missing, as in predict (see _SQLBuilder.category)
+        notnan = f"({col}.isin({list(levels)!r}))"
+        isnan = f"(~{notnan})"
     else:
         alts = [f"({col} {'>=' if closed else '>'} {_num(lo)} and {col} < {_num(k + 1.0)})"
                 for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes, c.strict_negative))]

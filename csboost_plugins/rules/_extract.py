@@ -83,8 +83,8 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         scikit-learn ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``,
         ``ExtraTrees*``, ``GradientBoosting*``, any model exposing
         ``tree_arrays()`` (this project's trees) and ``TreeArrays`` themselves.
-    feature_names : names for display and pandas column matching; defaults to
-        the model's own.
+    feature_names : list of str, one per column of the model's input, for display
+        and pandas column matching; defaults to the model's own.
     nodes : ``"leaves"`` (one rule per leaf, the paper) or ``"all"`` (every node
         but the root: shorter rules, the paper's future work).
     deduplicate : merge identical rules (same rows on every input), keeping all
@@ -105,10 +105,15 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
     list of :class:`Rule`. Each rule selects exactly the rows the library routes
     to its node (float32 casts, ties at thresholds, missing values and lightgbm /
     xgboost / HistGradientBoosting categorical sets included); ``rule.sources`` gives model, tree and the
-    library's node id.
+    library's node id. A category value unseen in training counts as missing, as in lightgbm and
+    HistGradientBoosting (xgboost 3.2 instead raises for a value sorting after every training category and
+    silently re-codes any other unseen value as the next training category in sorted order).
     """
     if nodes not in ("leaves", "all"):
         raise ValueError(f"nodes must be 'leaves' or 'all', got {nodes!r}")
+    if isinstance(feature_names, (str, bytes)):
+        raise TypeError(f"feature_names must be a list of column names, got the string {feature_names!r}")
+    feature_names = None if feature_names is None else list(feature_names)
     from ..tree_protocol import TreeArrays
     if isinstance(model, (list, tuple)) and not (model and all(isinstance(t, TreeArrays) for t in model)):
         models = list(model)
@@ -119,6 +124,9 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
     rules, names = [], None
     for mi, m in enumerate(models):
         trees, fnames = _single_model_trees(m, output)
+        n_model = len(fnames) if fnames is not None else getattr(m, "n_features_in_", None)
+        if feature_names is not None and n_model is not None and len(feature_names) != n_model:
+            raise ValueError(f"feature_names has {len(feature_names)} names but the model has {n_model} features")
         if feature_names is None and fnames is not None:
             if names is not None and list(names) != list(fnames):
                 raise ValueError(f"models 0 and {mi} have different feature names; pass feature_names= explicitly "
@@ -127,6 +135,9 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         for ti, t in enumerate(trees):
             rules.extend(rules_from_tree(t, nodes=nodes, model_index=mi, tree_index=ti))
     names = list(feature_names) if feature_names is not None else names
+    need = max((c.feature for r in rules for c in r.conditions), default=-1)
+    if feature_names is not None and len(names) <= need:
+        raise ValueError(f"feature_names has {len(names)} names but the rules use column index {need}")
     for r in rules:
         r.feature_names = names
     if not deduplicate:

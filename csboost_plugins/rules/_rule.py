@@ -67,6 +67,24 @@ def float32_lt_bound(t: float) -> tuple[float, bool]:
     return float32_le_bound(float(np.nextafter(t32, np.float32(-np.inf), dtype=np.float32)))
 
 
+def float32_lt_text(t: float) -> str:
+    """Shortest decimal d (as text) with ``x < d`` iff ``x < float32(t)`` for every float32 x (display of
+    xgboost's cut: a float32 datum AT the cut goes right, so d lies in [m, float32(t)], m the midpoint
+    below it; the float32's own shortest repr may lie above the float32 and put that datum left)."""
+    from decimal import ROUND_FLOOR, Context, Decimal
+
+    t32 = np.float32(t)
+    if not np.isfinite(t32):
+        return str(t32)
+    hi = float(t32)
+    lo, _ = float32_lt_bound(hi)
+    for p in range(1, 18):
+        d = float(Context(prec=p, rounding=ROUND_FLOOR).create_decimal(Decimal(hi)))  # <= hi, p digits
+        if d >= lo:
+            return repr(d)
+    return repr(hi)
+
+
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
 # numpydoc text the two condition classes share (csboost_plugins._docstrings.fill_doc)

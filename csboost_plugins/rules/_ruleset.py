@@ -51,8 +51,18 @@ class RuleSet:
     """
 
     def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None):
-        self.rules = list(rules)
-        rho = float(last_rule_probability)
+        kind = type(rules).__name__
+        rules = None if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__") else list(rules)
+        if rules is None or not all(isinstance(r, Rule) for r in rules):
+            raise TypeError(f"rules must be Rule objects (from extract_rules), e.g. a list of them; got {kind}")
+        if isinstance(feature_names, (str, bytes)):
+            raise TypeError(f"feature_names must be a list of column names, got the string {feature_names!r}")
+        self.rules = rules
+        try:
+            rho = float(last_rule_probability)
+        except (TypeError, ValueError):
+            raise ValueError(f"last_rule_probability must be a number in [0, 1], got {last_rule_probability!r}") \
+                from None
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"last_rule_probability must lie in [0, 1], got {rho}")
         self.last_rule_probability = rho
@@ -441,7 +451,8 @@ class RuleSet:
           a NaN *value* in a DOUBLE column sorts above every number in Postgres, DuckDB,
           Spark and Snowflake.
         - Category rules on pandas categoricals compare category values (``IN (...)``);
-          on numeric codes they compare ``trunc(x)`` through intervals.
+          on numeric codes they compare ``trunc(x)`` through intervals. A value outside the
+          training categories counts as missing, as in :meth:`predict`.
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
@@ -470,7 +481,10 @@ class RuleSet:
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
-        expr = " or ".join(rule_query(r, names, levels) for r in rules) if rules else "False"
+        parts = [rule_query(r, names, levels) for r in rules]
+        while len(parts) > 2:  # pairwise: pandas folds a flat ``or`` chain recursively (RecursionError at ~400)
+            parts = [f"({' or '.join(parts[i:i + 2])})" for i in range(0, len(parts), 2)]
+        expr = " or ".join(parts) if parts else "False"
         _check_pandas_parses(expr, names.values())
         return expr
 

@@ -33,6 +33,17 @@ def _check_rate(v, name):
     return v
 
 
+def _check_max_rules(max_rules):
+    """None or an integer >= 1 (as RIFFClassifier's parameter check), returned as int."""
+    if max_rules is None:
+        return None
+    if isinstance(max_rules, (bool, np.bool_)) or not isinstance(max_rules, (int, np.integer)):
+        raise TypeError(f"max_rules must be None or an integer >= 1, got {type(max_rules).__name__} {max_rules!r}")
+    if max_rules < 1:
+        raise ValueError(f"max_rules must be None or an integer >= 1, got {max_rules}")
+    return int(max_rules)
+
+
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fn_cost=None,
                 max_rules=None, precision_prior=0.0, refine=False, prune=False) -> RuleSet:
     """Greedy low-FPR rule selection (RIFF Algorithm 1) on a selection set.
@@ -77,7 +88,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         rules are ranked by money precision
         ``sum_{cov+} w C_FN / (sum_{cov+} w C_FN + sum_{cov-} w)`` (money caught per false
         positive) instead of count precision; the budget is unchanged.
-    max_rules : int, optional
+    max_rules : int >= 1, optional
         Cap on the number of rules.
     precision_prior : float >= 0, default 0
         p pseudo-rows. Rules are ranked by the shrunk precision
@@ -112,6 +123,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     ``"pruned+refined"``; the JSON export keeps it.
     """
     prior = check_prior(precision_prior)
+    max_rules = _check_max_rules(max_rules)
     if isinstance(candidates, RuleSet):
         candidates = candidates.rules
     candidates = list(candidates)
