@@ -24,7 +24,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _aec, _decision_layer
 from ._docstrings import fill_doc
-from .costs import COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, one_cost_warning
+from .costs import COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, one_cost_warning, row_index
 from .metrics import bayes_minimum_risk
 
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
@@ -307,6 +307,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         self._check_common_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        rows = row_index(X)  # pandas costs must carry X's index (read by position, never by label)
         X, y = self._validate_X(X, reset=True, y=y)
         check_classification_targets(y)
         kind = type_of_target(y)
@@ -317,7 +318,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has {y01.shape[0]} rows but X has {X.shape[0]}")
         self.classes_ = classes
         with one_cost_warning():  # one CostWarning per fit, at the caller's line
-            costs = check_fit_costs(X.shape[0], **cost_kw)
+            costs = check_fit_costs(X.shape[0], **cost_kw, index=rows)
             unit = cost_kw["fp_cost"] is None and cost_kw["fn_cost"] is None and cost_kw["cost_matrix"] is None
             evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
         w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
@@ -365,6 +366,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise ValueError("eval_sample_weight needs one entry (or None) per eval set")
         out = []
         for k, ((Xk, yk), ck, wk) in enumerate(zip(eval_set, eval_costs, eval_sample_weight)):
+            rows = row_index(Xk)
             Xk = self._validate_X(Xk, reset=False)
             yk = check_binary_labels(yk, name=f"eval_set[{k}] y", require_both=False)
             if yk.shape[0] != Xk.shape[0]:
@@ -377,9 +379,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                 kw.setdefault("tp_cost", 0.0)
                 kw.setdefault("tn_cost", 0.0)
                 ck = check_fit_costs(Xk.shape[0], fp_cost=kw.get("fp_cost"), fn_cost=kw.get("fn_cost"),
-                                     tp_cost=kw["tp_cost"], tn_cost=kw["tn_cost"], cost_matrix=kw.get("cost_matrix"))
+                                     tp_cost=kw["tp_cost"], tn_cost=kw["tn_cost"], cost_matrix=kw.get("cost_matrix"),
+                                     index=rows)
             else:
-                ck = check_costs(Xk.shape[0], cost_matrix=ck)
+                ck = check_costs(Xk.shape[0], cost_matrix=ck, index=rows)
             if wk is not None:
                 wk = _check_sample_weight(wk, Xk, ensure_non_negative=True)
             out.append((Xk, yk.astype(np.float64), ck, wk))

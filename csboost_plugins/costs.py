@@ -37,6 +37,7 @@ __all__ = [
     "one_cost_warning",
     "check_costs",
     "check_same_index",
+    "row_index",
     "check_fit_costs",
     "check_binary_labels",
     "split_costs",
@@ -194,12 +195,28 @@ def _check_finite(arr: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
-def _pandas_index(value):
-    """The index of a pandas Series / DataFrame, else None (pandas is only looked up if already imported)."""
-    pd = sys.modules.get("pandas")
+def row_index(value):
+    """The index of a pandas Series / DataFrame, else None.
+
+    Estimators take it from ``X`` before validating it, so that pandas costs with another
+    index are refused (``check_fit_costs(..., index=row_index(X))``) instead of read by position.
+
+    Parameters
+    ----------
+    value : object
+        ``X``, ``y`` or a cost argument.
+
+    Returns
+    -------
+    pandas.Index or None
+    """
+    pd = sys.modules.get("pandas")  # only looked up if already imported: numpy users never import pandas
     if pd is not None and isinstance(value, (pd.Series, pd.DataFrame)):
         return value.index
     return None
+
+
+_pandas_index = row_index
 
 
 def check_same_index(named, index=None, index_name: str = "the rows (y / X)") -> None:

@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_labels, check_costs,
-                                   check_fit_costs)
+                                   check_fit_costs, row_index)
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
@@ -211,7 +211,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             _standardisation(Xa)
         yi, self.classes_ = _check_y(y)
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+                                cost_matrix=cost_matrix, index=row_index(X))
         return yi, costs
 
     _parameter_constraints = {
@@ -354,7 +354,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         """
         s = self._calibrated(X)
         costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+                                cost_matrix=cost_matrix, index=row_index(X))
         return self.classes_[bayes_minimum_risk(s, cost_matrix=costs)]
 
 

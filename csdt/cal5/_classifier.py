@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_costs
+from csboost_plugins.costs import check_costs, check_same_index, row_index
 from csboost_plugins.decision_costs import misclassification_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
@@ -116,13 +116,15 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         "merge_leaves": ["boolean"],
     }
 
-    def _example_costs(self, y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
-        """One misclassification cost per example, or None when no costs are given."""
+    def _example_costs(self, y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, rows=None):
+        """One misclassification cost per example, or None when no costs are given (``rows``: X's pandas
+        index, which pandas costs must carry)."""
         matrix_given = cost_matrix is not None or fp_cost is not None or fn_cost is not None
         if cost is not None and matrix_given:
             raise ValueError("give either cost= (one cost per example) or fp_cost=/fn_cost=/cost_matrix=, not both")
         n = y_idx.shape[0]
         if cost is not None:
+            check_same_index([("cost", cost)], rows, "X")
             return _check_example_cost(cost, n)
         if not matrix_given:
             if (tp_cost is not None and np.any(np.asarray(tp_cost) != 0)) or (
@@ -133,7 +135,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
             raise ValueError(f"fp_cost/fn_cost/cost_matrix describe binary problems; y has {n_classes} "
                              f"classes (give cost= with one misclassification cost per example)")
         cm = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=0.0 if tp_cost is None else tp_cost,
-                         tn_cost=0.0 if tn_cost is None else tn_cost, cost_matrix=cost_matrix)
+                         tn_cost=0.0 if tn_cost is None else tn_cost, cost_matrix=cost_matrix, index=rows)
         # only cost differences matter for the decision: regret of the wrong class
         c = np.where(y_idx == 1, *misclassification_costs(cm))
         if (c < 0).any():
@@ -151,6 +153,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         negatives. No costs: every example costs 1.
         """
         validate_params(self)
+        rows = row_index(X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
@@ -158,7 +161,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         if n_classes < 2:
             raise ValueError(f"y contains only one class ({self.classes_[0]!r}); CAL5 needs at least 2 classes")
         y_idx = y_idx.ravel().astype(np.int64)
-        c = self._example_costs(y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        c = self._example_costs(y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, rows)
         costs = self._costs_for_tree(y_idx, c)
         self.tree_ = build_tree(X, y_idx, costs, n_classes, float(self.alpha), float(self.s_max),
                                 self.max_depth, bool(self.merge_leaves))

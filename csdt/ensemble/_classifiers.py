@@ -57,7 +57,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_fit_costs
+from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
                                             trivial_policy_costs)
 from csboost_plugins.tree_protocol import stack_trees
@@ -163,6 +163,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         Costs (money per row) as ``fp_cost``, ``fn_cost``, ``tp_cost``, ``tn_cost`` or
         ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; unit costs when none are given.
         """
+        rows = row_index(X)
         X = _check_X(self, X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -171,7 +172,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         if yi.shape[0] != X.shape[0]:
             raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+                                cost_matrix=cost_matrix, index=rows)
         n, d = X.shape
         n_rows, n_feats, tree_params = self._check_params(n, d)
         self._n_train = n

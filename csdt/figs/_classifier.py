@@ -54,7 +54,7 @@ from sklearn.utils.validation import (
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs
+from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
@@ -132,6 +132,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             (unit costs), so the model passes scikit-learn's generic checks.
         """
         self._check_params()
+        rows = row_index(X)
         X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
                                  ensure_all_finite="allow-nan", ensure_min_samples=2)
         check_classification_targets(y_raw)  # "Unknown label type: continuous" for regression targets
@@ -144,7 +145,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         # tp_cost/tn_cost alone go with C_FP = C_FN = 1 (check_fit_costs), as in every csdt estimator
         if fp_cost is not None or fn_cost is not None or cost_matrix is not None or _given(tp_cost, tn_cost):
             c = check_fit_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+                                cost_matrix=cost_matrix, index=rows)
             # cost of deciding 0 and 1 for every row; total cost = const + sum |c1 - c0| [h != cheaper]
             cost0, cost1 = decision_costs(y01, c)
             target = (cost1 < cost0).astype(np.float64)

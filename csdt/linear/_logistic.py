@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs
+from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
 from .._params import StrOptions, count, non_negative, validate_params
@@ -193,11 +193,12 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         %(returns_self)s
         """
         self._check_params()
+        rows = row_index(X)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, classes = _check_y(y)
         self.classes_ = classes
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+                                cost_matrix=cost_matrix, index=rows)
         return self._fit_arrays(X, yi, costs)
 
     def _fit_arrays(self, X, yi, costs):
@@ -336,11 +337,12 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         %(returns_self)s
         """
         validate_params(self)
+        rows = row_index(X)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         yi, classes = _check_y(y)
         self.classes_ = classes
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+                                cost_matrix=cost_matrix, index=rows)
         self.lambdas_ = self._candidates(X, yi, costs)
         cv = self.cv
         if isinstance(cv, numbers.Integral):

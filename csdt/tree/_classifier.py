@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs
+from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .._apply import apply_one
@@ -256,12 +256,13 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
         %(returns_self)s
         """
+        rows = row_index(X)
         X = _check_X(self, X, reset=True)
         y, classes = _check_y(y)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix)
+                                cost_matrix=cost_matrix, index=rows)
         params = self._resolve_params(X.shape[1])
         val = None
         if self.pruning is not None:
@@ -293,7 +294,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         if yv.shape[0] != Xv.shape[0]:
             raise ValueError(f"y_val has {yv.shape[0]} rows but X_val has {Xv.shape[0]}")
         cv = check_fit_costs(Xv.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                             cost_matrix=cost_matrix)
+                             cost_matrix=cost_matrix, index=row_index(X))
         return Xv, yv, cv
 
     def _fit_arrays(self, X, y, costs, params, feature_subset):
