@@ -83,6 +83,8 @@ def test_treelite_gives_our_probabilities(data, boosters, lib):
 @pytest.mark.parametrize("lib", ["xgb", "lgb"])
 def test_shap_contributions_sum_to_our_margin(data, boosters, lib):
     shap = pytest.importorskip("shap")
+    if lib == "xgb" and tuple(int(v) for v in xgb.__version__.split(".")[:2]) < (3, 2):
+        pytest.skip("shap cannot read any xgboost 3.1 model (its base_score '[0.47]'), ours or built-in")
     _, margin, dep = boosters[lib]
     explainer = shap.TreeExplainer(dep)
     contrib = np.asarray(explainer.shap_values(data[0][3000:]))
