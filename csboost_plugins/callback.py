@@ -41,6 +41,8 @@ class _EarlyStoppingCallback:
         train_name = _train_name(env.model)
         for item in env.evaluation_result_list:
             data_name, metric_name, value, higher_better = item[:4]
+            if data_name == "cv_agg":  # lgb.cv of lightgbm < 4.7: ("cv_agg", "valid aec", ...)
+                data_name, _, metric_name = metric_name.partition(" ")
             names.append((data_name, metric_name))
             if metric_name == self.metric and (self.data_name is None or data_name == self.data_name):
                 if data_name != train_name or data_name == self.data_name:
