@@ -103,14 +103,14 @@ def savings(y, pred, costs, sample_weight=None) -> float:
     Returns
     -------
     float
-        ``(base - cost) / base`` with ``base`` the cheaper of "all 0" / "all 1" (unitless);
-        nan when that trivial policy costs 0.
+        ``(base - cost) / |base|`` with ``base`` the cheaper of "all 0" / "all 1" (unitless;
+        :func:`~csboost_plugins.decision_costs.savings_from_costs`); nan when that trivial policy costs 0.
     """
     c0, c1 = trivial_policy_costs(y, costs, sample_weight)
     base = min(c0, c1)
     cost = row_cost(y, pred, costs)
     cost = float(cost.sum() if sample_weight is None else cost @ sample_weight)
-    return savings_from_costs(cost, base) if base > 0 else float("nan")
+    return savings_from_costs(cost, base) if base != 0 else float("nan")  # benefits can make base < 0
 
 
 def rule_decisions(rule, s, costs):

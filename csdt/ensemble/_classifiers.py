@@ -163,7 +163,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         Costs (money per row) as ``fp_cost``, ``fn_cost``, ``tp_cost``, ``tn_cost`` or
         ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; unit costs when none are given.
         """
-        rows = row_index(X)
+        x_index = row_index(X)
         X = _check_X(self, X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -172,7 +172,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         if yi.shape[0] != X.shape[0]:
             raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix, index=rows)
+                                cost_matrix=cost_matrix, index=x_index)
         n, d = X.shape
         n_rows, n_feats, tree_params = self._check_params(n, d)
         self._n_train = n
@@ -211,8 +211,8 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         oob_votes = (oob & (votes == 1)).astype(np.float64)
         base = np.minimum(cost0 @ oobf, cost1 @ oobf)
         spent = cost0 @ oobf + (cost1 - cost0) @ oob_votes
-        with np.errstate(divide="ignore", invalid="ignore"):
-            savings = np.where(base > 0, (base - spent) / base, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):  # |base|: benefits (negative costs) make base < 0
+            savings = np.where(base != 0, (base - spent) / np.abs(base), 0.0)
         self.estimators_oob_savings_ = savings
         if self.combination == "weighted_voting":
             w = np.maximum(savings, 0.0)
