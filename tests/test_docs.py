@@ -3,7 +3,6 @@ user guide runs and prints what the page says, and (after a build) a browser ren
 
 import doctest
 import importlib
-import os
 import shutil
 import subprocess
 import sys
