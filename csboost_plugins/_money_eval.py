@@ -58,6 +58,12 @@ def _same(a: tuple, b: tuple) -> bool:
 def store_costs(data, costs):
     """Put validated (n, 4) costs on ``data`` and drop what was computed from earlier ones."""
     setattr(data, COSTS_ATTR, costs)
+    return forget_derived(data)
+
+
+def forget_derived(data):
+    """Drop the labels, weights and regrets cached on ``data`` (read again at the next round): a new
+    training may follow ``set_label`` / ``set_weight``, which xgboost's DMatrix does not let us see."""
     data.__dict__.pop(_CACHE_ATTR, None)
     data.__dict__.pop(_EVAL_ATTR, None)
     return data

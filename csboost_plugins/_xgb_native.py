@@ -186,6 +186,7 @@ def aec_params(dtrain, params=None, *, start_margin="cost_prior"):
             "probability). Probabilities: csboost_plugins.xgb.predict_proba, or to_deployable(bst) for a "
             "binary:logistic booster")
     out["base_score"] = _start_margin_of(dtrain, start_margin)
+    _money_eval.forget_derived(dtrain)  # a new training: labels / weights may have been set since the last
     out.setdefault("disable_default_eval_metric", 1)
     return out
 

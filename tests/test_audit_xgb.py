@@ -333,3 +333,31 @@ def test_load_model_of_a_plain_dataframe_model_keeps_its_feature_names(tmp_path)
         warnings.simplefilter("error")
         p = est.predict_proba(b.data)[:, 1]
     np.testing.assert_allclose(p, clf.predict_proba(b.data)[:, 1], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("change", ["weight", "label"])
+def test_set_weight_or_label_after_training_is_used_by_the_next_training(change):
+    # the objective caches labels, weights and regrets on the DMatrix; aec_params (called once per
+    # training) drops them, so a set_weight / set_label between trainings is used. tree_method="exact":
+    # "hist" keeps xgboost's own quantile sketch of the first training (built-in objectives too)
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + rng.normal(size=n) > 1).astype(float)
+    amount = rng.lognormal(3, 1, n)
+    w2, y2 = rng.uniform(0.2, 3, n), (X[:, 1] + rng.normal(size=n) > 0.5).astype(float)
+    kw = dict(fp_cost=5.0, fn_cost=amount)
+
+    def margins(dm):
+        bst = xgb.train(cxgb.aec_params(dm, {"max_depth": 3, "tree_method": "exact"}), dm, 5,
+                        obj=cxgb.aec_objective())
+        return bst.predict(xgb.DMatrix(X), output_margin=True)
+
+    fresh = cxgb.cost_dmatrix(X, y2 if change == "label" else y, weight=w2 if change == "weight" else None, **kw)
+    reused = cxgb.cost_dmatrix(X, y, **kw)
+    margins(reused)
+    if change == "weight":
+        reused.set_weight(w2)
+    else:
+        reused.set_label(y2)
+    np.testing.assert_array_equal(margins(reused), margins(fresh))
