@@ -302,6 +302,66 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     def _margin(self, X):
         return self.booster_.predict(self._dmatrix(X), output_margin=True).astype(np.float64)
 
+    def _native_margin(self, X, iteration_range, validate_features):
+        """The margin (start margin included) of the booster the decision thresholds, with xgboost's
+        ``iteration_range`` / ``validate_features``."""
+        check_is_fitted(self, "booster_")
+        X = self._validate_X(X, reset=False)
+        bst = self.logloss_booster_ if getattr(self, "decision_", None) == "logloss+bmr" else self.booster_
+        return bst.predict(self._dmatrix(X), output_margin=True, validate_features=validate_features,
+                           iteration_range=(0, 0) if iteration_range is None else iteration_range).astype(np.float64)
+
+    def predict_proba(self, X, *, validate_features=True, iteration_range=None):
+        """Probabilities ``[1 - s, s]`` with s = sigmoid(margin), as ``XGBClassifier.predict_proba``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to score.
+        validate_features : bool, default True
+            Check that a DataFrame's columns are the training columns (xgboost's keyword).
+        iteration_range : tuple of (int, int), optional
+            Rounds ``[begin, end)`` whose trees are used (xgboost's keyword); None: all the
+            trees of ``booster_``, which is cut at ``best_iteration_`` already.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            Columns in the order of ``classes_``.
+        """
+        if iteration_range is None and validate_features:
+            return super().predict_proba(X)
+        s = _aec.sigmoid(self._native_margin(X, iteration_range, validate_features))
+        return np.column_stack([1.0 - s, s])
+
+    def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                output_margin=False, validate_features=True, iteration_range=None):
+        """Class labels (as the base class's ``predict``), or the margin, as ``XGBClassifier.predict``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Rows to decide.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
+            The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.
+        cost_matrix : array-like of shape (n, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        output_margin : bool, default False
+            Return the margin (start margin included) instead of labels (xgboost's keyword).
+        validate_features, iteration_range
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``, or margins with ``output_margin=True``.
+        """
+        if output_margin:
+            return self._native_margin(X, iteration_range, validate_features)
+        s = self.predict_proba(X, validate_features=validate_features, iteration_range=iteration_range)[:, 1]
+        return self._decide(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                            cost_matrix=cost_matrix)
+
     def get_booster(self) -> xgb.Booster:
         """The fitted booster (as ``XGBClassifier.get_booster``).
 

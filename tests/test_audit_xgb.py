@@ -361,3 +361,17 @@ def test_set_weight_or_label_after_training_is_used_by_the_next_training(change)
     else:
         reused.set_label(y2)
     np.testing.assert_array_equal(margins(reused), margins(fresh))
+
+
+def test_predict_takes_xgbclassifier_iteration_range_and_output_margin(fraud):
+    X, y, amount = fraud
+    kw = dict(max_depth=3, random_state=0)
+    full = CSXGBClassifier(n_estimators=12, **kw).fit(X, y, fp_cost=10.0, fn_cost=amount)
+    first5 = CSXGBClassifier(n_estimators=5, **kw).fit(X, y, fp_cost=10.0, fn_cost=amount)
+    # the first 5 rounds of a 12-round model are the 5-round model (xgboost grows the same trees)
+    np.testing.assert_allclose(full.predict_proba(X, iteration_range=(0, 5)), first5.predict_proba(X),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(full.predict(X, iteration_range=(0, 5)), first5.predict(X))
+    np.testing.assert_array_equal(full.predict_proba(X, iteration_range=None), full.predict_proba(X))
+    np.testing.assert_array_equal(full.predict(X, output_margin=True), full.decision_function(X))
+    assert not np.allclose(full.predict_proba(X), first5.predict_proba(X))
