@@ -216,9 +216,6 @@ def row_index(value):
     return None
 
 
-_pandas_index = row_index
-
-
 def check_same_index(named, index=None, index_name: str = "the rows (y / X)") -> None:
     """Refuse pandas arguments whose indexes disagree: rows are matched by position, never by label.
 
@@ -244,7 +241,7 @@ def check_same_index(named, index=None, index_name: str = "the rows (y / X)") ->
     """
     ref, ref_name = index, index_name
     for name, value in named:
-        idx = _pandas_index(value)
+        idx = row_index(value)
         if idx is None:
             continue
         if ref is None:
