@@ -31,6 +31,12 @@ META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSO
 
 # numpydoc text the xgboost and lightgbm estimators share (csboost_plugins._docstrings.fill_doc)
 DOCS = dict(
+    predict_costs=(
+        "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional\n"
+        "    The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.\n"
+        "cost_matrix : array-like of shape (n, 4), optional\n"
+        "    ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords."
+    ),
     fit_data=(
         "y : array-like of shape (n,)\n"
         "    Two classes (sorted unique values map to 0 / 1).\n"

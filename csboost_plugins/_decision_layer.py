@@ -307,6 +307,22 @@ def _needs_costs(est):
     return est.decision_ in ("aec+bmr", "logloss+bmr")
 
 
+def decision_booster(est):
+    """The booster whose probability a fitted estimator's decision thresholds: ``logloss_booster_`` when
+    ``decision_ == "logloss+bmr"``, else ``booster_``.
+
+    Parameters
+    ----------
+    est : CSXGBClassifier or CSLGBMClassifier
+        Fitted.
+
+    Returns
+    -------
+    xgboost.Booster or lightgbm.Booster
+    """
+    return est.logloss_booster_ if getattr(est, "decision_", None) == "logloss+bmr" else est.booster_
+
+
 def margin(est, X):
     """Margin of the probability a fitted estimator's decision thresholds.
 

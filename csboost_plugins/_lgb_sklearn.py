@@ -13,7 +13,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from . import _lgb_native as _native
-from . import _aec, _money_eval
+from . import _aec, _decision_layer, _money_eval
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._docstrings import fill_doc
@@ -264,7 +264,7 @@ n_jobs, importance_type : optional
         ``decision_ == "logloss+bmr"``) with lightgbm's keywords ``kw``."""
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
-        bst = self.logloss_booster_ if getattr(self, "decision_", None) == "logloss+bmr" else self.booster_
+        bst = _decision_layer.decision_booster(self)
         return bst.predict(X, **kw)
 
     @fill_doc(lgb_predict_kw=_PREDICT_KW)
@@ -294,7 +294,7 @@ n_jobs, importance_type : optional
         s = _aec.sigmoid(np.asarray(self._native_predict(X, {**kw, "raw_score": True}), dtype=np.float64))
         return np.column_stack([1.0 - s, s])
 
-    @fill_doc(lgb_predict_kw=_PREDICT_KW)
+    @fill_doc(lgb_predict_kw=_PREDICT_KW, predict_costs=DOCS["predict_costs"])
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, raw_score=False,
                 start_iteration=0, num_iteration=None, pred_leaf=False, pred_contrib=False, validate_features=False):
         """Class labels (as :meth:`csboost_plugins.xgb.CSXGBClassifier.predict`), or lightgbm's raw outputs.
@@ -303,10 +303,7 @@ n_jobs, importance_type : optional
         ----------
         X : array-like or DataFrame of shape (n, p)
             Rows to decide.
-        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
-            The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.
-        cost_matrix : array-like of shape (n, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(predict_costs)s
         %(lgb_predict_kw)s
 
         Returns

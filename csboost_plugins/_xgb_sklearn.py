@@ -14,7 +14,7 @@ import scipy.sparse as sp
 import xgboost as xgb
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _aec, _money_eval
+from . import _aec, _decision_layer, _money_eval
 from . import _xgb_native as _native
 from ._decision_layer import metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
@@ -307,7 +307,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         ``iteration_range`` / ``validate_features``."""
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
-        bst = self.logloss_booster_ if getattr(self, "decision_", None) == "logloss+bmr" else self.booster_
+        bst = _decision_layer.decision_booster(self)
         return bst.predict(self._dmatrix(X), output_margin=True, validate_features=validate_features,
                            iteration_range=(0, 0) if iteration_range is None else iteration_range).astype(np.float64)
 
@@ -334,6 +334,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         s = _aec.sigmoid(self._native_margin(X, iteration_range, validate_features))
         return np.column_stack([1.0 - s, s])
 
+    @fill_doc(predict_costs=DOCS["predict_costs"])
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                 output_margin=False, validate_features=True, iteration_range=None):
         """Class labels (as the base class's ``predict``), or the margin, as ``XGBClassifier.predict``.
@@ -342,10 +343,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         ----------
         X : array-like or DataFrame of shape (n, p)
             Rows to decide.
-        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional
-            The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.
-        cost_matrix : array-like of shape (n, 4), optional
-            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        %(predict_costs)s
         output_margin : bool, default False
             Return the margin (start margin included) instead of labels (xgboost's keyword).
         validate_features, iteration_range
