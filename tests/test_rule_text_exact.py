@@ -9,7 +9,6 @@ The parser below knows only the grammar ``Rule.__str__`` writes; anything else f
 import re
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from csboost_plugins.rules import Interval, Rule, RuleSet, extract_rules, riff_select
@@ -228,7 +227,7 @@ def fraud():
 @pytest.fixture(scope="module")
 def credit_lgb(credit):
     lgb = pytest.importorskip("lightgbm")
-    X, y, _, names = credit
+    X, y, _, _ = credit
     m = lgb.LGBMClassifier(n_estimators=40, num_leaves=16, verbose=-1, n_jobs=1, random_state=0).fit(X, y)
     return m, extract_rules(m, deduplicate=False)
 

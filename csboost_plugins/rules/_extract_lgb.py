@@ -48,7 +48,7 @@ def _tree(struct: dict, levels: dict) -> TreeConditions:
         elif node["decision_type"] == "<=":
             thr = float(node["threshold"])
             mt = node.get("missing_type", "None")
-            s = exact_decimal(thr, point=False)  # lightgbm's own cut, all its digits (6 misroute rows)
+            s = exact_decimal(thr, point=False)  # lightgbm's own cut, all its digits (6 significant ones misrouted rows)
             if mt == "NaN":
                 ml, zm = dl, False
             elif mt == "Zero":

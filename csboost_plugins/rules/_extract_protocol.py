@@ -21,7 +21,7 @@ def _tree(t: TreeArrays) -> TreeConditions:
         f, thr, ml = int(t.feature[i]), float(t.threshold[i]), bool(t.missing_left[i])
         if math.isnan(thr):
             raise ValueError(f"TreeArrays.threshold is NaN at internal node {i}")
-        s = exact_decimal(thr, point=False)  # the tree's own cut, all its digits (6 misroute rows)
+        s = exact_decimal(thr, point=False)  # the tree's own cut, all its digits (6 significant ones misrouted rows)
         if t.left_inclusive:  # x <= t goes left, compared in float64
             cl[i] = Interval(f, upper=thr, upper_closed=True, missing=ml, upper_text=f"<= {s}")
             cr[i] = Interval(f, lower=thr, lower_closed=False, missing=not ml, lower_text=f"> {s}")

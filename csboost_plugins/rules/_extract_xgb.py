@@ -3,8 +3,8 @@
 Numerical split: ``float32(x) < split_condition`` goes left (the threshold is a
 float32); missing goes to ``default_left``. The condition's ``upper_text`` / ``lower_text`` keep
 xgboost's own cut as the shortest decimal that splits float32 data as the cut does (ties at the
-cut included); the printed rule shows the exact float64 bound (see ``_rule``). Categorical split (``split_type`` 1):
-a code in the node's set goes RIGHT, any other valid code and any x < 0 (also
+cut included); the printed rule shows the exact float64 bound (see ``_rule``). Categorical split
+(``split_type`` 1): a code in the node's set goes RIGHT, any other valid code and any x < 0 (also
 -1 < x < 0, unlike lightgbm's truncation) go left, missing goes to the default child. Codes index the training categories stored in
 the model (``cats``), which xgboost uses to re-code pandas input by value.
 

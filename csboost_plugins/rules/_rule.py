@@ -153,8 +153,7 @@ def exact_decimal(v: float, *, point: bool = True) -> str:
         return repr(v)
     if v == 0.0:
         return "0"
-    s = repr(v)
-    return s[:-2] if s.endswith(".0") else s
+    return repr(v).removesuffix(".0")
 
 
 def _tighter(a, ac, at, b, bc, bt, sign):
