@@ -411,10 +411,20 @@ def test_selected_rule_set_printout_is_exact(fraud):
     assert len(rs) >= 2 and "+TPR" in str(rs)
     values = cut_values(rs.rules, X.shape[1])
     Z = np.vstack([X.to_numpy(dtype=np.float64), adversarial_rows(X, values, np.random.default_rng(7))])
-    printed = np.logical_or.reduce([t.evaluate(Z) for t in read_rule_set(str(rs), names)])
+    texts = read_rule_set(str(rs), names)
+    printed = np.logical_or.reduce([t.evaluate(Z) for t in texts])
     np.testing.assert_array_equal(printed, rs.predict(Z, last_rule="include").astype(bool))
     tab = rs.evaluate(X, y, per_rule=True)
     assert list(tab["rule"]) == [str(r) for r in rs]
+    # the exports write the very numbers the text prints (one formatter), and select the same rows
+    import pandas as pd
+
+    query = rs.to_pandas_query(last_rule="include")
+    got = pd.DataFrame(Z, columns=names).query(query, engine="python").index.to_numpy()
+    np.testing.assert_array_equal(got, np.flatnonzero(printed))
+    text_numbers = {float(num) for t in texts for (_, _, num) in t.numbers}
+    for export in (query, rs.to_sql(where_only=True, last_rule="include")):
+        assert text_numbers <= {float(v) for v in re.findall(NUM, export)}
 
 
 def test_hand_built_conditions_print_exactly():
