@@ -81,15 +81,16 @@ def test_per_rule_table_without_costs_and_names(fraud):
     tab = rules.evaluate(X, y, per_rule=True)
     assert "money_caught" not in tab.columns and {"tp", "fp", "set_recall"} <= set(tab.columns)
     np.testing.assert_array_equal(tab["flagged"], rules.coverage(X).sum(axis=0))
-    # the table speaks the data's language: column names, category values, no lightgbm zero cut artefact
+    # the table speaks the data's language: column names, category values; lightgbm's zero cut prints exactly
+    # (it printed "amount > 0", which read literally puts 0 < amount <= 1e-35 on the wrong side)
     rs = RuleSet([Rule([CategorySet(1, codes=(0, 2))], feature_names=["amount", "channel"],
                        categories={1: ["atm", "pos", "web"]}),
                   Rule([Interval(0, lower=1.0000000180025095e-35, lower_closed=False, lower_text="> 1e-35")],
                        feature_names=["amount", "channel"])])
     df = pd.DataFrame({"amount": [0.0, 5.0, 0.0], "channel": pd.Categorical(["atm", "pos", "pos"])})
     tab = rs.evaluate(df, [1, 0, 0], per_rule=True)
-    assert list(tab["rule"]) == ["channel in {'atm', 'web'}", "amount > 0"]
-    assert str(rs).splitlines()[1].endswith("IF amount > 0")
+    assert list(tab["rule"]) == ["channel in {'atm', 'web'}", "amount > 1.0000000180025095e-35"]
+    assert str(rs).splitlines()[1].endswith("IF amount > 1.0000000180025095e-35")
     # print(rules) of a money-ranked selection: each rule's share of the selection set's money at risk
     rules_printed = str(fraud[0]).splitlines()
     money = np.diff(np.concatenate([[0.0], fraud[0].selection["money_recall"]]))

@@ -1,6 +1,7 @@
 """Rule sets as SQL (any dialect sqlglot writes) and pandas ``DataFrame.query`` strings.
 
-The exported bounds are the exact float64 bounds of the rules (see ``_rule``), so a
+The exported bounds are the exact float64 bounds of the rules (see ``_rule``), written as
+shortest round-trip decimals by ``_rule.exact_decimal`` (as the rule text is), so a
 database holding the original float64 values selects the rows the library routed,
 ties at float32 thresholds included. SQL NULL plays the role of NaN (SQLite and
 DuckDB's pandas scan store NaN as NULL).
@@ -16,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._rule import ZERO_THRESHOLD, CategorySet, Interval
+from ._rule import ZERO_THRESHOLD, CategorySet, Interval, exact_decimal
 
 __all__ = ["where_expression", "select_statement", "condition_query", "rule_query", "SQL_DIALECTS"]
 
@@ -24,10 +25,6 @@ __all__ = ["where_expression", "select_statement", "condition_query", "rule_quer
 SQL_DIALECTS = ("spark", "snowflake", "bigquery", "postgres", "duckdb", "sqlite")
 
 _DBL_MAX = float(np.finfo(np.float64).max)
-
-
-def _num(v: float) -> str:
-    return repr(float(v))
 
 
 def _exp():
@@ -50,7 +47,7 @@ class _SQLBuilder:
         return exp.Column(this=exp.Identifier(this=str(name), quoted=True))
 
     def number(self, v: float):
-        return self.exp.Literal.number(repr(float(v)))
+        return self.exp.Literal.number(exact_decimal(v))
 
     def literal(self, v):
         exp = self.exp
@@ -162,7 +159,7 @@ def _exact_sqlite_numbers(tree):
     try:
         for i in range(0, len(vals), 500):  # SQLite's default limit on result columns is 2000
             chunk = vals[i:i + 500]
-            got = con.execute("SELECT " + ", ".join(repr(v) for v in chunk)).fetchone()
+            got = con.execute("SELECT " + ", ".join(exact_decimal(v) for v in chunk)).fetchone()
             wrong.update(v for v, g in zip(chunk, got) if g != v)
     finally:
         con.close()
@@ -242,9 +239,9 @@ def _code_intervals(codes, strict_negative=False):
 def _interval_parts(c: Interval, col: str):
     parts = []
     if not (c.lower == -math.inf and c.lower_closed):
-        parts.append(f"{col} {'>=' if c.lower_closed else '>'} {_num(c.lower)}")
+        parts.append(f"{col} {'>=' if c.lower_closed else '>'} {exact_decimal(c.lower)}")
     if not (c.upper == math.inf and c.upper_closed):
-        parts.append(f"{col} {'<=' if c.upper_closed else '<'} {_num(c.upper)}")
+        parts.append(f"{col} {'<=' if c.upper_closed else '<'} {exact_decimal(c.upper)}")
     return parts
 
 
@@ -258,7 +255,7 @@ def condition_query(c, name: str, levels=None) -> str:
     if isinstance(c, Interval):
         parts = _interval_parts(c, col)
         inside = " and ".join(parts) if parts else "True"
-        zero = f"({col} >= {_num(-ZERO_THRESHOLD)} and {col} <= {_num(ZERO_THRESHOLD)})"
+        zero = f"({col} >= {exact_decimal(-ZERO_THRESHOLD)} and {col} <= {exact_decimal(ZERO_THRESHOLD)})"
         if c.missing:
             alts = [isnan] + ([zero] if c.zero_missing else []) + [f"({inside})"]
             return "(" + " or ".join(alts) + ")"
@@ -271,7 +268,7 @@ def condition_query(c, name: str, levels=None) -> str:
         notnan = f"({col}.isin({list(levels)!r}))"
         isnan = f"(~{notnan})"
     else:
-        alts = [f"({col} {'>=' if closed else '>'} {_num(lo)} and {col} < {_num(k + 1.0)})"
+        alts = [f"({col} {'>=' if closed else '>'} {exact_decimal(lo)} and {col} < {exact_decimal(k + 1.0)})"
                 for k, (lo, closed) in zip(c.codes, _code_intervals(c.codes, c.strict_negative))]
         inset = "(" + " or ".join(alts) + ")" if alts else "False"
         notnan = f"({col} == {col})"

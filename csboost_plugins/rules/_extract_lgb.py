@@ -14,7 +14,7 @@ import math
 import warnings
 
 from ._conditions import TreeConditions, check_output
-from ._rule import CategorySet, Interval
+from ._rule import CategorySet, Interval, exact_decimal
 
 __all__ = ["lightgbm_trees"]
 
@@ -48,7 +48,7 @@ def _tree(struct: dict, levels: dict) -> TreeConditions:
         elif node["decision_type"] == "<=":
             thr = float(node["threshold"])
             mt = node.get("missing_type", "None")
-            s = f"{thr:.6g}"  # display only (6 digits); evaluation and exports use the exact double
+            s = exact_decimal(thr, point=False)  # lightgbm's own cut, all its digits (6 significant ones misrouted rows)
             if mt == "NaN":
                 ml, zm = dl, False
             elif mt == "Zero":

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tree_protocol import TreeArrays, get_tree_arrays
 from ._conditions import TreeConditions
-from ._rule import Interval
+from ._rule import Interval, exact_decimal
 
 __all__ = ["protocol_trees"]
 
@@ -21,7 +21,7 @@ def _tree(t: TreeArrays) -> TreeConditions:
         f, thr, ml = int(t.feature[i]), float(t.threshold[i]), bool(t.missing_left[i])
         if math.isnan(thr):
             raise ValueError(f"TreeArrays.threshold is NaN at internal node {i}")
-        s = f"{thr:.6g}"  # display only (6 digits); evaluation and exports use the exact double
+        s = exact_decimal(thr, point=False)  # the tree's own cut, all its digits (6 significant ones misrouted rows)
         if t.left_inclusive:  # x <= t goes left, compared in float64
             cl[i] = Interval(f, upper=thr, upper_closed=True, missing=ml, upper_text=f"<= {s}")
             cr[i] = Interval(f, lower=thr, lower_closed=False, missing=not ml, lower_text=f"> {s}")

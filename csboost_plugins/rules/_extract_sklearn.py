@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._conditions import TreeConditions, check_output
-from ._rule import CategorySet, Interval, float32_le_bound
+from ._rule import CategorySet, Interval, exact_decimal, float32_le_bound
 
 __all__ = ["sklearn_trees"]
 
@@ -131,7 +131,7 @@ def _hist_tree(pred, order, levels, known, value) -> TreeConditions:
             tree_cats[f] = levels[f]
         else:
             thr = float(nodes["num_threshold"][i])
-            s = repr(thr)
+            s = exact_decimal(thr, point=False)
             cl[i] = Interval(f, upper=thr, upper_closed=True, missing=ml, upper_text=f"<= {s}")
             cr[i] = Interval(f, lower=thr, lower_closed=False, missing=not ml, lower_text=f"> {s}")
     return TreeConditions(left, right, cl, cr, list(range(n)), value, categories=tree_cats)

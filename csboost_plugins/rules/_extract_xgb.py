@@ -1,9 +1,10 @@
 """Rules from xgboost boosters, read from the native JSON model (``save_raw('json')``).
 
 Numerical split: ``float32(x) < split_condition`` goes left (the threshold is a
-float32); missing goes to ``default_left``. The rule text shows the shortest decimal that splits
-float32 data as the cut does (ties at the cut included). Categorical split (``split_type`` 1):
-a code in the node's set goes RIGHT, any other valid code and any x < 0 (also
+float32); missing goes to ``default_left``. The condition's ``upper_text`` / ``lower_text`` keep
+xgboost's own cut as the shortest decimal that splits float32 data as the cut does (ties at the
+cut included); the printed rule shows the exact float64 bound (see ``_rule``). Categorical split
+(``split_type`` 1): a code in the node's set goes RIGHT, any other valid code and any x < 0 (also
 -1 < x < 0, unlike lightgbm's truncation) go left, missing goes to the default child. Codes index the training categories stored in
 the model (``cats``), which xgboost uses to re-code pandas input by value.
 
@@ -108,7 +109,7 @@ def _tree(t: dict, levels: dict, value: list) -> TreeConditions:
         else:
             t32 = np.float32(cond[i])
             b, closed = float32_lt_bound(float(t32))
-            s = float32_lt_text(t32)  # not str(t32): that may read above the cut, a datum at the cut left
+            s = float32_lt_text(t32)  # not str(t32): that may read above the cut, a float32 at the cut left
             cl[i] = Interval(f, upper=b, upper_closed=closed, missing=miss_left, upper_text=f"< {s}")
             cr[i] = Interval(f, lower=b, lower_closed=not closed, missing=not miss_left, lower_text=f">= {s}")
     return TreeConditions(left, right, cl, cr, list(range(n)), value, categories=tree_cats)

@@ -2,12 +2,25 @@
 
 Every library compares differently (xgboost ``float32(x) < t``, scikit-learn
 ``float32(x) <= t``, lightgbm ``x <= t`` in float64, this project's trees either
-way in float64). A condition stores the library's threshold for display and an
+way in float64). A condition stores the library's threshold for reference and an
 *exact float64 bound* for evaluation: the set ``{x : float32(x) < t}`` equals
 ``{x : x < b}`` or ``{x : x <= b}`` for one float64 ``b`` (the midpoint between
 two adjacent float32 numbers, closed or open by round-half-to-even). So the
 rule evaluates to the same rows on the float64 data as the library does after
 its own float32 cast, and a database running the SQL export routes ties alike.
+
+Printed text (``str(rule)``, ``print(rule_set)``, the per-rule table of
+``RuleSet.evaluate``) shows those exact bounds with their own ``<`` / ``<=``, each
+number the shortest decimal that reads back as the bound in float64
+(:func:`exact_decimal`, shared with the SQL and pandas exports). Read literally and
+compared in float64 (Python, numpy, pandas, a SQL ``DOUBLE`` column), a printed
+condition routes every float64 value as ``RuleSet.predict`` does. Short cuts stay
+short (lightgbm's ``x <= 0.5`` prints ``x <= 0.5``); a cut that is no short decimal
+prints all its digits (``x <= 6.500000000000001``); a float32 cut prints the float64
+midpoint below it, because float64 values between that midpoint and the float32 round
+to the cut (xgboost's ``float32(x) < 0.5`` prints ``x < 0.4999999850988388``: 0.49999999
+rounds to 0.5 and goes right). ``Interval.lower_text`` / ``upper_text`` keep the
+library's own comparison for reference (xgboost's ``< 0.5``, true of ``float32(x)``).
 """
 
 from __future__ import annotations
@@ -19,7 +32,7 @@ import numpy as np
 
 from .._docstrings import fill_doc
 
-__all__ = ["Interval", "CategorySet", "Rule", "ZERO_THRESHOLD", "check_feature_index"]
+__all__ = ["Interval", "CategorySet", "Rule", "ZERO_THRESHOLD", "check_feature_index", "exact_decimal"]
 
 # lightgbm's kZeroThreshold (1e-35f): |x| <= it counts as zero for missing_type 'Zero'
 ZERO_THRESHOLD = float(np.float32(1e-35))
@@ -127,18 +140,20 @@ def _check_bound(cond, name):
     object.__setattr__(cond, name, float(v))
 
 
-def _fmt(v: float) -> str:
-    if math.isfinite(v) and v == math.floor(v) and abs(v) < 1e15:
-        return str(int(v)) if v != 0 else "0"
-    return repr(float(v))
+def exact_decimal(v: float, *, point: bool = True) -> str:
+    """The shortest decimal that reads back as ``v`` in float64 (Python's ``repr``), as text.
 
-
-def _display(text, v, op):
-    """A bound as the library printed it (``"< 0.300000012"``); lightgbm's zero cut (+-1e-35,
-    its ``kZeroThreshold`` between 0 and the next value) reads as 0, in the data's own terms."""
-    if abs(v) == ZERO_THRESHOLD:
-        return (text.split(" ", 1)[0] + " " if text else op) + "0"
-    return text or op + _fmt(v)
+    Every number a rule prints goes through here (rule text, SQL, pandas queries), so
+    ``x <= exact_decimal(b)`` compared in float64 is ``x <= b`` for every float64 ``x``.
+    With ``point=False`` an integral value drops its ``.0`` and a negative zero its sign
+    (``3.0`` -> ``"3"``, ``-0.0`` -> ``"0"``: the same float64, the same comparisons).
+    """
+    v = float(v)
+    if point:
+        return repr(v)
+    if v == 0.0:
+        return "0"
+    return repr(v).removesuffix(".0")
 
 
 def _tighter(a, ac, at, b, bc, bt, sign):
@@ -166,8 +181,9 @@ class Interval:
         lightgbm ``missing_type='Zero'``: ``|x| <= 1e-35`` is routed like a missing
         value (by ``missing``) instead of by the interval.
     lower_text, upper_text : str, optional
-        The library's own comparison (``">= 0.3"``), only for display; evaluation
-        uses the exact float64 bounds.
+        The library's own comparison (xgboost's ``"< 0.5"``, true of ``float32(x)``), kept
+        for reference; evaluation, the printed text and the exports use the exact float64
+        bounds.
     """
 
     feature: int
@@ -258,7 +274,12 @@ class Interval:
         return np.where(special, self.missing, inside)
 
     def to_str(self, name: str) -> str:
-        """Readable text, e.g. ``"(amount > 120.5 or amount is missing)"``.
+        """Readable text, e.g. ``"(amount > 120.5 or amount is missing)"``, exact as written.
+
+        Bounds print as :func:`exact_decimal` with their own ``<`` / ``<=``, so the text
+        compared in float64 selects the rows :meth:`mask` does. lightgbm's zero band
+        (``zero_missing``) prints as ``abs(x) <= 1.0000000180025095e-35`` (its
+        ``kZeroThreshold`` as a float32), routed like a missing value.
 
         Parameters
         ----------
@@ -271,23 +292,23 @@ class Interval:
         """
         has_lo = not (self.lower == -math.inf and self.lower_closed)
         has_hi = not (self.upper == math.inf and self.upper_closed)
-        lo = _display(self.lower_text, self.lower, ">= " if self.lower_closed else "> ") if has_lo else ""
-        hi = _display(self.upper_text, self.upper, "<= " if self.upper_closed else "< ") if has_hi else ""
+        lo, hi = exact_decimal(self.lower, point=False), exact_decimal(self.upper, point=False)
         if has_lo and has_hi:
-            op, val = lo.split(" ", 1)
-            parts = [f"{val} {'<=' if op == '>=' else '<'} {name} {hi}"]
+            s = f"{lo} {'<=' if self.lower_closed else '<'} {name} {'<=' if self.upper_closed else '<'} {hi}"
         elif has_lo:
-            parts = [f"{name} {lo}"]
+            s = f"{name} {'>=' if self.lower_closed else '>'} {lo}"
         elif has_hi:
-            parts = [f"{name} {hi}"]
+            s = f"{name} {'<=' if self.upper_closed else '<'} {hi}"
         else:
-            parts = [f"{name} is not missing" if not self.missing else "True"]
-        s = parts[0]
-        if self.zero_missing:
-            s += f" ({name} = 0 counts as missing)"
-        if self.missing and (has_lo or has_hi):
-            s = f"({s} or {name} is missing)"
-        return s
+            s = None
+        if self.zero_missing:  # |x| <= kZeroThreshold goes where NaN goes, whatever the bounds say
+            z = exact_decimal(ZERO_THRESHOLD, point=False)
+            if self.missing:
+                return "True" if s is None else f"({s} or abs({name}) <= {z} or {name} is missing)"
+            return f"abs({name}) > {z}" if s is None else f"({s} and abs({name}) > {z})"
+        if s is None:
+            return "True" if self.missing else f"{name} is not missing"
+        return f"({s} or {name} is missing)" if self.missing else s
 
     def to_dict(self) -> dict:
         """JSON-ready dict (infinite bounds as None).
