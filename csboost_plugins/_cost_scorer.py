@@ -133,13 +133,13 @@ def pos_label_score(estimator, output, pos_label, method):
     classes = getattr(estimator, "classes_", None)
     if classes is None:
         if not _is_one(pos_label):
-            raise ValueError(f"pos_label={pos_label!r} needs the estimator's classes_ to find its column: "
+            raise ValueError(f"pos_label={pos_label} needs the estimator's classes_ to find its column: "
                              f"{type(estimator).__name__} has none")
         return out[:, 1] if out.ndim == 2 else out
     labels = np.asarray(classes).tolist()
     hits = [i for i, label in enumerate(labels) if label == pos_label]  # Python ==: "1" != 1 == 1.0 == True
     if len(hits) != 1 or len(labels) != 2:
-        raise ValueError(f"pos_label={pos_label!r} is not a valid label: It should be one of {labels} "
+        raise ValueError(f"pos_label={pos_label} is not a valid label: It should be one of {labels} "
                          f"({type(estimator).__name__}.classes_)")
     if out.ndim == 2:
         return out[:, hits[0]]

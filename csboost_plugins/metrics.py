@@ -65,7 +65,7 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, pos_label=1):
     check_same_index([("y_true", y_true), (name, y_other), ("sample_weight", sample_weight), *costs_kw.items()])
     if hasattr(y_other, "to_numpy"):
         y_other = y_other.to_numpy()
-    labels = BinaryLabels(y_true, y_other if name == "y_pred" else None, pos_label)
+    labels = _BinaryLabels(y_true, y_other if name == "y_pred" else None, pos_label)
     y = labels.y01
     n = y.shape[0]
     if name == "y_pred":
@@ -142,7 +142,7 @@ def _numeric(p):
     return None
 
 
-class BinaryLabels:
+class _BinaryLabels:
     """y_true (and y_pred's labels) read with ``pos_label`` as the positive class, as scikit-learn's metrics.
 
     Two labels seen: ``pos_label`` must be one of them (``ValueError`` in
@@ -210,7 +210,7 @@ class BinaryLabels:
         lone = self.labels[0]
         plainly_negative = (not _is_text(lone) and lone == 0) or _is_text(lone) == _is_text(self.pos_label)
         if len(self.labels) == 2 or not plainly_negative:
-            raise ValueError(f"pos_label={self.pos_label!r} is not a valid label. It should be one of "
+            raise ValueError(f"pos_label={self.pos_label} is not a valid label. It should be one of "
                              f"{self.labels}: pass pos_label= the one whose miss costs C_FN (the positive class)")
 
     def decisions(self, y_pred):
@@ -233,7 +233,7 @@ class BinaryLabels:
             return int(sorted([lone, self.pos_label])[-1] == self.pos_label)
         if not _is_text(lone) and lone == 1:  # 1 of {0, 1} or {-1, 1}: the larger, last column
             return 1
-        raise ValueError(f"y_true holds only pos_label={self.pos_label!r}, so the column of pos_label in a "
+        raise ValueError(f"y_true holds only pos_label={self.pos_label}, so the column of pos_label in a "
                          "two-column y_proba is unknown: pass the 1-D probability of pos_label")
 
 

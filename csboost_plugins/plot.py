@@ -24,7 +24,7 @@ import numpy as np
 from ._cost_scorer import pos_label_score
 from ._docstrings import fill_doc
 from .decision_costs import bayes_thresholds, misclassification_costs, row_cost, trivial_policy_costs
-from .metrics import _LABEL_DOCS, BinaryLabels, _costs_kw, _prepare
+from .metrics import _LABEL_DOCS, _BinaryLabels, _costs_kw, _prepare
 
 __all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay"]
 
@@ -330,7 +330,7 @@ class RuleWaterfallDisplay:
         -------
         RuleWaterfallDisplay
         """
-        y = BinaryLabels(y, None, pos_label).y01  # the rule set counts y == 1 as caught: pos_label is that 1
+        y = _BinaryLabels(y, None, pos_label).y01  # the rule set counts y == 1 as caught: pos_label is that 1
         table = rules.evaluate(X, y, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                cost_matrix=cost_matrix, sample_weight=sample_weight, per_rule=True)
         return cls(table).plot(ax)
