@@ -5,7 +5,9 @@ All metrics take per-row costs through the library's one convention
 :mod:`csboost_plugins.costs`) and an optional ``sample_weight`` that multiplies
 each row's cost. They are vectorised and exact in float64.
 
-Notation for row i with label y_i, decision c_i in {0, 1}, score s_i = P(y=1|x_i):
+Notation for row i with label y_i, decision c_i in {0, 1}, score s_i = P(y=1|x_i), where
+y_i = 1 means the row's label is ``pos_label`` (default 1; any other binary labels, e.g.
+{"fraud", "ok"}, must name it, as in scikit-learn's ``precision_score``):
 
 * cost (CSDT paper eq. 2):
   ``Cost_i = y_i (c_i C_TP + (1-c_i) C_FN) + (1-y_i)(c_i C_FP + (1-c_i) C_TN)``
@@ -134,7 +136,7 @@ def _numeric(p):
     """``p`` as numbers when it holds numbers (an object column of ints too), else None (text labels)."""
     if p.dtype.kind in "biuf":
         return p
-    if p.dtype.kind == "O":
+    if p.dtype.kind == "O" and not any(_is_text(v) for v in p):  # "1" is a text label, not a number
         try:
             return p.astype(np.float64)
         except (TypeError, ValueError):
@@ -163,8 +165,10 @@ class _BinaryLabels:
         self.pos_label = pos_label = _check_pos_label(pos_label)
         yi, classes = check_binary_labels(y_true, name="y_true", require_both=False, return_classes=True)
         two = yi.min() != yi.max()
-        raw = np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true).ravel()
-        true_labels = classes.tolist() if two else raw[:1].tolist()
+        if two:
+            true_labels = classes.tolist()
+        else:  # check_binary_labels names a lone numeric label [0, 1]: take the label itself
+            true_labels = np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true).ravel()[:1].tolist()
         self.labels = sorted(true_labels + self._foreign_labels(y_pred, true_labels))
         if len(self.labels) > 2:
             raise ValueError(f"y_true and y_pred hold more than two labels {self.labels[:5]}: y_pred must be 0/1 "
@@ -199,7 +203,12 @@ class _BinaryLabels:
             raise ValueError(f"y_pred holds labels {np.unique(p.astype(str))[:5].tolist()} that are neither "
                              f"y_true's classes {true_labels} nor 0/1 decisions")
         self._pred_are_labels = True
-        foreign = [v for v in np.unique(p).tolist() if _index_of(true_labels, v) is None]
+        try:
+            pred_labels = np.unique(p).tolist()
+        except TypeError as exc:  # an object column mixing kinds that do not sort
+            raise ValueError(f"y_pred holds values that are neither y_true's classes {true_labels} nor 0/1 "
+                             f"decisions ({exc})") from exc
+        foreign = [v for v in pred_labels if _index_of(true_labels, v) is None]
         if foreign and len(true_labels) == 2:
             raise ValueError(f"y_pred holds labels {foreign[:5]} that are neither y_true's classes {true_labels} "
                              "nor 0/1 decisions")
@@ -207,9 +216,8 @@ class _BinaryLabels:
 
     def _check_absent_pos_label(self):
         """``pos_label`` is not among the labels seen: fine only for a lone label that is plainly the negative."""
-        lone = self.labels[0]
-        plainly_negative = (not _is_text(lone) and lone == 0) or _is_text(lone) == _is_text(self.pos_label)
-        if len(self.labels) == 2 or not plainly_negative:
+        # a lone label of pos_label's kind (0 against 1, "ok" against "fraud") is plainly the negative class
+        if len(self.labels) == 2 or _is_text(self.labels[0]) != _is_text(self.pos_label):
             raise ValueError(f"pos_label={self.pos_label} is not a valid label. It should be one of "
                              f"{self.labels}: pass pos_label= the one whose miss costs C_FN (the positive class)")
 
