@@ -141,6 +141,12 @@ def test_more_than_two_labels_and_bad_pos_label_types_are_refused():
         cost_loss(["a", "a", "a"], ["b", "c", "a"], fp_cost=1.0, fn_cost=1.0, pos_label="a")
     with pytest.raises(ValueError, match="neither y_true's classes"):
         cost_loss(Y, np.where(PRED == "ok", "legit", "fraud"), pos_label="fraud", **KW)
+    # a lone 0 is not silently the negative of a text pos_label: the labels are numbers, pos_label is not
+    with pytest.raises(ValueError, match=r"pos_label=fraud is not a valid label.*\[0\]"):
+        cost_loss([0, 0], [0, 1], fp_cost=1.0, fn_cost=1.0, pos_label="fraud")
+    # text in an object column is a label, never parsed as a 0/1 decision
+    with pytest.raises(ValueError, match="neither y_true's classes"):
+        cost_loss(Y, np.array(["1", "0", "1", "0", "1", "0"], dtype=object), pos_label="fraud", **KW)
     for bad in (["fraud"], None, float("nan")):
         with pytest.raises(TypeError, match="pos_label must be one label"):
             cost_loss(Y, PRED, pos_label=bad, **KW)
