@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 # Private on purpose: ``_Scorer._score(method_caller, estimator, X, y_true, **kwargs)`` is the one hook
 # between "call the estimator" and "score the output" that every scikit-learn caller goes through
 # (cross_validate, the multimetric scorer's cache, GridSearchCV.score); TunedThresholdClassifierCV also
@@ -88,13 +90,72 @@ def _warn_if_costs_stop_here(estimator, method, costs):
             return
 
 
+def _is_one(pos_label):
+    """``pos_label`` is the default positive label 1 (1.0 and True too, not "1")."""
+    return not isinstance(pos_label, (str, bytes)) and pos_label == 1
+
+
+def pos_label_score(estimator, output, pos_label, method):
+    """The score of ``pos_label`` in ``getattr(estimator, method)(X)``'s ``output``, read with ``estimator.classes_``.
+
+    As scikit-learn's scorers: an (n, 2) ``predict_proba`` gives the column of
+    ``pos_label`` in ``classes_`` (not column 1 blindly); a ``decision_function`` is
+    negated when ``pos_label`` is ``classes_[0]``. An estimator without ``classes_``
+    keeps column 1 / the sign as is for ``pos_label=1`` (its 0/1 convention) and is a
+    ``ValueError`` otherwise.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted binary classifier.
+    output : array-like of shape (n_samples, 2) or (n_samples,)
+        Its ``predict_proba`` or ``decision_function`` output.
+    pos_label : int, float, bool or str
+        The positive class.
+    method : {"predict_proba", "decision_function"}
+        The method that gave ``output``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        P(y = pos_label), or a score higher for ``pos_label``.
+
+    Raises
+    ------
+    ValueError
+        When ``pos_label`` is not one of the estimator's two ``classes_``.
+    """
+    out = np.asarray(output)
+    proba = method == "predict_proba"
+    if proba and not (out.ndim == 2 and out.shape[1] == 2) and out.ndim != 1:
+        raise ValueError(f"{type(estimator).__name__}.predict_proba gave shape {out.shape}: a binary classifier's "
+                         "(n, 2) output is needed")
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        if not _is_one(pos_label):
+            raise ValueError(f"pos_label={pos_label} needs the estimator's classes_ to find its column: "
+                             f"{type(estimator).__name__} has none")
+        return out[:, 1] if out.ndim == 2 else out
+    labels = np.asarray(classes).tolist()
+    hits = [i for i, label in enumerate(labels) if label == pos_label]  # Python ==: "1" != 1 == 1.0 == True
+    if len(hits) != 1 or len(labels) != 2:
+        raise ValueError(f"pos_label={pos_label} is not a valid label: It should be one of {labels} "
+                         f"({type(estimator).__name__}.classes_)")
+    if out.ndim == 2:
+        return out[:, hits[0]]
+    # 1-D: P(classes_[1]) or a decision function for classes_[1], as scikit-learn's binary outputs
+    return (1.0 - out if proba else -out) if hits[0] == 0 else out
+
+
 class CostRoutingScorer(_Scorer):
     """scikit-learn's ``_Scorer`` whose response method also receives the routed costs it requests.
 
     Without such a request it is exactly ``make_scorer(score_func, response_method=...)``
     (sklearn's prediction cache included); with one, the method is called directly with
     the fold's costs (the multimetric cache keys outputs by method name only, so a
-    cost-free output of another scorer must not be reused).
+    cost-free output of another scorer must not be reused), and a ``predict_proba``
+    output is reduced to the column ``estimator.classes_`` gives the scorer's
+    ``pos_label``, as scikit-learn does on the cost-free path.
     """
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
@@ -102,11 +163,18 @@ class CostRoutingScorer(_Scorer):
         if not costs:
             return super()._score(method_caller, estimator, X, y_true, **kwargs)
         y_pred = getattr(estimator, self._response_method)(X, **costs)
+        if self._response_method == "predict_proba":
+            y_pred = pos_label_score(estimator, y_pred, self._get_pos_label(), "predict_proba")
         return self._sign * self._score_func(y_true, y_pred, **{**self._kwargs, **kwargs})
 
 
-def cost_routing_scorer(score_func, response_method):
+def cost_routing_scorer(score_func, response_method, pos_label=1):
     """A :class:`CostRoutingScorer` of ``score_func`` (greater is better), as ``make_scorer`` would build it.
+
+    ``pos_label`` other than the default 1 becomes a scorer keyword, as in
+    ``make_scorer(score_func, response_method=..., pos_label=...)``: scikit-learn then
+    reads the ``predict_proba`` column of ``pos_label`` from ``estimator.classes_`` and
+    ``score_func`` receives it (the default keeps ``make_scorer(score_func)``'s repr).
 
     Parameters
     ----------
@@ -114,9 +182,12 @@ def cost_routing_scorer(score_func, response_method):
         ``score_func(y_true, y_pred, **costs_and_weights)``.
     response_method : {"predict", "predict_proba"}
         The estimator's method whose output is scored.
+    pos_label : int, float, bool or str, default=1
+        The positive class; ``score_func`` must take a ``pos_label`` keyword.
 
     Returns
     -------
     CostRoutingScorer
     """
-    return CostRoutingScorer(score_func, 1, {}, response_method)
+    kwargs = {} if _is_one(pos_label) else {"pos_label": pos_label}
+    return CostRoutingScorer(score_func, 1, kwargs, response_method)

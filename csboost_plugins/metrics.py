@@ -5,7 +5,9 @@ All metrics take per-row costs through the library's one convention
 :mod:`csboost_plugins.costs`) and an optional ``sample_weight`` that multiplies
 each row's cost. They are vectorised and exact in float64.
 
-Notation for row i with label y_i, decision c_i in {0, 1}, score s_i = P(y=1|x_i):
+Notation for row i with label y_i, decision c_i in {0, 1}, score s_i = P(y=1|x_i), where
+y_i = 1 means the row's label is ``pos_label`` (default 1; any other binary labels, e.g.
+{"fraud", "ok"}, must name it, as in scikit-learn's ``precision_score``):
 
 * cost (CSDT paper eq. 2):
   ``Cost_i = y_i (c_i C_TP + (1-c_i) C_FN) + (1-y_i)(c_i C_FP + (1-c_i) C_TN)``
@@ -43,16 +45,34 @@ __all__ = [
 ]
 
 
-def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, require_both=False):
+_LABEL_DOCS = {
+    "y_true": "y_true : array-like of shape (n_samples,)\n"
+              "    Binary labels: {0, 1}, booleans, or any two values with ``pos_label`` among them.",
+    "y_pred": "y_pred : array-like of shape (n_samples,)\n"
+              "    0/1 decisions (1 = decide ``pos_label``), or labels of y_true (e.g. ``est.predict(X)``),\n"
+              "    read with the same ``pos_label``: values all among y_true's labels (and ``pos_label``) are labels.",
+    "y_proba": "y_proba : array-like of shape (n_samples,) or (n_samples, 2)\n"
+               "    Scores s_i = P(y = pos_label | x_i) in [0, 1], or a ``predict_proba`` output whose columns\n"
+               "    follow the sorted labels (scikit-learn's ``classes_``): the ``pos_label`` column is read.",
+    "pos_label": "pos_label : int, float, bool or str, default=1\n"
+                 "    The positive class: the label whose miss costs ``C_FN`` and whose right decision costs\n"
+                 "    ``C_TP``, as scikit-learn's ``precision_score``. Labels {0, 1} or booleans need nothing;\n"
+                 "    other labels need ``pos_label`` among them (``pos_label=\"fraud\"`` for {\"fraud\", \"ok\"}),\n"
+                 "    else a ``ValueError`` names it.",
+}
+
+
+def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, pos_label=1):
     # rows are matched by position: pandas arguments must share one index (else one row gets another's money)
     check_same_index([("y_true", y_true), (name, y_other), ("sample_weight", sample_weight), *costs_kw.items()])
     if hasattr(y_other, "to_numpy"):
         y_other = y_other.to_numpy()
-    y, classes = _truth(y_true, y_other if name == "y_pred" else None, require_both)
+    labels = _BinaryLabels(y_true, y_other if name == "y_pred" else None, pos_label)
+    y = labels.y01
     n = y.shape[0]
     if name == "y_pred":
-        y_other = _labels_as_decisions(y_other, classes)
-    v = _scores(y_other, name, proba_columns=name != "y_pred")
+        y_other = labels.decisions(y_other)
+    v = _scores(y_other, name, column=None if name == "y_pred" else labels.proba_column)
     if v.shape[0] != n:
         raise ValueError(f"{name} has shape {np.shape(y_other)} but y_true has {n} rows")
     c = check_costs(n, **costs_kw)
@@ -80,11 +100,12 @@ def _as_float(value, name):
         raise TypeError(f"{name} must be numeric, got {np.asarray(value).dtype} values ({exc})") from exc
 
 
-def _scores(value, name, *, proba_columns=True):
-    """1-D float scores: an (n, 1) column is raveled; an (n, 2) ``predict_proba`` output gives P(y=1)."""
+def _scores(value, name, *, column=lambda: 1):
+    """1-D float scores: an (n, 1) column is raveled; an (n, 2) ``predict_proba`` output gives its column
+    ``column()`` (P(pos_label)); ``column=None``: no two-column form (decisions)."""
     v = _as_float(value, name)
-    if proba_columns and v.ndim == 2 and v.shape[1] == 2:
-        v = v[:, 1]
+    if column is not None and v.ndim == 2 and v.shape[1] == 2:
+        v = v[:, column()]
     v = v.reshape(-1) if v.ndim == 2 and 1 in v.shape else v
     if v.ndim != 1:
         raise ValueError(f"{name} must be 1-D (or an (n, 2) predict_proba output), got shape {v.shape}")
@@ -93,48 +114,135 @@ def _scores(value, name, *, proba_columns=True):
     return v
 
 
-def _truth(y_true, y_pred, require_both):
-    """y_true as 0/1 and its two labels (:func:`check_binary_labels`), without guessing a lone label.
-
-    A y_true of one label (a fold of positives only) is read together with ``y_pred``'s
-    labels when those are labels, not 0/1 decisions (``["yes"] * n`` against
-    ``["yes", "no"]``: "yes" is the larger, positive label); a lone label that is still
-    not recognisably 0 or 1 is a ``ValueError`` rather than silently a negative.
-    """
-    y, classes = check_binary_labels(y_true, name="y_true", require_both=require_both, return_classes=True)
-    if y.min() != y.max():  # both classes: nothing to guess
-        return y, classes
-    raw = np.unique(np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true))
-    if y_pred is not None:
-        p = np.asarray(y_pred).ravel()
-        numeric = p.dtype.kind in "biuf"
-        if p.size and numeric == (raw.dtype.kind in "biuf") and \
-                (not numeric or (np.all(p == np.round(p)) and not np.isin(p, [0, 1]).all())):
-            labels = np.unique(np.concatenate([raw, p]))
-            if labels.size == 2:
-                return np.full(y.shape[0], int(raw[0] == labels[1]), dtype=np.int64), labels
-    if raw.dtype.kind == "b" or (raw.dtype.kind in "iuf" and raw[0] in (0, 1)):
-        return y, classes
-    raise ValueError(f"y_true holds only the label {raw[0].item()!r}: cannot tell whether it is the positive class; "
-                     "pass y_true as 0/1 (1 = positive), or a y_pred in the same labels holding both")
+def _check_pos_label(pos_label):
+    """``pos_label`` as a plain Python label; TypeError when it is not one value."""
+    if isinstance(pos_label, np.generic):
+        pos_label = pos_label.item()
+    if not isinstance(pos_label, (str, bytes, bool, int, float)) or pos_label != pos_label:  # NaN != NaN
+        raise TypeError(f"pos_label must be one label (an int, float, bool or str), got {pos_label!r}")
+    return pos_label
 
 
-def _labels_as_decisions(y_pred, classes):
-    """``y_pred`` in y_true's labels (e.g. ``est.predict(X)`` for y in {-1, 1} or {"no", "yes"}) as 0/1
-    decisions, the larger label positive as in :func:`check_binary_labels`; 0/1 decisions stay as they are."""
-    p = np.asarray(y_pred)
-    if len(classes) != 2 or p.size == 0:
+def _is_text(value):
+    return isinstance(value, (str, bytes))
+
+
+def _index_of(labels, pos_label):
+    """Position of ``pos_label`` among ``labels`` (Python values; 1 == 1.0 == True, "1" != 1), else None."""
+    return next((i for i, label in enumerate(labels) if label == pos_label), None)
+
+
+def _numeric(p):
+    """``p`` as numbers when it holds numbers (an object column of ints too), else None (text labels)."""
+    if p.dtype.kind in "biuf":
         return p
-    try:
-        in_labels = bool(np.isin(p, classes).all())
-    except TypeError:  # labels of another kind (e.g. strings vs numbers): handled below
-        in_labels = False
-    if in_labels:
-        return (p == classes[1]).astype(np.float64)
-    if p.dtype.kind not in "biuf":
-        raise ValueError(f"y_pred holds labels {np.unique(p.astype(str))[:5].tolist()} that are neither y_true's "
-                         f"classes {np.asarray(classes).tolist()} nor 0/1 decisions")
-    return p
+    if p.dtype.kind == "O" and not any(_is_text(v) for v in p):  # "1" is a text label, not a number
+        try:
+            return p.astype(np.float64)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+class _BinaryLabels:
+    """y_true (and y_pred's labels) read with ``pos_label`` as the positive class, as scikit-learn's metrics.
+
+    Two labels seen: ``pos_label`` must be one of them (``ValueError`` in
+    ``precision_score``'s words otherwise). One label seen (a fold of one class): it is
+    positive when it is ``pos_label``; negative when it is 0/False or a label of
+    ``pos_label``'s kind (text vs number); a lone text label against a numeric
+    ``pos_label`` (the default 1) is a ``ValueError`` rather than silently a negative.
+
+    Attributes
+    ----------
+    y01 : ndarray of shape (n_samples,)
+        y_true as int64 0/1, 1 = ``pos_label``.
+    labels : list
+        The labels seen (sorted), in y_true and in y_pred when it holds labels.
+    """
+
+    def __init__(self, y_true, y_pred, pos_label):
+        self.pos_label = pos_label = _check_pos_label(pos_label)
+        yi, classes = check_binary_labels(y_true, name="y_true", require_both=False, return_classes=True)
+        two = yi.min() != yi.max()
+        if two:
+            true_labels = classes.tolist()
+        else:  # check_binary_labels names a lone numeric label [0, 1]: take the label itself
+            true_labels = np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true).ravel()[:1].tolist()
+        self.labels = sorted(true_labels + self._foreign_labels(y_pred, true_labels))
+        if len(self.labels) > 2:
+            raise ValueError(f"y_true and y_pred hold more than two labels {self.labels[:5]}: y_pred must be 0/1 "
+                             "decisions or labels of y_true")
+        self._pos = _index_of(self.labels, pos_label)
+        if self._pos is None:
+            self._check_absent_pos_label()
+        if two:  # pos_label is one of the two (else _check_absent_pos_label raised)
+            self.y01 = yi if self._pos == 1 else 1 - yi
+        else:
+            self.y01 = np.full(yi.shape[0], int(_index_of(true_labels, pos_label) is not None), dtype=np.int64)
+
+    def _foreign_labels(self, y_pred, true_labels):
+        """y_pred's labels that y_true lacks (none when y_pred holds 0/1 decisions or scores)."""
+        self._pred_are_labels = False
+        if y_pred is None:
+            return []
+        p = np.asarray(y_pred).ravel()
+        if p.size == 0:
+            return []
+        text_truth = any(_is_text(v) for v in true_labels)
+        num = _numeric(p)
+        if num is not None:
+            allowed = np.array([v for v in [*true_labels, self.pos_label] if not _is_text(v)], dtype=np.float64)
+            # labels: all among y_true's (and pos_label), or whole numbers that are not 0/1 decisions
+            labels = np.isin(num, allowed).all() or \
+                (np.all(num == np.round(num)) and not np.isin(num, [0, 1]).all())
+            if text_truth or not labels:
+                return []  # 0/1 decisions (or scores, refused by _check_decisions)
+            p = num
+        elif not text_truth:
+            raise ValueError(f"y_pred holds labels {np.unique(p.astype(str))[:5].tolist()} that are neither "
+                             f"y_true's classes {true_labels} nor 0/1 decisions")
+        self._pred_are_labels = True
+        try:
+            pred_labels = np.unique(p).tolist()
+        except TypeError as exc:  # an object column mixing kinds that do not sort
+            raise ValueError(f"y_pred holds values that are neither y_true's classes {true_labels} nor 0/1 "
+                             f"decisions ({exc})") from exc
+        foreign = [v for v in pred_labels if _index_of(true_labels, v) is None]
+        if foreign and len(true_labels) == 2:
+            raise ValueError(f"y_pred holds labels {foreign[:5]} that are neither y_true's classes {true_labels} "
+                             "nor 0/1 decisions")
+        return foreign
+
+    def _check_absent_pos_label(self):
+        """``pos_label`` is not among the labels seen: fine only for a lone label that is plainly the negative."""
+        # a lone label of pos_label's kind (0 against 1, "ok" against "fraud") is plainly the negative class
+        if len(self.labels) == 2 or _is_text(self.labels[0]) != _is_text(self.pos_label):
+            raise ValueError(f"pos_label={self.pos_label} is not a valid label. It should be one of "
+                             f"{self.labels}: pass pos_label= the one whose miss costs C_FN (the positive class)")
+
+    def decisions(self, y_pred):
+        """``y_pred`` as 0/1 decisions: labels map ``pos_label`` to 1, 0/1 decisions stay as they are."""
+        if not self._pred_are_labels:
+            return y_pred
+        p = np.asarray(y_pred)
+        if self._pos is None:  # a lone negative label: every predicted label is that negative
+            return np.zeros(p.shape, dtype=np.float64)
+        pos = self.labels[self._pos]
+        num = _numeric(p)
+        return ((num if num is not None else p) == pos).astype(np.float64)
+
+    def proba_column(self):
+        """Column of ``pos_label`` in an (n, 2) ``predict_proba`` output (columns in sorted label order)."""
+        if len(self.labels) == 2 and self._pos is not None:
+            return self._pos
+        lone = self.labels[0]
+        if self._pos is None:  # the lone label is a negative; pos_label is the other column
+            return int(sorted([lone, self.pos_label])[-1] == self.pos_label)
+        if not _is_text(lone) and lone == 1:  # 1 of {0, 1} or {-1, 1}: the larger, last column
+            return 1
+        raise ValueError(f"y_true holds only pos_label={self.pos_label}, so the column of pos_label in a "
+                         "two-column y_proba is unknown: pass the 1-D probability of pos_label")
 
 
 def _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
@@ -148,37 +256,43 @@ def _total(v, w):
     return float(v.sum()) if w is None else float(v @ w)
 
 
-@fill_doc
-def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+@fill_doc(**_LABEL_DOCS)
+def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+              pos_label=1):
     """Per-row cost (money) of the 0/1 decisions ``y_pred``.
 
     ``Cost_i = y_i (c_i C_TP + (1-c_i) C_FN) + (1-y_i)(c_i C_FP + (1-c_i) C_TN)`` (CSDT paper eq. 2).
 
     %(Parameters, y_true, y_pred, costs)s
+    %(pos_label)s
 
     Returns
     -------
     ndarray of shape (n_samples,)
         ``Cost_i`` of each row, in the costs' unit.
     """
-    y, d, c, _ = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
+    y, d, c, _ = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None,
+                          pos_label=pos_label)
     return _row_cost(y, d, c)
 
 
-@fill_doc
-def expected_row_costs(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+@fill_doc(**_LABEL_DOCS)
+def expected_row_costs(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                       pos_label=1):
     """Per-row expected cost (money) of the probabilities ``y_proba``.
 
     ``EC_i``: ``Cost_i`` with the decision ``c_i`` replaced by the score ``s_i`` (csboost paper eq. 7).
 
     %(Parameters, y_true, y_proba, costs)s
+    %(pos_label)s
 
     Returns
     -------
     ndarray of shape (n_samples,)
         The expected cost ``EC_i`` of each row, in the costs' unit.
     """
-    y, s, c, _ = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None)
+    y, s, c, _ = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), None,
+                          pos_label=pos_label)
     return _row_cost(y, s, c)
 
 
@@ -192,12 +306,13 @@ def _check_proba(s):
         raise ValueError("y_proba must lie in [0, 1]")
 
 
-@fill_doc
+@fill_doc(**_LABEL_DOCS)
 def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-              sample_weight=None):
+              sample_weight=None, pos_label=1):
     """Total cost (money) of 0/1 decisions: ``sum_i w_i Cost_i`` (CSDT paper eq. 2).
 
     %(Parameters, y_true, y_pred, costs, sample_weight)s
+    %(pos_label)s
 
     Returns
     -------
@@ -205,7 +320,7 @@ def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cos
         Total cost, in the costs' unit.
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
-                          sample_weight)
+                          sample_weight, pos_label=pos_label)
     return _total(_row_cost(y, d, c), w)
 
 
@@ -217,9 +332,9 @@ def _cost_base(y, c, w):
 _savings = savings_from_costs
 
 
-@fill_doc
+@fill_doc(**_LABEL_DOCS)
 def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                  sample_weight=None):
+                  sample_weight=None, pos_label=1):
     """Savings (ECSDT paper eq. 5): ``(Cost_l - Cost(f)) / |Cost_l|``, unitless.
 
     ``Cost_l = min(Cost(f_0), Cost(f_1))`` is the cost of the cheaper trivial
@@ -229,6 +344,7 @@ def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn
     keeps higher = cheaper, and a model may then save more than 1.
 
     %(Parameters, y_true, y_pred, costs, sample_weight)s
+    %(pos_label)s
 
     Returns
     -------
@@ -241,13 +357,13 @@ def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn
         When ``Cost_l`` is 0 (savings undefined, e.g. one class only and its right decision free).
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
-                          sample_weight)
+                          sample_weight, pos_label=pos_label)
     return _savings(_total(_row_cost(y, d, c), w), _cost_base(y, c, w))
 
 
-@fill_doc
+@fill_doc(**_LABEL_DOCS)
 def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                       cost_matrix=None, sample_weight=None, normalize=False):
+                       cost_matrix=None, sample_weight=None, normalize=False, pos_label=1):
     """Expected cost (money) of probabilities s_i (csboost paper eq. 7).
 
     ``EC_i = y_i (s_i C_TP + (1-s_i) C_FN) + (1-y_i)(s_i C_FP + (1-s_i) C_TN)``;
@@ -257,6 +373,7 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
     %(Parameters, y_true, y_proba, costs, sample_weight)s
     normalize : bool, default=False
         Divide by the total weight (the AEC, money per row).
+    %(pos_label)s
 
     Returns
     -------
@@ -264,7 +381,7 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
         Total (or average) expected cost, in the costs' unit.
     """
     y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
-                          sample_weight)
+                          sample_weight, pos_label=pos_label)
     total = _total(_row_cost(y, s, c), w)
     if normalize:
         weight = y.shape[0] if w is None else float(w.sum())
@@ -274,12 +391,13 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
     return total
 
 
-@fill_doc
+@fill_doc(**_LABEL_DOCS)
 def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                           cost_matrix=None, sample_weight=None):
+                           cost_matrix=None, sample_weight=None, pos_label=1):
     """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / |Cost_l|`` (see :func:`savings_score`).
 
     %(Parameters, y_true, y_proba, costs, sample_weight)s
+    %(pos_label)s
 
     Returns
     -------
@@ -292,13 +410,13 @@ def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
         When ``Cost_l`` is 0 (savings undefined, e.g. one class only and its right decision free).
     """
     y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
-                          sample_weight)
+                          sample_weight, pos_label=pos_label)
     return _savings(_total(_row_cost(y, s, c), w), _cost_base(y, c, w))
 
 
-@fill_doc
+@fill_doc(**_LABEL_DOCS)
 def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                    sample_weight=None):
+                    sample_weight=None, pos_label=1):
     """Normalised cost (ECSDT paper eq. 3): Cost(f) / cost of misclassifying every row.
 
     The denominator is ``|sum_i y_i C_FN_i + (1-y_i) C_FP_i|``, the "theoretical
@@ -307,6 +425,7 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
     absolute value keeps lower = cheaper when benefits make that sum negative.
 
     %(Parameters, y_true, y_pred, costs, sample_weight)s
+    %(pos_label)s
 
     Returns
     -------
@@ -314,7 +433,7 @@ def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, 
         Cost(f) over the cost of misclassifying every row, in [0, 1] for non-negative costs.
     """
     y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
-                          sample_weight)
+                          sample_weight, pos_label=pos_label)
     worst = _total(row_cost(y, 1 - y, c), w)  # every row misclassified
     if worst == 0:
         raise ValueError("normalized cost is undefined: misclassifying every row costs 0")
@@ -369,12 +488,13 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
 # scikit-learn scorers with metadata-routed per-row costs
 # --------------------------------------------------------------------------------------
 
-def _routed_scorer(score_func, response_method):
+def _routed_scorer(score_func, response_method, pos_label):
     import sklearn
 
     from ._cost_scorer import cost_routing_scorer
     from .costs import COST_KEYWORDS
 
+    pos_label = _check_pos_label(pos_label)
     if not sklearn.get_config().get("enable_metadata_routing", False):
         # Without routing scikit-learn never hands a scorer the fold's costs: every fold would
         # fail inside the search, be caught by error_score and end as best_score_ = nan.
@@ -386,14 +506,14 @@ def _routed_scorer(score_func, response_method):
             "params={...} (cross_val_score)"
         )
     # make_scorer's scorer, plus the fold's costs handed to the response method when it requests them
-    scorer = cost_routing_scorer(score_func, response_method)
+    scorer = cost_routing_scorer(score_func, response_method, pos_label=pos_label)
     # The request lives on the scorer object; only setting it needs routing enabled.
     with sklearn.config_context(enable_metadata_routing=True):
         scorer = scorer.set_score_request(**{k: True for k in COST_KEYWORDS}, sample_weight=True)
     return scorer
 
 
-def make_savings_scorer():
+def make_savings_scorer(*, pos_label=1):
     """A scorer computing :func:`savings_score` of ``predict`` with each fold's own costs.
 
     Needs ``sklearn.set_config(enable_metadata_routing=True)`` (a ``ValueError``
@@ -414,6 +534,15 @@ def make_savings_scorer():
     routes no metadata (``GridSearchCV``, ``BaggingClassifier``) cannot pass them on:
     a ``UserWarning`` names it.
 
+    ``pos_label`` is handed to :func:`savings_score` as ``make_scorer(savings_score,
+    pos_label=...)`` would: ``predict``'s labels are read with it.
+
+    Parameters
+    ----------
+    pos_label : int, float, bool or str, default=1
+        The positive class (the label whose miss costs ``C_FN``), e.g. ``"fraud"`` for an
+        estimator fitted on {"fraud", "ok"}; see :func:`savings_score`.
+
     Returns
     -------
     callable
@@ -426,14 +555,23 @@ def make_savings_scorer():
     ValueError
         When metadata routing is off.
     """
-    return _routed_scorer(savings_score, "predict")
+    return _routed_scorer(savings_score, "predict", pos_label)
 
 
-def make_expected_savings_scorer():
-    """A scorer computing :func:`expected_savings_score` of ``predict_proba[:, 1]``.
+def make_expected_savings_scorer(*, pos_label=1):
+    """A scorer computing :func:`expected_savings_score` of the ``predict_proba`` column of ``pos_label``.
 
     Routing and costs as in :func:`make_savings_scorer` (costs reach ``predict_proba``
-    only if the estimator requests them there).
+    only if the estimator requests them there). The column scored is the one
+    ``estimator.classes_`` gives ``pos_label`` (as scikit-learn's scorers do), not
+    column 1 blindly: with ``classes_ = ["fraud", "ok"]`` and ``pos_label="fraud"`` it is
+    column 0; a ``pos_label`` not in ``classes_`` is a ``ValueError`` naming it.
+
+    Parameters
+    ----------
+    pos_label : int, float, bool or str, default=1
+        The positive class (the label whose miss costs ``C_FN``); see
+        :func:`expected_savings_score`.
 
     Returns
     -------
@@ -445,4 +583,4 @@ def make_expected_savings_scorer():
     ValueError
         When metadata routing is off.
     """
-    return _routed_scorer(expected_savings_score, "predict_proba")
+    return _routed_scorer(expected_savings_score, "predict_proba", pos_label)

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._cost_scorer import pos_label_score
 from ._docstrings import fill_doc
 from .decision_costs import bayes_thresholds, misclassification_costs, row_cost, trivial_policy_costs
-from .metrics import _costs_kw, _prepare
+from .metrics import _LABEL_DOCS, _BinaryLabels, _costs_kw, _prepare
 
 __all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay"]
 
+_Y_DOC = "y : array-like of shape (n_samples,)\n    Binary labels, with ``pos_label`` the positive class."
 _Y_LABELS = {"net_money": "net money saved vs no alerts", "money_caught": "money caught",
              "savings": "savings vs cheaper trivial policy", "cost": "total cost"}
 
@@ -44,13 +46,12 @@ def _choice(value, name, options):
     return value
 
 
-def _score_of(estimator, X):
-    """P(y=1) from predict_proba, else decision_function (any monotone score ranks the rows)."""
-    if hasattr(estimator, "predict_proba"):
-        p = np.asarray(estimator.predict_proba(X))
-        return p[:, 1] if p.ndim == 2 else p
-    if hasattr(estimator, "decision_function"):
-        return np.asarray(estimator.decision_function(X))
+def _score_of(estimator, X, pos_label):
+    """P(y=pos_label) from predict_proba, else decision_function (any monotone score ranks the rows),
+    the column / sign of ``pos_label`` read from ``estimator.classes_``."""
+    for method in ("predict_proba", "decision_function"):
+        if hasattr(estimator, method):
+            return pos_label_score(estimator, getattr(estimator, method)(X), pos_label, method)
     raise TypeError(f"{type(estimator).__name__} has neither predict_proba nor decision_function")
 
 
@@ -163,18 +164,18 @@ class MoneyCurveDisplay:
         return self
 
     @classmethod
-    @fill_doc
+    @fill_doc(**_LABEL_DOCS)
     def from_predictions(cls, y_true, y_score, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, rules=None, X=None, x_axis="alert_rate",
-                         y_axis="net_money", ax=None, name=None):
+                         y_axis="net_money", ax=None, name=None, pos_label=1):
         """Curve of a score on labelled rows.
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            0/1 labels.
-        y_score : array-like of shape (n_samples,)
-            Higher = flag first; rows with one score are flagged together.
+        %(y_true)s
+        y_score : array-like of shape (n_samples,) or (n_samples, 2)
+            Higher = flag first (a score of ``pos_label``); rows with one score are flagged
+            together. A two-column ``predict_proba`` output gives its ``pos_label`` column.
         %(costs, sample_weight)s
         rules : RuleSet, optional
             Rule set drawn as the points of rules 1..i.
@@ -187,13 +188,14 @@ class MoneyCurveDisplay:
         %(ax)s
         name : str, optional
             Legend name of the score.
+        %(pos_label)s
 
         Returns
         -------
         MoneyCurveDisplay
         """
         yt, s, c, w = _prepare(y_true, y_score, "y_score", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost,
-                                                                      cost_matrix), sample_weight)
+                                                                      cost_matrix), sample_weight, pos_label=pos_label)
         w = _weights(w, len(yt))
         caught_row, alert_row = misclassification_costs(c)
         pos, neg = w * (yt == 1), w * (yt == 0)
@@ -221,22 +223,24 @@ class MoneyCurveDisplay:
         return disp.plot(ax)
 
     @classmethod
-    @fill_doc
-    def from_estimator(cls, estimator, X, y, *, rules=None, ax=None, name=None, **kwargs):
-        """:meth:`from_predictions` with the estimator's P(y=1) (or decision function) on X.
+    @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
+    def from_estimator(cls, estimator, X, y, *, rules=None, ax=None, name=None, pos_label=1, **kwargs):
+        """:meth:`from_predictions` with the estimator's P(y=pos_label) (or decision function) on X.
 
         Parameters
         ----------
         estimator : fitted classifier
-            Has ``predict_proba`` or ``decision_function``.
+            Has ``predict_proba`` or ``decision_function``; the column (or sign) of
+            ``pos_label`` is read from its ``classes_``.
         X : array-like or DataFrame of shape (n_samples, n_features)
             Rows (also given to ``rules``).
-        %(y01)s
+        %(y_labels)s
         rules : RuleSet, optional
             Rule set drawn on the same axes.
         %(ax)s
         name : str, optional
             Legend name (default: the estimator's class name).
+        %(pos_label)s
         **kwargs
             Costs, ``sample_weight``, ``x_axis``, ``y_axis`` as in :meth:`from_predictions`.
 
@@ -244,8 +248,8 @@ class MoneyCurveDisplay:
         -------
         MoneyCurveDisplay
         """
-        return cls.from_predictions(y, _score_of(estimator, X), rules=rules, X=X, ax=ax,
-                                    name=name or type(estimator).__name__, **kwargs)
+        return cls.from_predictions(y, _score_of(estimator, X, pos_label), rules=rules, X=X, ax=ax,
+                                    name=name or type(estimator).__name__, pos_label=pos_label, **kwargs)
 
 
 # ------------------------------------------------------------------------------------------- (b)
@@ -311,21 +315,22 @@ class RuleWaterfallDisplay:
         return self
 
     @classmethod
-    @fill_doc
+    @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
     def from_estimator(cls, rules, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       sample_weight=None, ax=None):
+                       sample_weight=None, ax=None, pos_label=1):
         """Waterfall of a rule set on (X, y) (a holdout set) with per-row costs.
 
         Parameters
         ----------
         rules : RuleSet
             The rule set.
-        %(X, y01, costs, sample_weight, ax)s
+        %(X, y_labels, costs, sample_weight, ax, pos_label)s
 
         Returns
         -------
         RuleWaterfallDisplay
         """
+        y = _BinaryLabels(y, None, pos_label).y01  # the rule set counts y == 1 as caught: pos_label is that 1
         table = rules.evaluate(X, y, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                cost_matrix=cost_matrix, sample_weight=sample_weight, per_rule=True)
         return cls(table).plot(ax)
@@ -560,19 +565,15 @@ class ThresholdScalingDisplay:
         return np.where(np.isfinite(t) & (t < 1), out, t)  # t* >= 1 or infinite: never flag at any k
 
     @classmethod
-    @fill_doc
+    @fill_doc(**_LABEL_DOCS)
     def from_predictions(cls, y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, threshold="bayes", scale=None, y_axis="savings",
-                         ax=None, name=None):
+                         ax=None, name=None, pos_label=1):
         """Curve of probabilities on labelled rows.
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            0/1 labels.
-        y_proba : array-like of shape (n_samples,)
-            P(y=1) per row.
-        %(costs, sample_weight)s
+        %(y_true, y_proba, costs, sample_weight)s
         threshold : {"bayes", "constant"}, default="bayes"
             Scale the Bayes thresholds, or use one constant threshold.
         scale : array-like, optional
@@ -583,13 +584,14 @@ class ThresholdScalingDisplay:
         %(ax)s
         name : str, optional
             Legend name.
+        %(pos_label)s
 
         Returns
         -------
         ThresholdScalingDisplay
         """
         yt, p, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost,
-                                                                      cost_matrix), sample_weight)
+                                                                      cost_matrix), sample_weight, pos_label=pos_label)
         w = _weights(w, len(yt))
         _choice(threshold, "threshold", ("bayes", "constant"))
         if scale is None:
@@ -605,17 +607,18 @@ class ThresholdScalingDisplay:
         return disp.plot(ax)
 
     @classmethod
-    @fill_doc
-    def from_estimator(cls, estimator, X, y, *, ax=None, name=None, **kwargs):
-        """:meth:`from_predictions` with ``estimator.predict_proba(X)[:, 1]``.
+    @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
+    def from_estimator(cls, estimator, X, y, *, ax=None, name=None, pos_label=1, **kwargs):
+        """:meth:`from_predictions` with the ``predict_proba(X)`` column of ``pos_label`` in ``estimator.classes_``.
 
         Parameters
         ----------
         estimator : fitted classifier
             Has ``predict_proba``.
-        %(X, y01, ax)s
+        %(X, y_labels, ax)s
         name : str, optional
             Legend name (default: the estimator's class name).
+        %(pos_label)s
         **kwargs
             Costs, ``sample_weight``, ``threshold``, ``scale``, ``y_axis`` as in
             :meth:`from_predictions`.
@@ -627,5 +630,6 @@ class ThresholdScalingDisplay:
         if not hasattr(estimator, "predict_proba"):
             raise TypeError(f"{type(estimator).__name__} has no predict_proba: the Bayes thresholds need "
                             "probabilities (calibrate it, e.g. CalibratedClassifierCV)")
-        return cls.from_predictions(y, np.asarray(estimator.predict_proba(X))[:, 1], ax=ax,
-                                    name=name or type(estimator).__name__, **kwargs)
+        proba = pos_label_score(estimator, estimator.predict_proba(X), pos_label, "predict_proba")
+        return cls.from_predictions(y, proba, ax=ax, name=name or type(estimator).__name__, pos_label=pos_label,
+                                    **kwargs)

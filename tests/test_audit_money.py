@@ -264,18 +264,23 @@ def test_a_fold_of_positives_only_is_scored_as_positives(pos, neg):
     y_true = np.array([pos, pos, pos])
     y_pred = np.array([pos, pos, neg])
     # positives: TP, TP, FN at C_TP = 1, C_FN = 5 -> 7; all 0 -> 15, all 1 -> 3: savings (3 - 7) / 3
-    assert cost_loss(y_true, y_pred, fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 7.0
-    assert savings_score(y_true, y_pred, fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == pytest.approx(-4 / 3)
+    assert cost_loss(y_true, y_pred, fp_cost=1.0, fn_cost=5.0, tp_cost=1.0, pos_label=pos) == 7.0
+    assert savings_score(y_true, y_pred, fp_cost=1.0, fn_cost=5.0, tp_cost=1.0, pos_label=pos) == pytest.approx(-4 / 3)
 
 
 @pytest.mark.parametrize("label", ["yes", 2, -1])
 def test_a_single_label_that_is_not_0_or_1_is_not_guessed(label):
     from csboost_plugins.metrics import cost_loss, expected_cost_loss
     y_true = np.array([label] * 3)
-    with pytest.raises(ValueError, match=f"y_true holds only the label {label!r}"):
-        cost_loss(y_true, [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0)
-    with pytest.raises(ValueError, match=f"y_true holds only the label {label!r}"):
-        expected_cost_loss(y_true, [0.9, 0.9, 0.1], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0)
+    kw = dict(fp_cost=1.0, fn_cost=5.0, tp_cost=1.0)
+    if isinstance(label, str):  # a text label against the default pos_label=1: not silently a negative
+        with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
+            cost_loss(y_true, [1, 1, 0], **kw)
+        with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
+            expected_cost_loss(y_true, [0.9, 0.9, 0.1], **kw)
+    else:  # pos_label=1 says which class is positive: 2 (of {1, 2}) and -1 (of {-1, 1}) are negatives (FP, FP, TN)
+        assert cost_loss(y_true, [1, 1, 0], **kw) == 2.0
+    assert cost_loss(y_true, [1, 1, 0], pos_label=label, **kw) == 7.0  # named positive: TP, TP, FN
     # 0/1 single classes keep their meaning
     assert cost_loss(np.ones(3, int), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 7.0
     assert cost_loss(np.zeros(3), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 2.0

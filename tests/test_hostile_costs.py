@@ -86,11 +86,12 @@ def test_savings_accepts_predictions_in_y_trues_own_labels(credit, labels):
     tree = CostSensitiveDecisionTreeClassifier(max_depth=3).fit(X, yl, cost_matrix=C)
     pred = tree.predict(X)
     assert set(np.unique(pred)) <= set(labels)
-    decisions = (pred == lab[1]).astype(int)  # the larger label is the positive class
+    decisions = (pred == lab[1]).astype(int)  # the tree fits the larger label as the positive class
     want = savings_score(y, decisions, cost_matrix=C)
-    assert savings_score(yl, pred, cost_matrix=C) == pytest.approx(want)
-    assert cost_loss(yl, pred, cost_matrix=C) == pytest.approx(cost_loss(y, decisions, cost_matrix=C))
-    assert savings_score(yl, decisions, cost_matrix=C) == pytest.approx(want)  # 0/1 decisions still work
+    pos = dict(pos_label=lab[1])  # the metrics read the positive class from pos_label, as scikit-learn's
+    assert savings_score(yl, pred, cost_matrix=C, **pos) == pytest.approx(want)
+    assert cost_loss(yl, pred, cost_matrix=C, **pos) == pytest.approx(cost_loss(y, decisions, cost_matrix=C))
+    assert savings_score(yl, decisions, cost_matrix=C, **pos) == pytest.approx(want)  # 0/1 decisions still work
 
 
 def test_predictions_in_foreign_labels_are_an_error():
