@@ -90,9 +90,9 @@ def _warn_if_costs_stop_here(estimator, method, costs):
             return
 
 
-def _is_one(pos_label):
-    """``pos_label`` is the default positive label 1 (1.0 and True too, not "1")."""
-    return not isinstance(pos_label, (str, bytes)) and pos_label == 1
+def _is_default(pos_label):
+    """``pos_label`` None (the last class, scikit-learn's default) or 1 (1.0 and True too, not "1")."""
+    return pos_label is None or (not isinstance(pos_label, (str, bytes)) and pos_label == 1)
 
 
 def pos_label_score(estimator, output, pos_label, method):
@@ -101,7 +101,7 @@ def pos_label_score(estimator, output, pos_label, method):
     As scikit-learn's scorers: an (n, 2) ``predict_proba`` gives the column of
     ``pos_label`` in ``classes_`` (not column 1 blindly); a ``decision_function`` is
     negated when ``pos_label`` is ``classes_[0]``. An estimator without ``classes_``
-    keeps column 1 / the sign as is for ``pos_label=1`` (its 0/1 convention) and is a
+    keeps column 1 / the sign as is for ``pos_label`` None or 1 (its 0/1 convention) and is a
     ``ValueError`` otherwise.
 
     Parameters
@@ -110,8 +110,8 @@ def pos_label_score(estimator, output, pos_label, method):
         A fitted binary classifier.
     output : array-like of shape (n_samples, 2) or (n_samples,)
         Its ``predict_proba`` or ``decision_function`` output.
-    pos_label : int, float, bool or str
-        The positive class.
+    pos_label : int, float, bool, str or None
+        The positive class; None: ``classes_[-1]``, as scikit-learn's scorers.
     method : {"predict_proba", "decision_function"}
         The method that gave ``output``.
 
@@ -132,11 +132,13 @@ def pos_label_score(estimator, output, pos_label, method):
                          "(n, 2) output is needed")
     classes = getattr(estimator, "classes_", None)
     if classes is None:
-        if not _is_one(pos_label):
+        if not _is_default(pos_label):
             raise ValueError(f"pos_label={pos_label} needs the estimator's classes_ to find its column: "
                              f"{type(estimator).__name__} has none")
         return out[:, 1] if out.ndim == 2 else out
     labels = np.asarray(classes).tolist()
+    if pos_label is None and len(labels) == 2:  # scikit-learn's default: the last class
+        pos_label = labels[-1]
     hits = [i for i, label in enumerate(labels) if label == pos_label]  # Python ==: "1" != 1 == 1.0 == True
     if len(hits) != 1 or len(labels) != 2:
         raise ValueError(f"pos_label={pos_label} is not a valid label: It should be one of {labels} "
@@ -168,13 +170,14 @@ class CostRoutingScorer(_Scorer):
         return self._sign * self._score_func(y_true, y_pred, **{**self._kwargs, **kwargs})
 
 
-def cost_routing_scorer(score_func, response_method, pos_label=1):
+def cost_routing_scorer(score_func, response_method, pos_label=None):
     """A :class:`CostRoutingScorer` of ``score_func`` (greater is better), as ``make_scorer`` would build it.
 
-    ``pos_label`` other than the default 1 becomes a scorer keyword, as in
+    ``pos_label`` other than the default None becomes a scorer keyword, as in
     ``make_scorer(score_func, response_method=..., pos_label=...)``: scikit-learn then
     reads the ``predict_proba`` column of ``pos_label`` from ``estimator.classes_`` and
-    ``score_func`` receives it (the default keeps ``make_scorer(score_func)``'s repr).
+    ``score_func`` receives it (None keeps ``make_scorer(score_func)``'s repr: the last of
+    ``classes_`` is scored, and ``score_func``'s own default rule reads the labels).
 
     Parameters
     ----------
@@ -182,12 +185,12 @@ def cost_routing_scorer(score_func, response_method, pos_label=1):
         ``score_func(y_true, y_pred, **costs_and_weights)``.
     response_method : {"predict", "predict_proba"}
         The estimator's method whose output is scored.
-    pos_label : int, float, bool or str, default=1
+    pos_label : int, float, bool, str or None, default=None
         The positive class; ``score_func`` must take a ``pos_label`` keyword.
 
     Returns
     -------
     CostRoutingScorer
     """
-    kwargs = {} if _is_one(pos_label) else {"pos_label": pos_label}
+    kwargs = {} if pos_label is None else {"pos_label": pos_label}
     return CostRoutingScorer(score_func, 1, kwargs, response_method)

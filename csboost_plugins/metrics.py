@@ -6,8 +6,9 @@ All metrics take per-row costs through the library's one convention
 each row's cost. They are vectorised and exact in float64.
 
 Notation for row i with label y_i, decision c_i in {0, 1}, score s_i = P(y=1|x_i), where
-y_i = 1 means the row's label is ``pos_label`` (default 1; any other binary labels, e.g.
-{"fraud", "ok"}, must name it, as in scikit-learn's ``precision_score``):
+y_i = 1 means the row's label is ``pos_label`` (by default 1 for labels {0, 1}, {-1, 1} or
+booleans; any other binary labels, e.g. {"fraud", "ok"} or {1, 2}, must name it, as
+scikit-learn's ``roc_curve`` asks):
 
 * cost (CSDT paper eq. 2):
   ``Cost_i = y_i (c_i C_TP + (1-c_i) C_FN) + (1-y_i)(c_i C_FP + (1-c_i) C_TN)``
@@ -54,15 +55,16 @@ _LABEL_DOCS = {
     "y_proba": "y_proba : array-like of shape (n_samples,) or (n_samples, 2)\n"
                "    Scores s_i = P(y = pos_label | x_i) in [0, 1], or a ``predict_proba`` output whose columns\n"
                "    follow the sorted labels (scikit-learn's ``classes_``): the ``pos_label`` column is read.",
-    "pos_label": "pos_label : int, float, bool or str, default=1\n"
+    "pos_label": "pos_label : int, float, bool, str or None, default=None\n"
                  "    The positive class: the label whose miss costs ``C_FN`` and whose right decision costs\n"
-                 "    ``C_TP``, as scikit-learn's ``precision_score``. Labels {0, 1} or booleans need nothing;\n"
-                 "    other labels need ``pos_label`` among them (``pos_label=\"fraud\"`` for {\"fraud\", \"ok\"}),\n"
-                 "    else a ``ValueError`` names it.",
+                 "    ``C_TP``. None (scikit-learn's ``roc_curve`` rule): 1 when the labels are {0, 1}, {-1, 1}\n"
+                 "    or booleans, else a ``ValueError`` asks for it; other labels need ``pos_label`` among them\n"
+                 "    (``pos_label=\"fraud\"`` for {\"fraud\", \"ok\"}). No label is guessed positive from its sort\n"
+                 "    order, since the estimators' ``classes_[1]`` need not be the class the costs call positive.",
 }
 
 
-def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, pos_label=1):
+def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, pos_label=None):
     # rows are matched by position: pandas arguments must share one index (else one row gets another's money)
     check_same_index([("y_true", y_true), (name, y_other), ("sample_weight", sample_weight), *costs_kw.items()])
     if hasattr(y_other, "to_numpy"):
@@ -144,6 +146,14 @@ def _numeric(p):
     return None
 
 
+def _default_pos_label(labels):
+    """``pos_label=None``: 1 for labels among {0, 1} or {-1, 1} (booleans too), else a ValueError (``roc_curve``'s rule)."""
+    if not any(_is_text(v) for v in labels) and (all(v in (0, 1) for v in labels) or all(v in (-1, 1) for v in labels)):
+        return 1
+    raise ValueError(f"y_true holds the labels {labels}: pass pos_label= the positive class (the label whose miss "
+                     "costs C_FN), as scikit-learn's roc_curve asks for labels other than {0, 1} or {-1, 1}")
+
+
 class _BinaryLabels:
     """y_true (and y_pred's labels) read with ``pos_label`` as the positive class, as scikit-learn's metrics.
 
@@ -162,7 +172,7 @@ class _BinaryLabels:
     """
 
     def __init__(self, y_true, y_pred, pos_label):
-        self.pos_label = pos_label = _check_pos_label(pos_label)
+        self.pos_label = None if pos_label is None else _check_pos_label(pos_label)
         yi, classes = check_binary_labels(y_true, name="y_true", require_both=False, return_classes=True)
         two = yi.min() != yi.max()
         if two:
@@ -173,6 +183,9 @@ class _BinaryLabels:
         if len(self.labels) > 2:
             raise ValueError(f"y_true and y_pred hold more than two labels {self.labels[:5]}: y_pred must be 0/1 "
                              "decisions or labels of y_true")
+        if self.pos_label is None:
+            self.pos_label = _default_pos_label(self.labels)
+        pos_label = self.pos_label
         self._pos = _index_of(self.labels, pos_label)
         if self._pos is None:
             self._check_absent_pos_label()
@@ -192,7 +205,8 @@ class _BinaryLabels:
         text_truth = any(_is_text(v) for v in true_labels)
         num = _numeric(p)
         if num is not None:
-            allowed = np.array([v for v in [*true_labels, self.pos_label] if not _is_text(v)], dtype=np.float64)
+            allowed = np.array([v for v in [*true_labels, self.pos_label] if v is not None and not _is_text(v)],
+                               dtype=np.float64)
             # labels: all among y_true's (and pos_label), or whole numbers that are not 0/1 decisions
             labels = np.isin(num, allowed).all() or \
                 (np.all(num == np.round(num)) and not np.isin(num, [0, 1]).all())
@@ -258,7 +272,7 @@ def _total(v, w):
 
 @fill_doc(**_LABEL_DOCS)
 def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-              pos_label=1):
+              pos_label=None):
     """Per-row cost (money) of the 0/1 decisions ``y_pred``.
 
     ``Cost_i = y_i (c_i C_TP + (1-c_i) C_FN) + (1-y_i)(c_i C_FP + (1-c_i) C_TN)`` (CSDT paper eq. 2).
@@ -278,7 +292,7 @@ def row_costs(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cos
 
 @fill_doc(**_LABEL_DOCS)
 def expected_row_costs(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       pos_label=1):
+                       pos_label=None):
     """Per-row expected cost (money) of the probabilities ``y_proba``.
 
     ``EC_i``: ``Cost_i`` with the decision ``c_i`` replaced by the score ``s_i`` (csboost paper eq. 7).
@@ -308,7 +322,7 @@ def _check_proba(s):
 
 @fill_doc(**_LABEL_DOCS)
 def cost_loss(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-              sample_weight=None, pos_label=1):
+              sample_weight=None, pos_label=None):
     """Total cost (money) of 0/1 decisions: ``sum_i w_i Cost_i`` (CSDT paper eq. 2).
 
     %(Parameters, y_true, y_pred, costs, sample_weight)s
@@ -334,7 +348,7 @@ _savings = savings_from_costs
 
 @fill_doc(**_LABEL_DOCS)
 def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                  sample_weight=None, pos_label=1):
+                  sample_weight=None, pos_label=None):
     """Savings (ECSDT paper eq. 5): ``(Cost_l - Cost(f)) / |Cost_l|``, unitless.
 
     ``Cost_l = min(Cost(f_0), Cost(f_1))`` is the cost of the cheaper trivial
@@ -363,7 +377,7 @@ def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn
 
 @fill_doc(**_LABEL_DOCS)
 def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                       cost_matrix=None, sample_weight=None, normalize=False, pos_label=1):
+                       cost_matrix=None, sample_weight=None, normalize=False, pos_label=None):
     """Expected cost (money) of probabilities s_i (csboost paper eq. 7).
 
     ``EC_i = y_i (s_i C_TP + (1-s_i) C_FN) + (1-y_i)(s_i C_FP + (1-s_i) C_TN)``;
@@ -393,7 +407,7 @@ def expected_cost_loss(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0
 
 @fill_doc(**_LABEL_DOCS)
 def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                           cost_matrix=None, sample_weight=None, pos_label=1):
+                           cost_matrix=None, sample_weight=None, pos_label=None):
     """Expected savings (csboost paper eq. 8): ``(Cost_l - E[Cost]) / |Cost_l|`` (see :func:`savings_score`).
 
     %(Parameters, y_true, y_proba, costs, sample_weight)s
@@ -416,7 +430,7 @@ def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
 
 @fill_doc(**_LABEL_DOCS)
 def normalized_cost(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                    sample_weight=None, pos_label=1):
+                    sample_weight=None, pos_label=None):
     """Normalised cost (ECSDT paper eq. 3): Cost(f) / cost of misclassifying every row.
 
     The denominator is ``|sum_i y_i C_FN_i + (1-y_i) C_FP_i|``, the "theoretical
@@ -494,7 +508,7 @@ def _routed_scorer(score_func, response_method, pos_label):
     from ._cost_scorer import cost_routing_scorer
     from .costs import COST_KEYWORDS
 
-    pos_label = _check_pos_label(pos_label)
+    pos_label = None if pos_label is None else _check_pos_label(pos_label)
     if not sklearn.get_config().get("enable_metadata_routing", False):
         # Without routing scikit-learn never hands a scorer the fold's costs: every fold would
         # fail inside the search, be caught by error_score and end as best_score_ = nan.
@@ -513,7 +527,7 @@ def _routed_scorer(score_func, response_method, pos_label):
     return scorer
 
 
-def make_savings_scorer(*, pos_label=1):
+def make_savings_scorer(*, pos_label=None):
     """A scorer computing :func:`savings_score` of ``predict`` with each fold's own costs.
 
     Needs ``sklearn.set_config(enable_metadata_routing=True)`` (a ``ValueError``
@@ -539,9 +553,10 @@ def make_savings_scorer(*, pos_label=1):
 
     Parameters
     ----------
-    pos_label : int, float, bool or str, default=1
+    pos_label : int, float, bool, str or None, default=None
         The positive class (the label whose miss costs ``C_FN``), e.g. ``"fraud"`` for an
-        estimator fitted on {"fraud", "ok"}; see :func:`savings_score`.
+        estimator fitted on {"fraud", "ok"}; None: 1 for labels {0, 1} / {-1, 1} (see
+        :func:`savings_score`).
 
     Returns
     -------
@@ -558,7 +573,7 @@ def make_savings_scorer(*, pos_label=1):
     return _routed_scorer(savings_score, "predict", pos_label)
 
 
-def make_expected_savings_scorer(*, pos_label=1):
+def make_expected_savings_scorer(*, pos_label=None):
     """A scorer computing :func:`expected_savings_score` of the ``predict_proba`` column of ``pos_label``.
 
     Routing and costs as in :func:`make_savings_scorer` (costs reach ``predict_proba``
@@ -569,9 +584,10 @@ def make_expected_savings_scorer(*, pos_label=1):
 
     Parameters
     ----------
-    pos_label : int, float, bool or str, default=1
-        The positive class (the label whose miss costs ``C_FN``); see
-        :func:`expected_savings_score`.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class (the label whose miss costs ``C_FN``); None: the last of
+        ``classes_`` is scored, and labels other than {0, 1} / {-1, 1} must name it (see
+        :func:`expected_savings_score`).
 
     Returns
     -------

@@ -167,7 +167,7 @@ class MoneyCurveDisplay:
     @fill_doc(**_LABEL_DOCS)
     def from_predictions(cls, y_true, y_score, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, rules=None, X=None, x_axis="alert_rate",
-                         y_axis="net_money", ax=None, name=None, pos_label=1):
+                         y_axis="net_money", ax=None, name=None, pos_label=None):
         """Curve of a score on labelled rows.
 
         Parameters
@@ -224,7 +224,7 @@ class MoneyCurveDisplay:
 
     @classmethod
     @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
-    def from_estimator(cls, estimator, X, y, *, rules=None, ax=None, name=None, pos_label=1, **kwargs):
+    def from_estimator(cls, estimator, X, y, *, rules=None, ax=None, name=None, pos_label=None, **kwargs):
         """:meth:`from_predictions` with the estimator's P(y=pos_label) (or decision function) on X.
 
         Parameters
@@ -317,7 +317,7 @@ class RuleWaterfallDisplay:
     @classmethod
     @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
     def from_estimator(cls, rules, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       sample_weight=None, ax=None, pos_label=1):
+                       sample_weight=None, ax=None, pos_label=None):
         """Waterfall of a rule set on (X, y) (a holdout set) with per-row costs.
 
         Parameters
@@ -568,7 +568,7 @@ class ThresholdScalingDisplay:
     @fill_doc(**_LABEL_DOCS)
     def from_predictions(cls, y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, threshold="bayes", scale=None, y_axis="savings",
-                         ax=None, name=None, pos_label=1):
+                         ax=None, name=None, pos_label=None):
         """Curve of probabilities on labelled rows.
 
         Parameters
@@ -608,7 +608,7 @@ class ThresholdScalingDisplay:
 
     @classmethod
     @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
-    def from_estimator(cls, estimator, X, y, *, ax=None, name=None, pos_label=1, **kwargs):
+    def from_estimator(cls, estimator, X, y, *, ax=None, name=None, pos_label=None, **kwargs):
         """:meth:`from_predictions` with the ``predict_proba(X)`` column of ``pos_label`` in ``estimator.classes_``.
 
         Parameters

@@ -273,14 +273,17 @@ def test_a_single_label_that_is_not_0_or_1_is_not_guessed(label):
     from csboost_plugins.metrics import cost_loss, expected_cost_loss
     y_true = np.array([label] * 3)
     kw = dict(fp_cost=1.0, fn_cost=5.0, tp_cost=1.0)
-    if isinstance(label, str):  # a text label against the default pos_label=1: not silently a negative
-        with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
-            cost_loss(y_true, [1, 1, 0], **kw)
-        with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
-            expected_cost_loss(y_true, [0.9, 0.9, 0.1], **kw)
-    else:  # pos_label=1 says which class is positive: 2 (of {1, 2}) and -1 (of {-1, 1}) are negatives (FP, FP, TN)
+    if label == -1:  # -1 of {-1, 1}: the default pos_label (None -> 1) makes it a negative (FP, FP, TN)
         assert cost_loss(y_true, [1, 1, 0], **kw) == 2.0
+    else:  # "yes" or 2 could be either class: never guessed (scikit-learn's roc_curve rule)
+        with pytest.raises(ValueError, match=r"holds the labels .*: pass pos_label="):
+            cost_loss(y_true, [1, 1, 0], **kw)
+        with pytest.raises(ValueError, match=r"holds the labels .*: pass pos_label="):
+            expected_cost_loss(y_true, [0.9, 0.9, 0.1], **kw)
     assert cost_loss(y_true, [1, 1, 0], pos_label=label, **kw) == 7.0  # named positive: TP, TP, FN
+    if label != -1:  # named, of pos_label's kind, and not it: a negative
+        other = "no" if isinstance(label, str) else 1
+        assert cost_loss(y_true, [1, 1, 0], pos_label=other, **kw) == 2.0
     # 0/1 single classes keep their meaning
     assert cost_loss(np.ones(3, int), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 7.0
     assert cost_loss(np.zeros(3), [1, 1, 0], fp_cost=1.0, fn_cost=5.0, tp_cost=1.0) == 2.0

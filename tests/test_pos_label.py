@@ -119,15 +119,15 @@ def test_string_labels_without_pos_label_are_refused_naming_it():
                  lambda: expected_savings_score(Y, P_FRAUD, **KW), lambda: normalized_cost(Y, PRED, **KW),
                  lambda: expected_cost_loss(Y, P_FRAUD, **KW), lambda: row_costs(Y, PRED, **KW),
                  lambda: expected_row_costs(Y, P_FRAUD, **KW)):
-        with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label. It should be one of "
+        with pytest.raises(ValueError, match=r"holds the labels "
                                              r"\['fraud', 'ok'\]"):
             call()
     with pytest.raises(ValueError, match=r"pos_label=fraud  is not a valid label.*\['fraud', 'ok'\]"):
         savings_score(Y, PRED, pos_label="fraud ", **KW)
     with pytest.raises(ValueError, match=r"pos_label=2 is not a valid label.*\[0, 1\]"):
         cost_loss([0, 1, 1], [0, 1, 0], fp_cost=1.0, fn_cost=1.0, pos_label=2)
-    # a fold holding one text label is not silently a negative under the default pos_label=1
-    with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label.*\['ok'\]"):
+    # a fold holding one text label is not silently a negative under the default pos_label=None
+    with pytest.raises(ValueError, match=r"holds the labels .*\['ok'\]"):
         expected_cost_loss(["ok", "ok"], [0.2, 0.1], fp_cost=1.0, fn_cost=5.0)
     # ... but with pos_label named it is: all negatives, the column of "fraud" is 0 in sorted order
     assert expected_cost_loss(["ok", "ok"], [[0.2, 0.8], [0.1, 0.9]], fp_cost=1.0, fn_cost=5.0,
@@ -147,9 +147,13 @@ def test_more_than_two_labels_and_bad_pos_label_types_are_refused():
     # text in an object column is a label, never parsed as a 0/1 decision
     with pytest.raises(ValueError, match="neither y_true's classes"):
         cost_loss(Y, np.array(["1", "0", "1", "0", "1", "0"], dtype=object), pos_label="fraud", **KW)
-    for bad in (["fraud"], None, float("nan")):
+    for bad in (["fraud"], float("nan")):
         with pytest.raises(TypeError, match="pos_label must be one label"):
             cost_loss(Y, PRED, pos_label=bad, **KW)
+    # None (the default) reads 1 of {0, 1} / {-1, 1} and asks for any other labels, {1, 2} included
+    with pytest.raises(ValueError, match=r"holds the labels \[1, 2\]: pass pos_label="):
+        cost_loss([1, 2, 2], [1, 2, 1], fp_cost=1.0, fn_cost=5.0, pos_label=None)
+    assert cost_loss([1, 2, 2], [1, 2, 1], fp_cost=1.0, fn_cost=5.0, pos_label=2) == 5.0  # TN, TP, FN
 
 
 # ------------------------------------------------------------------ a bundled real data set
@@ -179,7 +183,7 @@ def test_real_data_metrics_with_string_labels_equal_the_formula_on_0_1(credit):
     assert expected_cost_loss(lab, proba, **kw) == pytest.approx(cost_by_formula(y, p_def, c).sum(), rel=1e-12)
     # the old silent answer ("repaid" positive, P(repaid)) is a different number
     assert abs(expected_savings_score(1 - y, proba[:, 1], cost_matrix=c) - want) > 0.05
-    with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label.*\['default', 'repaid'\]"):
+    with pytest.raises(ValueError, match=r"holds the labels .*\['default', 'repaid'\]"):
         savings_score(lab, pred, cost_matrix=c)
 
 
@@ -217,7 +221,7 @@ def test_expected_savings_scorer_reads_the_pos_label_column_of_string_classes(cr
     blind = [savings_by_formula(y[te], make().fit(X[tr], lab[tr]).predict_proba(X[te])[:, 1], c[te])
              for tr, te in CV.split(X)]
     assert np.all(np.abs(np.array(blind) - want) > 0.02), (blind, want)
-    with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label"):
+    with pytest.raises(ValueError, match=r"holds the labels .*: pass pos_label="):
         cross_val_score(make(), X, lab, cv=CV, scoring=make_expected_savings_scorer(), params={"cost_matrix": c},
                         error_score="raise")
     with pytest.raises(ValueError, match=r"pos_label=fraud is not a valid label"):
@@ -246,7 +250,7 @@ def test_scorers_on_csdt_estimators_with_string_classes(credit, routing):
                           scoring=make_savings_scorer(pos_label="default"), params={"cost_matrix": c})
     want = _by_hand(bmr, X, y, lab, c, "default", proba=False, predict_costs=True)
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label.*\['current', 'default'\]"):
+    with pytest.raises(ValueError, match=r"holds the labels .*\['current', 'default'\]"):
         cross_val_score(bmr(), X, lab, cv=CV, scoring=make_savings_scorer(),
                         params={"cost_matrix": c}, error_score="raise")
 
@@ -273,7 +277,7 @@ def test_scorer_picks_the_pos_label_column_when_it_calls_predict_proba_with_cost
     got = cross_val_score(make(), X, lab, cv=CV, scoring=scorer, params={"cost_matrix": c})
     np.testing.assert_allclose(got, _by_hand(make, X, y, lab, c, "default", proba=True), rtol=1e-12)
     m = make().fit(X, lab)
-    with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label: It should be one of "
+    with pytest.raises(ValueError, match=r"holds the labels "
                                          r"\['default', 'repaid'\]"):
         make_expected_savings_scorer()(m, X, lab, cost_matrix=c)
 
@@ -282,6 +286,7 @@ def test_scorer_factories_keep_make_scorers_form(routing):
     from sklearn.metrics import make_scorer
     assert repr(make_savings_scorer(pos_label="fraud")) == repr(make_scorer(savings_score, pos_label="fraud"))
     assert repr(make_savings_scorer()) == repr(make_scorer(savings_score))
+    assert repr(make_savings_scorer(pos_label=1)) == repr(make_scorer(savings_score, pos_label=1))
     with pytest.raises(TypeError, match="pos_label must be one label"):
         make_expected_savings_scorer(pos_label=["fraud"])
 
@@ -327,9 +332,9 @@ def test_money_curve_and_threshold_plots_read_pos_label(plot_data):
         k1 = int(np.argmin(np.abs(got.scale - 1.0)))  # k = 1: Bayes minimum risk decisions
         d = (p_def > c[:, 0] / (c[:, 0] + c[:, 1])).astype(int)  # t* = C_FP / (C_FP + C_FN) here
         assert got.savings[k1] == pytest.approx(savings_by_formula(y, d, c), rel=1e-9)
-        with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label"):
+        with pytest.raises(ValueError, match=r"holds the labels .*: pass pos_label="):
             ThresholdScalingDisplay.from_estimator(lr, X, lab, cost_matrix=c)
-        with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label.*\['default', 'repaid'\]"):
+        with pytest.raises(ValueError, match=r"holds the labels .*\['default', 'repaid'\]"):
             MoneyCurveDisplay.from_predictions(lab, p_def, cost_matrix=c)
     finally:
         _close()
@@ -359,7 +364,7 @@ def test_rule_waterfall_reads_pos_label():
         # the old reading of the strings ("ok" sorts last: positive) draws other money
         old = rules.evaluate(Xte, lab, fn_cost=ate, fp_cost=10.0)
         assert abs(old["net_money"] - s["net_money"]) > 1000.0
-        with pytest.raises(ValueError, match=r"pos_label=1 is not a valid label.*\['fraud', 'ok'\]"):
+        with pytest.raises(ValueError, match=r"holds the labels .*\['fraud', 'ok'\]"):
             RuleWaterfallDisplay.from_estimator(rules, Xte, lab, fn_cost=ate, fp_cost=10.0)
     finally:
         _close()
