@@ -24,7 +24,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _aec, _decision_layer
 from ._docstrings import fill_doc
-from .costs import COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, one_cost_warning, row_index
+from .costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
+                    one_cost_warning, row_index)
 from .metrics import bayes_minimum_risk
 
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
@@ -144,15 +145,17 @@ def _json_params(params) -> dict:
     return out
 
 
-def check_margins(values, n, name):
+def check_margins(values, n, name, index=None):
     """User start margins (``init_score`` / ``base_margin``): finite float64 of shape (n,), or None.
 
     A margin is the log-odds eta the boosting starts from for that row (paper eq. 7's
-    score before any tree); ``ValueError`` naming ``name`` on a wrong shape or a
-    non-finite value (lightgbm and xgboost would train on NaN silently).
+    score before any tree); ``ValueError`` naming ``name`` on a wrong shape, a
+    non-finite value (lightgbm and xgboost would train on NaN silently) or a pandas
+    index other than ``index`` (X's: rows are matched by position, as the costs).
     """
     if values is None:
         return None
+    check_same_index([(name, values)], index, "X")
     if hasattr(values, "to_numpy"):  # pandas Series / one-column DataFrame
         values = values.to_numpy()
     try:
@@ -394,7 +397,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         d = _aec.regret_difference(y01, costs)
         self.cost_scale_ = _aec.cost_scale(d, w)  # this fit's money unit, also when continuing a model
         margin0 = _aec.start_margin(y01, w, kind=self._start_margin_kind(), d=d)
-        fit_start = self._check_start(start, X, evals)
+        sets = [eval_set] if isinstance(eval_set, tuple) else list(eval_set or [])  # as _check_evals read them
+        fit_start = self._check_start(start, X, evals, rows, [row_index(s[0]) for s in sets])
         if fit_start.booster is not None:  # its start margin is in the init model already: never added again
             self.start_margin_ = fit_start.booster_start
         elif fit_start.train is not None:
@@ -418,12 +422,13 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         """``(native booster copy, its start margin or None)`` of the model to continue (subclasses)."""
         raise TypeError(f"{type(self).__name__} cannot continue a model ({name}=)")
 
-    def _check_start(self, start, X, evals):
-        """The validated :class:`FitStart` of the native start keywords (see :meth:`_fit`)."""
+    def _check_start(self, start, X, evals, rows=None, eval_rows=None):
+        """The validated :class:`FitStart` of the native start keywords (see :meth:`_fit`); ``rows`` /
+        ``eval_rows``: the pandas indexes of X and of each eval set's X, or None."""
         if start is None:
             return FitStart()
         (t_name, t_val), (e_name, e_val), (m_name, m_val) = start["train"], start["evals"], start["model"]
-        train = check_margins(t_val, X.shape[0], t_name)
+        train = check_margins(t_val, X.shape[0], t_name, rows)
         eval_margins = [None] * len(evals)
         if e_val is not None:
             if not evals:
@@ -433,8 +438,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                                  f"got {type(e_val).__name__}")
             if len(e_val) != len(evals):
                 raise ValueError(f"{e_name} has {len(e_val)} entries but eval_set has {len(evals)} sets")
-            eval_margins = [check_margins(v, Xk.shape[0], f"{e_name}[{k}]")
-                            for k, (v, (Xk, *_)) in enumerate(zip(e_val, evals))]
+            eval_margins = [check_margins(v, Xk.shape[0], f"{e_name}[{k}]", idx)
+                            for k, (v, (Xk, *_), idx) in enumerate(zip(e_val, evals, eval_rows or [None] * len(evals)))]
         if self.decision == "auto" and (train is not None or any(m is not None for m in eval_margins)):
             raise ValueError(f"decision='auto' compares the AEC booster with a logloss booster fit from scratch, "
                              f"which has no use for AEC start margins ({t_name}= / {e_name}=): fit with "

@@ -24,6 +24,7 @@ from ._docstrings import fill_doc
 from ._params import store_init_args
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from ._xgb_native import AECObjective, MoneyMetrics
+from .costs import row_index
 
 __all__ = ["CSXGBClassifier"]
 
@@ -330,8 +331,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         bst = _native.cut_at_best_iteration(bst)
         bst.set_attr(best_iteration=None, best_score=None, **{META_KEY: None})
         # binary:logistic keeps base_score as a probability and starts from its logit
-        start = float(np.log(base[0]) - np.log1p(-base[0])) if objective == _native._DEPLOYED_OBJECTIVE else float(base[0])
-        return bst, start
+        b = float(base[0])
+        return bst, (float(np.log(b) - np.log1p(-b)) if objective == _native._DEPLOYED_OBJECTIVE else b)
 
     def _fit_booster(self, X, y, costs, w, evals, margin0):
         start = self._fit_start
@@ -369,8 +370,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         """The margin (start margin, or ``base_margin``, included) of the booster the decision thresholds,
         with xgboost's ``iteration_range`` / ``validate_features`` / ``base_margin``."""
         check_is_fitted(self, "booster_")
+        rows = row_index(X)
         X = self._validate_X(X, reset=False)
-        base_margin = check_margins(base_margin, X.shape[0], "base_margin")
+        base_margin = check_margins(base_margin, X.shape[0], "base_margin", rows)
         bst = _decision_layer.decision_booster(self)
         if base_margin is not None and bst is not self.booster_:
             raise ValueError("base_margin is a start margin of the AEC booster_, but this decision='auto' model "

@@ -281,6 +281,29 @@ def test_bad_start_keywords_raise_naming_the_argument(data, lib):
         _fit(lib, 2, train, **{m: narrow})
 
 
+@pytest.mark.parametrize("lib", ["xgb", "lgb"])
+def test_pandas_start_margins_are_matched_by_position_with_the_same_index(data, lib):
+    import pandas as pd
+
+    L = LIBS[lib]
+    (X, y, C), (Xv, yv, Cv) = data
+    frame = pd.DataFrame(X, index=np.arange(X.shape[0]) + 100)
+    frame_v = pd.DataFrame(Xv, index=np.arange(Xv.shape[0]) + 7)
+    m, m_v = np.linspace(-2, 1, X.shape[0]), np.linspace(1, -2, Xv.shape[0])
+    numpy_fit = _fit(lib, 3, (X, y, C), evals=[(Xv, yv, Cv)], **{L["init"]: m, L["evals"]: [m_v]})
+    series_fit = _fit(lib, 3, (frame, y, C), evals=[(frame_v, yv, Cv)],
+                      **{L["init"]: pd.Series(m, index=frame.index), L["evals"]: [pd.Series(m_v, index=frame_v.index)]})
+    np.testing.assert_array_equal(series_fit.predict_proba(Xv), numpy_fit.predict_proba(Xv))
+    shuffled = pd.Series(m, index=frame.index[::-1])
+    with pytest.raises(ValueError, match=f"{L['init']} is a pandas object whose index differs from X's"):
+        _fit(lib, 3, (frame, y, C), **{L["init"]: shuffled})
+    with pytest.raises(ValueError, match=rf"{L['evals']}\[0\] is a pandas object whose index differs"):
+        _fit(lib, 3, (frame, y, C), evals=[(frame_v, yv, Cv)], **{L["evals"]: [pd.Series(m_v)]})
+    if lib == "xgb":
+        with pytest.raises(ValueError, match="base_margin is a pandas object whose index differs from X's"):
+            numpy_fit.predict_proba(frame_v, base_margin=pd.Series(m_v))
+
+
 def test_xgb_bad_init_model_and_predict_base_margin(data):
     (X, y, C), (Xv, _, _) = data
     multi = xgb.XGBClassifier(n_estimators=2, n_jobs=1).fit(X, np.arange(X.shape[0]) % 3)
