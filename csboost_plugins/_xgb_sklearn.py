@@ -354,6 +354,10 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                             verbose_eval=getattr(self, "_fit_verbose", False), callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
+        except ValueError as exc:  # xgboost's feature-name check of the init model against X
+            if start.booster is None or "feature" not in str(exc):
+                raise
+            raise ValueError(f"xgb_model: its features are not X's: {exc}") from None
         # set by early_stopping_rounds or by an xgboost EarlyStopping in callbacks
         best = bst.attr("best_iteration")
         self.best_iteration_ = None if best is None else int(best)

@@ -12,6 +12,7 @@ import pickle
 
 import lightgbm as lgb
 import numpy as np
+import pandas as pd
 import pytest
 import xgboost as xgb
 from scipy.special import expit
@@ -283,8 +284,6 @@ def test_bad_start_keywords_raise_naming_the_argument(data, lib):
 
 @pytest.mark.parametrize("lib", ["xgb", "lgb"])
 def test_pandas_start_margins_are_matched_by_position_with_the_same_index(data, lib):
-    import pandas as pd
-
     L = LIBS[lib]
     (X, y, C), (Xv, yv, Cv) = data
     frame = pd.DataFrame(X, index=np.arange(X.shape[0]) + 100)
@@ -309,6 +308,9 @@ def test_xgb_bad_init_model_and_predict_base_margin(data):
     multi = xgb.XGBClassifier(n_estimators=2, n_jobs=1).fit(X, np.arange(X.shape[0]) % 3)
     with pytest.raises(ValueError, match="xgb_model: a booster with objective 'multi:softprob'"):
         _fit("xgb", 2, (X, y, C), xgb_model=multi)
+    named = _fit("xgb", 2, (pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])]), y, C))
+    with pytest.raises(ValueError, match="xgb_model: its features are not X's"):
+        _fit("xgb", 2, (X, y, C), xgb_model=named)
     est = _fit("xgb", 3, (X, y, C))
     for f in (est.predict, est.predict_proba):
         with pytest.raises(ValueError, match="base_margin has 3 values but X has 1000 rows"):
