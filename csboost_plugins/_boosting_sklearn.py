@@ -438,8 +438,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                                  f"got {type(e_val).__name__}")
             if len(e_val) != len(evals):
                 raise ValueError(f"{e_name} has {len(e_val)} entries but eval_set has {len(evals)} sets")
+            if eval_rows is None or len(eval_rows) != len(evals):  # eval_set was an iterator: no index to check
+                eval_rows = [None] * len(evals)
             eval_margins = [check_margins(v, Xk.shape[0], f"{e_name}[{k}]", idx)
-                            for k, (v, (Xk, *_), idx) in enumerate(zip(e_val, evals, eval_rows or [None] * len(evals)))]
+                            for k, (v, (Xk, *_), idx) in enumerate(zip(e_val, evals, eval_rows))]
         if self.decision == "auto" and (train is not None or any(m is not None for m in eval_margins)):
             raise ValueError(f"decision='auto' compares the AEC booster with a logloss booster fit from scratch, "
                              f"which has no use for AEC start margins ({t_name}= / {e_name}=): fit with "

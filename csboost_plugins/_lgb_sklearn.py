@@ -183,9 +183,10 @@ n_jobs, importance_type : optional
             as with lightgbm (whose ``predict`` takes no init score). Not with
             ``decision="auto"``.
         eval_init_score : list of (array-like of shape (n_k,) or None), optional
-            One start margin array per eval set (None: the set starts from the model's
-            start, ``start_margin_``), used by the money metrics and early stopping, as
-            ``LGBMClassifier.fit``.
+            One start margin array per eval set, as ``LGBMClassifier.fit``: the set's rows
+            start from it instead of the model's start ``start_margin_`` (row i's margin is
+            ``eval_init_score[k][i] + predict(X_k, raw_score=True)[i] - start_margin_``) in
+            the money metrics and early stopping; None: the set starts from ``start_margin_``.
         init_model : str, path-like, lightgbm.Booster, CSLGBMClassifier or LGBMClassifier, optional
             Continue training this model, as ``LGBMClassifier.fit``: its trees (up to its
             ``best_iteration``) are kept and ``n_estimators`` more are boosted from its raw
@@ -331,8 +332,9 @@ n_jobs, importance_type : optional
 
     def _margin(self, X):
         margin = np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
-        offset = self._fit_offset(X)  # during fit: the rows' init_score, which the model does not hold
-        return margin if offset is None else margin + offset
+        offset = self._fit_offset(X)  # during fit: the rows' own start (init_score / eval_init_score)
+        # it replaces the start the model holds (start_margin_: 0.0 with init_score, m0 with eval_init_score alone)
+        return margin if offset is None else margin - self.start_margin_ + offset
 
     # ------------------------------------------------ LGBMClassifier's predict keywords
     def _native_predict(self, X, kw):

@@ -274,9 +274,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             ``predict(X, base_margin=...)`` / ``predict_proba(X, base_margin=...)``; rows
             scored without it start from ``start_margin_``. Not with ``decision="auto"``.
         base_margin_eval_set : list of (array-like of shape (n_k,) or None), optional
-            One start margin array per eval set (None: that set starts from
-            ``start_margin_``), used by the money metrics and early stopping, as
-            ``XGBClassifier.fit``.
+            One start margin array per eval set, as ``XGBClassifier.fit``: it replaces
+            ``base_score`` for the set's rows in the money metrics and early stopping;
+            None: that set starts from ``start_margin_``.
         xgb_model : str, path-like, xgboost.Booster, CSXGBClassifier or XGBClassifier, optional
             Continue training this model, as ``XGBClassifier.fit``: its trees (up to its
             ``best_iteration``) are kept and ``n_estimators`` more are boosted from its

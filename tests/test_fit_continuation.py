@@ -220,19 +220,23 @@ def test_xgb_predict_with_base_margin_is_margin_plus_leaf_values(data):
 
 
 # ------------------------------------------------------------------ (4) money metrics from the right margins
+@pytest.mark.parametrize("train_margins", [True, False])
 @pytest.mark.parametrize("lib", ["xgb", "lgb"])
-def test_eval_set_start_margins_score_the_money_metrics(data, lib):
+def test_eval_set_start_margins_score_the_money_metrics(data, lib, train_margins):
     L = LIBS[lib]
     (X, y, C), (Xv, yv, Cv) = data
     rng = np.random.default_rng(3)
     m_tr, m_v = rng.normal(-1.0, 0.7, X.shape[0]), rng.normal(-1.0, 0.7, Xv.shape[0])
-    est = _fit(lib, 6, (X, y, C), evals=[(Xv, yv, Cv), (Xv, yv, Cv)], **{L["init"]: m_tr, L["evals"]: [None, m_v]})
+    kw = {L["init"]: m_tr} if train_margins else {}
+    est = _fit(lib, 6, (X, y, C), evals=[(Xv, yv, Cv), (Xv, yv, Cv)], **kw, **{L["evals"]: [None, m_v]})
     if lib == "xgb":  # host arithmetic: xgboost's own margin with the set's base_margin, then without
         with_m = est.booster_.predict(xgb.DMatrix(Xv, base_margin=m_v), output_margin=True).astype(np.float64)
         without = est.booster_.predict(xgb.DMatrix(Xv), output_margin=True).astype(np.float64)
-    else:  # lightgbm's raw score holds no start margin after init_score
+        np.testing.assert_allclose(with_m, m_v + _xgb_leaf_sum(est.booster_, Xv), rtol=0, atol=1e-5)
+    else:  # the set's init score replaces the start the model holds (0 after init_score, else baked m0)
         without = np.asarray(est.booster_.predict(Xv, raw_score=True))
-        with_m = m_v + without
+        assert est.start_margin_ == (0.0 if train_margins else pytest.approx(_fit(lib, 1, (X, y, C)).start_margin_))
+        with_m = m_v + without - est.start_margin_
     for k, margin in enumerate((without, with_m)):
         s = expit(margin)
         res = est.evals_result_[f"validation_{k}"]
@@ -379,7 +383,7 @@ def test_decision_layer_on_continued_models(data, lib):
 
 
 # ------------------------------------------------------------------ the money guard sees the start margins
-@pytest.mark.parametrize("where", ["training", "validation"])
+@pytest.mark.parametrize("where", ["training", "validation", "validation only"])
 @pytest.mark.parametrize("lib", ["xgb", "lgb"])
 def test_money_guard_scores_rows_from_their_start_margins(data, lib, where):
     # margins +6 flag every row, which costs more than flagging none here: the guard (savings < 0)
@@ -389,14 +393,27 @@ def test_money_guard_scores_rows_from_their_start_margins(data, lib, where):
     c_none, c_all = trivial_policy_costs(y, C)
     assert c_all > c_none
     up, down = np.full(X.shape[0], 6.0), np.full(X.shape[0], -6.0)
-    # validation: the eval set is the training array itself with other margins (flag none in training)
-    kw = {L["init"]: up} if where == "training" else {L["init"]: down, L["evals"]: [up]}
+    # validation: the eval set is the training array itself with other margins (flag none in training);
+    # "validation only": margins just above 0 for the eval set alone, which a start margin m0 < 0 added
+    # to them would turn into "flag none"
+    if where == "validation only":
+        up = np.full(X.shape[0], 0.3)
+    kw = {"training": {L["init"]: up}, "validation": {L["init"]: down, L["evals"]: [up]},
+          "validation only": {L["evals"]: [up]}}[where]
     with pytest.warns(MoneyLossWarning) as rec:
-        est = _fit(lib, 1, (X, y, C), evals=None if where == "training" else [(X, y, C)], **kw)
+        est = _fit(lib, 1, (X, y, C), evals=None if where == "training" else [(X, y, C)], learning_rate=0.01, **kw)
     if lib == "xgb":
         margin = est.predict(X, output_margin=True, base_margin=up)
     else:
-        margin = up + est.predict(X, raw_score=True)
+        margin = up + est.predict(X, raw_score=True) - est.start_margin_
     by_hand = savings_score(y, (expit(margin) > 0.5).astype(int), cost_matrix=C)
     assert by_hand < 0
-    assert f"lose money on the {where} set: savings {by_hand:.4f}" in str(rec[0].message)
+    assert f"lose money on the {where.split()[0]} set: savings {by_hand:.4f}" in str(rec[0].message)
+
+
+def test_xgb_base_margin_refused_when_the_logloss_booster_decides(data):
+    train, (Xv, yv, Cv) = data
+    auto = _fit("xgb", 5, train, evals=[(Xv, yv, Cv)], decision="auto")
+    auto.decision_ = "logloss+bmr"  # the rule validation savings may choose: the logloss booster decides
+    with pytest.raises(ValueError, match="base_margin is a start margin of the AEC booster_"):
+        auto.predict_proba(Xv, base_margin=np.zeros(Xv.shape[0]))
