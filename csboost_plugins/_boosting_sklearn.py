@@ -211,7 +211,11 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     Subclasses implement ``_fit_booster(X, y, costs, w, evals, margin0)`` where
     ``evals`` is a list of ``(X, y, costs, w)``, ``_margin(X)``, ``_save_booster`` /
     ``_load_booster`` and set ``_native_names`` (the native estimator's keywords,
-    passed on to the native library).
+    passed on to the native library). The native start keywords (xgboost's
+    ``base_margin`` / ``base_margin_eval_set`` / ``xgb_model``, lightgbm's
+    ``init_score`` / ``eval_init_score`` / ``init_model``) reach ``_fit_booster`` as
+    ``self._fit_start`` (a :class:`FitStart`), the model to continue through
+    ``_init_booster(model, keyword, X)``.
     """
 
     _native_names: tuple = ()
