@@ -59,6 +59,16 @@ DOCS = dict(
         "eval_sample_weight : list of (n_k,) or None, optional\n"
         "    Row weights of each eval set."
     ),
+    continued_training=(
+        "Continued training and start margins follow the host library. ``fit`` with the\n"
+        "model to continue (``xgb_model=`` / ``init_model=``: a path, a native booster, or\n"
+        "a fitted estimator of this class or the native one) keeps its trees and boosts\n"
+        "``n_estimators`` more from its margins: its start margin stays in it and is never\n"
+        "added again, so n rounds then m more equal one fit of n + m rounds; ``cost_scale_``\n"
+        "comes from the new fit's costs. Per-row start margins (``base_margin=`` /\n"
+        "``init_score=``, and per eval set ``base_margin_eval_set=`` / ``eval_init_score=``)\n"
+        "replace the start margin for those rows (not with ``decision=\"auto\"``)."
+    ),
     fitted_columns=(
         "classes_ : ndarray of shape (2,)\n    The two labels (sorted).\n"
         "n_features_in_ : int\n    Number of columns of X.\n"

@@ -87,7 +87,14 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
     (another loss raises a ``ValueError``). Same fit / predict contract as
     :class:`csboost_plugins.xgb.CSXGBClassifier`; ``fit`` also takes lightgbm's
     ``callbacks`` and ``categorical_feature`` (pandas ``category`` columns are
-    categorical by default, as natively).
+    categorical by default, as natively), ``init_score``, ``eval_init_score`` and
+    ``init_model``.
+
+    %(continued_training)s
+    lightgbm: ``init_score`` is the start instead of the start margin
+    (lightgbm's ``boost_from_average``), so the model holds none (``start_margin_ = 0``)
+    and a row's margin is its init score plus ``predict(X, raw_score=True)``, as with
+    ``LGBMClassifier``, whose ``predict`` takes no init score.
 
     The start margin is the training init score and is baked into the first tree;
     the booster carries ``objective=binary sigmoid:1``, so plain lightgbm's

@@ -56,11 +56,16 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
 
     ``fit(X, y, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0, sample_weight=None,
     eval_set=..., eval_costs=...)``, with ``XGBClassifier.fit``'s ``base_margin``,
-    ``base_margin_eval_set`` and ``xgb_model`` (continued training); costs are routable with metadata routing
-    (``set_fit_request(fp_cost=True, fn_cost=True)``). ``predict_proba`` returns
+    ``base_margin_eval_set`` and ``xgb_model`` (continued training); costs are
+    routable with metadata routing (``set_fit_request(fp_cost=True, fn_cost=True)``). ``predict_proba`` returns
     probabilities sigmoid(margin), ``decision_function`` the margins (start margin
     included), ``predict(X)`` thresholds at 1/2, ``predict(X, fp_cost=..., fn_cost=...)``
     gives Bayes-minimum-risk decisions with the rows' own costs.
+
+    %(continued_training)s
+    xgboost: a row's ``base_margin`` replaces ``base_score`` (which holds
+    ``start_margin_``); the model does not hold it, so ``predict`` / ``predict_proba``
+    take ``base_margin=`` as ``XGBClassifier``'s do.
 
     Parameters
     ----------
