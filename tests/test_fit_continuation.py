@@ -417,3 +417,17 @@ def test_xgb_base_margin_refused_when_the_logloss_booster_decides(data):
     auto.decision_ = "logloss+bmr"  # the rule validation savings may choose: the logloss booster decides
     with pytest.raises(ValueError, match="base_margin is a start margin of the AEC booster_"):
         auto.predict_proba(Xv, base_margin=np.zeros(Xv.shape[0]))
+
+
+def test_xgb_continuation_with_base_margin_starts_from_margin_plus_init_trees(data):
+    # xgboost's rule: with xgb_model and base_margin a row starts from base_margin + the init model's trees
+    (X, y, C), (Xv, _, _) = data
+    first = _fit("xgb", 6, (X, y, C))
+    rng = np.random.default_rng(4)
+    b, bv = rng.normal(-1.0, 0.5, X.shape[0]), rng.normal(-1.0, 0.5, Xv.shape[0])
+    cont = _fit("xgb", 4, (X, y, C), xgb_model=first, base_margin=b)
+    off = _fit("xgb", 4, (X, y, C), base_margin=b + _xgb_leaf_sum(first.booster_, X))
+    assert cont.n_estimators_ == 10
+    np.testing.assert_allclose(cont.predict(Xv, output_margin=True, base_margin=bv),
+                               off.predict(Xv, output_margin=True, base_margin=bv + _xgb_leaf_sum(first.booster_, Xv)),
+                               rtol=0, atol=1e-5)
