@@ -24,7 +24,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _aec, _decision_layer
 from ._docstrings import fill_doc
-from .costs import COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, one_cost_warning, row_index
+from .costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
+                    one_cost_warning, row_index)
 from .metrics import bayes_minimum_risk
 
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
@@ -57,6 +58,16 @@ DOCS = dict(
         "    matched to an eval set by length or order.\n"
         "eval_sample_weight : list of (n_k,) or None, optional\n"
         "    Row weights of each eval set."
+    ),
+    continued_training=(
+        "Continued training and start margins follow the host library. ``fit`` with the\n"
+        "model to continue (``xgb_model=`` / ``init_model=``: a path, a native booster, or\n"
+        "a fitted estimator of this class or the native one) keeps its trees and boosts\n"
+        "``n_estimators`` more from its margins: its start margin stays in it and is never\n"
+        "added again, so n rounds then m more equal one fit of n + m rounds; ``cost_scale_``\n"
+        "comes from the new fit's costs. Per-row start margins (``base_margin=`` /\n"
+        "``init_score=``, and per eval set ``base_margin_eval_set=`` / ``eval_init_score=``)\n"
+        "replace the start margin for those rows (not with ``decision=\"auto\"``)."
     ),
     fitted_columns=(
         "classes_ : ndarray of shape (2,)\n    The two labels (sorted).\n"
@@ -144,13 +155,77 @@ def _json_params(params) -> dict:
     return out
 
 
+def check_margins(values, n, name, index=None):
+    """User start margins (``init_score`` / ``base_margin``): finite float64 of shape (n,), or None.
+
+    A margin is the log-odds eta the boosting starts from for that row (paper eq. 7's
+    score before any tree); ``ValueError`` naming ``name`` on a wrong shape, a
+    non-finite value (lightgbm and xgboost would train on NaN silently) or a pandas
+    index other than ``index`` (X's: rows are matched by position, as the costs).
+    """
+    if values is None:
+        return None
+    check_same_index([(name, values)], index, "X")
+    if hasattr(values, "to_numpy"):  # pandas Series / one-column DataFrame
+        values = values.to_numpy()
+    try:
+        m = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric start margins (log-odds), one per row: {exc}") from None
+    if m.ndim == 2 and m.shape[1] == 1:
+        m = m[:, 0]
+    if m.ndim != 1:
+        raise ValueError(f"{name} must have shape ({n},) (one start margin per row), got shape {m.shape}")
+    if m.shape[0] != n:
+        raise ValueError(f"{name} has {m.shape[0]} values but X has {n} rows")
+    bad = int((~np.isfinite(m)).sum())
+    if bad:
+        raise ValueError(f"{name} contains {bad} NaN or infinite value(s): a start margin must be finite")
+    return m
+
+
+class FitStart:
+    """Where one fit's boosting starts, as the user gave it (not public).
+
+    ``train`` / ``evals[k]``: the training / eval rows' own start margins (None: the
+    model's start); ``booster``: the native booster to continue (a copy), ``booster_start``
+    its start margin (None when unknown). :meth:`offset` is the margin outside the model a
+    validated ``X`` of this fit starts from, by object identity (the decision layer scores
+    the very arrays ``fit`` validated).
+    """
+
+    def __init__(self, train=None, evals=None, booster=None, booster_start=None):
+        self.train, self.evals = train, list(evals or [])
+        self.booster, self.booster_start = booster, booster_start
+        self._by_id = {}
+
+    def register(self, X, margins):
+        """Record ``margins`` as the start of the rows of ``X``; False when ``X`` already has others."""
+        if margins is None:
+            return True
+        old = self._by_id.get(id(X))
+        if old is not None and not (old[1] is margins or np.array_equal(old[1], margins)):
+            return False
+        self._by_id[id(X)] = (X, margins)  # X kept alive: its id is not reused during the fit
+        return True
+
+    def offset(self, X):
+        """The start margins of ``X``'s rows given at fit, or None (they start from the model's)."""
+        hit = self._by_id.get(id(X))
+        return None if hit is None or hit[0] is not X else hit[1]
+
+
 class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     """Base of the AEC boosting estimators (not public).
 
     Subclasses implement ``_fit_booster(X, y, costs, w, evals, margin0)`` where
     ``evals`` is a list of ``(X, y, costs, w)``, ``_margin(X)``, ``_save_booster`` /
     ``_load_booster`` and set ``_native_names`` (the native estimator's keywords,
-    passed on to the native library).
+    passed on to the native library). The native start keywords (xgboost's
+    ``base_margin`` / ``base_margin_eval_set`` / ``xgb_model``, lightgbm's
+    ``init_score`` / ``eval_init_score`` / ``init_model``) reach ``_fit_booster`` as
+    ``self._fit_start`` (a :class:`FitStart`), the model to continue through
+    ``_init_booster(model, keyword, X)``.
     """
 
     _native_names: tuple = ()
@@ -309,7 +384,9 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                     cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs, eval_sample_weight)
 
-    def _fit(self, X, y, cost_kw, sample_weight, eval_set, eval_costs, eval_sample_weight):
+    def _fit(self, X, y, cost_kw, sample_weight, eval_set, eval_costs, eval_sample_weight, start=None):
+        """The shared fit. ``start``: ``{"train": (keyword, margins), "evals": (keyword, list),
+        "model": (keyword, model)}`` of the native start keywords (``init_score`` / ``base_margin``, ...)."""
         self._check_common_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -332,12 +409,70 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         if self.early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set (with its eval_costs)")
         d = _aec.regret_difference(y01, costs)
-        self.cost_scale_ = _aec.cost_scale(d, w)
-        self.start_margin_ = _aec.start_margin(y01, w, kind=self._start_margin_kind(), d=d)
-        self._fit_booster(X, y01.astype(np.float64), costs, w, evals, self.start_margin_)
-        # decision="auto" (logloss booster, rule chosen on validation savings) and the money guard
-        _decision_layer.after_fit(self, X, y01.astype(np.float64), costs, w, evals, unit_costs=unit)
+        self.cost_scale_ = _aec.cost_scale(d, w)  # this fit's money unit, also when continuing a model
+        margin0 = _aec.start_margin(y01, w, kind=self._start_margin_kind(), d=d)
+        sets = [eval_set] if isinstance(eval_set, tuple) else list(eval_set or [])  # as _check_evals read them
+        fit_start = self._check_start(start, X, evals, rows, [row_index(s[0]) for s in sets])
+        if fit_start.booster is not None:  # its start margin is in the init model already: never added again
+            self.start_margin_ = fit_start.booster_start
+        elif fit_start.train is not None:
+            self.start_margin_ = self._start_with_offsets(margin0)
+        else:
+            self.start_margin_ = margin0
+        self._fit_start = fit_start
+        try:
+            self._fit_booster(X, y01.astype(np.float64), costs, w, evals, margin0)
+            # decision="auto" (logloss booster, rule chosen on validation savings) and the money guard
+            _decision_layer.after_fit(self, X, y01.astype(np.float64), costs, w, evals, unit_costs=unit)
+        finally:
+            del self._fit_start
         return self
+
+    def _start_with_offsets(self, margin0):
+        """``start_margin_`` of a fit whose training rows start from the user's margins."""
+        return margin0
+
+    def _init_booster(self, model, name, X):
+        """``(native booster copy, its start margin or None)`` of the model to continue (subclasses)."""
+        raise TypeError(f"{type(self).__name__} cannot continue a model ({name}=)")
+
+    def _check_start(self, start, X, evals, rows=None, eval_rows=None):
+        """The validated :class:`FitStart` of the native start keywords (see :meth:`_fit`); ``rows`` /
+        ``eval_rows``: the pandas indexes of X and of each eval set's X, or None."""
+        if start is None:
+            return FitStart()
+        (t_name, t_val), (e_name, e_val), (m_name, m_val) = start["train"], start["evals"], start["model"]
+        train = check_margins(t_val, X.shape[0], t_name, rows)
+        eval_margins = [None] * len(evals)
+        if e_val is not None:
+            if not evals:
+                raise ValueError(f"{e_name} given without eval_set")
+            if not isinstance(e_val, (list, tuple)):
+                raise ValueError(f"{e_name} must be a list with one array of start margins (or None) per eval set, "
+                                 f"got {type(e_val).__name__}")
+            if len(e_val) != len(evals):
+                raise ValueError(f"{e_name} has {len(e_val)} entries but eval_set has {len(evals)} sets")
+            if eval_rows is None or len(eval_rows) != len(evals):  # eval_set was an iterator: no index to check
+                eval_rows = [None] * len(evals)
+            eval_margins = [check_margins(v, Xk.shape[0], f"{e_name}[{k}]", idx)
+                            for k, (v, (Xk, *_), idx) in enumerate(zip(e_val, evals, eval_rows))]
+        if self.decision == "auto" and (train is not None or any(m is not None for m in eval_margins)):
+            raise ValueError(f"decision='auto' compares the AEC booster with a logloss booster fit from scratch, "
+                             f"which has no use for AEC start margins ({t_name}= / {e_name}=): fit with "
+                             f"decision='0.5' or 'bmr', or continue a model with {m_name}=")
+        booster, booster_start = (None, None) if m_val is None else self._init_booster(m_val, m_name, X)
+        out = FitStart(train, eval_margins, booster, booster_start)
+        out.register(X, train)
+        for k, m in enumerate(eval_margins):
+            if not out.register(evals[k][0], m):  # the training array again, with other margins: score a copy
+                evals[k] = (evals[k][0].copy(), *evals[k][1:])
+                out.register(evals[k][0], m)
+        return out
+
+    def _fit_offset(self, X):
+        """Start margins given at fit for the rows of ``X`` (a validated array of the fit running), or None."""
+        fit_start = self.__dict__.get("_fit_start")
+        return None if fit_start is None else fit_start.offset(X)
 
     def _start_margin_kind(self):
         return self.start_margin

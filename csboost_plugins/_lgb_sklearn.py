@@ -6,9 +6,13 @@ Public as ``csboost_plugins.lgb.CSLGBMClassifier``; the native helpers live in
 
 from __future__ import annotations
 
+import json
+import os
+
 import lightgbm as lgb
 import numpy as np
 from lightgbm.basic import _ConfigAliases
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
@@ -83,7 +87,14 @@ class CSLGBMClassifier(CostSensitiveBoostingMixin):
     (another loss raises a ``ValueError``). Same fit / predict contract as
     :class:`csboost_plugins.xgb.CSXGBClassifier`; ``fit`` also takes lightgbm's
     ``callbacks`` and ``categorical_feature`` (pandas ``category`` columns are
-    categorical by default, as natively).
+    categorical by default, as natively), ``init_score``, ``eval_init_score`` and
+    ``init_model``.
+
+    %(continued_training)s
+    lightgbm: ``init_score`` is the start instead of the start margin
+    (lightgbm's ``boost_from_average``), so the model holds none (``start_margin_ = 0``)
+    and a row's margin is its init score plus ``predict(X, raw_score=True)``, as with
+    ``LGBMClassifier``, whose ``predict`` takes no init score.
 
     The start margin is the training init score and is baked into the first tree;
     the booster carries ``objective=binary sigmoid:1``, so plain lightgbm's
@@ -117,8 +128,10 @@ n_jobs, importance_type : optional
     %(fitted_columns)s
     cost_scale_ : float
         Money unit the costs were divided by.
-    start_margin_ : float
-        Margin the boosting started from.
+    start_margin_ : float or None
+        Margin the boosting started from, baked into the first tree; 0.0 after
+        ``fit(init_score=...)``, the init model's after ``fit(init_model=...)``
+        (None when a plain booster does not say).
     evals_result_ : dict
         Money metrics of each eval set per round.
     best_iteration_ : int or None
@@ -145,12 +158,13 @@ n_jobs, importance_type : optional
     @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None, eval_names=None,
-            callbacks=None, categorical_feature="auto", eval_X=None, eval_y=None):
+            callbacks=None, categorical_feature="auto", eval_X=None, eval_y=None, init_score=None,
+            eval_init_score=None, init_model=None):
         """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
 
         As :meth:`csboost_plugins.xgb.CSXGBClassifier.fit`, plus these keywords of
         ``LGBMClassifier.fit``: ``eval_names``, ``callbacks``, ``categorical_feature``,
-        ``eval_X`` / ``eval_y``.
+        ``eval_X`` / ``eval_y``, ``init_score``, ``eval_init_score``, ``init_model``.
 
         Parameters
         ----------
@@ -167,6 +181,30 @@ n_jobs, importance_type : optional
         eval_X, eval_y : array-like or tuple of array-like, optional
             lightgbm 4.7's spelling of ``eval_set``: one set, or tuples of sets
             (``eval_set = list(zip(eval_X, eval_y))``); ``eval_costs`` as with ``eval_set``.
+        init_score : array-like of shape (n,), optional
+            Each training row's start margin (raw score, log-odds), as ``LGBMClassifier.fit``:
+            the boosting starts from it instead of the start margin (``start_margin``, here
+            what lightgbm's ``boost_from_average`` would be), so the model holds no start
+            margin (``start_margin_ = 0.0``, nothing baked) and its raw score is the trees'
+            sum alone: row i's margin is ``init_score[i] + predict(X, raw_score=True)[i]``,
+            as with lightgbm (whose ``predict`` takes no init score). Not with
+            ``decision="auto"``.
+        eval_init_score : list of (array-like of shape (n_k,) or None), optional
+            One start margin array per eval set, as ``LGBMClassifier.fit``: the set's rows
+            start from it instead of the model's start ``start_margin_`` (row i's margin is
+            ``eval_init_score[k][i] + predict(X_k, raw_score=True)[i] - start_margin_``) in
+            the money metrics and early stopping; None: the set starts from ``start_margin_``.
+        init_model : str, path-like, lightgbm.Booster, CSLGBMClassifier or LGBMClassifier, optional
+            Continue training this model, as ``LGBMClassifier.fit``: its trees (up to its
+            ``best_iteration``) are kept and ``n_estimators`` more are boosted from its raw
+            scores, so n rounds then m more from the n-round model equal n + m rounds. Its
+            start margin is in its first tree already and is not added again
+            (``start_margin_`` is the init model's, None when a plain booster does not say);
+            ``cost_scale_`` comes from this fit's costs. The booster must be a binary one
+            whose raw score is the whole margin (model text ``objective=binary sigmoid:1``:
+            this estimator's ``booster_``, ``LGBMClassifier``'s, or an AEC booster after
+            :func:`csboost_plugins.lgb.bake_start_margin`). Not with ``init_score`` /
+            ``eval_init_score``: lightgbm replaces them by the init model's raw scores.
 
         %(returns_self)s
         """
@@ -174,12 +212,18 @@ n_jobs, importance_type : optional
         n_sets = 0 if eval_set is None else 1 if isinstance(eval_set, tuple) else len(eval_set)
         if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != n_sets):
             raise ValueError(f"eval_names needs one name per eval set ({n_sets}), got {eval_names!r}")
+        if init_model is not None and (init_score is not None or eval_init_score is not None):
+            raise ValueError("give init_model or init_score / eval_init_score, not both: lightgbm replaces the init "
+                             "scores by the init model's raw scores ('The init_score will be overridden by the "
+                             "prediction of init_model')")
         self._fit_callbacks, self._categorical_feature = callbacks, categorical_feature
         self._eval_names = eval_names
+        start = dict(train=("init_score", init_score), evals=("eval_init_score", eval_init_score),
+                     model=("init_model", init_model))
         try:
             return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                         cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
-                             eval_sample_weight)
+                             eval_sample_weight, start)
         finally:
             del self._fit_callbacks, self._categorical_feature, self._eval_names
 
@@ -211,9 +255,42 @@ n_jobs, importance_type : optional
                                       logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
         return p
 
-    def _dataset(self, X, y, w, costs, margin0, reference, params):
+    def _start_with_offsets(self, margin0):
+        return 0.0  # init_score is the start instead: the model holds none (as lightgbm's boost_from_average)
+
+    def _init_booster(self, model, name, X):
+        start = None
+        if isinstance(model, (str, os.PathLike)):
+            if not os.path.isfile(model):
+                raise ValueError(f"{name}: no model file {str(model)!r}")
+            bst, meta = self._load_booster(str(model))
+            start = json.loads(meta).get("start_margin") if meta else None
+        elif isinstance(model, lgb.Booster):
+            bst = model
+        elif isinstance(model, (lgb.LGBMModel, CSLGBMClassifier)):
+            try:
+                check_is_fitted(model, "booster_")
+            except NotFittedError as exc:
+                raise NotFittedError(f"{name}: {exc}") from None
+            bst, start = model.booster_, getattr(model, "start_margin_", None)
+        else:
+            raise TypeError(f"{name} must be a model file path, a lightgbm.Booster or a fitted CSLGBMClassifier / "
+                            f"LGBMClassifier, got {type(model).__name__}")
+        try:
+            # a new booster cut at best_iteration; refuses one whose raw scores miss its start margin
+            bst = _native.to_deployable(bst)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+        if bst.num_feature() != X.shape[1]:
+            raise ValueError(f"{name} was trained on {bst.num_feature()} features but X has {X.shape[1]}")
+        return bst, start
+
+    def _dataset(self, X, y, w, costs, margin0, reference, params, init_score=None):
+        """A Dataset whose rows start from ``init_score``, else from ``margin0`` (None: no init score)."""
         names = "auto" if hasattr(X, "columns") else (self._feature_names() or "auto")
-        ds = lgb.Dataset(X, label=y, weight=w, init_score=np.full(X.shape[0], margin0), reference=reference,
+        if init_score is None and margin0 is not None:
+            init_score = np.full(X.shape[0], margin0)
+        ds = lgb.Dataset(X, label=y, weight=w, init_score=init_score, reference=reference,
                          free_raw_data=False, feature_name=names, categorical_feature=self._categorical_feature,
                          params=params)
         return _money_eval.store_costs(ds, costs)
@@ -234,11 +311,16 @@ n_jobs, importance_type : optional
         return self._train(X, y, costs, w, evals, margin0, {**params, "feature_pre_filter": False})
 
     def _train(self, X, y, costs, w, evals, margin0, params):
+        start = self._fit_start
+        # the start the model holds: none with init_score (the rows' own) or init_model (in its first tree)
+        held = 0.0 if start.booster is not None or start.train is not None else margin0
+        # continuing: lightgbm sets every Dataset's init score to the init model's raw scores
+        rows_start = None if start.booster is not None else held
         ds_params = {k: v for k, v in params.items() if k != "objective"}
-        dtrain = self._dataset(X, y, w, costs, margin0, None, ds_params)
+        dtrain = self._dataset(X, y, w, costs, rows_start, None, ds_params, start.train)
         valid_sets, names = [], []
         for k, (Xk, yk, ck, wk) in enumerate(evals):
-            valid_sets.append(self._dataset(Xk, yk, wk, ck, margin0, dtrain, ds_params))
+            valid_sets.append(self._dataset(Xk, yk, wk, ck, rows_start, dtrain, ds_params, start.evals[k]))
             names.append(str(self._eval_names[k]) if self._eval_names is not None else f"validation_{k}")
         evals_result = {}
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
@@ -246,17 +328,20 @@ n_jobs, importance_type : optional
             callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
         feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
-                        valid_names=names or None, feval=feval, callbacks=callbacks)
+                        valid_names=names or None, feval=feval, callbacks=callbacks, init_model=start.booster)
         # early stopping (ours or a callback of fit) sets best_iteration; lgb.train has cut the trees after it
         self.best_iteration_ = int(bst.best_iteration) if bst.best_iteration > 0 else None
         self.best_score_ = {name: dict(scores) for name, scores in bst.best_score.items()}
-        bake_start_margin(bst, margin0)
+        bake_start_margin(bst, held)
         self.booster_ = _native.to_deployable(bst)
         self.evals_result_ = evals_result
         self.n_estimators_ = bst.current_iteration()
 
     def _margin(self, X):
-        return np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
+        margin = np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
+        offset = self._fit_offset(X)  # during fit: the rows' own start (init_score / eval_init_score)
+        # it replaces the start the model holds (start_margin_: 0.0 with init_score, m0 with eval_init_score alone)
+        return margin if offset is None else margin - self.start_margin_ + offset
 
     # ------------------------------------------------ LGBMClassifier's predict keywords
     def _native_predict(self, X, kw):

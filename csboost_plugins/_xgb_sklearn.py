@@ -8,20 +8,23 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 
 import numpy as np
 import scipy.sparse as sp
 import xgboost as xgb
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _money_eval
 from . import _xgb_native as _native
 from ._decision_layer import metric_decision
-from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, check_margins, native_error, native_seed
 from ._docstrings import fill_doc
 from ._params import store_init_args
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
 from ._xgb_native import AECObjective, MoneyMetrics
+from .costs import row_index
 
 __all__ = ["CSXGBClassifier"]
 
@@ -52,11 +55,17 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
     also be scipy sparse (CSR / CSC: an absent entry is a missing value, as in xgboost).
 
     ``fit(X, y, fp_cost=..., fn_cost=..., tp_cost=0, tn_cost=0, sample_weight=None,
-    eval_set=..., eval_costs=...)``; costs are routable with metadata routing
-    (``set_fit_request(fp_cost=True, fn_cost=True)``). ``predict_proba`` returns
+    eval_set=..., eval_costs=...)``, with ``XGBClassifier.fit``'s ``base_margin``,
+    ``base_margin_eval_set`` and ``xgb_model`` (continued training); costs are
+    routable with metadata routing (``set_fit_request(fp_cost=True, fn_cost=True)``). ``predict_proba`` returns
     probabilities sigmoid(margin), ``decision_function`` the margins (start margin
     included), ``predict(X)`` thresholds at 1/2, ``predict(X, fp_cost=..., fn_cost=...)``
     gives Bayes-minimum-risk decisions with the rows' own costs.
+
+    %(continued_training)s
+    xgboost: a row's ``base_margin`` replaces ``base_score`` (which holds
+    ``start_margin_``); the model does not hold it, so ``predict`` / ``predict_proba``
+    take ``base_margin=`` as ``XGBClassifier``'s do.
 
     Parameters
     ----------
@@ -145,7 +154,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     cost_scale_ : float
         Money unit the costs were divided by (see :class:`csboost_plugins.xgb.AECObjective`).
     start_margin_ : float
-        Margin the boosting started from.
+        Margin the boosting started from, held as ``base_score``: rows scored without
+        ``base_margin`` start from it. After ``fit(xgb_model=...)`` the init model's.
     evals_result_ : dict
         Money metrics of each eval set per round.
     best_iteration_ : int or None
@@ -235,10 +245,10 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                   reset=reset)
         return validate_data(self, X, **kw) if y is None else validate_data(self, X, y, **kw)
 
-    def _dmatrix(self, X, y=None, w=None, costs=None):
+    def _dmatrix(self, X, y=None, w=None, costs=None, base_margin=None):
         names = None if hasattr(X, "columns") else self._feature_names()
-        dm = xgb.DMatrix(X, label=y, weight=w, missing=self.missing, nthread=self.n_jobs or -1,
-                         feature_names=names, feature_types=self.feature_types,
+        dm = xgb.DMatrix(X, label=y, weight=w, base_margin=base_margin, missing=self.missing,
+                         nthread=self.n_jobs or -1, feature_names=names, feature_types=self.feature_types,
                          feature_weights=self.feature_weights, enable_categorical=self.enable_categorical)
         if costs is not None:
             _money_eval.store_costs(dm, costs)
@@ -247,7 +257,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
             sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None,
-            sample_weight_eval_set=None, verbose=False):
+            sample_weight_eval_set=None, verbose=False, base_margin=None, base_margin_eval_set=None, xgb_model=None):
         """Fit boosted trees minimising the average expected cost (csboost paper eq. 7).
 
         Parameters
@@ -261,6 +271,28 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         verbose : bool or int, default False
             Print the eval sets' money metrics every round (every ``verbose`` rounds), as
             ``XGBClassifier.fit``.
+        base_margin : array-like of shape (n,), optional
+            Each training row's start margin (log-odds), as ``XGBClassifier.fit``: it
+            replaces ``base_score`` (the start margin ``start_margin_``) for these rows, so
+            row i's margin is ``base_margin[i] + sum of trees`` and the trees learn
+            corrections to it. The model does not hold it: score such rows with
+            ``predict(X, base_margin=...)`` / ``predict_proba(X, base_margin=...)``; rows
+            scored without it start from ``start_margin_``. Not with ``decision="auto"``.
+        base_margin_eval_set : list of (array-like of shape (n_k,) or None), optional
+            One start margin array per eval set, as ``XGBClassifier.fit``: it replaces
+            ``base_score`` for the set's rows in the money metrics and early stopping;
+            None: that set starts from ``start_margin_``.
+        xgb_model : str, path-like, xgboost.Booster, CSXGBClassifier or XGBClassifier, optional
+            Continue training this model, as ``XGBClassifier.fit``: its trees (up to its
+            ``best_iteration``) are kept and ``n_estimators`` more are boosted from its
+            margins, so n rounds then m more from the n-round model equal n + m rounds.
+            Its ``base_score`` stays the start margin (``start_margin_`` is the init
+            model's; this fit's start margin is not added again); ``cost_scale_`` comes
+            from this fit's costs. The booster must be ``binary:logistic`` (this
+            estimator's ``booster_``, ``XGBClassifier``'s) or an AEC booster of
+            :mod:`csboost_plugins.xgb` (``reg:squarederror``); a path is read as
+            :meth:`load_model` reads it. With ``base_margin`` a row starts from its
+            base margin plus the init model's trees, as in xgboost.
 
         %(returns_self)s
         """
@@ -269,28 +301,68 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                 raise ValueError("give eval_sample_weight or sample_weight_eval_set (XGBClassifier's name), not both")
             eval_sample_weight = sample_weight_eval_set
         self._fit_verbose = verbose
+        start = dict(train=("base_margin", base_margin), evals=("base_margin_eval_set", base_margin_eval_set),
+                     model=("xgb_model", xgb_model))
         try:
             return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                         cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
-                             eval_sample_weight)
+                             eval_sample_weight, start)
         finally:
             del self._fit_verbose
 
+    def _init_booster(self, model, name, X):
+        if isinstance(model, (str, os.PathLike)):
+            if not os.path.isfile(model):
+                raise ValueError(f"{name}: no model file {str(model)!r}")
+            bst = self._load_booster(str(model))[0]  # as load_model reads it (cut at best_iteration)
+        elif isinstance(model, xgb.Booster):
+            bst = model
+        elif isinstance(model, (xgb.XGBModel, CSXGBClassifier)):
+            try:
+                bst = model.get_booster()
+            except NotFittedError as exc:
+                raise NotFittedError(f"{name}: {exc}") from None
+        else:
+            raise TypeError(f"{name} must be a model file path, an xgboost.Booster or a fitted CSXGBClassifier / "
+                            f"XGBClassifier, got {type(model).__name__}")
+        objective, base = _native._learner_config(bst)
+        if objective not in (*_native._MARGIN_OBJECTIVES, _native._DEPLOYED_OBJECTIVE) or base.size != 1:
+            raise ValueError(f"{name}: a booster with objective {objective!r} and {base.size} output(s); continuing "
+                             f"needs one binary:logistic margin (this estimator's booster_, XGBClassifier's) or an "
+                             f"AEC booster (objective reg:squarederror)")
+        if bst.num_features() != X.shape[1]:
+            raise ValueError(f"{name} was trained on {bst.num_features()} features but X has {X.shape[1]}")
+        # the trees it predicts with; xgb.train keeps a best_iteration attribute, which would cut the new trees
+        bst = _native.cut_at_best_iteration(bst)
+        bst.set_attr(best_iteration=None, best_score=None, **{META_KEY: None})
+        # binary:logistic keeps base_score as a probability and starts from its logit
+        b = float(base[0])
+        return bst, (float(np.log(b) - np.log1p(-b)) if objective == _native._DEPLOYED_OBJECTIVE else b)
+
     def _fit_booster(self, X, y, costs, w, evals, margin0):
-        dtrain = self._dmatrix(X, y, w, costs)
-        devals = [(self._dmatrix(Xk, yk, wk, ck), f"validation_{k}") for k, (Xk, yk, ck, wk) in enumerate(evals)]
+        start = self._fit_start
+        dtrain = self._dmatrix(X, y, w, costs, start.train)
+        devals = [(self._dmatrix(Xk, yk, wk, ck, start.evals[k]), f"validation_{k}")
+                  for k, (Xk, yk, ck, wk) in enumerate(evals)]
         obj = AECObjective(hessian=self.hessian, hessian_floor=self.hessian_floor,
                            logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
         # the watched metric last: xgboost's early stopping uses it
         metric = MoneyMetrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if devals else None
         evals_result = {}
+        params = self._native_params(margin0)
+        if start.booster is not None:
+            del params["base_score"]  # xgboost would replace the init model's own start with it
         try:
-            bst = xgb.train(self._native_params(margin0), dtrain, self.n_estimators, evals=devals, obj=obj,
+            bst = xgb.train(params, dtrain, self.n_estimators, evals=devals, obj=obj, xgb_model=start.booster,
                             custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
                             early_stopping_rounds=self.early_stopping_rounds, evals_result=evals_result,
                             verbose_eval=getattr(self, "_fit_verbose", False), callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
+        except ValueError as exc:  # xgboost's feature-name check of the init model against X
+            if start.booster is None or "feature" not in str(exc):
+                raise
+            raise ValueError(f"xgb_model: its features are not X's: {exc}") from None
         # set by early_stopping_rounds or by an xgboost EarlyStopping in callbacks
         best = bst.attr("best_iteration")
         self.best_iteration_ = None if best is None else int(best)
@@ -300,18 +372,25 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
 
     # -------------------------------------------------------------- prediction
     def _margin(self, X):
-        return self.booster_.predict(self._dmatrix(X), output_margin=True).astype(np.float64)
+        dm = self._dmatrix(X, base_margin=self._fit_offset(X))  # during fit: the rows' base_margin
+        return self.booster_.predict(dm, output_margin=True).astype(np.float64)
 
-    def _native_margin(self, X, iteration_range, validate_features):
-        """The margin (start margin included) of the booster the decision thresholds, with xgboost's
-        ``iteration_range`` / ``validate_features``."""
+    def _native_margin(self, X, iteration_range, validate_features, base_margin=None):
+        """The margin (start margin, or ``base_margin``, included) of the booster the decision thresholds,
+        with xgboost's ``iteration_range`` / ``validate_features`` / ``base_margin``."""
         check_is_fitted(self, "booster_")
+        rows = row_index(X)
         X = self._validate_X(X, reset=False)
+        base_margin = check_margins(base_margin, X.shape[0], "base_margin", rows)
         bst = _decision_layer.decision_booster(self)
-        return bst.predict(self._dmatrix(X), output_margin=True, validate_features=validate_features,
+        if base_margin is not None and bst is not self.booster_:
+            raise ValueError("base_margin is a start margin of the AEC booster_, but this decision='auto' model "
+                             "decides with logloss_booster_ (decision_ == 'logloss+bmr'); predict without it")
+        return bst.predict(self._dmatrix(X, base_margin=base_margin), output_margin=True,
+                           validate_features=validate_features,
                            iteration_range=(0, 0) if iteration_range is None else iteration_range).astype(np.float64)
 
-    def predict_proba(self, X, *, validate_features=True, iteration_range=None):
+    def predict_proba(self, X, *, validate_features=True, base_margin=None, iteration_range=None):
         """Probabilities ``[1 - s, s]`` with s = sigmoid(margin), as ``XGBClassifier.predict_proba``.
 
         Parameters
@@ -320,6 +399,10 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             Rows to score.
         validate_features : bool, default True
             Check that a DataFrame's columns are the training columns (xgboost's keyword).
+        base_margin : array-like of shape (n,), optional
+            The rows' start margins, as ``XGBClassifier.predict_proba``: row i's margin is
+            ``base_margin[i] + sum of trees`` (it replaces ``start_margin_``; for a model
+            fit with ``base_margin=``, give these rows' start margins here).
         iteration_range : tuple of (int, int), optional
             Rounds ``[begin, end)`` whose trees are used (xgboost's keyword); None: all the
             trees of ``booster_``, which is cut at ``best_iteration_`` already.
@@ -329,14 +412,14 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         ndarray of shape (n, 2)
             Columns in the order of ``classes_``.
         """
-        if iteration_range is None and validate_features:
+        if iteration_range is None and validate_features and base_margin is None:
             return super().predict_proba(X)
-        s = _aec.sigmoid(self._native_margin(X, iteration_range, validate_features))
+        s = _aec.sigmoid(self._native_margin(X, iteration_range, validate_features, base_margin))
         return np.column_stack([1.0 - s, s])
 
     @fill_doc(predict_costs=DOCS["predict_costs"])
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                output_margin=False, validate_features=True, iteration_range=None):
+                output_margin=False, validate_features=True, base_margin=None, iteration_range=None):
         """Class labels (as the base class's ``predict``), or the margin, as ``XGBClassifier.predict``.
 
         Parameters
@@ -346,7 +429,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         %(predict_costs)s
         output_margin : bool, default False
             Return the margin (start margin included) instead of labels (xgboost's keyword).
-        validate_features, iteration_range
+        validate_features, base_margin, iteration_range
             As in :meth:`predict_proba`.
 
         Returns
@@ -355,8 +438,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             Labels from ``classes_``, or margins with ``output_margin=True``.
         """
         if output_margin:
-            return self._native_margin(X, iteration_range, validate_features)
-        s = self.predict_proba(X, validate_features=validate_features, iteration_range=iteration_range)[:, 1]
+            return self._native_margin(X, iteration_range, validate_features, base_margin)
+        s = self.predict_proba(X, validate_features=validate_features, base_margin=base_margin,
+                               iteration_range=iteration_range)[:, 1]
         return self._decide(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                             cost_matrix=cost_matrix)
 
