@@ -504,3 +504,29 @@ SW_ESTIMATORS = [CSDT(), CSDT(max_bins=32, min_gain=0.0), CSDT(criterion="gini",
 @pytest.mark.parametrize("check", SW_CHECKS, ids=lambda c: c.__name__)
 def test_sklearn_sample_weight_checks(est, check):
     check(type(est).__name__, est)
+
+
+# ----------------------------------------------------------------------------- kernels on edge shapes
+@pytest.mark.boundscheck
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_cal5_weighted_intervals_kernel_on_tiny_data(n):
+    # .ci/boundscheck reruns this under NUMBA_BOUNDSCHECK=1: the weighted grouping stays inside its arrays
+    from csdt.cal5._intervals import weighted_attribute_intervals
+
+    rng = np.random.default_rng(n)
+    x = np.round(rng.normal(size=n), 0)
+    k = (np.arange(n) % 2).astype(np.int64)
+    c = rng.uniform(0.5, 3.0, n)
+    w = rng.uniform(0.1, 2.0, n)
+    thresholds, status, counts, cost_sums, info = weighted_attribute_intervals(x, k, c, w, 2, 0.3, 0.6)
+    # the intervals' statistics sum to the weighted class totals
+    np.testing.assert_allclose(counts.sum(axis=0), np.bincount(k, weights=w, minlength=2))
+    np.testing.assert_allclose(cost_sums.sum(axis=0), np.bincount(k, weights=w * c, minlength=2))
+    assert thresholds.shape[0] == status.shape[0] - 1 and np.isfinite(info)
+    # and the estimators fit such data with weights
+    X = np.column_stack([x, x[::-1]])
+    y = np.where(k == 1, 1, 0)
+    if n >= 2:
+        CAL5OCClassifier().fit(X, y, cost=c, sample_weight=w).predict(X)
+        CSDT().fit(X, y, sample_weight=w, fp_cost=1.0, fn_cost=c).predict(X)
+        CSDT(max_bins=4).fit(X, y, sample_weight=w, fp_cost=1.0, fn_cost=c).predict(X)
