@@ -35,6 +35,8 @@ from csdt import (
     CostSensitivePastingClassifier,
     CostSensitiveRandomForestClassifier,
     CostSensitiveRandomPatchesClassifier,
+    FIGSClassifier,
+    FIGUClassifier,
     ThresholdingOptimization,
 )
 from csdt.datasets import load_creditscoring1
@@ -393,7 +395,7 @@ def test_bootstrap_tree_gets_its_draw_times_the_weight():
 ESTIMATORS = [CSDT(), CostSensitiveLogisticRegression(), CostSensitiveLogisticRegressionCV(lambdas=[0.1], cv=2),
               CAL5OCClassifier(), CAL5Classifier(), CostSensitiveBaggingClassifier(n_estimators=2),
               CostSensitiveRandomPatchesClassifier(n_estimators=2), BayesMinimumRiskClassifier(),
-              ThresholdingOptimization()]
+              ThresholdingOptimization(), FIGSClassifier(max_rules=3), FIGUClassifier(max_rules=3)]
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
