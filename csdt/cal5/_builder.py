@@ -19,6 +19,7 @@ from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
 from .._apply import apply_one
+from .._export import count_text
 from ._intervals import NO_DOMINANT, UNDECIDED, meta_decision, weighted_attribute_intervals
 
 # why a node is a leaf
@@ -271,11 +272,6 @@ def multiway_view(tree: TreeArrays) -> list[dict]:
     return out
 
 
-def _n(total):
-    """An example count as text: an integer, or the weight sum when weights are fractional."""
-    return str(int(total)) if float(total).is_integer() else f"{total:.6g}"
-
-
 def _interval(lo, hi, decimals):
     """``(lo, hi]`` of an interval ``lo < x <= hi``; ``)`` when ``hi`` is infinite."""
     return f"({lo:.{decimals}f}, {hi:.{decimals}f}{')' if np.isinf(hi) else ']'}"
@@ -287,7 +283,7 @@ def _leaf_items(node, class_names, decimals):
     tot = costs.sum()
     pc = costs / tot if tot > 0 else counts / counts.sum()
     pcs = ", ".join(f"{class_names[j]}: {pc[j]:.{decimals}f}" for j in range(len(pc)))
-    return f"class {class_names[node['label']]}", LEAF_KINDS[node["leaf_kind"]], f"n={_n(counts.sum())}", pcs
+    return f"class {class_names[node['label']]}", LEAF_KINDS[node["leaf_kind"]], f"n={count_text(counts.sum())}", pcs
 
 
 def export_text(tree: TreeArrays, feature_names, class_names, decimals=3) -> str:
@@ -341,7 +337,7 @@ def plot_multiway(tree: TreeArrays, feature_names, class_names, ax=None, max_dep
             cls, kind, n, pcs = _leaf_items(nd, class_names, decimals)
             kind = textwrap.fill(kind, 26)  # the longest reasons take two lines, not one wide box
             return f"{cls}\n{kind}\n{n}\np^c: {pcs}", CLASS_COLORS[nd["label"] % len(CLASS_COLORS)]
-        return (f"{feature_names[nd['feature']]}\nI^c={nd['info']:.{decimals}f} bits\nn={_n(nd['counts'].sum())}",
+        return (f"{feature_names[nd['feature']]}\nI^c={nd['info']:.{decimals}f} bits\nn={count_text(nd['counts'].sum())}",
                 INNER_COLOR)
 
     def edge_text(b, i):

@@ -708,7 +708,7 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
         shape = TreeArrays(left, right, feat, thr, ml, nn, extras={"depth": depth}, validate=False)
         leaf = apply_one(shape, X)
         nn, pos = node_sums(shape, leaf, np.column_stack((w, w * (y == 1)))).T
-        if bin_w is not None:  # grown on the weighted rows themselves (grown on copies, the counts were weights)
+        if bin_w is not None:  # grown on the weighted rows (on repeated rows the kernel counted the copies)
             ml = _unseen_missing_to_heavier(shape, leaf, X, nn)
     value = (pos + 1.0) / (nn + 2.0)
     return TreeArrays(left, right, feat, thr, ml, value, label=label, n_node_samples=nn,
