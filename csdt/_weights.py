@@ -9,7 +9,6 @@ row of weight 0 is as if it were not there.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import _check_sample_weight
 
 from csboost_plugins.costs import check_same_index
 
@@ -25,6 +24,9 @@ def check_fit_sample_weight(sample_weight, X, rows=None):
     """
     if sample_weight is None:
         return None
+    # imported here: the tree's kernel module imports this one, and the AOT build has no scikit-learn
+    from sklearn.utils.validation import _check_sample_weight
+
     check_same_index([("sample_weight", sample_weight)], rows, "X")
     try:
         w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True,
