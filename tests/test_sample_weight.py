@@ -29,7 +29,6 @@ from csdt import (
     CAL5Classifier,
     CAL5OCClassifier,
     CostSensitiveBaggingClassifier,
-    CostSensitiveDecisionTreeClassifier as CSDT,
     CostSensitiveLogisticRegression,
     CostSensitiveLogisticRegressionCV,
     CostSensitivePastingClassifier,
@@ -38,6 +37,9 @@ from csdt import (
     FIGSClassifier,
     FIGUClassifier,
     ThresholdingOptimization,
+)
+from csdt import (
+    CostSensitiveDecisionTreeClassifier as CSDT,
 )
 from csdt.datasets import load_creditscoring1
 
@@ -148,7 +150,7 @@ def test_tree_weights_change_the_tree():
 
 
 def test_tree_pruning_weights_equal_repeated_validation_rows():
-    X, y, C, w = _real()
+    X, y, C, _ = _real()
     Xv, yv, Cv, wv = _real(seed=1)
     idx = _repeat(wv)
     a = CSDT(pruning="cost", min_gain=0.0).fit(X, y, cost_matrix=C, X_val=Xv, y_val=yv, val_cost_matrix=Cv,
