@@ -67,8 +67,8 @@ SIGNATURES["figs_best_splits"] = ("figs._histogram", "best_splits", "none",
                                   (F3, F3, I32_3, I1, I1, F2, F2, F1, I1, F1, B1, F1, F1, F1, F1))
 # CAL5 / CAL5_OC (csdt.cal5._intervals) and the cost transinformation of csdt.cost_transinformation
 SIGNATURES["cal5_meta_decision"] = ("cal5._intervals", "meta_decision", "i8", (F1, F1, "f8", "f8"))
-SIGNATURES["cal5_attribute_intervals"] = ("cal5._intervals", "attribute_intervals", ("T", F1, I1, F2, F2, "f8"),
-                                          (F1, I1, F1, "i8", "f8", "f8"))
+SIGNATURES["cal5_weighted_attribute_intervals"] = ("cal5._intervals", "weighted_attribute_intervals",
+                                                   ("T", F1, I1, F2, F2, "f8"), (F1, I1, F1, F1, "i8", "f8", "f8"))
 SIGNATURES["cost_transinformation_table"] = ("_cost_information", "cost_transinformation_table", "f8", (F2,))
 
 

@@ -110,11 +110,16 @@ def tree_lines(t, names, leaf_text, decimals=3) -> list:
     return lines
 
 
+def count_text(total):
+    """A row count as text: an integer, or the weight sum when sample weights are fractional."""
+    return str(int(total)) if float(total).is_integer() else f"{total:.6g}"
+
+
 def _csdt_leaf(t, k, decimals, show_cost, classes):
     """CSDT's node text: cost-optimal class (its label in ``classes``), Laplace P(y=1), training rows and money."""
     label = int(t.label[k])
     parts = [f"class {label if classes is None else classes[label]}", f"p={t.value[k]:.{decimals}f}",
-             f"n={int(t.n_node_samples[k])}"]
+             f"n={count_text(t.n_node_samples[k])}"]
     if show_cost:
         parts.append(f"cost={t.node_cost[k]:.{decimals}f}")
     return ", ".join(parts)

@@ -34,10 +34,11 @@ from sklearn.exceptions import NotFittedError
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
-from sklearn.pipeline import make_pipeline
+from sklearn import get_config
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
@@ -47,6 +48,7 @@ from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.metrics import bayes_minimum_risk
 
 from ._members import fit_keyword
+from ._weights import check_fit_sample_weight, scale_costs
 from ._params import HasMethods, StrOptions, count, validate_params
 from .linear._logistic import _check_y, _standardisation
 
@@ -77,7 +79,7 @@ class RocchCalibrator:
     """
 
     @fill_doc
-    def fit(self, scores, y):
+    def fit(self, scores, y, sample_weight=None):
         """Build ``calibration_map_`` from the ROC convex hull of ``(scores, y)``.
 
         Parameters
@@ -86,6 +88,9 @@ class RocchCalibrator:
             Uncalibrated scores (no NaN).
         y : array-like of shape (n_samples,)
             Binary labels; any two values, the larger (or later) one positive.
+        sample_weight : array-like of shape (n_samples,) >= 0, optional
+            A row of weight w counts w times in the ROC curve (``TP = sum w y``,
+            ``FP = sum w (1 - y)``), so each segment's probability is a weighted positive rate.
 
         Returns
         -------
@@ -98,8 +103,9 @@ class RocchCalibrator:
             raise ValueError(f"scores has {s.shape[0]} rows but y has {y.shape[0]}")
         u, inv = np.unique(s, return_inverse=True)
         u, inv = u[::-1], (u.size - 1) - inv  # descending distinct scores
-        pos = np.bincount(inv, weights=(y == 1).astype(np.float64), minlength=u.size)
-        tot = np.bincount(inv, minlength=u.size).astype(np.float64)
+        w = np.ones(s.shape[0]) if sample_weight is None else check_fit_sample_weight(sample_weight, s[:, None])
+        pos = np.bincount(inv, weights=w * (y == 1), minlength=u.size)
+        tot = np.bincount(inv, weights=w, minlength=u.size)
         tp = np.concatenate(([0.0], np.cumsum(pos)))
         fp = np.concatenate(([0.0], np.cumsum(tot - pos)))
         # upper hull of the ROC points, in counts (exact), monotone chain
@@ -187,14 +193,34 @@ def cost_optimal_threshold(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
     return float(cand[k]), float(total[k])
 
 
-def _fit_estimator(est, X, y, costs):
-    """Fit ``est`` passing the costs if its ``fit`` (a Pipeline's last step's) takes them."""
+def _weight_keywords(est, w):
+    """``{keyword: w}`` handing the row weights to ``est.fit``: to every step of a Pipeline that takes
+    ``sample_weight`` (a scaler's statistics are weighted too; with metadata routing on, the
+    Pipeline routes ``sample_weight`` to the steps that requested it); {} if nothing takes them."""
+    if isinstance(est, Pipeline) and not get_config()["enable_metadata_routing"]:
+        return {f"{name}__sample_weight": w for name, step in est.steps
+                if step not in (None, "passthrough") and has_fit_parameter(step, "sample_weight")}
+    key = fit_keyword(est, "sample_weight")
+    return {} if key is None else {key: w}
+
+
+def _fit_estimator(est, X, y, costs, w=None):
+    """Fit ``est`` passing the costs if its ``fit`` (a Pipeline's last step's) takes them, and the
+    row weights ``w`` (``sample_weight``) when given; an estimator that takes the costs but no
+    weights gets the weighted money ``w C``, one that takes neither is a ValueError."""
+    weights = {} if w is None else _weight_keywords(est, w)
+    if w is not None and not weights:
+        costs = scale_costs(costs, w)  # the money of w copies of each row
     if (key := fit_keyword(est, "cost_matrix")) is not None:
-        return est.fit(X, y, **{key: costs})
+        return est.fit(X, y, **{key: costs}, **weights)
     keys = [fit_keyword(est, k) for k in ("fp_cost", "fn_cost", "tp_cost", "tn_cost")]
     if None not in keys:
-        return est.fit(X, y, **dict(zip(keys, (costs[:, FP], costs[:, FN], costs[:, TP], costs[:, TN]))))
-    return est.fit(X, y)
+        return est.fit(X, y, **dict(zip(keys, (costs[:, FP], costs[:, FN], costs[:, TP], costs[:, TN]))),
+                       **weights)
+    if w is not None and not weights:
+        raise ValueError(f"sample_weight was given but {type(est).__name__}.fit takes neither sample_weight nor "
+                         "the costs")
+    return est.fit(X, y, **weights)
 
 
 class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -203,8 +229,9 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
         store_init_args(self, locals())
 
-    def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
-        """Validate the parameters, ``y`` (sets ``classes_``) and the training costs; returns ``(yi, costs)``."""
+    def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, sample_weight=None):
+        """Validate the parameters, ``y`` (sets ``classes_``), the training costs and weights; returns
+        ``(yi, costs, w)``."""
         self._validate_common()
         Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         if self.estimator is None:  # the default pipeline standardises X: say so if that overflows
@@ -212,7 +239,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         yi, self.classes_ = _check_y(y)
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
-        return yi, costs
+        return yi, costs, check_fit_sample_weight(sample_weight, Xa, row_index(X))
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
@@ -229,7 +256,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
         return self.estimator
 
-    def _fit_probabilities(self, X, y, costs, cv):
+    def _fit_probabilities(self, X, y, costs, cv, w=None):
         """Fit ``estimator_`` and return the P(y=1) to calibrate / tune on.
 
         ``cv="prefit"``: the estimator is already fitted, X/y are the held-out rows.
@@ -240,25 +267,27 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.estimator_ = self._default_estimator()
             check_is_fitted(self.estimator_)
             return self.estimator_.predict_proba(X)[:, 1]
-        self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs)
+        self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs, w)
         if cv is None:
             return self.estimator_.predict_proba(X)[:, 1]
         p = np.empty(y.shape[0])
         folds = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
         for tr, te in folds.split(X, y):
-            m = _fit_estimator(clone(self._default_estimator()), _safe_indexing(X, tr), y[tr], costs[tr])
+            m = _fit_estimator(clone(self._default_estimator()), _safe_indexing(X, tr), y[tr], costs[tr],
+                               None if w is None else w[tr])
             p[te] = m.predict_proba(_safe_indexing(X, te))[:, 1]
         return p
 
-    def _fit_calibrator(self, p, y):
+    def _fit_calibrator(self, p, y, w=None):
         if self.calibration is None:
             self.calibrator_ = None
         elif self.calibration == "rocch":
-            self.calibrator_ = RocchCalibrator().fit(p, y)
+            self.calibrator_ = RocchCalibrator().fit(p, y, sample_weight=w)
         elif self.calibration == "isotonic":
-            self.calibrator_ = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(p, y)
+            self.calibrator_ = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+                p, y, sample_weight=w)
         else:  # Platt scaling on the log-odds of the probability
-            self.calibrator_ = LogisticRegression(C=1e6, max_iter=1000).fit(_logit(p)[:, None], y)
+            self.calibrator_ = LogisticRegression(C=1e6, max_iter=1000).fit(_logit(p)[:, None], y, sample_weight=w)
 
     def _calibrated(self, X):
         check_is_fitted(self, "estimator_")
@@ -331,16 +360,24 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     __metadata_request__predict = dict.fromkeys(COST_KEYWORDS, True)
 
     @fill_doc
-    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None):
         """Fit the estimator (unless prefit) and the calibrator.
 
-        %(Parameters, X, y, costs, returns_self)s
+        %(Parameters, X, y, costs)s
+        sample_weight : array-like of shape (n_samples,) >= 0, optional
+            Row weights (a row of weight w counts as w copies), passed to the estimator's ``fit``
+            (every Pipeline step that takes ``sample_weight``; an estimator that takes the costs
+            but no weights gets the costs times w; ValueError if it takes neither) and to the
+            calibrator.
+
+        %(returns_self)s
         """
-        yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        yi, costs, w = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, sample_weight)
         # no calibrator: the out-of-fold fits would be wasted
         cv = None if (self.calibration is None and self.cv != "prefit") else self.cv
-        p = self._fit_probabilities(X, yi, costs, cv)
-        self._fit_calibrator(p, yi)
+        p = self._fit_probabilities(X, yi, costs, cv, w)
+        self._fit_calibrator(p, yi, w)
         return self
 
     @fill_doc
@@ -387,16 +424,22 @@ class ThresholdingOptimization(_ProbaDecisionBase):
     """
 
     @fill_doc
-    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None):
         """Fit the estimator (unless prefit), the calibrator and ``threshold_``.
 
-        %(Parameters, X, y, costs, returns_self)s
+        %(Parameters, X, y, costs)s
+        sample_weight : array-like of shape (n_samples,) >= 0, optional
+            Row weights, as in :meth:`BayesMinimumRiskClassifier.fit`; the threshold minimises
+            the weighted money ``sum_i w_i C_i``.
+
+        %(returns_self)s
         """
-        yi, costs = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
-        p = self._fit_probabilities(X, yi, costs, self.cv)
-        self._fit_calibrator(p, yi)
+        yi, costs, w = self._check_fit_inputs(X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, sample_weight)
+        p = self._fit_probabilities(X, yi, costs, self.cv, w)
+        self._fit_calibrator(p, yi, w)
         self.threshold_, self.cost_ = cost_optimal_threshold(yi, self._apply_calibration(p),
-                                                             cost_matrix=costs)
+                                                             cost_matrix=scale_costs(costs, w))
         return self
 
     @fill_doc

@@ -227,7 +227,11 @@ def test_costs_routed_through_cross_validate(credit):
 
 
 @parametrize_with_checks([CostSensitiveRandomPatchesClassifier(n_estimators=3, random_state=0),
-                          CostSensitiveBaggingClassifier(n_estimators=3, combination="stacking", random_state=0)])
+                          CostSensitiveBaggingClassifier(n_estimators=3, combination="stacking", random_state=0)],
+                         # each tree's rows are drawn from n rows, so repeating rows changes the draws (as for
+                         # scikit-learn's forests); fixed subsets pass it: tests/test_sample_weight.py
+                         expected_failed_checks=lambda est: {
+                             "check_sample_weight_equivalence_on_dense_data": "row draws depend on the row count"})
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

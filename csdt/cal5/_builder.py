@@ -19,7 +19,8 @@ from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
 from .._apply import apply_one
-from ._intervals import NO_DOMINANT, UNDECIDED, attribute_intervals, meta_decision
+from .._export import count_text
+from ._intervals import NO_DOMINANT, UNDECIDED, meta_decision, weighted_attribute_intervals
 
 # why a node is a leaf
 LEAF_KINDS = {
@@ -89,16 +90,19 @@ def _bayes_class(counts, cost_sums) -> int:
     return int(np.argmax(cost_sums)) if cost_sums.sum() > 0 else int(np.argmax(counts))
 
 
-def _stats(k, c, n_classes):
-    return (np.bincount(k, minlength=n_classes).astype(np.float64),
-            np.bincount(k, weights=c, minlength=n_classes))
+def _stats(k, c, w, n_classes):
+    """Per-class weight sums ``sum w_p`` (the counts n_j) and cost sums ``sum w_p c_p``."""
+    return (np.bincount(k, weights=w, minlength=n_classes),
+            np.bincount(k, weights=w * c, minlength=n_classes))
 
 
-def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=True) -> TreeArrays:
-    """Grow a CAL5_OC tree on validated float64 X (n, d), class indices k and costs c >= 0;
-    returns its binary-chain :class:`TreeArrays` (see :func:`to_tree_arrays`)."""
+def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=True, w=None) -> TreeArrays:
+    """Grow a CAL5_OC tree on validated float64 X (n, d), class indices k, costs c >= 0 and example
+    weights w > 0 (None: all 1; example p counts as w_p copies of itself); returns its binary-chain
+    :class:`TreeArrays` (see :func:`to_tree_arrays`)."""
     tree = CAL5Tree(n_classes)
-    counts, costs = _stats(k, c, n_classes)
+    w = np.ones(k.shape[0]) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    counts, costs = _stats(k, c, w, n_classes)
     status = _aot.run("cal5_meta_decision", meta_decision, counts, costs, alpha, s_max)
     root = tree._add_node(counts, costs, status, 0)
     # (node, rows, attribute of the parent node, which the paper excludes)
@@ -112,13 +116,13 @@ def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=Tr
         if max_depth is not None and depth >= max_depth:
             tree.leaf_kind[node] = "max_depth"
             continue
-        kr, cr = k[rows], c[rows]
+        kr, cr, wr = k[rows], c[rows], w[rows]
         best = None
         for f in range(X.shape[1]):
             if f == prev:
                 continue
-            res = _aot.run("cal5_attribute_intervals", attribute_intervals, X[rows, f], kr, cr, n_classes, alpha,
-                           s_max)
+            res = _aot.run("cal5_weighted_attribute_intervals", weighted_attribute_intervals, X[rows, f], kr, cr,
+                           wr, n_classes, alpha, s_max)
             # a single interval is no branching; strict '>' keeps the first best attribute
             if res[0].shape[0] > 0 and (best is None or res[4] > best[1][4]):
                 best = (f, res)
@@ -132,7 +136,7 @@ def build_tree(X, k, c, n_classes, alpha, s_max, max_depth=None, merge_leaves=Tr
         interval = np.searchsorted(thresholds, X[rows, f], side="left")  # x <= b_t -> interval t
         for t in range(thresholds.shape[0] + 1):
             sub = rows[interval == t]
-            cn, cs = _stats(k[sub], c[sub], n_classes)
+            cn, cs = _stats(k[sub], c[sub], w[sub], n_classes)
             child = tree._add_node(cn, cs, statuses[t], depth + 1)
             tree.children[node].append(child)
             stack.append((child, sub, f))
@@ -279,7 +283,7 @@ def _leaf_items(node, class_names, decimals):
     tot = costs.sum()
     pc = costs / tot if tot > 0 else counts / counts.sum()
     pcs = ", ".join(f"{class_names[j]}: {pc[j]:.{decimals}f}" for j in range(len(pc)))
-    return f"class {class_names[node['label']]}", LEAF_KINDS[node["leaf_kind"]], f"n={int(counts.sum())}", pcs
+    return f"class {class_names[node['label']]}", LEAF_KINDS[node["leaf_kind"]], f"n={count_text(counts.sum())}", pcs
 
 
 def export_text(tree: TreeArrays, feature_names, class_names, decimals=3) -> str:
@@ -333,7 +337,7 @@ def plot_multiway(tree: TreeArrays, feature_names, class_names, ax=None, max_dep
             cls, kind, n, pcs = _leaf_items(nd, class_names, decimals)
             kind = textwrap.fill(kind, 26)  # the longest reasons take two lines, not one wide box
             return f"{cls}\n{kind}\n{n}\np^c: {pcs}", CLASS_COLORS[nd["label"] % len(CLASS_COLORS)]
-        return (f"{feature_names[nd['feature']]}\nI^c={nd['info']:.{decimals}f} bits\nn={int(nd['counts'].sum())}",
+        return (f"{feature_names[nd['feature']]}\nI^c={nd['info']:.{decimals}f} bits\nn={count_text(nd['counts'].sum())}",
                 INNER_COLOR)
 
     def edge_text(b, i):

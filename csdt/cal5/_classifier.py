@@ -42,6 +42,7 @@ from .._export import (
     feature_names_of,
 )
 from .._params import validate_params
+from .._weights import check_fit_sample_weight
 from ._builder import build_tree, export_text, plot_multiway, predict_leaf
 
 __all__ = ["CAL5Classifier", "CAL5OCClassifier", "cost_transinformation"]
@@ -143,7 +144,8 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
                              f"(negatives): a misclassification must not cost less than a correct decision")
         return np.ascontiguousarray(c)
 
-    def fit(self, X, y, cost=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    def fit(self, X, y, cost=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None):
         """Grow the tree on X (n, d numeric), labels y and each example's misclassification cost.
 
         ``cost`` (n,): cost of misclassifying each example (any number of classes).
@@ -151,6 +153,13 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         or ``cost_matrix`` (n, 4) [C_FP, C_FN, C_TP, C_TN]; then
         ``cost = C_FN - C_TP`` for positives (``classes_[1]``), ``C_FP - C_TN`` for
         negatives. No costs: every example costs 1.
+
+        ``sample_weight`` (n,) >= 0: example p counts as ``w_p`` copies of itself, in the
+        class counts of the confidence interval (eq. 14) ``n_j(I) = sum_{p in I, k_j} w_p``
+        and in the cost sums ``w_j(I) = sum_{p in I, k_j} w_p c_p`` (so the mean cost c_j(I),
+        the thresholds S_j(I), I^c and p^c are weighted too; CAL5's averaged class cost is
+        ``sum w_p c_p / sum w_p``). Examples of weight 0 are dropped. Uniform weights c
+        scale every n_j(I) by c: the Chebyshev bounds then see c times the evidence.
         """
         validate_params(self)
         rows = row_index(X)
@@ -161,10 +170,14 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         if n_classes < 2:
             raise ValueError(f"y contains only one class ({self.classes_[0]!r}); CAL5 needs at least 2 classes")
         y_idx = y_idx.ravel().astype(np.int64)
+        w = check_fit_sample_weight(sample_weight, X, rows)
         c = self._example_costs(y_idx, n_classes, cost, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, rows)
-        costs = self._costs_for_tree(y_idx, c)
+        costs = self._costs_for_tree(y_idx, c, w)
+        if w is not None:  # weight 0: as if the example were not there (no value, no bound)
+            keep = w > 0
+            X, y_idx, costs, w = X[keep], y_idx[keep], costs[keep], w[keep]
         self.tree_ = build_tree(X, y_idx, costs, n_classes, float(self.alpha), float(self.s_max),
-                                self.max_depth, bool(self.merge_leaves))
+                                self.max_depth, bool(self.merge_leaves), w)
         return self
 
     # -- prediction -----------------------------------------------------------------------
@@ -330,7 +343,7 @@ class CAL5OCClassifier(_BaseCAL5):
     def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True):
         store_init_args(self, locals())
 
-    def _costs_for_tree(self, y_idx, cost):
+    def _costs_for_tree(self, y_idx, cost, w=None):
         return np.ones(y_idx.shape[0]) if cost is None else cost
 
 
@@ -364,7 +377,7 @@ class CAL5Classifier(_BaseCAL5):
     def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True, class_cost=None):
         store_init_args(self, locals())
 
-    def _costs_for_tree(self, y_idx, cost):
+    def _costs_for_tree(self, y_idx, cost, w=None):
         n_classes = self.classes_.shape[0]
         if self.class_cost is not None:
             if isinstance(self.class_cost, dict):
@@ -379,7 +392,11 @@ class CAL5Classifier(_BaseCAL5):
             if not np.isfinite(cc).all() or (cc < 0).any():
                 raise ValueError(f"class_cost must be finite and >= 0, got {cc.tolist()}")
         elif cost is not None:
-            cc = np.bincount(y_idx, weights=cost, minlength=n_classes) / np.bincount(y_idx, minlength=n_classes)
+            w = np.ones(y_idx.shape[0]) if w is None else w  # weighted mean: sum w c / sum w per class
+            den = np.bincount(y_idx, weights=w, minlength=n_classes)
+            # a class all of whose examples weigh 0 is not in the tree: any cost will do
+            cc = np.divide(np.bincount(y_idx, weights=w * cost, minlength=n_classes), den,
+                           out=np.ones(n_classes), where=den > 0)
         else:
             cc = np.ones(n_classes)
         self.class_cost_ = cc

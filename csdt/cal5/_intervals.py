@@ -122,8 +122,11 @@ def merge_intervals(last, status):
 
 
 @nb.njit(cache=True, nogil=True)
-def group_sorted(x, k, c, n_classes):
-    """Distinct values of x (ascending) with per-class counts and cost sums, each (m, n_classes)."""
+def group_sorted(x, k, c, w, n_classes):
+    """Distinct values of x (ascending) with per-class counts and cost sums, each (m, n_classes).
+
+    Example p counts ``w[p]`` times: ``n_j += w_p``, ``w_j += w_p c_p``.
+    """
     order = np.argsort(x)
     n = x.shape[0]
     values = np.empty(n)
@@ -138,8 +141,8 @@ def group_sorted(x, k, c, n_classes):
             m += 1
             values[m] = v
             prev = v
-        counts[m, k[p]] += 1.0
-        cost_sums[m, k[p]] += c[p]
+        counts[m, k[p]] += w[p]
+        cost_sums[m, k[p]] += w[p] * c[p]
     m += 1
     return values[:m], counts[:m], cost_sums[:m]
 
@@ -152,7 +155,14 @@ def attribute_intervals(x, k, c, n_classes, alpha, s_max):
     (thresholds[t-1], thresholds[t]] with -inf/+inf at the ends; ``counts`` and
     ``cost_sums`` are its (T, n_classes) statistics.
     """
-    values, counts, cost_sums = group_sorted(x, k, c, n_classes)
+    return weighted_attribute_intervals(x, k, c, np.ones(x.shape[0]), n_classes, alpha, s_max)
+
+
+@nb.njit(cache=True, nogil=True)
+def weighted_attribute_intervals(x, k, c, w, n_classes, alpha, s_max):
+    """:func:`attribute_intervals` with example weights ``w`` (> 0): example p counts as ``w_p``
+    copies of itself, in n_j(I) (``sum w_p``) and in w_j(I) (``sum w_p c_p``)."""
+    values, counts, cost_sums = group_sorted(x, k, c, w, n_classes)
     last, status = raw_intervals(counts, cost_sums, alpha, s_max)
     last, status = merge_intervals(last, status)
     n_int = last.shape[0]

@@ -66,6 +66,7 @@ from .._apply import apply
 
 from .._members import fit_member
 from .._params import HasMethods, StrOptions, count, fraction, validate_params
+from .._weights import check_fit_sample_weight, scale_costs
 from ..linear._logistic import CostSensitiveLogisticRegression, _check_y
 from ..tree._classifier import CostSensitiveDecisionTreeClassifier, _check_X
 from ._inducers import draw_subset, out_of_bag_mask, resolve_count
@@ -82,16 +83,18 @@ _TREE_PARAMS = ("criterion", "criterion_weight", "max_depth", "min_samples_split
                 "min_gain", "max_leaf_nodes", "max_bins", "num_pct")
 
 
-def _fit_tree(tree_params, X, y, costs, rows, feats, seed):
+def _fit_tree(tree_params, X, y, costs, rows, feats, seed, w=None):
     """Grow one CSDT on its rows and columns (runs in a worker thread / dask task).
 
     The tree is grown on the (rows x feats) patch only, so its presort touches only the
     columns it may use; its split features are then mapped back to X's column indices.
+    ``w``: the rows' sample weights (a row drawn k times by the bootstrap weighs k w).
     """
     d = X.shape[1]
     Xs = X[rows] if feats.shape[0] == d else X[np.ix_(rows, feats)]
     tree = CostSensitiveDecisionTreeClassifier(**tree_params, random_state=seed)
-    fit_member(tree, np.ascontiguousarray(Xs), y[rows], np.ascontiguousarray(costs[rows]))
+    fit_member(tree, np.ascontiguousarray(Xs), y[rows], np.ascontiguousarray(costs[rows]),
+               None if w is None else w[rows])
     if feats.shape[0] != d:
         t = tree.tree_
         inner = t.feature >= 0
@@ -157,11 +160,20 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         CostSensitiveDecisionTreeClassifier(**tree_params)._resolve_params(d)
         return n_rows, n_feats, tree_params
 
-    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None):
         """Grow ``n_estimators`` CSDTs on random subsets and fit the combiner.
 
         Costs (money per row) as ``fp_cost``, ``fn_cost``, ``tp_cost``, ``tn_cost`` or
         ``cost_matrix`` (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; unit costs when none are given.
+
+        ``sample_weight`` (n,) >= 0: a row of weight w counts as w copies of itself. Rows are
+        still drawn uniformly (the draws depend on n and ``random_state`` only, as in
+        scikit-learn's bagging); every tree is grown with its rows' weights (a row drawn k
+        times weighs k w; see :meth:`CostSensitiveDecisionTreeClassifier.fit`), the
+        out-of-bag savings of each tree (weighted voting's alpha_j) and ``oob_score_`` are
+        in the money ``sum_i w_i C_i``, and the stacking learner is fitted with the weights.
+        A row of weight 0 influences nothing but the draws' row count.
         """
         x_index = row_index(X)
         X = _check_X(self, X, reset=True)
@@ -173,6 +185,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=x_index)
+        w = check_fit_sample_weight(sample_weight, X, x_index)
         n, d = X.shape
         n_rows, n_feats, tree_params = self._check_params(n, d)
         self._n_train = n
@@ -180,7 +193,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=self.n_estimators)
         self._seeds, self._n_rows, self._n_feats = seeds, n_rows, n_feats
         subsets = [draw_subset(int(s), n, d, n_rows, n_feats, self._bootstrap) for s in seeds]
-        tasks = (delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s))
+        tasks = (delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s), w)
                  for s, (rows, feats) in zip(seeds, subsets))
         if self.verbose:  # a progress bar (tqdm when installed, else joblib's messages)
             trees = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(tasks)
@@ -190,7 +203,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
                 trees = tqdm(trees, total=len(seeds), desc=type(self).__name__, unit="tree")
             except ImportError:
                 trees = Parallel(n_jobs=self.n_jobs, prefer="threads", verbose=10)(
-                    delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s))
+                    delayed(_fit_tree)(tree_params, X, yi, costs, rows, feats, int(s), w)
                     for s, (rows, feats) in zip(seeds, subsets))
             self.estimators_ = list(trees)
         else:
@@ -198,15 +211,16 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         self.estimators_features_ = [feats for _, feats in subsets]
         self._forest = stack_trees([t.tree_ for t in self.estimators_])  # one walk predicts with all trees
         oob = np.column_stack([out_of_bag_mask(rows, n) for rows, _ in subsets])
-        self._fit_combiner(X, yi, costs, oob)
+        self._fit_combiner(X, yi, costs, oob, w)
         return self
 
-    def _fit_combiner(self, X, y, costs, oob):
+    def _fit_combiner(self, X, y, costs, oob, w=None):
         n = X.shape[0]
         votes, probas = self._tree_outputs(X, need_proba=self.combination == "stacking_proba")
         T = votes.shape[1]
+        money = scale_costs(costs, w)  # sum_i w_i C_i: the money of w copies of each row
         # each tree's savings on its out-of-bag rows (eq. 6), all trees at once
-        cost0, cost1 = decision_costs(y, costs)  # money if the row is decided 0 / 1
+        cost0, cost1 = decision_costs(y, money)  # money if the row is decided 0 / 1
         oobf = oob.astype(np.float64)
         oob_votes = (oob & (votes == 1)).astype(np.float64)
         base = np.minimum(cost0 @ oobf, cost1 @ oobf)
@@ -223,7 +237,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         if self.combination in ("stacking", "stacking_proba"):
             fe = CostSensitiveLogisticRegression() if self.final_estimator is None else self.final_estimator
             feats = votes.astype(np.float64) if self.combination == "stacking" else probas
-            self.final_estimator_ = fit_member(clone(fe), feats, y, costs)
+            self.final_estimator_ = fit_member(clone(fe), feats, y, costs, w)
             if not hasattr(self.final_estimator_, "classes_"):  # fitted without validation
                 self.final_estimator_.classes_ = np.array([0, 1])
                 self.final_estimator_.n_features_in_ = T
@@ -234,7 +248,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         share = np.full(n, np.nan)
         share[has] = num[has] / den[has]
         self.oob_decision_function_ = np.column_stack((1.0 - share, share))
-        self.oob_score_ = (_savings_of(y[has], (share[has] > 0.5).astype(np.int64), costs[has])
+        self.oob_score_ = (_savings_of(y[has], (share[has] > 0.5).astype(np.int64), money[has])
                            if has.any() else np.nan)
 
     # ------------------------------------------------------------------ prediction

@@ -47,7 +47,6 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
@@ -70,6 +69,7 @@ from .._export import (
     tree_lines,
 )
 from .._params import StrOptions, count, fraction, non_negative, validate_params
+from .._weights import check_fit_sample_weight
 from ._binning import bin_features
 from ._builder import grow_trees
 
@@ -140,7 +140,8 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
             raise ValueError(f"Only binary classification is supported; y has {np.unique(y_raw).shape[0]} classes")
         y01, self.classes_ = check_binary_labels(y_raw, return_classes=True)
         n = X.shape[0]
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        w = check_fit_sample_weight(sample_weight, X, rows)  # a pandas index must be X's, as the costs'
+        w = np.ones(n) if w is None else w
         target = y01.astype(np.float64)
         # tp_cost/tn_cost alone go with C_FP = C_FN = 1 (check_fit_costs), as in every csdt estimator
         if fp_cost is not None or fn_cost is not None or cost_matrix is not None or _given(tp_cost, tn_cost):

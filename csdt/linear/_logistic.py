@@ -43,6 +43,7 @@ from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_inde
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
 from .._params import StrOptions, count, non_negative, validate_params
+from .._weights import check_fit_sample_weight
 from ._objective import aec_and_gradient, cost_slope_and_offset
 
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
@@ -57,15 +58,20 @@ def _check_y(y):
     return check_binary_labels(y, return_classes=True)
 
 
-def _standardisation(X):
-    """Column means and standard deviations of float64 X (a zero deviation becomes 1).
+def _standardisation(X, sample_weight=None):
+    """Column means and standard deviations of float64 X (a zero deviation becomes 1); with
+    ``sample_weight`` w the weighted ones ``sum w x / sum w`` and ``sqrt(sum w (x - mean)^2 / sum w)``.
 
     Raises ``ValueError`` naming the column when they overflow float64: finite values near
     1e154 or above square (or sum) past 1.8e308, and the NaN that follows would be reported
     downstream as missing input."""
     with np.errstate(over="ignore", invalid="ignore"):
-        mean = X.mean(axis=0)
-        std = X.std(axis=0)
+        if sample_weight is None:
+            mean = X.mean(axis=0)
+            std = X.std(axis=0)
+        else:
+            mean = np.average(X, axis=0, weights=sample_weight)
+            std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
     bad = ~(np.isfinite(mean) & np.isfinite(std))
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
@@ -75,16 +81,31 @@ def _standardisation(X):
     return mean, std
 
 
-def _standardised(X, standardize, fit_intercept):
-    """``(mean, std, (X - mean) / std)``; without an intercept X is only scaled (``mean = 0``): centring
-    would fit ``beta . (x - mean)``, whose intercept ``-beta . mean`` the reported model cannot hold."""
+def _standardised(X, standardize, fit_intercept, sample_weight=None):
+    """``(mean, std, (X - mean) / std)`` (weighted by ``sample_weight``); without an intercept X is only
+    scaled (``mean = 0``): centring would fit ``beta . (x - mean)``, whose intercept ``-beta . mean`` the
+    reported model cannot hold."""
     p = X.shape[1]
     if not standardize:
         return np.zeros(p), np.ones(p), X
-    mean, std = _standardisation(X)
+    mean, std = _standardisation(X, sample_weight)
     if not fit_intercept:
         mean = np.zeros(p)
     return mean, std, (X - mean) / std
+
+
+def _weighted_rows(X, yi, costs, w):
+    """``(X, yi, costs, w)`` with the rows of weight 0 dropped and each row's costs times ``w n / sum w``.
+
+    aec_and_gradient averages over the n rows, so that scaling makes its AEC the weighted mean
+    ``sum_i w_i EC_i / sum_i w_i``: the AEC of the data with row i repeated w_i times.
+    """
+    if w is None:
+        return X, yi, costs, None
+    keep = w > 0
+    if not keep.all():
+        X, yi, costs, w = X[keep], yi[keep], costs[keep], w[keep]
+    return X, yi, costs * (w * (w.shape[0] / w.sum()))[:, None], w
 
 
 class _LinearScoreMixin(ClassifierMixin):
@@ -160,7 +181,13 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     Costs are passed to ``fit`` as ``fp_cost``, ``fn_cost``, ``tp_cost``,
     ``tn_cost`` (scalars or per-row arrays, money) or ``cost_matrix`` (n, 4);
     with no costs at all, unit misclassification costs ``fp_cost = fn_cost = 1``
-    are used (then AEC is the expected error rate). ``predict`` returns the class
+    are used (then AEC is the expected error rate).
+
+    ``fit(..., sample_weight=w)``: a row of weight w counts as w copies of itself, so
+    ``AEC = sum_i w_i EC_i / sum_i w_i`` and its gradient, the standardisation
+    (``sum w x / sum w``, weighted variance), the logistic-regression start (its
+    ``sample_weight``) and ``gtol``'s scale ``sum w |d| / sum w`` are all weighted; rows of
+    weight 0 are dropped. Uniform weights give the same AEC, hence the same minimum. ``predict`` returns the class
     with ``s(x) > 0.5``: the model's score already carries the costs it was
     trained on, so no further threshold is applied (wrap it in
     :class:`csdt.BayesMinimumRiskClassifier` to decide with new rows' own costs).
@@ -184,11 +211,14 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         validate_params(self)
 
     @fill_doc
-    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None):
         """Fit by minimising ``AEC + lambda_l1 ||beta||_1`` with the rows' own costs.
 
         %(Parameters, X, y, costs)s
             Without costs: unit costs (AEC = expected error rate).
+        sample_weight : array-like of shape (n_samples,) >= 0, optional
+            Row weights: ``AEC = sum_i w_i EC_i / sum_i w_i`` (see Notes).
 
         %(returns_self)s
         """
@@ -199,20 +229,22 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         self.classes_ = classes
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=rows)
-        return self._fit_arrays(X, yi, costs)
+        return self._fit_arrays(X, yi, costs, check_fit_sample_weight(sample_weight, X, rows))
 
-    def _fit_arrays(self, X, yi, costs):
-        """Fit on validated float64 X, 0/1 int y and (n, 4) costs (no re-validation; the
-        ensembles' protocol, ``csdt._members``)."""
+    def _fit_arrays(self, X, yi, costs, sample_weight=None):
+        """Fit on validated float64 X, 0/1 int y, (n, 4) costs and (n,) weights or None (no
+        re-validation; the ensembles' protocol, ``csdt._members``)."""
         # the products are (n x p) with small p: threaded BLAS only adds contention (10x slower)
         with threadpool_limits(limits=1, user_api="blas"):
-            return self._fit_arrays_serial(X, yi, costs)
+            return self._fit_arrays_serial(*_weighted_rows(X, yi, costs, sample_weight))
 
     _fit_validated = _fit_arrays  # csdt._members protocol name
 
-    def _fit_arrays_serial(self, X, yi, costs):
+    def _fit_arrays_serial(self, X, yi, costs, w):
+        """The fit; ``costs`` already carry the weights ``w`` (:func:`_weighted_rows`), which the
+        standardisation and the logistic start read."""
         n, p = X.shape
-        mean, std, Xs = _standardised(X, self.standardize, self.fit_intercept)
+        mean, std, Xs = _standardised(X, self.standardize, self.fit_intercept, w)
         d, e = cost_slope_and_offset(yi, costs)
         scale = float(np.mean(np.abs(d)))
         scale = scale if scale > 0 else 1.0
@@ -223,7 +255,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         beta0 = np.zeros(p)
         b00 = 0.0
         if self.init == "logistic" and np.unique(yi).size == 2:
-            lr = LogisticRegression(fit_intercept=fi, max_iter=1000).fit(Xs, yi)
+            lr = LogisticRegression(fit_intercept=fi, max_iter=1000).fit(Xs, yi, sample_weight=w)
             beta0 = lr.coef_.ravel().copy()
             b00 = float(lr.intercept_[0]) if fi else 0.0
 
@@ -326,13 +358,18 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
             max_iter=self.max_iter, tol=self.tol, gtol=self.gtol)
 
     @fill_doc
-    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    def fit(self, X, y, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+            sample_weight=None):
         """Choose lambda by cross-validated AEC (or savings), then refit on all rows.
 
         Every fold is scored with its own validation rows' costs; ties go to the larger lambda.
 
         %(Parameters, X, y, costs)s
             Without costs: unit costs (AEC = expected error rate).
+        sample_weight : array-like of shape (n_samples,) >= 0, optional
+            Row weights (a row of weight w counts as w copies): every fit as in
+            :class:`CostSensitiveLogisticRegression`, every held-out score weighted
+            (``sum w EC / sum w``, savings of ``sum w C``).
 
         %(returns_self)s
         """
@@ -343,7 +380,8 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         self.classes_ = classes
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=rows)
-        self.lambdas_ = self._candidates(X, yi, costs)
+        w = check_fit_sample_weight(sample_weight, X, rows)
+        self.lambdas_ = self._candidates(X, yi, costs, w)
         cv = self.cv
         if isinstance(cv, numbers.Integral):
             if cv < 2:
@@ -353,14 +391,14 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         scores = np.empty((len(self.lambdas_), len(folds)))
         for f, (tr, te) in enumerate(folds):
             for li, lam in enumerate(self.lambdas_):
-                m = self._base(lam)._fit_arrays(X[tr], yi[tr], costs[tr])
-                scores[li, f] = self._score(m, X[te], yi[te], costs[te])
+                m = self._base(lam)._fit_arrays(X[tr], yi[tr], costs[tr], None if w is None else w[tr])
+                scores[li, f] = self._score(m, X[te], yi[te], costs[te], None if w is None else w[te])
         self.cv_scores_ = scores
         mean = scores.mean(axis=1)
         # ties go to the larger lambda (the simpler model); candidates are sorted descending
         best = int(np.argmin(mean)) if self.scoring == "aec" else int(np.argmax(mean))
         self.lambda_ = float(self.lambdas_[best])
-        self.best_estimator_ = self._base(self.lambda_)._fit_arrays(X, yi, costs)
+        self.best_estimator_ = self._base(self.lambda_)._fit_arrays(X, yi, costs, w)
         self.best_estimator_.classes_ = classes
         self.best_estimator_.n_features_in_ = self.n_features_in_
         self.coef_ = self.best_estimator_.coef_
@@ -368,13 +406,14 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         self.n_iter_ = self.best_estimator_.n_iter_
         return self
 
-    def _candidates(self, X, yi, costs):
+    def _candidates(self, X, yi, costs, w=None):
         if isinstance(self.lambdas, numbers.Integral) and not isinstance(self.lambdas, bool):
             if self.lambdas < 1:
                 raise ValueError(f"lambdas must be >= 1 or a list of values, got {self.lambdas}")
-            Xs = _standardised(X, self.standardize, self.fit_intercept)[2]
+            X, yi, costs, w = _weighted_rows(X, yi, costs, w)
+            Xs = _standardised(X, self.standardize, self.fit_intercept, w)[2]
             d, e = cost_slope_and_offset(yi, costs)
-            rate = float(np.clip(yi.mean(), 1e-6, 1 - 1e-6))
+            rate = float(np.clip(np.average(yi, weights=w), 1e-6, 1 - 1e-6))
             theta = np.concatenate(([np.log(rate / (1 - rate))] if self.fit_intercept else [],
                                     np.zeros(X.shape[1])))
             _, g = aec_and_gradient(theta, Xs, d, e, self.fit_intercept)
@@ -386,7 +425,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
             raise ValueError("lambdas must be non-negative finite values")
         return np.sort(lam)[::-1]
 
-    def _score(self, m, X, y, costs):
+    def _score(self, m, X, y, costs, w=None):
         if self.scoring == "aec":
-            return expected_cost_loss(y, m.predict_proba(X)[:, 1], cost_matrix=costs, normalize=True)
-        return savings_score(y, (m.decision_function(X) > 0).astype(np.int64), cost_matrix=costs)
+            return expected_cost_loss(y, m.predict_proba(X)[:, 1], cost_matrix=costs, sample_weight=w, normalize=True)
+        return savings_score(y, (m.decision_function(X) > 0).astype(np.int64), cost_matrix=costs, sample_weight=w)

@@ -28,3 +28,19 @@ def decision_path_rows(leaf, left, right, depth):
     np.cumsum(lengths, out=indptr[1:])
     indices = anc[leaf][np.arange(anc.shape[1]) < lengths[:, None]]
     return indptr, indices
+
+
+def node_sums(tree, leaf, values):
+    """Per-node sums (m, k) of the per-row ``values`` (n, k) of the rows whose leaf is ``leaf``.
+
+    Summed over each leaf, then added up the tree, children before parents (node ids grow
+    away from the root): a node's sum is over every row that passes through it.
+    """
+    m = tree.node_count
+    v = np.stack([np.bincount(leaf, weights=values[:, j], minlength=m) for j in range(values.shape[1])], axis=1)
+    left, right, depth = tree.children_left, tree.children_right, tree.depth
+    inner = np.flatnonzero(left != -1)
+    for level in range(int(depth.max()) if m else 0, -1, -1):  # one numpy step per depth
+        k = inner[depth[inner] == level]
+        v[k] = v[left[k]] + v[right[k]]
+    return v

@@ -33,9 +33,14 @@ from csboost_plugins.decision_costs import decision_costs, misclassification_cos
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
+from .._apply import apply_one
+from .._weights import integer_copies, scale_costs
+from ._apply import node_sums
 from ._criterion import (
     _INTERNAL,
     COST_CRITERIA,
+    COST_ENTROPY,
+    DIRECT_COST,
     ENTROPY_COST,
     impurity,
     node_label,
@@ -545,25 +550,30 @@ def _bin_codes_into(X, edges, nbins, out):
             out[i, f] = base + (1 if edges[f, base] < x else 0)
 
 
-def bin_edges(X, max_bins, rng_seed=0, sample=200_000):
+def bin_edges(X, max_bins, rng_seed=0, sample=200_000, sample_weight=None):
     """Quantile bin edges per feature (at most ``max_bins`` bins, LightGBM-style).
 
     Edges are midpoints between consecutive distinct values of (a sample of) the
     column; when a column has more distinct values than bins, the edges are the
     midpoints nearest to evenly spaced quantiles. Returns (edges (d, 255), nbins (d,)).
+    With ``sample_weight`` the quantiles are weighted (a row of weight w counts w times).
     """
     n, d = X.shape
     if n > sample:
         idx = np.random.default_rng(rng_seed).choice(n, sample, replace=False)
         idx.sort()
         Xs = X[idx]
+        ws = None if sample_weight is None else sample_weight[idx]
     else:
-        Xs = X
+        Xs, ws = X, sample_weight
     edges = np.full((d, NAN_BIN), np.inf)
     nbins = np.ones(d, np.int64)
     for f in range(d):
         v = Xs[:, f]
-        u, cnt = np.unique(v[~np.isnan(v)], return_counts=True)
+        ok = ~np.isnan(v)
+        u, inv, cnt = np.unique(v[ok], return_inverse=True, return_counts=True)
+        if ws is not None:
+            cnt = np.bincount(inv, weights=ws[ok], minlength=u.size)
         if u.size <= 1:
             continue
         mids = u[:-1] / 2.0 + u[1:] / 2.0
@@ -618,18 +628,67 @@ def row_stats(y, costs, crit, ncol=4, money=True):
     return stats, yb, a0, a1, y.astype(np.float64)
 
 
+def _counts_rows(mode, crit, weighted):
+    """Whether the growth reads row counts (not only money): class shares, row-share weights, percentiles."""
+    return mode == MODE_COSTCLA or crit not in (DIRECT_COST, COST_ENTROPY) or (crit == DIRECT_COST and weighted)
+
+
+def _fold_weights(X, y, costs, w, mode, crit, weighted):
+    """(X, y, costs, w, bin weights) to grow on, with the sample weights ``w`` folded in (bin weights
+    None when the rows were repeated).
+
+    Zero-weight rows are dropped. Money-only growth (``direct_cost`` unweighted, ``cost_entropy``):
+    each row's costs are multiplied by its weight, which is exactly what w copies of the row
+    add to every cost sum. Growth that counts rows: each row repeated ``w / unit`` times with
+    costs times ``unit`` (:func:`csdt._weights.integer_copies`).
+    """
+    keep = w > 0
+    if not keep.all():
+        X, y, costs, w = X[keep], y[keep], costs[keep], w[keep]
+    if not _counts_rows(mode, crit, weighted):
+        return X, y, scale_costs(costs, w), w, w
+    unit, copies = integer_copies(w, "this criterion (or criterion_weight / num_pct)")
+    idx = np.repeat(np.arange(w.shape[0]), copies)
+    return (np.ascontiguousarray(X[idx]), y[idx], costs[idx] * unit, np.full(idx.shape[0], unit), None)
+
+
+def _unseen_missing_to_heavier(tree, leaf, X, weight):
+    """``missing_left`` with every split whose node saw no NaN in its feature sending NaN to the
+    child of larger training *weight* (ties left): the search decided by row counts."""
+    ml = tree.missing_left.copy()
+    inner = np.flatnonzero(tree.children_left != -1)
+    nan = np.isnan(X)
+    saw = np.zeros(tree.node_count, bool)
+    if nan.any():
+        saw = node_sums(tree, leaf, nan.astype(np.float64))[np.arange(tree.node_count), tree.feature] > 0
+    unseen = inner[~saw[inner]]
+    ml[unseen] = weight[tree.children_left[unseen]] >= weight[tree.children_right[unseen]]
+    return ml
+
+
 def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_leaf, min_gain,
-               max_features, max_leaf_nodes, allowed, seed, num_pct, max_bins) -> TreeArrays:
+               max_features, max_leaf_nodes, allowed, seed, num_pct, max_bins, sample_weight=None) -> TreeArrays:
     """Run the numba growth on validated arrays and wrap the result in :class:`TreeArrays`.
 
     No validation here (the estimator does it once); the heavy parts release the GIL.
+    ``sample_weight`` (n,) >= 0, optional: a row of weight w counts as w copies of itself
+    (:func:`_fold_weights`); ``n_node_samples`` and ``n_pos`` are then the weight sums
+    ``sum_i w_i`` and ``sum_i w_i y_i`` of the node's rows and ``value`` their Laplace rate.
     """
     # no-ops for validated input; keeps a single numba signature for any caller
     X = np.ascontiguousarray(X, dtype=np.float64)
     costs = np.ascontiguousarray(costs, dtype=np.float64)
+    w = bin_w = None
+    if sample_weight is not None:
+        X, y, costs, w, bin_w = _fold_weights(X, y, costs, sample_weight, mode, crit, weighted)
+        if w.shape[0] == 0:  # every row weighs 0 (an ensemble's draw can): a root leaf that saw no money
+            return TreeArrays([-1], [-1], [-1], [np.nan], [False], [0.5], label=[0], n_node_samples=[0.0],
+                              node_cost=[0.0], left_inclusive=True,
+                              extras={"n_pos": np.zeros(1), "cost0": np.zeros(1), "cost1": np.zeros(1),
+                                      "gain": np.zeros(1), "depth": np.zeros(1, np.int64)})
     if mode == MODE_HIST:
         stats, yb, a0, a1, yf = row_stats(y, costs, crit, 4, False)
-        edges, nbins = bin_edges(X, max_bins, rng_seed=0)  # fixed sample: same bins run to run
+        edges, nbins = bin_edges(X, max_bins, rng_seed=0, sample_weight=bin_w)  # fixed sample: same bins run to run
         bcodes = bin_codes(X, edges, nbins)
         order = np.empty((0, 0), np.int32)
         codes = np.empty((0, 0), np.int32)
@@ -645,6 +704,12 @@ def build_tree(X, y, costs, *, mode, crit, weighted, max_depth, min_split, min_l
                int(max_features), int(max_leaf_nodes), allowed, int(seed) & 0x7FFFFFFFFFFFFFFF,
                int(num_pct))
     left, right, feat, thr, ml, nn, pos, c0, c1, label, gain, depth = out
+    if w is not None:  # the rows' weight sums, not their counts
+        shape = TreeArrays(left, right, feat, thr, ml, nn, extras={"depth": depth}, validate=False)
+        leaf = apply_one(shape, X)
+        nn, pos = node_sums(shape, leaf, np.column_stack((w, w * (y == 1)))).T
+        if bin_w is not None:  # grown on the weighted rows (on repeated rows the kernel counted the copies)
+            ml = _unseen_missing_to_heavier(shape, leaf, X, nn)
     value = (pos + 1.0) / (nn + 2.0)
     return TreeArrays(left, right, feat, thr, ml, value, label=label, n_node_samples=nn,
                       node_cost=np.where(label == 1, c1, c0), left_inclusive=True,

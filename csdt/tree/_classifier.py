@@ -25,6 +25,7 @@ from csboost_plugins.tree_protocol import TreeArrays
 
 from .._apply import apply_one
 from .._params import Interval, StrOptions, count, fraction, validate_params
+from .._weights import check_fit_sample_weight
 from ._apply import decision_path_rows
 from ._builder import MODE_COSTCLA, MODE_EXACT, MODE_HIST, build_tree
 from ._criterion import COST_CRITERIA, CRITERIA
@@ -238,21 +239,36 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     @fill_doc
-    def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-            X_val=None, y_val=None, val_fp_cost=None, val_fn_cost=None, val_tp_cost=0.0,
-            val_tn_cost=0.0, val_cost_matrix=None):
+    def fit(self, X, y, sample_weight=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+            cost_matrix=None, X_val=None, y_val=None, val_fp_cost=None, val_fn_cost=None, val_tp_cost=0.0,
+            val_tn_cost=0.0, val_cost_matrix=None, val_sample_weight=None):
         """Grow the tree on (X, y) with per-row costs; prune on (X_val, y_val) if ``pruning``.
 
         Costs as in :func:`csboost_plugins.costs.check_costs` (money per row); unit
         costs when none are given. The validation set takes its own costs
         (``val_fp_cost`` ... or ``val_cost_matrix``).
 
-        %(Parameters, X_nan, y, costs)s
+        %(Parameters, X_nan, y)s
+        sample_weight : array-like of shape (n_samples,) >= 0, optional
+            A row of weight w counts as w copies of itself: the node money
+            ``Cost(f_k(S)) = sum_i w_i C_i(k)`` (split gains, labels, ``node_cost``) and the
+            leaf rate ``P(y=1) = (sum_i w_i y_i + 1) / (sum_i w_i + 2)``; ``n_node_samples`` /
+            ``n_pos`` are ``sum_i w_i`` / ``sum_i w_i y_i``. Rows of weight 0 are dropped.
+            ``min_samples_split`` / ``min_samples_leaf`` count rows (as scikit-learn's trees do)
+            with the default ``direct_cost`` and with ``cost_entropy``; the criteria that count
+            rows themselves (``pi_cost``, ``gini_cost``, ``entropy_cost``, ``gini``, ``entropy``,
+            ``criterion_weight=True``, costcla mode ``num_pct``) are grown on each row repeated
+            ``w / unit`` times (``unit`` = the smallest positive weight; costs times ``unit``),
+            so they take weights that are integer multiples of one unit and their row-count
+            parameters count copies.
+        %(costs)s
         X_val, y_val : array-like, optional
             Validation rows and labels for pruning (``pruning`` set).
         val_fp_cost, val_fn_cost, val_tp_cost, val_tn_cost, val_cost_matrix
             The validation rows' costs, as above (required by ``pruning="cost"`` when the
             training rows have costs).
+        val_sample_weight : array-like of shape (n_val,) >= 0, optional
+            The validation rows' weights: pruning's money is ``sum_i w_i C_i`` (errors ``sum_i w_i``).
 
         %(returns_self)s
         """
@@ -263,6 +279,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=rows)
+        w = check_fit_sample_weight(sample_weight, X, rows)
         params = self._resolve_params(X.shape[1])
         val = None
         if self.pruning is not None:
@@ -273,8 +290,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                 )
             val = self._validate_val(X_val, y_val, val_fp_cost, val_fn_cost, val_tp_cost,
                                      val_tn_cost, val_cost_matrix, classes, self.pruning,
-                                     _costs_given(fp_cost, fn_cost, cost_matrix), "val_")
-        self._fit_arrays(X, y, costs, params, None)
+                                     _costs_given(fp_cost, fn_cost, cost_matrix), "val_", val_sample_weight)
+        self._fit_arrays(X, y, costs, params, None, w)
         self.classes_ = classes
         self._trained_with_costs = _costs_given(fp_cost, fn_cost, cost_matrix)
         if val is not None:
@@ -282,7 +299,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _validate_val(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, classes, kind,
-                      trained_with_costs, prefix):
+                      trained_with_costs, prefix, sample_weight=None):
         """Validation rows, 0/1 labels in ``classes`` and costs; cost pruning of a tree grown on money needs
         the validation rows' money (unit costs would prune it as an error-count tree)."""
         if kind == "cost" and trained_with_costs and not _costs_given(fp_cost, fn_cost, cost_matrix):
@@ -295,9 +312,13 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y_val has {yv.shape[0]} rows but X_val has {Xv.shape[0]}")
         cv = check_fit_costs(Xv.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                              cost_matrix=cost_matrix, index=row_index(X))
-        return Xv, yv, cv
+        try:
+            wv = check_fit_sample_weight(sample_weight, Xv, row_index(X))
+        except ValueError as exc:  # say which weights
+            raise ValueError(str(exc).replace("sample_weight", f"{prefix}sample_weight")) from exc
+        return Xv, yv, cv, wv
 
-    def _fit_arrays(self, X, y, costs, params, feature_subset):
+    def _fit_arrays(self, X, y, costs, params, feature_subset, sample_weight=None):
         d = X.shape[1]
         allowed = (np.arange(d, dtype=np.int64) if feature_subset is None
                    else np.sort(np.asarray(feature_subset, dtype=np.int64)))
@@ -305,22 +326,23 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
         p = dict(params)
         p["max_features"] = k
-        self._full_tree = build_tree(X, y, costs, allowed=allowed, seed=seed, **p)
+        self._full_tree = build_tree(X, y, costs, allowed=allowed, seed=seed, sample_weight=sample_weight, **p)
         self.tree_ = self._full_tree
         self._mode = params["mode"]
         self.n_features_in_ = d
         return self
 
-    def _fit_validated(self, X, y, costs, feature_subset=None):
+    def _fit_validated(self, X, y, costs, feature_subset=None, sample_weight=None):
         """Fast path for ensembles: no validation.
 
         X: C-contiguous float64 (n, d), NaN allowed; y: int64 in {0, 1}; costs: float64
         (n, 4) ``[C_FP, C_FN, C_TP, C_TN]``; ``feature_subset``: candidate columns (random
-        patches). The numba growth releases the GIL, so trees can be fitted in threads;
-        random draws come from ``self.random_state``. No pruning.
+        patches); ``sample_weight``: float64 (n,) >= 0 or None. The numba growth releases the
+        GIL, so trees can be fitted in threads; random draws come from ``self.random_state``.
+        No pruning.
         """
         params = self._resolve_params(X.shape[1])
-        self._fit_arrays(X, y, costs, params, feature_subset)
+        self._fit_arrays(X, y, costs, params, feature_subset, sample_weight)
         self.classes_ = np.array([0, 1])
         self._trained_with_costs = True
         return self
@@ -328,7 +350,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ pruning
     @fill_doc
     def prune(self, X_val, y_val, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-              cost_matrix=None, pruning="cost"):
+              cost_matrix=None, pruning="cost", sample_weight=None):
         """Prune the fully grown tree on a validation set (in place; returns self).
 
         ``pruning="cost"`` (paper eq. 12) collapses, one at a time, the internal node
@@ -347,6 +369,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         %(costs)s
         pruning : {"cost", "error"}, default="cost"
             Validation money (eq. 12) or misclassified rows (eq. 9).
+        sample_weight : array-like of shape (n_samples,) >= 0, optional
+            The validation rows' weights: money ``sum_i w_i C_i`` (errors ``sum_i w_i``).
 
         Returns
         -------
@@ -357,14 +381,14 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         if pruning not in ("cost", "error"):
             raise ValueError(f"pruning must be 'cost' or 'error', got {pruning!r}")
         val = self._validate_val(X_val, y_val, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, self.classes_,
-                                 pruning, getattr(self, "_trained_with_costs", True), "")
+                                 pruning, getattr(self, "_trained_with_costs", True), "", sample_weight)
         self._prune_arrays(*val, kind=pruning)
         return self
 
-    def _prune_arrays(self, X, y, costs, kind):
+    def _prune_arrays(self, X, y, costs, sample_weight, kind):
         costcla = self._mode == MODE_COSTCLA and kind == "cost"
         self.tree_ = prune_tree(self._full_tree, X, y, costs, kind,
-                                RULE_COSTCLA if costcla else RULE_PAPER, self.min_gain)
+                                RULE_COSTCLA if costcla else RULE_PAPER, self.min_gain, sample_weight)
 
     # ------------------------------------------------------------------ prediction
     def _apply_validated(self, X):

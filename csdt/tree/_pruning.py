@@ -32,6 +32,7 @@ from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
 from .._apply import apply_one
+from ._apply import node_sums
 
 RULE_PAPER, RULE_COSTCLA = 0, 1
 
@@ -92,34 +93,28 @@ def prune_kernel(left, right, leaf_cost, rule, min_gain, R, nint, reach):
             break
 
 
-def validation_leaf_costs(tree, X, y, costs, kind):
+def validation_leaf_costs(tree, X, y, costs, kind, sample_weight=None):
     """Per node: validation money (kind "cost") or misclassified rows ("error") of the
     rows reaching the node if the node were a leaf with its label.
 
-    Sums over each row's leaf, then added up the tree, children before parents
-    (node ids grow away from the root).
+    With ``sample_weight`` w a row counts w times: money ``sum_i w_i C_i``, errors ``sum_i w_i``.
     """
-    leaf = apply_one(tree, X)
     pos = y == 1
     if kind == "cost":
         r0, r1 = decision_costs(y, costs)
     else:
         r0 = pos.astype(np.float64)
         r1 = (~pos).astype(np.float64)
-    m = tree.node_count
-    v = np.stack([np.bincount(leaf, weights=r0, minlength=m),
-                  np.bincount(leaf, weights=r1, minlength=m)], axis=1)
-    left, right, depth = tree.children_left, tree.children_right, tree.depth
-    inner = np.flatnonzero(left != -1)
-    for level in range(int(depth.max()) if m else 0, -1, -1):  # one numpy step per depth
-        k = inner[depth[inner] == level]
-        v[k] = v[left[k]] + v[right[k]]
+    r = np.column_stack((r0, r1))
+    if sample_weight is not None:
+        r *= sample_weight[:, None]
+    v = node_sums(tree, apply_one(tree, X), r)
     return np.where(tree.label == 1, v[:, 1], v[:, 0])
 
 
-def prune_tree(tree, X, y, costs, kind, rule=RULE_PAPER, min_gain=0.0):
-    """Return a pruned copy of ``tree`` (see module doc)."""
-    leaf_cost = validation_leaf_costs(tree, X, y, costs, kind)
+def prune_tree(tree, X, y, costs, kind, rule=RULE_PAPER, min_gain=0.0, sample_weight=None):
+    """Return a pruned copy of ``tree`` (see module doc); ``sample_weight``: the validation rows'."""
+    leaf_cost = validation_leaf_costs(tree, X, y, costs, kind, sample_weight)
     left = tree.children_left.copy()
     right = tree.children_right.copy()
     m = left.shape[0]
