@@ -8,11 +8,22 @@ row of weight 0 is as if it were not there.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from csboost_plugins.costs import check_same_index
 
 __all__ = ["check_fit_sample_weight", "integer_copies", "scale_costs"]
+
+
+@functools.cache
+def _sklearn_checks_all_zero():
+    """scikit-learn's ``_check_sample_weight`` has ``allow_all_zero_weights`` (1.8 on)."""
+    import inspect
+
+    from sklearn.utils.validation import _check_sample_weight
+    return "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
 
 
 def check_fit_sample_weight(sample_weight, X, rows=None):
@@ -28,9 +39,10 @@ def check_fit_sample_weight(sample_weight, X, rows=None):
     from sklearn.utils.validation import _check_sample_weight
 
     check_same_index([("sample_weight", sample_weight)], rows, "X")
+    # scikit-learn >= 1.8 refuses all-zero weights itself, in its own words; this module says it below
+    zero_ok = {"allow_all_zero_weights": True} if _sklearn_checks_all_zero() else {}
     try:
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True,
-                                 allow_all_zero_weights=True)
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, **zero_ok)
     except ValueError as exc:  # scikit-learn says "Sample weights" in some messages
         if "sample_weight" in str(exc):
             raise
