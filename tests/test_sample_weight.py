@@ -450,6 +450,7 @@ def test_sample_weight_routed_through_pipeline_and_cross_validate(est):
         routed = clone(est).set_fit_request(sample_weight=True, cost_matrix=True).set_score_request(
             sample_weight=True)
         pipe = Pipeline([("same", FunctionTransformer()), ("model", routed)])
+        pipe.set_score_request(sample_weight=True)  # scikit-learn < 1.8 asks the Pipeline itself
         res = cross_validate(pipe, X, y, cv=folds, params=params, return_estimator=True)
         tr = folds[0][0]
         direct = clone(est).fit(X[tr], y[tr], cost_matrix=C[tr], sample_weight=w[tr])
