@@ -16,8 +16,8 @@ change (they split money, not rows: a few percent more rows in the histograms' s
 Then the seconds per round spent inside each objective; for xgboost the round is split into
 xgboost's own three steps of ``Booster.update(fobj=...)``: the margin fetch
 (``predict(output_margin=True, training=True)``, a copy), our objective, and ``boost`` (the
-gradient hand-over and the tree). ``boost`` alone over the built-in's whole round shows what no
-objective can win back: at 1M rows it is above 1.10 for the AEC trees. The three boosters of a library
+gradient hand-over and the tree). ``boost`` plus the fetch over the built-in's whole round is what
+no objective can win back: 1.05-1.11 for the AEC trees at 1M rows (7 quiet runs, RESULTS.md). The three boosters of a library
 train side by side, one round each in turn (see ``_run``): this VM's speed drifts by 10-30 % over
 seconds, which made variants timed one after the other differ by that much between runs.
 
