@@ -157,7 +157,9 @@ def _fit_logloss(est, X, y, w, evals):
         bst = xgb.train(params, dtrain, est.n_estimators, evals=devals, verbose_eval=False,
                         early_stopping_rounds=_patience(est) if devals else None)
         if devals:
-            bst = bst[: bst.best_iteration + 1]
+            from ._xgb_native import first_rounds
+
+            bst = first_rounds(bst, bst.best_iteration + 1)
         return bst
     import lightgbm as lgb
 

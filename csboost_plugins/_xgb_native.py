@@ -427,15 +427,50 @@ def _learner_config(booster):
                                                     dtype=np.float64)
 
 
+def _tree_model(raw):
+    """The ``model`` section (trees and category encoder) of a booster's ``save_raw("json")`` dict."""
+    gb = raw["learner"]["gradient_booster"]
+    return gb["gbtree"]["model"] if "gbtree" in gb else gb["model"]  # dart wraps a gbtree
+
+
+def first_rounds(booster, n_rounds):
+    """A copy of ``booster`` with its first ``n_rounds`` rounds, training categories kept.
+
+    ``booster[:n]`` alone drops the category encoder xgboost stores with a model fit
+    on pandas ``category`` columns, and the cut model then scores a batch by its
+    category codes, not its values: the same rows read with their categories in
+    another order get other probabilities. The encoder is put back here.
+    Not public (:func:`cut_at_best_iteration` and the logloss booster use it).
+
+    Parameters
+    ----------
+    booster : xgboost.Booster
+    n_rounds : int
+        Rounds kept, from the first.
+
+    Returns
+    -------
+    xgboost.Booster
+        The cut copy (without ``booster``'s attributes, as slicing).
+    """
+    out = booster[:n_rounds]
+    if booster.get_categories().empty() or not out.get_categories().empty():
+        return out  # no categories, or an xgboost whose slicing keeps them
+    raw = json.loads(out.save_raw("json"))
+    _tree_model(raw)["cats"] = _tree_model(json.loads(booster.save_raw("json")))["cats"]
+    return xgb.Booster(model_file=bytearray(json.dumps(raw).encode()))
+
+
 def cut_at_best_iteration(booster):
     """A copy of ``booster`` with the trees up to ``best_iteration`` (all when early stopping set none).
 
-    Keeps the attributes (``best_iteration``, ``best_score``, ...), which slicing drops.
+    Keeps the attributes (``best_iteration``, ``best_score``, ...), which slicing drops,
+    and the category encoder (:func:`first_rounds`).
     Not public (``to_deployable`` and ``CSXGBClassifier.load_model`` use it).
     """
     attrs = booster.attributes()
     best = attrs.get("best_iteration")
-    out = booster[: int(best) + 1] if best is not None else booster.copy()
+    out = first_rounds(booster, int(best) + 1) if best is not None else booster.copy()
     for k, v in attrs.items():
         out.set_attr(**{k: v})
     return out

@@ -128,7 +128,9 @@ def xgboost_trees(model, output=None):
         except AttributeError:
             best = None
         if best is not None:
-            booster = booster[: best + 1]  # the sklearn wrapper predicts with the best iteration only
+            from .._xgb_native import first_rounds
+
+            booster = first_rounds(booster, best + 1)  # the sklearn wrapper predicts with the best iteration only
     if not isinstance(booster, xgb.Booster):
         raise TypeError(f"expected an xgboost Booster or XGBModel, got {type(model).__name__}")
     raw = json.loads(booster.save_raw("json"))
