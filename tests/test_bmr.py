@@ -224,3 +224,30 @@ def test_pandas_feature_names_reach_the_wrapped_estimator(credit):
         bmr.predict(df.iloc[te], cost_matrix=c[te])
         BayesMinimumRiskClassifier(_lr(), calibration="isotonic", cv=2).fit(df.iloc[va], y[va])
     assert list(bmr.feature_names_in_) == list(df.columns)
+
+
+@pytest.mark.parametrize("wrapper", [BayesMinimumRiskClassifier, ThresholdingOptimization])
+@pytest.mark.parametrize("inner", ["CSXGBClassifier", "DecisionTreeClassifier"])
+def test_value_too_large_for_the_inner_float32_is_named(wrapper, inner):
+    # 1e308 is finite in float64 but infinite in the float32 xgboost and scikit-learn's trees read X as
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier
+
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"amount": rng.normal(size=200), "age": rng.normal(size=200)})
+    y = (X["amount"] > 0).astype(int).to_numpy()
+    est = CSXGBClassifier(n_estimators=3, n_jobs=1) if inner == "CSXGBClassifier" else DecisionTreeClassifier()
+    m = wrapper(est, cv=None).fit(X, y, fp_cost=np.ones(200), fn_cost=np.full(200, 5.0))
+    big = X.copy()
+    big.loc[3, "age"] = 1e308
+    for call in (m.predict_proba, m.predict,
+                 lambda Z: wrapper(est, cv=None).fit(Z, y, fp_cost=np.ones(200), fn_cost=np.full(200, 5.0))):
+        with pytest.raises(ValueError, match=r"^X: column 'age' holds a value too large for float32.*"
+                                             + inner) as info:
+            call(big)
+        assert "infinity or a value too large" not in str(info.value) and "XGBoost" not in str(info.value)
+    with pytest.raises(ValueError, match="^X: column 1 holds"):  # a numpy X: the column's position
+        wrapper(est, cv=None).fit(big.to_numpy(), y, fp_cost=np.ones(200), fn_cost=np.full(200, 5.0))
+    assert m.predict_proba(X.assign(age=X["age"] * 1e30)).shape == (200, 2)  # large but float32-finite
