@@ -483,7 +483,9 @@ def to_deployable(booster):
     margin m0 as ``base_score``, so ``Booster.predict`` of a loaded model returns
     margins. The copy has ``objective=binary:logistic`` and ``base_score = expit(m0)``
     (binary:logistic keeps base_score as a probability and applies its logit), and
-    is cut at ``best_iteration`` when early stopping set one (the attribute is kept),
+    is cut at ``best_iteration`` when early stopping set one (the attribute and the
+    training categories of pandas ``category`` columns are kept, so a batch whose
+    categories are listed in another order is re-coded by value),
     so ``xgb.Booster(model_file=...).predict(dmatrix)`` equals expit(margin) to float32
     precision in a process that never imports ``csboost_plugins``; ONNX
     (onnxmltools), treelite and shap read it the same way. onnxmltools reads only
