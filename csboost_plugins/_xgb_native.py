@@ -14,10 +14,10 @@ import numpy as np
 import xgboost as xgb
 from scipy.special import expit
 
-from . import _aec, _money_eval
+from . import _aec, _money_eval, _native_input
 from ._docstrings import fill_doc
 from ._money_eval import DEFAULT_WATCH
-from .costs import check_binary_labels, check_costs
+from .costs import check_costs
 
 __all__ = [
     *_money_eval.PLUGIN_NAMES,
@@ -83,7 +83,11 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     -------
     xgboost.DMatrix
     """
-    y01 = check_binary_labels(y, name="y", require_both=False)
+    y01 = _native_input.check_builder_labels(X, y, "cost_dmatrix")
+    names = dmatrix_kwargs.get("feature_names")
+    _native_input.check_feature_names(list(X.columns) if names is None and hasattr(X, "columns") else names,
+                                      "xgboost", "X" if names is None else "feature_names")
+    _native_input.check_feature_values(X, "xgboost")
     cls = xgb.QuantileDMatrix if quantile else xgb.DMatrix
     dm = cls(X, label=y01, weight=weight, **dmatrix_kwargs)
     return attach_costs(dm, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -512,3 +516,4 @@ def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.
 
     z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, weight, start_margin)
     return dxgb.DaskDMatrix(client, X, label=z.astype("float64"), weight=w), info
+
