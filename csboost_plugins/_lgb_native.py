@@ -32,6 +32,7 @@ __all__ = [
     "dask_cost_inputs",
     "early_stopping",
     "record_money",
+    "cv",
 ]
 
 
@@ -513,3 +514,38 @@ def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_we
     z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, sample_weight, start_margin)
     return z, w, w * 0.0 + info["start_margin"], info
 
+
+def cv(params, train_set, num_boost_round=100, *, feval=None, **kwargs):
+    """``lightgbm.cv`` of the AEC objective, reporting the money metrics of each fold's own costs.
+
+    Plain ``lightgbm.cv`` with ``params["objective"] = aec_objective()`` and no ``feval=``
+    returns ``{}``: the AEC has no built-in lightgbm metric. Here the objective defaults
+    to :func:`aec_objective` and ``feval`` to :func:`money_metrics` (``aec`` first, where
+    ``lgb.early_stopping(..., first_metric_only=True)`` looks).
+
+    Parameters
+    ----------
+    params : dict
+        Native lightgbm parameters; without an objective (or one of its aliases) the
+        AEC objective with its defaults.
+    train_set : lightgbm.Dataset
+        Carrying its rows' costs and start margin (:func:`cost_dataset`); each fold keeps both.
+    num_boost_round : int, default 100
+        Boosting rounds.
+    feval : callable or list of callables, optional
+        None: :func:`money_metrics` with its defaults.
+    **kwargs
+        Passed to ``lightgbm.cv`` (``nfold``, ``folds``, ``stratified``, ``seed``, ``callbacks``, ...).
+
+    Returns
+    -------
+    dict
+        ``lightgbm.cv``'s history: ``"valid <metric>-mean"`` / ``"-stdv"`` lists per round.
+    """
+    from lightgbm.basic import _ConfigAliases
+
+    get_costs(train_set)  # a Dataset without costs: the ValueError naming the fix, before any fold is built
+    params = dict(params or {})
+    if not any(k in params for k in _ConfigAliases.get("objective")):
+        params["objective"] = aec_objective()
+    return lgb.cv(params, train_set, num_boost_round, feval=money_metrics() if feval is None else feval, **kwargs)

@@ -31,6 +31,7 @@ __all__ = [
     "bayes_decisions",
     "to_deployable",
     "dask_cost_dmatrix",
+    "cv",
 ]
 
 
@@ -517,3 +518,43 @@ def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.
     z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, weight, start_margin)
     return dxgb.DaskDMatrix(client, X, label=z.astype("float64"), weight=w), info
 
+
+def cv(params, dtrain, num_boost_round=10, *, obj=None, custom_metric=None, start_margin="cost_prior", **kwargs):
+    """``xgboost.cv`` of the AEC objective, reporting the money metrics of each fold's own costs.
+
+    Plain ``xgboost.cv(..., obj=aec_objective())`` without ``custom_metric=`` returns an
+    empty DataFrame: the AEC has no built-in xgboost metric (and :func:`aec_params` turns
+    the default one off). Here ``custom_metric`` defaults to :func:`money_metrics`
+    (aec, expected_savings, savings per fold, ``aec`` last: what ``early_stopping_rounds``
+    watches).
+
+    Parameters
+    ----------
+    params : dict
+        Native xgboost parameters; without ``base_score`` they go through
+        :func:`aec_params` (start margin of ``dtrain``, default metric off).
+    dtrain : xgboost.DMatrix
+        Carrying its rows' costs (:func:`cost_dmatrix`); each fold keeps its rows' costs.
+    num_boost_round : int, default 10
+        Boosting rounds.
+    obj : callable, optional
+        The objective; None: :func:`aec_objective` with its defaults.
+    custom_metric : callable, optional
+        None: :func:`money_metrics` with its defaults.
+    start_margin : {"cost_prior", "prior"} or float, default "cost_prior"
+        As in :func:`aec_params` (unused when ``params`` has ``base_score``).
+    **kwargs
+        Passed to ``xgboost.cv`` (``nfold``, ``folds``, ``stratified``, ``seed``, ``callbacks``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``xgboost.cv``'s table: ``train-<metric>-mean`` / ``-std`` and ``test-<metric>-mean`` / ``-std``
+        per round.
+    """
+    get_costs(dtrain)  # a DMatrix without costs: the ValueError naming the fix, before any fold is built
+    params = dict(params or {})
+    if "base_score" not in params:
+        params = aec_params(dtrain, params, start_margin=start_margin)
+    return xgb.cv(params, dtrain, num_boost_round, obj=aec_objective() if obj is None else obj,
+                  custom_metric=money_metrics() if custom_metric is None else custom_metric, **kwargs)
