@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _aec, _decision_layer
+from . import _aec, _decision_layer, _native_input
 from ._docstrings import fill_doc
 from .costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
                     one_cost_warning, row_index)
@@ -229,6 +229,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     """
 
     _native_names: tuple = ()
+    _native_library: str = ""  # "xgboost" / "lightgbm": what _native_input checks X for
 
     # ------------------------------------------------------------- parameters
     def _set_other_params(self, kwargs):
@@ -331,7 +332,18 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise ValueError(f"early_stopping_rounds must be None or an integer >= 1, got {esr!r}")
 
     # ------------------------------------------------------------------ input
-    def _validate_X(self, X, reset, y=None):
+    def _validate_X(self, X, reset, y=None, argument="X"):
+        """X (and y when given) validated for the native library: ``_read_X``, then what the library
+        refuses with an error naming no column (a feature name, an inf, a value beyond its float32)."""
+        out = self._read_X(X, reset, y)
+        if reset:
+            _native_input.check_feature_names(self._feature_names(), self._native_library, argument)
+        _native_input.check_feature_values(out if y is None else out[0], self._native_library, argument,
+                                           self._feature_names())
+        return out
+
+    def _read_X(self, X, reset, y=None):
+        """X as the native library takes it: a float array, or a DataFrame with category columns."""
         if has_category_columns(X):
             return self._validate_frame(X, reset, y)
         # float32 stays float32: both libraries bin it as is (no 2x copy of a large X)
@@ -353,9 +365,6 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X must be numeric, bool or pandas category columns; columns {bad[:5]} are not")
         if X.shape[0] == 0:
             raise ValueError("X has 0 rows")
-        num = X.select_dtypes(include="number")
-        if num.shape[1] and np.isinf(num.to_numpy(dtype=np.float64, na_value=np.nan)).any():
-            raise ValueError("X contains infinity (NaN is allowed: a missing value)")
         if y is None:
             validate_data(self, X, reset=reset, skip_check_array=True)
             return X
@@ -508,8 +517,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         out = []
         for k, ((Xk, yk), ck, wk) in enumerate(zip(eval_set, eval_costs, eval_sample_weight)):
             rows = row_index(Xk)
-            Xk = self._validate_X(Xk, reset=False)
-            yk = check_binary_labels(yk, name=f"eval_set[{k}] y", require_both=False)
+            Xk = self._validate_X(Xk, reset=False, argument=f"eval_set[{k}] X")
+            yk = self._eval_labels(yk, f"eval_set[{k}] y")
             if yk.shape[0] != Xk.shape[0]:
                 raise ValueError(f"eval_set[{k}]: y has {yk.shape[0]} rows but X has {Xk.shape[0]}")
             if isinstance(ck, dict):
@@ -528,6 +537,18 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                 wk = _check_sample_weight(wk, Xk, ensure_non_negative=True)
             out.append((Xk, yk.astype(np.float64), ck, wk))
         return out
+
+    def _eval_labels(self, yk, name):
+        """An eval set's labels as 0/1 by the training classes (``classes_``), not by its own sorted values:
+        a set of one class, or with a label the training y lacks, would be silently re-coded otherwise."""
+        check_binary_labels(yk, name=name, require_both=False)  # 1-D, not empty, no NaN, at most two labels
+        raw = np.asarray(yk.to_numpy() if hasattr(yk, "to_numpy") else yk).ravel()
+        unknown = ~np.isin(raw, self.classes_)
+        if unknown.any():
+            raise ValueError(f"{name} has label(s) {np.unique(raw[unknown])[:5].tolist()} that the training y "
+                             f"does not have (its classes are {self.classes_.tolist()}): give the eval set's "
+                             "labels in the training y's values")
+        return (raw == self.classes_[1]).astype(np.int64)
 
     # -------------------------------------------------------------- prediction
     def decision_function(self, X):

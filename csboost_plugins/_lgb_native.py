@@ -12,13 +12,13 @@ import re
 import lightgbm as lgb
 import numpy as np
 
-from . import _aec, _money_eval
+from . import _aec, _money_eval, _native_input
 from ._docstrings import fill_doc
 from ._lgb_data import (_IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, check_feval_call, get_costs,
                         reference_margin)
 from .callback import early_stopping, record_money
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
-from .costs import check_binary_labels, check_costs
+from .costs import check_costs
 
 __all__ = [
     *_money_eval.PLUGIN_NAMES,
@@ -32,6 +32,7 @@ __all__ = [
     "dask_cost_inputs",
     "early_stopping",
     "record_money",
+    "cv",
 ]
 
 
@@ -101,10 +102,11 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     if "init_score" in dataset_kwargs:
         raise ValueError("cost_dataset sets init_score to the start margin (one number, which bake_start_margin "
                          "puts into the model); pass start_margin=<float> instead of init_score=")
-    y01 = check_binary_labels(y, name="y", require_both=False)
-    n_x = len(X) if isinstance(X, (list, tuple)) else getattr(X, "shape", (None,))[0]  # None: a file path
-    if n_x is not None and n_x != y01.shape[0]:
-        raise ValueError(f"y has {y01.shape[0]} rows but X has {n_x}")
+    y01 = _native_input.check_builder_labels(X, y, "cost_dataset")
+    names = dataset_kwargs.get("feature_name", "auto")
+    _native_input.check_feature_names([str(c) for c in X.columns] if names == "auto" and hasattr(X, "columns")
+                                      else None if names == "auto" else names,
+                                      "lightgbm", "X" if names == "auto" else "feature_name")
     weight = _check_weight(weight, y01.shape[0])
     if reference is not None and hasattr(reference, _MARGIN_ATTR):  # a cost Dataset: start where it starts
         margin = getattr(reference, _MARGIN_ATTR)
@@ -511,3 +513,39 @@ def dask_cost_inputs(y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.0, sample_we
     """
     z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, sample_weight, start_margin)
     return z, w, w * 0.0 + info["start_margin"], info
+
+
+def cv(params, train_set, num_boost_round=100, *, feval=None, **kwargs):
+    """``lightgbm.cv`` of the AEC objective, reporting the money metrics of each fold's own costs.
+
+    Plain ``lightgbm.cv`` with ``params["objective"] = aec_objective()`` and no ``feval=``
+    returns ``{}``: the AEC has no built-in lightgbm metric. Here the objective defaults
+    to :func:`aec_objective` and ``feval`` to :func:`money_metrics` (``aec`` first, where
+    ``lgb.early_stopping(..., first_metric_only=True)`` looks).
+
+    Parameters
+    ----------
+    params : dict
+        Native lightgbm parameters; without an objective (or one of its aliases) the
+        AEC objective with its defaults.
+    train_set : lightgbm.Dataset
+        Carrying its rows' costs and start margin (:func:`cost_dataset`); each fold keeps both.
+    num_boost_round : int, default 100
+        Boosting rounds.
+    feval : callable or list of callables, optional
+        None: :func:`money_metrics` with its defaults.
+    **kwargs
+        Passed to ``lightgbm.cv`` (``nfold``, ``folds``, ``stratified``, ``seed``, ``callbacks``, ...).
+
+    Returns
+    -------
+    dict
+        ``lightgbm.cv``'s history: ``"valid <metric>-mean"`` / ``"-stdv"`` lists per round.
+    """
+    from lightgbm.basic import _ConfigAliases
+
+    get_costs(train_set)  # a Dataset without costs: the ValueError naming the fix, before any fold is built
+    params = dict(params or {})
+    if not any(k in params for k in _ConfigAliases.get("objective")):
+        params["objective"] = aec_objective()
+    return lgb.cv(params, train_set, num_boost_round, feval=money_metrics() if feval is None else feval, **kwargs)

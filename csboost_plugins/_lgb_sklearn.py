@@ -145,6 +145,8 @@ n_jobs, importance_type : optional
         As ``LGBMClassifier`` (``importance_type`` picks the importances).
     """
 
+    _native_library = "lightgbm"
+
     def __init__(self, *, boosting_type="gbdt", num_leaves=31, max_depth=-1, learning_rate=0.1, n_estimators=100,
                  subsample_for_bin=200000, objective=None, class_weight=None, min_split_gain=0.0,
                  min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,

@@ -14,10 +14,10 @@ import numpy as np
 import xgboost as xgb
 from scipy.special import expit
 
-from . import _aec, _money_eval
+from . import _aec, _money_eval, _native_input
 from ._docstrings import fill_doc
 from ._money_eval import DEFAULT_WATCH
-from .costs import check_binary_labels, check_costs
+from .costs import check_costs
 
 __all__ = [
     *_money_eval.PLUGIN_NAMES,
@@ -31,6 +31,7 @@ __all__ = [
     "bayes_decisions",
     "to_deployable",
     "dask_cost_dmatrix",
+    "cv",
 ]
 
 
@@ -83,7 +84,11 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     -------
     xgboost.DMatrix
     """
-    y01 = check_binary_labels(y, name="y", require_both=False)
+    y01 = _native_input.check_builder_labels(X, y, "cost_dmatrix")
+    names = dmatrix_kwargs.get("feature_names")
+    _native_input.check_feature_names(list(X.columns) if names is None and hasattr(X, "columns") else names,
+                                      "xgboost", "X" if names is None else "feature_names")
+    _native_input.check_feature_values(X, "xgboost")
     cls = xgb.QuantileDMatrix if quantile else xgb.DMatrix
     dm = cls(X, label=y01, weight=weight, **dmatrix_kwargs)
     return attach_costs(dm, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -549,3 +554,44 @@ def dask_cost_dmatrix(client, X, y, *, fp_cost, fn_cost, tp_cost=0.0, tn_cost=0.
 
     z, w, info = _aec.fold_costs_dask(y, fp_cost, fn_cost, tp_cost, tn_cost, weight, start_margin)
     return dxgb.DaskDMatrix(client, X, label=z.astype("float64"), weight=w), info
+
+
+def cv(params, dtrain, num_boost_round=10, *, obj=None, custom_metric=None, start_margin="cost_prior", **kwargs):
+    """``xgboost.cv`` of the AEC objective, reporting the money metrics of each fold's own costs.
+
+    Plain ``xgboost.cv(..., obj=aec_objective())`` without ``custom_metric=`` returns an
+    empty DataFrame: the AEC has no built-in xgboost metric (and :func:`aec_params` turns
+    the default one off). Here ``custom_metric`` defaults to :func:`money_metrics`
+    (aec, expected_savings, savings per fold, ``aec`` last: what ``early_stopping_rounds``
+    watches).
+
+    Parameters
+    ----------
+    params : dict
+        Native xgboost parameters; without ``base_score`` they go through
+        :func:`aec_params` (start margin of ``dtrain``, default metric off).
+    dtrain : xgboost.DMatrix
+        Carrying its rows' costs (:func:`cost_dmatrix`); each fold keeps its rows' costs.
+    num_boost_round : int, default 10
+        Boosting rounds.
+    obj : callable, optional
+        The objective; None: :func:`aec_objective` with its defaults.
+    custom_metric : callable, optional
+        None: :func:`money_metrics` with its defaults.
+    start_margin : {"cost_prior", "prior"} or float, default "cost_prior"
+        As in :func:`aec_params` (unused when ``params`` has ``base_score``).
+    **kwargs
+        Passed to ``xgboost.cv`` (``nfold``, ``folds``, ``stratified``, ``seed``, ``callbacks``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``xgboost.cv``'s table: ``train-<metric>-mean`` / ``-std`` and ``test-<metric>-mean`` / ``-std``
+        per round.
+    """
+    get_costs(dtrain)  # a DMatrix without costs: the ValueError naming the fix, before any fold is built
+    params = dict(params or {})
+    if "base_score" not in params:
+        params = aec_params(dtrain, params, start_margin=start_margin)
+    return xgb.cv(params, dtrain, num_boost_round, obj=aec_objective() if obj is None else obj,
+                  custom_metric=money_metrics() if custom_metric is None else custom_metric, **kwargs)

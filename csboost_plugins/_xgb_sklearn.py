@@ -179,6 +179,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                      "sampling_method", "colsample_bytree", "colsample_bylevel", "colsample_bynode", "reg_alpha",
                      "reg_lambda", "num_parallel_tree", "monotone_constraints", "interaction_constraints", "device",
                      "validate_parameters", "max_cat_to_onehot", "max_cat_threshold", "multi_strategy")
+    _native_library = "xgboost"
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, max_depth=6, max_leaves=None, max_bin=256,
                  grow_policy=None, verbosity=None, objective=None, booster=None, tree_method="hist", n_jobs=None,
@@ -237,9 +238,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         return p
 
     # -------------------------------------------------------------------- fit
-    def _validate_X(self, X, reset, y=None):
+    def _read_X(self, X, reset, y=None):
         if not sp.issparse(X):
-            return super()._validate_X(X, reset, y)
+            return super()._read_X(X, reset, y)
         # as XGBClassifier: CSR / CSC go to the DMatrix as they are (an absent entry is a missing value)
         kw = dict(accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), ensure_all_finite="allow-nan",
                   reset=reset)

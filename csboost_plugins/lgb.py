@@ -31,8 +31,10 @@ and writes ``objective=binary sigmoid:1`` into the model, once (a second call
 changes nothing), so ``predict(raw_score=True)``, ``predict()`` (probabilities),
 ``save_model`` / ``Booster(model_file=)`` and ``num_iteration`` slicing all
 include it; :func:`predict_proba` and :func:`to_deployable` refuse a booster that
-was not baked. ``lgb.cv`` works on a cost Dataset: each fold carries its rows'
-costs and the start margin. Probabilities are
+was not baked. Cross-validate with :func:`cv` (``lgb.cv`` with the AEC objective
+and the money metrics; each fold carries its rows' costs and the start margin): plain
+``lgb.cv`` without ``feval=`` returns ``{}``, the AEC having no built-in lightgbm metric.
+Probabilities are
 ``scipy.special.expit(margin)``; BMR decisions are
 ``csboost_plugins.metrics.bayes_minimum_risk(expit(margin), fp_cost=..., fn_cost=...)``.
 

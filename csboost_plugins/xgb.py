@@ -33,7 +33,9 @@ every s is on one side of 1/2, and a run watching them can stop at round 0.
 :func:`early_stopping` takes the metric's direction from its name;
 ``money_metrics`` reports the watched metric last, so xgboost's own
 ``early_stopping_rounds`` (which minimises unless ``maximize=True``) watches the aec.
-``xgb.cv`` works on a cost DMatrix: each fold carries its rows' costs.
+Cross-validate with :func:`cv` (``xgb.cv`` with the AEC objective and the money metrics of
+each fold's own costs): plain ``xgb.cv`` without ``custom_metric=`` reports nothing, the AEC
+having no built-in xgboost metric.
 
 Deploy: with a custom objective xgboost saves ``objective=reg:squarederror`` and
 ``Booster.predict`` of the saved model returns margins. :func:`to_deployable`

@@ -68,23 +68,67 @@ def _tree(struct: dict, levels: dict) -> TreeConditions:
     return TreeConditions(left, right, cl, cr, node_id, value, categories=tree_cats)
 
 
+def _category_codes(info) -> list:
+    """The category codes lightgbm lists for a categorical feature's ``feature_infos`` entry; [] if numeric."""
+    if isinstance(info, dict):  # dump_model(): {"min_value", "max_value", "values"}
+        return [int(v) for v in info.get("values") or []]
+    text = str(info)  # model-string format: "[min:max]" numeric, "none" unused, "c1:c2:..." categorical
+    return [] if text.startswith("[") or text == "none" else [int(v) for v in text.split(":")]
+
+
+def _code_range(info, n_levels) -> bool:
+    """True for a numeric feature whose values are all codes 0 .. n_levels - 1 (a category column read as numbers)."""
+    if isinstance(info, dict):
+        lo, hi = info.get("min_value"), info.get("max_value")
+    else:
+        text = str(info)
+        if not text.startswith("["):
+            return False
+        lo, hi = (float(v) for v in text.strip("[]").split(":"))
+    return lo is not None and hi is not None and 0 <= lo and hi <= n_levels - 1
+
+
+def _unmatched(pc, names, infos, cat_idx, codes) -> str:
+    """Why lightgbm's categorical features and its ``pandas_categorical`` do not pair up, naming the columns."""
+    cats = [names[j] for j in cat_idx]
+    levels = "; ".join(str(list(v)[:4])[:-1] + (", ...]" if len(v) > 4 else "]") for v in pc[:5])
+    held = f"the model holds the categories of {len(pc)} pandas category column(s) ({levels})"
+    split = f"lightgbm split {len(cat_idx)} feature(s) as categories ({cats[:10]})"
+    if len(cat_idx) < len(pc):
+        as_codes = [names[j] for j, info in enumerate(infos)
+                    if j not in cat_idx and any(_code_range(info, len(v)) for v in pc)]
+        why = (f"{held} but {split}: lightgbm treated at least {len(pc) - len(cat_idx)} pandas category column(s) "
+               "as numeric and split them on their integer codes (an ordered pandas category, which "
+               "categorical_feature='auto' leaves numeric, or a categorical_feature= list that omits the column)"
+               + (f"; numeric feature(s) whose values are all such codes: {as_codes[:10]}" if as_codes else ""))
+    elif len(cat_idx) > len(pc):
+        why = (f"{split} but {held}: categorical_feature= named at least {len(cat_idx) - len(pc)} column(s) that "
+               "were not pandas category columns (integer data lightgbm read as category codes)")
+    else:
+        j, v = next((j, v) for j, v in zip(cat_idx, pc) if max(codes[j]) >= len(v))
+        why = (f"{split}, and its feature {names[j]!r} has category code {max(codes[j])} while the pandas category "
+               f"column paired with it by position has only {len(v)} categories: lightgbm's categorical features are "
+               "not the DataFrame's category columns (categorical_feature= named a column that was not a pandas "
+               "category and omitted one that was)")
+    return (f"extract_rules: {why}. Which categories belong to which feature cannot be told, so every categorical "
+            "rule of this model uses codes; for rules on category values, train with categorical_feature= listing "
+            "exactly the pandas category columns (unordered ones, or named explicitly)")
+
+
 def _levels(dump: dict) -> dict:
-    """{feature index: pandas training categories}; the j-th categorical feature gets pandas_categorical[j]."""
+    """{feature index: pandas training categories}: the j-th categorical feature gets pandas_categorical[j]
+    when lightgbm split exactly the DataFrame's category columns as categories; else {} and a warning."""
     pc = dump.get("pandas_categorical") or []
     if not pc:
         return {}
-    infos = dump.get("feature_infos", {})
     names = dump.get("feature_names", [])
-    def is_cat(info):
-        if isinstance(info, dict):  # dump_model(): categorical features list their category codes
-            return bool(info.get("values"))
-        return not str(info).startswith("[") and str(info) != "none"  # model-string format
-    cat_idx = [j for j, nm in enumerate(names) if is_cat(infos.get(nm, "none"))]
-    if len(cat_idx) != len(pc):
-        warnings.warn("could not match lightgbm pandas_categorical to features; categorical rules use codes",
-                      stacklevel=3)
-        return {}
-    return {j: list(v) for j, v in zip(cat_idx, pc)}
+    infos = [dump.get("feature_infos", {}).get(nm, "none") for nm in names]
+    codes = [_category_codes(info) for info in infos]
+    cat_idx = [j for j, c in enumerate(codes) if c]
+    if len(cat_idx) == len(pc) and all(max(codes[j]) < len(v) for j, v in zip(cat_idx, pc)):
+        return {j: list(v) for j, v in zip(cat_idx, pc)}
+    warnings.warn(_unmatched(pc, names, infos, cat_idx, codes), stacklevel=4)
+    return {}
 
 
 def lightgbm_trees(model, output=None):

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_costs, check_same_index, row_index
+from csboost_plugins.costs import MAX_TOTAL_COST, check_costs, check_same_index, row_index
 from csboost_plugins.decision_costs import misclassification_costs
 from csboost_plugins.tree_protocol import TreeArrays
 
@@ -63,7 +63,8 @@ def cost_transinformation(x_binned, y, cost=None) -> float:
         Class labels (any number of classes).
     cost : None, scalar or array-like of shape (n,)
         Each example's misclassification cost (>= 0). ``None`` means equal costs,
-        giving Shannon's transinformation (Proposition 1a).
+        giving Shannon's transinformation (Proposition 1a). Only the cost shares
+        count: ``cost * k`` gives the same value for every k > 0.
 
     Returns
     -------
@@ -79,6 +80,8 @@ def cost_transinformation(x_binned, y, cost=None) -> float:
     if x.shape[0] == 0:
         raise ValueError("x_binned is empty")
     c = _check_example_cost(cost, x.shape[0]) if cost is not None else np.ones(x.shape[0])
+    if c.max() > 0:  # I^c depends on cost shares only (eqs. 2-5): in units of the largest, sums cannot overflow
+        c = c / c.max()
     _, xi = np.unique(x, return_inverse=True)
     classes, ki = np.unique(yy, return_inverse=True)
     n_classes = classes.shape[0]
@@ -126,7 +129,12 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         n = y_idx.shape[0]
         if cost is not None:
             check_same_index([("cost", cost)], rows, "X")
-            return _check_example_cost(cost, n)
+            c = _check_example_cost(cost, n)
+            if c.max() > MAX_TOTAL_COST / n:  # the tree keeps sums of costs in money (node costs), as check_costs
+                raise ValueError(f"cost is too large: the largest cost is {c.max():.3g} on {n} examples, so sums of "
+                                 f"costs could overflow float64 (largest cost x n must stay below "
+                                 f"{MAX_TOTAL_COST:.0e}); express the costs in a larger unit (e.g. millions)")
+            return c
         if not matrix_given:
             if (tp_cost is not None and np.any(np.asarray(tp_cost) != 0)) or (
                     tn_cost is not None and np.any(np.asarray(tn_cost) != 0)):
