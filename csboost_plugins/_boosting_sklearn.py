@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -326,6 +326,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                              f"eval set's costs; the AEC objective makes xgboost's / lightgbm's own metrics read "
                              f"margins), got {self.eval_metric!r}")
         _aec.check_metric_params(self.eval_metric, _decision_layer.metric_decision(self.decision), "margin")
+        _decision_layer.check_validation_fraction(self.validation_fraction)
         esr = self.early_stopping_rounds
         if esr is not None and not (isinstance(esr, numbers.Integral) and esr >= 1):
             raise ValueError(f"early_stopping_rounds must be None or an integer >= 1, got {esr!r}")
@@ -406,6 +407,12 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
         w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         w = self._class_weight(y01, w)
+        if self.decision == "auto" and not evals:  # hold out validation rows: the rule is chosen on them
+            split = _decision_layer.holdout(self, y01)
+            if split is not None:
+                tr, va = split
+                evals = [(_safe_indexing(X, va), y01[va].astype(np.float64), costs[va], None if w is None else w[va])]
+                X, y01, costs, w = _safe_indexing(X, tr), y01[tr], costs[tr], None if w is None else w[tr]
         if self.early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set (with its eval_costs)")
         d = _aec.regret_difference(y01, costs)
@@ -426,6 +433,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             _decision_layer.after_fit(self, X, y01.astype(np.float64), costs, w, evals, unit_costs=unit)
         finally:
             del self._fit_start
+            self.__dict__.pop("_fit_data", None)  # the native data sets the boosters shared
         return self
 
     def _start_with_offsets(self, margin0):
@@ -547,7 +555,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
-        return _decision_layer.margin(self, X)
+        return self._margin(X)
 
     def predict_proba(self, X):
         """Probabilities ``[1 - s, s]`` with s = sigmoid(margin).
@@ -640,7 +648,6 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             The estimator.
         """
         check_is_fitted(self, "booster_")
-        _decision_layer.check_savable(self)
         self._save_booster(str(path), json.dumps(self._metadata()))
         return self
 

@@ -18,12 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _lgb_native as _native
 from . import _aec, _decision_layer, _money_eval
-from ._decision_layer import metric_decision
+from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._docstrings import fill_doc
 from ._params import store_init_args
 from ._lgb_native import AECObjective, bake_start_margin, money_metrics
-from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from ._money_eval import DEFAULT_WATCH
 from .callback import early_stopping
 
 __all__ = ["CSLGBMClassifier"]
@@ -150,7 +150,7 @@ n_jobs, importance_type : optional
                  min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,
                  reg_alpha=0.0, reg_lambda=0.0, random_state=None, n_jobs=None, importance_type="split",
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, params=None,
+                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, validation_fraction=VALIDATION_FRACTION, params=None,
                  **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
@@ -324,8 +324,11 @@ n_jobs, importance_type : optional
             names.append(str(self._eval_names[k]) if self._eval_names is not None else f"validation_{k}")
         evals_result = {}
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
-        if self.early_stopping_rounds is not None:
-            callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
+        rounds = _decision_layer.patience(self, evals)
+        if rounds is not None:
+            callbacks.append(early_stopping(rounds, data_name=names[-1], metric=self.eval_metric))
+        # decision="auto" fits its logloss booster on the same Datasets (one binning)
+        self._fit_data = {"train": dtrain, "valid": valid_sets, "params": ds_params}
         feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks, init_model=start.booster)
@@ -349,7 +352,7 @@ n_jobs, importance_type : optional
         ``decision_ == "logloss+bmr"``) with lightgbm's keywords ``kw``."""
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
-        bst = _decision_layer.decision_booster(self)
+        bst = self.booster_
         return bst.predict(X, **kw)
 
     @fill_doc(lgb_predict_kw=_PREDICT_KW)

@@ -18,11 +18,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _money_eval
 from . import _xgb_native as _native
-from ._decision_layer import metric_decision
+from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, check_margins, native_error, native_seed
 from ._docstrings import fill_doc
 from ._params import store_init_args
-from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from ._money_eval import DEFAULT_WATCH
 from ._xgb_native import AECObjective, MoneyMetrics
 from .costs import row_index
 
@@ -190,7 +190,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                  feature_types=None, feature_weights=None, max_cat_to_onehot=None, max_cat_threshold=None,
                  multi_strategy=None, eval_metric=DEFAULT_WATCH, early_stopping_rounds=None, callbacks=None,
                  hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 decision=DEFAULT_DECISION, params=None, **kwargs):
+                 decision=DEFAULT_DECISION, validation_fraction=VALIDATION_FRACTION, params=None, **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
 
@@ -348,6 +348,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                            logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
         # the watched metric last: xgboost's early stopping uses it
         metric = MoneyMetrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if devals else None
+        self._fit_data = {"train": dtrain, "valid": devals}  # decision="auto" fits its logloss booster on them
         evals_result = {}
         params = self._native_params(margin0)
         if start.booster is not None:
@@ -355,7 +356,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         try:
             bst = xgb.train(params, dtrain, self.n_estimators, evals=devals, obj=obj, xgb_model=start.booster,
                             custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
-                            early_stopping_rounds=self.early_stopping_rounds, evals_result=evals_result,
+                            early_stopping_rounds=_decision_layer.patience(self, evals), evals_result=evals_result,
                             verbose_eval=getattr(self, "_fit_verbose", False), callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
@@ -382,10 +383,10 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         rows = row_index(X)
         X = self._validate_X(X, reset=False)
         base_margin = check_margins(base_margin, X.shape[0], "base_margin", rows)
-        bst = _decision_layer.decision_booster(self)
-        if base_margin is not None and bst is not self.booster_:
-            raise ValueError("base_margin is a start margin of the AEC booster_, but this decision='auto' model "
-                             "decides with logloss_booster_ (decision_ == 'logloss+bmr'); predict without it")
+        bst = self.booster_
+        if base_margin is not None and getattr(self, "decision_", None) == "logloss+bmr":
+            raise ValueError("base_margin is a start margin of the AEC booster, but this decision='auto' model "
+                             "decides with its logloss booster (decision_ == 'logloss+bmr'); predict without it")
         return bst.predict(self._dmatrix(X, base_margin=base_margin), output_margin=True,
                            validate_features=validate_features,
                            iteration_range=(0, 0) if iteration_range is None else iteration_range).astype(np.float64)
