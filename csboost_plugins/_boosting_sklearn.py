@@ -34,7 +34,8 @@ META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSO
 DOCS = dict(
     predict_costs=(
         "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional\n"
-        "    The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.\n"
+        "    The rows' costs: Bayes-minimum-risk decisions. Without them: s > 1/2 when\n"
+        "    ``decision_`` is \"aec\" (``decision=\"0.5\"``), else a ``ValueError`` naming them.\n"
         "cost_matrix : array-like of shape (n, 4), optional\n"
         "    ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords."
     ),
@@ -50,7 +51,9 @@ DOCS = dict(
         "sample_weight : array-like of shape (n,), optional\n"
         "    Multiplies each row's gradient, hessian and metric contribution.\n"
         "eval_set : list of (X_k, y_k), optional\n"
-        "    Sets evaluated each round; early stopping watches the last one.\n"
+        "    Sets evaluated each round; early stopping watches the last one, and\n"
+        "    ``decision=\"auto\"`` chooses its rule on it (without one it holds out\n"
+        "    ``validation_fraction`` of the training rows).\n"
         "eval_costs : list, optional\n"
         "    One per eval set: a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost``\n"
         "    (or ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required\n"
@@ -576,12 +579,13 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Class labels.
 
-        Without costs: s > 1/2 on the cost-trained probability (the AEC already
-        holds the training money). With the rows' costs (``fp_cost``/``fn_cost``/...
-        or ``cost_matrix``): Bayes minimum risk, predict 1 iff
+        With ``decision="auto"`` (the default): the rule ``decision_`` chosen on
+        validation money; its BMR rules need the rows' costs (a ``ValueError`` names
+        them; see :mod:`csboost_plugins._decision_layer`). With ``decision="0.5"`` /
+        ``"bmr"``: without costs s > 1/2 on the cost-trained probability (the AEC
+        already holds the training money); with the rows' costs (``fp_cost``/``fn_cost``/...
+        or ``cost_matrix``) Bayes minimum risk, predict 1 iff
         ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (paper eq. 2).
-        With ``decision="auto"``: the rule ``decision_`` chosen on validation savings
-        (the BMR rules need the rows' costs; see :mod:`csboost_plugins._decision_layer`).
 
         Parameters
         ----------
@@ -626,6 +630,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             "start_margin": self.start_margin_,
             "cost_scale": self.cost_scale_,
             "best_iteration": self.best_iteration_,
+            "decision_": getattr(self, "decision_", "aec"),
+            "unit_costs": bool(getattr(self, "_unit_costs_", False)),
         }
 
     def save_model(self, path):
@@ -634,8 +640,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         The file is the native model (xgboost JSON/UBJSON by extension, lightgbm
         text) with a logistic objective and the start margin inside: a process
         that never imports ``csboost_plugins`` gets ``Booster.predict(X) ==
-        predict_proba(X)[:, 1]``. The estimator's parameters and classes travel
-        in the file too, for :meth:`load_model`.
+        predict_proba(X)[:, 1]``. With ``decision="auto"`` the file holds the
+        booster of the chosen rule (``booster_``), so the probability a service
+        thresholds is the one ``predict`` decides by; the rule (``decision_``),
+        parameters and classes travel in the file too, for :meth:`load_model`.
 
         Parameters
         ----------
@@ -688,6 +696,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         self.start_margin_ = meta.get("start_margin")
         self.cost_scale_ = meta.get("cost_scale")
         self.best_iteration_ = meta.get("best_iteration")
+        # the rule the saved booster's probability is decided by (a plain file: the AEC's own)
+        self.decision_ = meta.get("decision_", "aec")
+        self._unit_costs_ = bool(meta.get("unit_costs", False))
+        self.aec_booster_ = self.logloss_booster_ = self.validation_savings_ = None
         self.evals_result_ = {}
         self.n_estimators_ = self._booster_rounds()
         return self

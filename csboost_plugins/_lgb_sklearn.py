@@ -114,8 +114,8 @@ n_jobs, importance_type : optional
         The loss is always the AEC; any other value raises ``ValueError``.
     class_weight : dict, "balanced" or None
         Multiplies the row weights, as ``LGBMClassifier``.
-    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds, eval_metric, decision, params \
-: optional
+    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds, eval_metric, decision, \
+validation_fraction, params : optional
         As in :class:`csboost_plugins.xgb.CSXGBClassifier`.
     **kwargs : dict
         Further native lightgbm parameters (defaults ``verbose=-1``,
@@ -124,7 +124,14 @@ n_jobs, importance_type : optional
     Attributes
     ----------
     booster_ : lightgbm.Booster
-        Deployable (start margin baked in, ``objective=binary sigmoid:1``).
+        The booster ``predict_proba`` and ``predict`` use (with ``decision="auto"`` the
+        chosen rule's), deployable: start margin in the model, ``objective=binary sigmoid:1``.
+    aec_booster_, logloss_booster_ : lightgbm.Booster or None
+        The two boosters of ``decision="auto"`` (None otherwise).
+    decision_ : {"aec", "aec+bmr", "logloss+bmr"}
+        Rule of ``predict`` (see :class:`csboost_plugins.xgb.CSXGBClassifier`).
+    validation_savings_ : dict or None
+        Validation savings of each rule (``decision="auto"``).
     %(fitted_columns)s
     cost_scale_ : float
         Money unit the costs were divided by.
@@ -135,7 +142,8 @@ n_jobs, importance_type : optional
     evals_result_ : dict
         Money metrics of each eval set per round.
     best_iteration_ : int or None
-        Number of rounds kept by early stopping (as lightgbm), else None.
+        1-based best round of early stopping (lightgbm's convention: the model keeps
+        ``best_iteration_`` rounds), else None.
     best_score_ : dict
         ``{eval set: {metric: value}}`` at ``best_iteration_`` (else the last
         round), as ``LGBMClassifier``.
