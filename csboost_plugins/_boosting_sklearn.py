@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -34,7 +34,8 @@ META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSO
 DOCS = dict(
     predict_costs=(
         "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional\n"
-        "    The rows' costs: Bayes-minimum-risk decisions; without them s > 1/2.\n"
+        "    The rows' costs: Bayes-minimum-risk decisions. Without them: s > 1/2 when\n"
+        "    ``decision_`` is \"aec\" (``decision=\"0.5\"``), else a ``ValueError`` naming them.\n"
         "cost_matrix : array-like of shape (n, 4), optional\n"
         "    ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords."
     ),
@@ -50,7 +51,9 @@ DOCS = dict(
         "sample_weight : array-like of shape (n,), optional\n"
         "    Multiplies each row's gradient, hessian and metric contribution.\n"
         "eval_set : list of (X_k, y_k), optional\n"
-        "    Sets evaluated each round; early stopping watches the last one.\n"
+        "    Sets evaluated each round; early stopping watches the last one, and\n"
+        "    ``decision=\"auto\"`` chooses its rule on it (without one it holds out\n"
+        "    ``validation_fraction`` of the training rows).\n"
         "eval_costs : list, optional\n"
         "    One per eval set: a dict of ``fp_cost``/``fn_cost``/``tp_cost``/``tn_cost``\n"
         "    (or ``cost_matrix``) for that set's rows, or an (n_k, 4) array. Required\n"
@@ -327,6 +330,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                              f"eval set's costs; the AEC objective makes xgboost's / lightgbm's own metrics read "
                              f"margins), got {self.eval_metric!r}")
         _aec.check_metric_params(self.eval_metric, _decision_layer.metric_decision(self.decision), "margin")
+        _decision_layer.check_validation_fraction(self.validation_fraction)
         esr = self.early_stopping_rounds
         if esr is not None and not (isinstance(esr, numbers.Integral) and esr >= 1):
             raise ValueError(f"early_stopping_rounds must be None or an integer >= 1, got {esr!r}")
@@ -415,6 +419,12 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
         w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         w = self._class_weight(y01, w)
+        if self.decision == "auto" and not evals:  # hold out validation rows: the rule is chosen on them
+            split = _decision_layer.holdout(self, y01)
+            if split is not None:
+                tr, va = split
+                evals = [(_safe_indexing(X, va), y01[va].astype(np.float64), costs[va], None if w is None else w[va])]
+                X, y01, costs, w = _safe_indexing(X, tr), y01[tr], costs[tr], None if w is None else w[tr]
         if self.early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set (with its eval_costs)")
         d = _aec.regret_difference(y01, costs)
@@ -435,6 +445,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             _decision_layer.after_fit(self, X, y01.astype(np.float64), costs, w, evals, unit_costs=unit)
         finally:
             del self._fit_start
+            self.__dict__.pop("_fit_data", None)  # the native data sets the boosters shared
         return self
 
     def _start_with_offsets(self, margin0):
@@ -568,7 +579,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
-        return _decision_layer.margin(self, X)
+        return self._margin(X)
 
     def predict_proba(self, X):
         """Probabilities ``[1 - s, s]`` with s = sigmoid(margin).
@@ -589,12 +600,13 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """Class labels.
 
-        Without costs: s > 1/2 on the cost-trained probability (the AEC already
-        holds the training money). With the rows' costs (``fp_cost``/``fn_cost``/...
-        or ``cost_matrix``): Bayes minimum risk, predict 1 iff
+        With ``decision="auto"`` (the default): the rule ``decision_`` chosen on
+        validation money; its BMR rules need the rows' costs (a ``ValueError`` names
+        them; see :mod:`csboost_plugins._decision_layer`). With ``decision="0.5"`` /
+        ``"bmr"``: without costs s > 1/2 on the cost-trained probability (the AEC
+        already holds the training money); with the rows' costs (``fp_cost``/``fn_cost``/...
+        or ``cost_matrix``) Bayes minimum risk, predict 1 iff
         ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (paper eq. 2).
-        With ``decision="auto"``: the rule ``decision_`` chosen on validation savings
-        (the BMR rules need the rows' costs; see :mod:`csboost_plugins._decision_layer`).
 
         Parameters
         ----------
@@ -639,6 +651,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             "start_margin": self.start_margin_,
             "cost_scale": self.cost_scale_,
             "best_iteration": self.best_iteration_,
+            "decision_": getattr(self, "decision_", "aec"),
+            "unit_costs": bool(getattr(self, "_unit_costs_", False)),
         }
 
     def save_model(self, path):
@@ -647,8 +661,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         The file is the native model (xgboost JSON/UBJSON by extension, lightgbm
         text) with a logistic objective and the start margin inside: a process
         that never imports ``csboost_plugins`` gets ``Booster.predict(X) ==
-        predict_proba(X)[:, 1]``. The estimator's parameters and classes travel
-        in the file too, for :meth:`load_model`.
+        predict_proba(X)[:, 1]``. With ``decision="auto"`` the file holds the
+        booster of the chosen rule (``booster_``), so the probability a service
+        thresholds is the one ``predict`` decides by; the rule (``decision_``),
+        parameters and classes travel in the file too, for :meth:`load_model`.
 
         Parameters
         ----------
@@ -661,7 +677,6 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             The estimator.
         """
         check_is_fitted(self, "booster_")
-        _decision_layer.check_savable(self)
         self._save_booster(str(path), json.dumps(self._metadata()))
         return self
 
@@ -702,6 +717,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         self.start_margin_ = meta.get("start_margin")
         self.cost_scale_ = meta.get("cost_scale")
         self.best_iteration_ = meta.get("best_iteration")
+        # the rule the saved booster's probability is decided by (a plain file: the AEC's own)
+        self.decision_ = meta.get("decision_", "aec")
+        self._unit_costs_ = bool(meta.get("unit_costs", False))
+        self.aec_booster_ = self.logloss_booster_ = self.validation_savings_ = None
         self.evals_result_ = {}
         self.n_estimators_ = self._booster_rounds()
         return self

@@ -1,39 +1,44 @@
-"""Decision layer of the AEC boosting estimators: ``decision="auto"`` and the money guard.
+"""Decision layer of the AEC boosting estimators: ``decision="auto"`` (the default) and the money guard.
 
-Benchmark 6 (``benchmarks/bench_money_recipes.py``, results in
-``benchmarks/results/money_recipes.md``) measured, on realised test savings, the AEC
-model's own decision s > 1/2 against logloss boosting + Bayes minimum risk (BMR) and
-against AEC variants (cost features, a warm start at the logloss model's Bayes decision,
-a logloss-to-AEC schedule, isotonic maps). No single rule wins everywhere: with each
-row's costs known at decision time, logloss + BMR is the best or tied on the bundled
-sets and the synthetic fraud set, while the AEC rules win on the real card-fraud file
-(BMR on the AEC probability, 10 of 10 folds). The recipe that is never worse is
-therefore chosen per problem on the validation set:
+``benchmarks/bench_money_recipes.py`` (results in ``benchmarks/results/money_recipes.md``)
+measured, on realised test savings, the AEC model's own decision s > 1/2 against logloss
+boosting + Bayes minimum risk (BMR) and against AEC variants. No single rule wins
+everywhere: with each row's costs known at decision time, logloss + BMR is the best or tied
+on the bundled sets and the synthetic fraud set, while the AEC rules can win where the
+probability model is poor. The recipe that is never worse is therefore chosen per problem:
 
-``decision="auto"`` (needs ``eval_set`` with ``eval_costs``)
-    besides the AEC booster (``booster_``), fit a logloss booster with the same tree
-    parameters (``logloss_booster_``; always early-stopped on the validation logloss,
-    patience ``early_stopping_rounds`` or 30: unstopped logloss boosting overfits its
-    probabilities, which BMR then trusts) and score on the last eval set the savings
-    (paper eq. 5) of three rules
+``decision="auto"`` (the default)
+    The validation rows are the last ``eval_set`` (with its ``eval_costs``); without one, a
+    stratified ``validation_fraction`` of the training rows (seeded by ``random_state``) is
+    held out and the model is trained on the rest, with no refit (as
+    ``HistGradientBoostingClassifier``'s early stopping). Besides the AEC booster, a logloss
+    booster with the same tree parameters is fitted on the same data (one ``DMatrix`` /
+    ``Dataset``, one binning); both are early-stopped on the validation rows (patience
+    ``early_stopping_rounds``, else :data:`AUTO_PATIENCE`: unstopped logloss boosting overfits
+    its probabilities, which BMR then trusts). Three rules are scored there:
 
     * ``"aec"``: s > 1/2 on the AEC probability (no costs needed at prediction),
     * ``"aec+bmr"``: BMR on the AEC probability with each row's costs,
     * ``"logloss+bmr"``: BMR on the logloss probability with each row's costs;
 
-    keep logloss + BMR unless an AEC rule saves more by more than ``AUTO_Z`` = 2 standard
-    errors of the paired per-row difference (:func:`choose_rule`), as ``decision_``
-    (the validation savings in ``validation_savings_``), and log the choice (logger ``csboost_plugins``, a warning
-    when the AEC rules lose to logloss + BMR). ``predict(X, fp_cost=..., fn_cost=...)``
-    applies that rule; ``predict_proba`` / ``decision_function`` give the probability
-    the rule thresholds (the logloss model's when ``decision_ == "logloss+bmr"``).
+    logloss + BMR is kept unless an AEC rule's money gain is clear (:func:`choose_rule`): more
+    than :data:`AUTO_Z` standard errors of the paired per-row difference, and still a gain
+    without its largest rows (savings of 0/1 decisions are dominated by a few expensive rows).
+    ``booster_`` is the chosen rule's booster (``aec_booster_`` / ``logloss_booster_`` hold
+    both), so ``predict_proba``, ``get_booster``, ``save_model`` and ``feature_importances_``
+    are those of the model that decides; ``decision_`` names the rule and
+    ``validation_savings_`` the money behind the choice. With too few rows of a class to hold
+    out (fewer than :data:`MIN_VALIDATION_CLASS` per class in the validation part) there is
+    no evidence for an AEC rule: both boosters are fitted on every row without early
+    stopping and logloss + BMR decides.
 
-The money guard (every fit): when the fitted model's decision saves less than the
-cheaper trivial policy (savings < 0) on the validation set (or on the training rows
-without an eval set), a :class:`MoneyLossWarning` names the likely cause with numbers:
-the costs' drivers not among the features (BMR with the rows' costs would save money),
-too few rounds (training savings < 0 too), or fp/fn costs swapped (the decisions would
-save money with the two exchanged).
+The money guard (every fit): when the fitted model's decision saves less than the cheaper
+trivial policy (savings < 0) on the validation set (or on the training rows without one), a
+:class:`MoneyLossWarning` names the likely cause with numbers (the costs' drivers not among
+the features, too few rounds, fp/fn costs swapped). Costs that look swapped (the fitted
+decisions flag almost nothing while the same probabilities, decided with the two columns
+exchanged, would save money) warn with a :class:`~csboost_plugins.costs.CostWarning` naming
+the cure, whatever the savings.
 """
 
 from __future__ import annotations
@@ -47,12 +52,19 @@ from . import _aec
 from .costs import FN, FP
 from .decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
 
-__all__ = ["DECISIONS", "RULES", "MoneyLossWarning", "after_fit", "metric_decision", "predict_rule"]
+__all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
+           "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
 
-#: accepted values of the estimators' ``decision`` parameter
-DECISIONS = ("0.5", "bmr", "auto")
+#: accepted values of the estimators' ``decision`` parameter; the first is the default
+DECISIONS = ("auto", "0.5", "bmr")
+#: the estimators' default ``decision``
+DEFAULT_DECISION = DECISIONS[0]
+#: share of the training rows ``decision="auto"`` holds out when ``fit`` gets no ``eval_set``
+VALIDATION_FRACTION = 0.2
+#: fewest rows of each class in the held-out part; with fewer, logloss + BMR decides without a choice
+MIN_VALIDATION_CLASS = 10
 #: rules ``decision="auto"`` chooses from; the first is kept unless another clearly saves more
 RULES = ("logloss+bmr", "aec", "aec+bmr")
 #: standard errors by which an AEC rule's validation gain must exceed logloss + BMR's to be chosen
@@ -135,70 +147,110 @@ def rule_decisions(rule, s, costs):
     return bmr_decisions(s, costs)
 
 
+# ------------------------------------------------------------------ the validation rows
+#: rounds without a better validation score before ``decision="auto"`` stops a booster
+AUTO_PATIENCE = 30
+
+
+def patience(est, evals):
+    """Early-stopping patience of a fit: ``early_stopping_rounds``, else :data:`AUTO_PATIENCE` with
+    ``decision="auto"`` and validation rows, else None (no early stopping)."""
+    if est.early_stopping_rounds is not None:
+        return est.early_stopping_rounds
+    return AUTO_PATIENCE if est.decision == "auto" and evals else None
+
+
+def holdout(est, y):
+    """Rows ``decision="auto"`` trains on and validates on when ``fit`` got no ``eval_set``.
+
+    A stratified split (scikit-learn's ``train_test_split``) of ``validation_fraction`` of
+    the rows, seeded by ``random_state`` (None: seed 0, so refits repeat, as the boosters').
+
+    Parameters
+    ----------
+    est : CSXGBClassifier or CSLGBMClassifier
+        The estimator being fitted.
+    y : ndarray of shape (n,)
+        0/1 labels.
+
+    Returns
+    -------
+    (ndarray, ndarray) or None
+        Training and validation row indices, or None when the validation part would hold
+        fewer than :data:`MIN_VALIDATION_CLASS` rows of a class (or the training part none).
+    """
+    from sklearn.model_selection import train_test_split
+    from sklearn.utils import check_random_state
+
+    frac = est.validation_fraction
+    counts = np.bincount(y.astype(np.int64), minlength=2)
+    if frac is None or np.floor(counts * frac).min() < MIN_VALIDATION_CLASS or (counts * (1 - frac)).min() < 1:
+        return None
+    rng = check_random_state(0 if est.random_state is None else est.random_state)
+    idx = np.arange(y.shape[0])
+    tr, va = train_test_split(idx, test_size=frac, stratify=y, random_state=rng)
+    return np.sort(tr), np.sort(va)
+
+
+def check_validation_fraction(value):
+    """``validation_fraction``: None or a float in (0, 1); ``ValueError`` naming it otherwise."""
+    import numbers
+
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ValueError(f"validation_fraction must be None or a float in (0, 1), got {value!r}")
+
+
 # ------------------------------------------------------------------ the logloss booster
-LOGLOSS_PATIENCE = 30  # rounds without a better validation logloss before the logloss booster stops
+def _fit_logloss(est, y, w, evals):
+    """A logloss booster with ``est``'s tree parameters on the data the AEC booster was fitted on.
 
-
-def _patience(est):
-    return est.early_stopping_rounds or LOGLOSS_PATIENCE
-
-
-def _fit_logloss(est, X, y, w, evals):
-    """A logloss booster with ``est``'s tree parameters (native xgboost / lightgbm booster)."""
+    Returns ``(booster, fitted)``: ``fitted`` holds the estimator attributes that describe it
+    (``best_iteration_`` in the host's convention, ``n_estimators_``, ``start_margin_``, ...).
+    """
+    data = est._fit_data  # the AEC fit's own DMatrix / Dataset objects: one construction, one binning
+    rounds = patience(est, evals)
     if hasattr(est, "_dmatrix"):  # xgboost
         import xgboost as xgb
+
+        from . import _xgb_native
 
         params = est._native_params(0.0)
         for k in ("base_score", "disable_default_eval_metric"):
             params.pop(k, None)
         params.update(objective="binary:logistic", eval_metric="logloss")
-        dtrain = est._dmatrix(X, y, w)
-        devals = [(est._dmatrix(Xk, yk, wk), f"validation_{k}") for k, (Xk, yk, _, wk) in enumerate(evals)]
-        bst = xgb.train(params, dtrain, est.n_estimators, evals=devals, verbose_eval=False,
-                        early_stopping_rounds=_patience(est) if devals else None)
-        if devals:
-            from ._xgb_native import first_rounds
-
-            bst = first_rounds(bst, bst.best_iteration + 1)
-        return bst
+        record = {}
+        bst = xgb.train(params, data["train"], est.n_estimators, evals=data["valid"][-1:], verbose_eval=False,
+                        early_stopping_rounds=rounds if data["valid"] else None, evals_result=record)
+        best = bst.attr("best_iteration")
+        bst = _xgb_native.cut_at_best_iteration(bst)
+        b = float(_xgb_native._learner_config(bst)[1][0])  # binary:logistic keeps base_score as a probability
+        return bst, dict(best_iteration_=None if best is None else int(best),
+                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)),
+                         evals_result_=record)
     import lightgbm as lgb
 
-    params = {**est._native_params(), "objective": "binary", "metric": "binary_logloss",
-              "feature_pre_filter": False}
-    ds_params = {k: v for k, v in params.items() if k != "objective"}
-    dtrain = est._dataset(X, y, w, None, 0.0, None, ds_params)
-    dtrain.set_init_score(None)  # logloss boosts from the average, as lightgbm's own binary objective
-    valid = []
-    for Xk, yk, _, wk in evals:
-        dv = est._dataset(Xk, yk, wk, None, 0.0, dtrain, ds_params)
-        dv.set_init_score(None)
-        valid.append(dv)
-    cbs = [lgb.early_stopping(_patience(est), verbose=False)] if valid else []
-    bst = lgb.train(params, dtrain, est.n_estimators, valid_sets=valid or None, callbacks=cbs)
-    if cbs:
-        bst = lgb.Booster(model_str=bst.model_to_string(num_iteration=bst.best_iteration))
-    return bst
+    from ._lgb_native import to_deployable
 
-
-def logloss_margin(est, X):
-    """Margin (log-odds) of the logloss booster of a ``decision="auto"`` estimator.
-
-    Parameters
-    ----------
-    est : CSXGBClassifier or CSLGBMClassifier
-        Fitted with ``decision="auto"``.
-    X : ndarray or DataFrame of shape (n, p)
-        Validated features.
-
-    Returns
-    -------
-    ndarray of shape (n,)
-        float64 margins.
-    """
-    bst = est.logloss_booster_
-    if hasattr(est, "_dmatrix"):  # xgboost
-        return bst.predict(est._dmatrix(X), output_margin=True).astype(np.float64)
-    return np.asarray(bst.predict(X, raw_score=True), dtype=np.float64)
+    dtrain, valid = data["train"], data["valid"][-1:]
+    for ds in (dtrain, *valid):  # no init score: lightgbm boosts from the average and keeps it in the model
+        ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
+        ds.init_score = None
+    params = {**data["params"], "objective": "binary", "metric": "binary_logloss"}
+    record = {}
+    cbs = [lgb.record_evaluation(record)]
+    if valid:
+        cbs.append(lgb.early_stopping(rounds, verbose=False))
+    bst = lgb.train(params, dtrain, est.n_estimators, valid_sets=valid or None,
+                    valid_names=["validation"] if valid else None, callbacks=cbs)
+    best = int(bst.best_iteration) if bst.best_iteration > 0 else None
+    best_score = {name: dict(scores) for name, scores in bst.best_score.items()}
+    bst = to_deployable(bst)
+    p = float(np.average(y, weights=w))  # boost_from_average's start: the log-odds of the weighted positive rate
+    m0 = float(np.log(p) - np.log1p(-p))
+    return bst, dict(best_iteration_=best, n_estimators_=bst.current_iteration(), start_margin_=m0,
+                     best_score_=best_score, evals_result_=record)
 
 
 # ------------------------------------------------------------------ hooks of the estimators
@@ -208,52 +260,74 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
     Parameters
     ----------
     est : CSXGBClassifier or CSLGBMClassifier
-        With ``booster_`` fitted.
+        With ``booster_`` fitted (the AEC booster) on ``X``.
     X, y, costs, w : training features, 0/1 labels, (n, 4) costs (money) and weights or None.
     evals : list of (X_k, y_k, costs_k, w_k)
-        Validated eval sets; the last one is the validation set.
+        Validated eval sets (or the held-out part); the last one is the validation set.
     unit_costs : bool
         True when ``fit`` got no costs (unit costs C_FP = C_FN = 1).
 
-    Sets ``decision_``, ``validation_savings_``, ``logloss_booster_`` on ``est``; may warn
-    :class:`MoneyLossWarning`.
+    Sets ``decision_``, ``validation_savings_``, ``aec_booster_``, ``logloss_booster_`` on
+    ``est`` (``booster_`` becomes the chosen rule's booster); may warn
+    :class:`MoneyLossWarning` or :class:`~csboost_plugins.costs.CostWarning`.
     """
     est._unit_costs_ = bool(unit_costs)
-    est.logloss_booster_ = None
+    est.aec_booster_ = est.logloss_booster_ = None
     est.validation_savings_ = None
-    if est.decision == "auto":
-        if not evals:
-            raise ValueError("decision='auto' chooses its rule on validation savings: pass eval_set=[(X_val, "
-                             "y_val)] and eval_costs=[{'fp_cost': ..., 'fn_cost': ...}]")
-        Xv, yv, cv, wv = evals[-1]
-        est.logloss_booster_ = _fit_logloss(est, X, y, w, evals)
-        s_aec = _aec.sigmoid(est._margin(Xv))
-        s_ll = _aec.sigmoid(logloss_margin(est, Xv))
-        probs = {"logloss+bmr": s_ll, "aec": s_aec, "aec+bmr": s_aec}
-        preds = {r: rule_decisions(r, probs[r], cv) for r in RULES}
-        est.validation_savings_ = vs = {r: savings(yv, preds[r], cv, wv) for r in RULES}
-        est.decision_ = choose_rule(yv, preds, cv, wv)
-        msg = (f"{type(est).__name__}(decision='auto'): validation savings "
-               + ", ".join(f"{r} {v:.4f}" for r, v in vs.items()) + f"; using {est.decision_!r}")
-        if est.decision_ == "logloss+bmr":
-            logger.warning(msg + f" (no AEC rule beat logloss + Bayes minimum risk by {AUTO_Z:g} standard errors "
-                           "on this validation set: the model is the logloss booster)")
-        else:
-            logger.info(msg)
-    else:
+    name = type(est).__name__
+    if est.decision != "auto":
         est.decision_ = "aec"  # predict(X): s > 1/2; with costs: BMR (paper eq. 2)
+    else:
+        est.aec_booster_ = est.booster_
+        logger.info("%s: AEC booster fitted, %d rounds%s", name, est.n_estimators_,
+                    "" if est.best_iteration_ is None else f" (best iteration {est.best_iteration_})")
+        ll, fitted = _fit_logloss(est, y, w, evals)
+        est.logloss_booster_ = ll
+        logger.info("%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
+        if evals:
+            Xv, yv, cv, wv = evals[-1]
+            s_aec = _aec.sigmoid(est._margin(Xv))
+            est.booster_ = ll
+            s_ll = _aec.sigmoid(est._margin(Xv))
+            est.booster_ = est.aec_booster_
+            probs = {"logloss+bmr": s_ll, "aec": s_aec, "aec+bmr": s_aec}
+            preds = {r: rule_decisions(r, probs[r], cv) for r in RULES}
+            est.validation_savings_ = vs = {r: savings(yv, preds[r], cv, wv) for r in RULES}
+            est.decision_ = choose_rule(yv, preds, cv, wv)
+            logger.info("%s(decision='auto'): validation savings %s on %d rows; using %r", name,
+                        ", ".join(f"{r} {v:.4f}" for r, v in vs.items()), yv.shape[0], est.decision_)
+        else:
+            est.decision_ = "logloss+bmr"
+            logger.info("%s(decision='auto'): too few rows of a class to hold out validation rows; using "
+                        "'logloss+bmr' fitted on every row", name)
+        if est.decision_ == "logloss+bmr":
+            est.booster_ = ll
+            for k, v in fitted.items():
+                setattr(est, k, v)
     _money_guard(est, X, y, costs, w, evals)
+    if not unit_costs:
+        _swap_guard(est, X, y, costs, w, evals)
 
 
-def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
+def tail_rows(m: int) -> int:
+    """How many of the largest per-row gains :func:`choose_rule` removes: ceil(sqrt(m)), at least 1."""
+    return max(1, int(np.ceil(np.sqrt(m))))
+
+
+def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z, trim=True):
     """The rule that ``decision="auto"`` keeps, from each rule's decisions on the validation set.
 
-    logloss + BMR unless an AEC rule saves more money by more than ``z`` standard errors
-    of the paired difference: with per-row cost differences
+    logloss + BMR unless an AEC rule saves clearly more money. With per-row cost differences
     ``delta_i = w_i (cost_i(logloss+bmr) - cost_i(rule))`` (money), the gain is
-    ``sum delta`` and its standard error ``sqrt(n) * std(delta)``; among the rules that
-    pass, the largest gain wins. Validation savings of 0/1 decisions are dominated by
-    few expensive rows, so a plain arg-max switches on noise (benchmark 6).
+    ``G = sum delta`` and its standard error ``sqrt(n) * std(delta)``; a rule qualifies when
+
+    * ``G > z * se`` (the paired z-test), and
+    * (``trim``) ``G`` minus its ``k`` largest positive ``delta_i`` is still > 0, with
+      ``k = ceil(sqrt(m))`` and ``m`` the rows where the two rules decide differently:
+      a gain carried by a handful of expensive rows (heavy-tailed money, few positives)
+      is not evidence, however large.
+
+    Among the qualifying rules the largest gain wins.
 
     Parameters
     ----------
@@ -267,6 +341,8 @@ def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
         Row weights.
     z : float, default :data:`AUTO_Z`
         Standard errors the gain must exceed (0: any positive gain).
+    trim : bool, default True
+        Also require the gain without its largest rows to stay positive.
 
     Returns
     -------
@@ -280,69 +356,18 @@ def choose_rule(y, preds, costs, sample_weight=None, z=AUTO_Z):
         delta = base_cost - row_cost(y, preds[rule], costs) * w
         gain = float(delta.sum())
         se = float(np.sqrt(delta.shape[0]) * delta.std())
-        if gain > z * se and gain > best_gain:
-            best, best_gain = rule, gain
+        if not (gain > z * se and gain > best_gain):
+            continue
+        if trim:
+            pos = np.sort(delta[delta > 0])[::-1]
+            if gain - float(pos[: tail_rows(int(np.count_nonzero(delta)))].sum()) <= 0:
+                continue
+        best, best_gain = rule, gain
     return best
-
-
-def check_savable(est):
-    """Refuse ``save_model`` of a ``decision="auto"`` model: one native file holds one booster.
-
-    Parameters
-    ----------
-    est : CSXGBClassifier or CSLGBMClassifier
-        Fitted.
-
-    Raises
-    ------
-    ValueError
-        If ``est.decision == "auto"`` (its rule may use ``logloss_booster_``).
-    """
-    if est.decision == "auto":
-        raise ValueError(
-            f"save_model writes one native booster, but this decision='auto' model decides with "
-            f"{getattr(est, 'decision_', '?')!r} and holds two (booster_ and logloss_booster_): save it with "
-            "pickle / joblib, or save est.logloss_booster_ / est.booster_ natively")
 
 
 def _needs_costs(est):
     return est.decision_ in ("aec+bmr", "logloss+bmr")
-
-
-def decision_booster(est):
-    """The booster whose probability a fitted estimator's decision thresholds: ``logloss_booster_`` when
-    ``decision_ == "logloss+bmr"``, else ``booster_``.
-
-    Parameters
-    ----------
-    est : CSXGBClassifier or CSLGBMClassifier
-        Fitted.
-
-    Returns
-    -------
-    xgboost.Booster or lightgbm.Booster
-    """
-    return est.logloss_booster_ if getattr(est, "decision_", None) == "logloss+bmr" else est.booster_
-
-
-def margin(est, X):
-    """Margin of the probability a fitted estimator's decision thresholds.
-
-    Parameters
-    ----------
-    est : CSXGBClassifier or CSLGBMClassifier
-        Fitted.
-    X : ndarray or DataFrame of shape (n, p)
-        Validated features.
-
-    Returns
-    -------
-    ndarray of shape (n,)
-        The logloss booster's margin when ``decision_ == "logloss+bmr"``, else the AEC booster's.
-    """
-    if getattr(est, "decision_", None) == "logloss+bmr":
-        return logloss_margin(est, X)
-    return est._margin(X)
 
 
 def predict_rule(est, s, costs):
@@ -381,7 +406,7 @@ def predict_rule(est, s, costs):
 # ------------------------------------------------------------------ the money guard
 def _money_guard(est, X, y, costs, w, evals):
     where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
-    s = _aec.sigmoid(margin(est, Xg))
+    s = _aec.sigmoid(est._margin(Xg))
     rule = est.decision_
     sav = savings(yg, rule_decisions(rule, s, cg), cg, wg)
     if not (np.isfinite(sav) and sav < 0):
@@ -393,7 +418,7 @@ def _money_guard(est, X, y, costs, w, evals):
                       f"row's costs, predict(X, fp_cost=..., fn_cost=...), saves {bmr:.4f} here; add them as "
                       "features or fit with decision='auto'")
     if where == "validation":
-        s_tr = _aec.sigmoid(margin(est, X))
+        s_tr = _aec.sigmoid(est._margin(X))
         tr = savings(y, rule_decisions(rule, s_tr, costs), costs, w)
         if np.isfinite(tr) and tr < 0.05:
             causes.append(f"too few rounds / too little capacity: training savings are {tr:.4f} after "
@@ -412,6 +437,44 @@ def _money_guard(est, X, y, costs, w, evals):
         f"{type(est).__name__}: the fitted decisions ({rule}) lose money on the {where} set: savings {sav:.4f} "
         "< 0, i.e. they cost more than the cheaper of 'flag every row' / 'flag none'. Likely: "
         + "; ".join(causes) + "."), stacklevel=5)
+
+
+#: share of rows flagged at most (or at least 1 - it) for the fitted decisions to count as "flagging nothing"
+SWAP_FLAG_SHARE = 0.001
+#: savings the same probabilities must reach with fp/fn exchanged for the swap warning
+SWAP_SAVINGS = 0.05
+
+
+def _swap_guard(est, X, y, costs, w, evals):
+    """``CostWarning`` when fp/fn costs look swapped: the fitted decisions flag (almost) no row, or every
+    row, while BMR on the same probabilities with C_FP and C_FN exchanged saves money under the exchanged
+    matrix. A model trained on swapped costs saves nothing and so never trips the money guard."""
+    from .costs import CostWarning
+
+    where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
+    s = _aec.sigmoid(est._margin(Xg) if est.logloss_booster_ is None else _logloss_margin(est, Xg))
+    flagged = float(np.average(rule_decisions(est.decision_, _aec.sigmoid(est._margin(Xg)), cg), weights=wg))
+    if SWAP_FLAG_SHARE < flagged < 1 - SWAP_FLAG_SHARE:
+        return
+    swapped = costs_swapped(cg)
+    sw = savings(yg, bmr_decisions(s, swapped), swapped, wg)
+    if not (np.isfinite(sw) and sw > SWAP_SAVINGS):
+        return
+    warnings.warn(CostWarning(
+        f"{type(est).__name__}: fp_cost and fn_cost look swapped: the fitted decisions flag {flagged:.2%} of the "
+        f"{where} rows, while the same probabilities decided with the two exchanged save {sw:.4f} of the cost. "
+        "fp_cost is the cost of a false alarm (flagging a negative row, e.g. a review), fn_cost the cost of a "
+        "missed positive (e.g. the fraud amount): refit with them exchanged if so, or pass "
+        "cost_matrix=[C_FP, C_FN, C_TP, C_TN]."), stacklevel=5)
+
+
+def _logloss_margin(est, X):
+    """Margin of ``logloss_booster_`` on validated ``X`` (which may not be ``booster_``)."""
+    keep, est.booster_ = est.booster_, est.logloss_booster_
+    try:
+        return est._margin(X)
+    finally:
+        est.booster_ = keep
 
 
 def costs_swapped(costs):

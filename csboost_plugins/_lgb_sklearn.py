@@ -18,12 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _lgb_native as _native
 from . import _aec, _decision_layer, _money_eval
-from ._decision_layer import metric_decision
+from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from ._docstrings import fill_doc
 from ._params import store_init_args
 from ._lgb_native import AECObjective, bake_start_margin, money_metrics
-from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from ._money_eval import DEFAULT_WATCH
 from .callback import early_stopping
 
 __all__ = ["CSLGBMClassifier"]
@@ -114,8 +114,8 @@ n_jobs, importance_type : optional
         The loss is always the AEC; any other value raises ``ValueError``.
     class_weight : dict, "balanced" or None
         Multiplies the row weights, as ``LGBMClassifier``.
-    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds, eval_metric, decision, params \
-: optional
+    hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds, eval_metric, decision, \
+validation_fraction, params : optional
         As in :class:`csboost_plugins.xgb.CSXGBClassifier`.
     **kwargs : dict
         Further native lightgbm parameters (defaults ``verbose=-1``,
@@ -124,7 +124,14 @@ n_jobs, importance_type : optional
     Attributes
     ----------
     booster_ : lightgbm.Booster
-        Deployable (start margin baked in, ``objective=binary sigmoid:1``).
+        The booster ``predict_proba`` and ``predict`` use (with ``decision="auto"`` the
+        chosen rule's), deployable: start margin in the model, ``objective=binary sigmoid:1``.
+    aec_booster_, logloss_booster_ : lightgbm.Booster or None
+        The two boosters of ``decision="auto"`` (None otherwise).
+    decision_ : {"aec", "aec+bmr", "logloss+bmr"}
+        Rule of ``predict`` (see :class:`csboost_plugins.xgb.CSXGBClassifier`).
+    validation_savings_ : dict or None
+        Validation savings of each rule (``decision="auto"``).
     %(fitted_columns)s
     cost_scale_ : float
         Money unit the costs were divided by.
@@ -135,7 +142,8 @@ n_jobs, importance_type : optional
     evals_result_ : dict
         Money metrics of each eval set per round.
     best_iteration_ : int or None
-        Number of rounds kept by early stopping (as lightgbm), else None.
+        1-based best round of early stopping (lightgbm's convention: the model keeps
+        ``best_iteration_`` rounds), else None.
     best_score_ : dict
         ``{eval set: {metric: value}}`` at ``best_iteration_`` (else the last
         round), as ``LGBMClassifier``.
@@ -152,7 +160,7 @@ n_jobs, importance_type : optional
                  min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,
                  reg_alpha=0.0, reg_lambda=0.0, random_state=None, n_jobs=None, importance_type="split",
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, params=None,
+                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, validation_fraction=VALIDATION_FRACTION, params=None,
                  **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
@@ -326,8 +334,11 @@ n_jobs, importance_type : optional
             names.append(str(self._eval_names[k]) if self._eval_names is not None else f"validation_{k}")
         evals_result = {}
         callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
-        if self.early_stopping_rounds is not None:
-            callbacks.append(early_stopping(self.early_stopping_rounds, data_name=names[-1], metric=self.eval_metric))
+        rounds = _decision_layer.patience(self, evals)
+        if rounds is not None:
+            callbacks.append(early_stopping(rounds, data_name=names[-1], metric=self.eval_metric))
+        # decision="auto" fits its logloss booster on the same Datasets (one binning)
+        self._fit_data = {"train": dtrain, "valid": valid_sets, "params": ds_params}
         feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks, init_model=start.booster)
@@ -351,7 +362,7 @@ n_jobs, importance_type : optional
         ``decision_ == "logloss+bmr"``) with lightgbm's keywords ``kw``."""
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
-        bst = _decision_layer.decision_booster(self)
+        bst = self.booster_
         return bst.predict(X, **kw)
 
     @fill_doc(lgb_predict_kw=_PREDICT_KW)

@@ -18,11 +18,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _money_eval
 from . import _xgb_native as _native
-from ._decision_layer import metric_decision
+from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
 from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, check_margins, native_error, native_seed
 from ._docstrings import fill_doc
 from ._params import store_init_args
-from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from ._money_eval import DEFAULT_WATCH
 from ._xgb_native import AECObjective, MoneyMetrics
 from .costs import row_index
 
@@ -59,8 +59,11 @@ class CSXGBClassifier(CostSensitiveBoostingMixin):
     ``base_margin_eval_set`` and ``xgb_model`` (continued training); costs are
     routable with metadata routing (``set_fit_request(fp_cost=True, fn_cost=True)``). ``predict_proba`` returns
     probabilities sigmoid(margin), ``decision_function`` the margins (start margin
-    included), ``predict(X)`` thresholds at 1/2, ``predict(X, fp_cost=..., fn_cost=...)``
-    gives Bayes-minimum-risk decisions with the rows' own costs.
+    included). By default (``decision="auto"``) the model is the better of an AEC
+    booster and a logloss booster on validation money, and
+    ``predict(X, fp_cost=..., fn_cost=...)`` decides each row with its own costs
+    (Bayes minimum risk); ``decision="0.5"`` is the csboost paper's AEC model alone,
+    whose ``predict(X)`` thresholds at 1/2.
 
     %(continued_training)s
     xgboost: a row's ``base_margin`` replaces ``base_score`` (which holds
@@ -111,7 +114,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         early in benchmark 1.
     early_stopping_rounds : int, optional
         Stop when ``eval_metric`` on the last eval set has not improved for this
-        many rounds; the booster is cut at the best round.
+        many rounds; the booster is cut at the best round. With ``decision="auto"``
+        None means 30 (both boosters stop on the validation rows).
     hessian : {"abs", "fisher", "bound", "exact"}, default "abs"
         Hessian policy of the AEC objective (see :class:`csboost_plugins.xgb.AECObjective`).
     hessian_floor : float in [0, 1], default 0.1
@@ -122,17 +126,28 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Starting margin; "cost_prior" = logit of the share of regret mass
         preferring class 1, "prior" = logit of the weighted positive rate (see
         :func:`csboost_plugins._aec.start_margin`).
-    decision : {"0.5", "bmr", "auto"}, default "0.5"
-        Decision rule of the "savings" eval metric; "0.5" matches ``predict(X)``:
-        the AEC minimiser already holds the costs, and Bayes minimum risk on its
-        (uncalibrated) probabilities would count them twice. "auto" (the recipe of
-        benchmark 6, needs ``eval_set`` and ``eval_costs``): also fit a logloss booster
-        and keep logloss + BMR unless an AEC rule (s > 1/2, or BMR on the AEC model)
-        saves more on the validation set by two standard errors (``decision_``,
-        ``validation_savings_``); ``predict(X, fp_cost=..., fn_cost=...)`` applies it
-        (see :mod:`csboost_plugins._decision_layer`). With "bmr" and "auto" ``predict``
-        requests the costs in metadata routing, so ``make_savings_scorer`` and pipelines
-        pass each fold's costs to it (with "0.5": ``set_predict_request(cost_matrix=True)``).
+    decision : {"auto", "0.5", "bmr"}, default "auto"
+        How ``predict`` decides. "auto": besides the AEC booster, fit a logloss
+        booster with the same tree parameters on the same data, early-stop both on the
+        validation rows (the last ``eval_set`` with its ``eval_costs``; without one a
+        stratified ``validation_fraction`` of the rows, seeded by ``random_state``, is
+        held out and not refitted on), and keep logloss + Bayes minimum risk unless an
+        AEC rule (s > 1/2, or BMR on the AEC probability) clearly saves more money there:
+        by two standard errors of the paired per-row difference, and still without its
+        largest rows (``decision_``, ``validation_savings_``; see
+        :mod:`csboost_plugins._decision_layer`). The BMR rules need each row's costs at
+        ``predict(X, fp_cost=..., fn_cost=...)`` (a ``ValueError`` names them otherwise).
+        "0.5": the AEC booster alone, ``predict(X)`` = s > 1/2 (the csboost paper's
+        decision, no costs needed; with costs: BMR on the AEC probability, which counts
+        the costs twice). "bmr": the AEC booster, money metrics with BMR decisions.
+        With "bmr" and "auto" ``predict`` requests the costs in metadata routing, so
+        ``make_savings_scorer`` and pipelines pass each fold's costs to it (with "0.5":
+        ``set_predict_request(cost_matrix=True)``).
+    validation_fraction : float in (0, 1) or None, default 0.2
+        Share of the training rows ``decision="auto"`` holds out (stratified) when
+        ``fit`` gets no ``eval_set``; None, or too few rows of a class to hold out
+        (fewer than 10 per class in that part): both boosters use every row, without
+        early stopping, and logloss + BMR decides.
     params : dict, optional
         Further native xgboost parameters (override the above; a native name such as
         ``eta``, ``lambda``, ``alpha``, ``min_split_loss``, ``nthread`` or ``seed``, here
@@ -143,11 +158,11 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     Attributes
     ----------
     booster_ : xgboost.Booster
-        The AEC booster. Deployable: saved with ``save_model`` (or
+        The booster ``predict_proba`` and ``predict`` use: with ``decision="auto"`` the
+        chosen rule's (``logloss_booster_`` for "logloss+bmr", else ``aec_booster_``),
+        otherwise the AEC booster. Deployable: saved with ``save_model`` (or
         ``get_booster().save_model``), plain xgboost's ``predict`` returns
-        ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` returns the
-        margin. Not so when ``decision="auto"`` chose ``"logloss+bmr"``: then
-        ``predict_proba`` is ``logloss_booster_``'s.
+        ``predict_proba(X)[:, 1]``; ``predict(..., output_margin=True)`` returns the margin.
     %(fitted_columns)s
     feature_importances_ : ndarray of shape (n_features,)
         See the property.
@@ -159,15 +174,17 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     evals_result_ : dict
         Money metrics of each eval set per round.
     best_iteration_ : int or None
-        0-based best round with early stopping (as xgboost), else None.
+        0-based best round with early stopping (xgboost's convention: the model keeps
+        ``best_iteration_ + 1`` rounds), else None.
     n_estimators_ : int
         Rounds in the booster.
     decision_ : {"aec", "aec+bmr", "logloss+bmr"}
-        Rule of ``predict``; with ``decision="auto"`` chosen on validation savings.
+        Rule of ``predict``; with ``decision="auto"`` chosen on validation money.
     validation_savings_ : dict or None
         Validation savings of each rule (``decision="auto"``).
-    logloss_booster_ : xgboost.Booster or None
-        The logloss booster of ``decision="auto"``.
+    aec_booster_, logloss_booster_ : xgboost.Booster or None
+        The two boosters of ``decision="auto"`` (None otherwise). ``best_iteration_``,
+        ``n_estimators_``, ``start_margin_`` and ``evals_result_`` describe ``booster_``.
 
     Every fit warns (:class:`csboost_plugins.MoneyLossWarning`) when the fitted
     decisions save less than the trivial policy (savings < 0) on the validation set
@@ -191,7 +208,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                  feature_types=None, feature_weights=None, max_cat_to_onehot=None, max_cat_threshold=None,
                  multi_strategy=None, eval_metric=DEFAULT_WATCH, early_stopping_rounds=None, callbacks=None,
                  hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 decision=DEFAULT_DECISION, params=None, **kwargs):
+                 decision=DEFAULT_DECISION, validation_fraction=VALIDATION_FRACTION, params=None, **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
 
@@ -349,6 +366,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                            logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
         # the watched metric last: xgboost's early stopping uses it
         metric = MoneyMetrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if devals else None
+        self._fit_data = {"train": dtrain, "valid": devals}  # decision="auto" fits its logloss booster on them
         evals_result = {}
         params = self._native_params(margin0)
         if start.booster is not None:
@@ -356,7 +374,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         try:
             bst = xgb.train(params, dtrain, self.n_estimators, evals=devals, obj=obj, xgb_model=start.booster,
                             custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
-                            early_stopping_rounds=self.early_stopping_rounds, evals_result=evals_result,
+                            early_stopping_rounds=_decision_layer.patience(self, evals), evals_result=evals_result,
                             verbose_eval=getattr(self, "_fit_verbose", False), callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
@@ -383,10 +401,10 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         rows = row_index(X)
         X = self._validate_X(X, reset=False)
         base_margin = check_margins(base_margin, X.shape[0], "base_margin", rows)
-        bst = _decision_layer.decision_booster(self)
-        if base_margin is not None and bst is not self.booster_:
-            raise ValueError("base_margin is a start margin of the AEC booster_, but this decision='auto' model "
-                             "decides with logloss_booster_ (decision_ == 'logloss+bmr'); predict without it")
+        bst = self.booster_
+        if base_margin is not None and getattr(self, "decision_", None) == "logloss+bmr":
+            raise ValueError("base_margin is a start margin of the AEC booster, but this decision='auto' model "
+                             "decides with its logloss booster (decision_ == 'logloss+bmr'); predict without it")
         return bst.predict(self._dmatrix(X, base_margin=base_margin), output_margin=True,
                            validate_features=validate_features,
                            iteration_range=(0, 0) if iteration_range is None else iteration_range).astype(np.float64)

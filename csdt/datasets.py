@@ -38,6 +38,7 @@ __all__ = [
     "load_bankmarketing",
     "load_creditcard_fraud",
     "make_fraud_transactions",
+    "make_additive_risk",
     "make_nsep_oc",
     "make_multi_oc",
 ]
@@ -348,6 +349,84 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
     cm = fraud_cost_matrix(amount, admin_cost)
     return _bunch(data, y, cm, _descr("Synthetic card transactions", make_fraud_transactions.__doc__),
                   "fraud_transactions")
+
+
+def make_additive_risk(n_samples: int = 100_000, positive_rate: float = 0.02, random_state=None,
+                       admin_cost: float = 10.0) -> Bunch:
+    """Synthetic transactions whose risk is additive in many weak features, for confirming defaults.
+
+    Unlike :func:`make_fraud_transactions`, where each class draws its own features (a few strong,
+    separable signals), here the features are drawn first and the label from them: the log-odds
+    are a sum of twenty small, differently shaped effects (linear, steps, hinges, a U shape, counts,
+    flags), none of which separates the classes alone, plus an intercept solved so that the share
+    of positives is ``positive_rate``. Money differs as well: both wrong decisions have per-row
+    costs.
+
+    * ``amount`` ~ LogNormal(3.8, 1.1) (enters the risk weakly, through its log);
+    * ``x00`` .. ``x11``: standard normal, with effects 0.35 x (linear), 0.6 [x > 1] (step),
+      0.5 max(x - 0.5, 0) (hinge) and 0.25 x^2 (U shape), three features each;
+    * ``n_prev_alerts``, ``n_tx_24h``, ``n_devices``, ``n_countries``: Poisson counts (means 0.3,
+      3, 1.2, 1), effects 0.4, 0.1, 0.25, 0.3 per unit;
+    * ``flag_a``, ``flag_b``: Bernoulli(0.2) and (0.5) flags, effects 0.5 and -0.3;
+    * ``noise_0``, ``noise_1``: no effect;
+    * costs: C_FN = amount, C_FP = ``admin_cost`` + 0.02 amount (the review and the friction of a
+      blocked purchase), C_TP = ``admin_cost``, C_TN = 0.
+
+    Parameters
+    ----------
+    n_samples : int, default=100_000
+        Number of transactions (at least 2).
+    positive_rate : float in (0, 1), default=0.02
+        Expected share of positives.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the generator.
+    admin_cost : float, default=10.0
+        The cost of reviewing an alert (money).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame of the 21 features above), ``target`` (int64 0/1), ``fp_cost``,
+        ``fn_cost``, ``tp_cost``, ``tn_cost`` and ``cost_matrix`` (money per row),
+        ``feature_names``, ``DESCR`` and ``name``.
+    """
+    _check_n_samples(n_samples)
+    if isinstance(positive_rate, (bool, np.bool_)) or not isinstance(positive_rate, (numbers.Real, np.floating)):
+        raise TypeError(f"positive_rate must be a number, got {type(positive_rate).__name__} {positive_rate!r}")
+    if not 0 < positive_rate < 1:
+        raise ValueError(f"positive_rate must lie in (0, 1), got {positive_rate}")
+    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
+            or not np.isfinite(admin_cost) or admin_cost < 0:
+        raise ValueError(f"admin_cost must be a finite number >= 0 (money per alert), got {admin_cost!r}")
+    rng = check_random_state(random_state)
+    n = int(n_samples)
+    amount = np.round(rng.lognormal(3.8, 1.1, n), 2) + 0.01
+    z = rng.normal(size=(n, 12))
+    shapes = (lambda x: 0.35 * x, lambda x: 0.6 * (x > 1.0), lambda x: 0.5 * np.maximum(x - 0.5, 0.0),
+              lambda x: 0.25 * x ** 2)
+    logit = 0.15 * (np.log(amount) - 3.8)
+    for j in range(12):
+        logit += shapes[j % 4](z[:, j])
+    counts = {"n_prev_alerts": (0.3, 0.4), "n_tx_24h": (3.0, 0.1), "n_devices": (1.2, 0.25),
+              "n_countries": (1.0, 0.3)}
+    data = {"amount": amount, **{f"x{j:02d}": z[:, j] for j in range(12)}}
+    for name, (mean, effect) in counts.items():
+        data[name] = rng.poisson(mean, n).astype(np.float64)
+        logit += effect * data[name]
+    for name, (p, effect) in {"flag_a": (0.2, 0.5), "flag_b": (0.5, -0.3)}.items():
+        data[name] = (rng.random_sample(n) < p).astype(np.float64)
+        logit += effect * data[name]
+    for j in range(2):
+        data[f"noise_{j}"] = rng.normal(size=n)
+    # intercept: mean sigmoid(b + logit) = positive_rate (monotone in b: bisection)
+    lo, hi = -40.0, 40.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if np.mean(1.0 / (1.0 + np.exp(-(mid + logit)))) < positive_rate else (lo, mid)
+    y = (rng.random_sample(n) < 1.0 / (1.0 + np.exp(-(0.5 * (lo + hi) + logit)))).astype(np.int64)
+    cm = np.column_stack([admin_cost + 0.02 * amount, amount, np.full(n, float(admin_cost)), np.zeros(n)])
+    return _bunch(pd.DataFrame(data), y, cm, _descr("Synthetic transactions with additive risk",
+                                                    make_additive_risk.__doc__), "additive_risk")
 
 
 # ---------------------------------------------------------------------------------------------

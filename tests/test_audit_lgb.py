@@ -98,7 +98,7 @@ def test_estimator_predict_takes_lgbmclassifier_keywords(fraud):
     # LGBMClassifier.predict / predict_proba take raw_score, num_iteration, start_iteration, pred_leaf,
     # pred_contrib (SHAP values); the drop-in raised TypeError on each
     X, y, C = fraud
-    est = clgb.CSLGBMClassifier(n_estimators=15, num_leaves=7, random_state=0, n_jobs=1)
+    est = clgb.CSLGBMClassifier(decision="0.5", n_estimators=15, num_leaves=7, random_state=0, n_jobs=1)
     est.fit(X[:2000], y[:2000], cost_matrix=C[:2000])
     Xt, Ct = X[2000:], C[2000:]
     margin = est.decision_function(Xt)
@@ -177,20 +177,20 @@ def test_estimator_rf_boosting_is_a_clear_error(fraud, kw):
 def test_estimator_best_iteration_from_an_early_stopping_callback(fraud):
     # fit(callbacks=[lgb.early_stopping(...)]) cut the booster at the best round but left best_iteration_ None
     X, y, C = fraud
-    est = clgb.CSLGBMClassifier(n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0)
+    est = clgb.CSLGBMClassifier(decision="0.5", n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0)
     est.fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_set=[(X[2000:], y[2000:])], eval_costs=[C[2000:]],
             callbacks=[lgb.early_stopping(5, first_metric_only=True, verbose=False)])
     curve = est.evals_result_["validation_0"]["aec"]  # the watched metric, reported first
     assert len(curve) < 300
     assert est.best_iteration_ == int(np.argmin(curve)) + 1 == est.booster_.num_trees() == est.n_estimators_
-    unstopped = clgb.CSLGBMClassifier(n_estimators=5, num_leaves=7, n_jobs=1).fit(X, y, cost_matrix=C)
+    unstopped = clgb.CSLGBMClassifier(decision="0.5", n_estimators=5, num_leaves=7, n_jobs=1).fit(X, y, cost_matrix=C)
     assert unstopped.best_iteration_ is None
 
 
 def test_estimator_eval_names_and_best_score(fraud):
     # LGBMClassifier.fit(eval_names=...) and best_score_: TypeError / AttributeError before
     X, y, C = fraud
-    est = clgb.CSLGBMClassifier(n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0,
+    est = clgb.CSLGBMClassifier(decision="0.5", n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0,
                                 early_stopping_rounds=5)
     est.fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_set=[(X[:2000], y[:2000]), (X[2000:], y[2000:])],
             eval_costs=[C[:2000], C[2000:]], eval_names=["train", "val"])
@@ -220,18 +220,18 @@ def test_estimator_fit_takes_lightgbm_47_eval_X_eval_y(fraud):
     X, y, C = fraud
     kw = dict(n_estimators=300, num_leaves=7, learning_rate=0.5, n_jobs=1, random_state=0, early_stopping_rounds=5)
     a, b = slice(2000, 3000), slice(3000, 4000)
-    ref = clgb.CSLGBMClassifier(**kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000],
+    ref = clgb.CSLGBMClassifier(decision="0.5", **kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000],
                                           eval_set=[(X[a], y[a]), (X[b], y[b])], eval_costs=[C[a], C[b]])
-    new = clgb.CSLGBMClassifier(**kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_X=(X[a], X[b]),
+    new = clgb.CSLGBMClassifier(decision="0.5", **kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_X=(X[a], X[b]),
                                           eval_y=(y[a], y[b]), eval_costs=[C[a], C[b]])
     assert new.evals_result_ == ref.evals_result_ and new.best_iteration_ == ref.best_iteration_ < 300
-    one = clgb.CSLGBMClassifier(**kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_X=X[b], eval_y=y[b],
+    one = clgb.CSLGBMClassifier(decision="0.5", **kw).fit(X[:2000], y[:2000], cost_matrix=C[:2000], eval_X=X[b], eval_y=y[b],
                                           eval_costs=[C[b]])
     assert one.evals_result_["validation_0"] == ref.evals_result_["validation_1"]
     with pytest.raises(ValueError, match="not both"):
-        clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C, eval_set=[(X, y)], eval_X=X, eval_y=y, eval_costs=[C])
+        clgb.CSLGBMClassifier(decision="0.5", **kw).fit(X, y, cost_matrix=C, eval_set=[(X, y)], eval_X=X, eval_y=y, eval_costs=[C])
     with pytest.raises(ValueError, match="eval_X and eval_y go together"):
-        clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C, eval_X=X, eval_costs=[C])
+        clgb.CSLGBMClassifier(decision="0.5", **kw).fit(X, y, cost_matrix=C, eval_X=X, eval_costs=[C])
 
 
 def test_estimator_random_state_none_is_lightgbms_default_seed(fraud):
@@ -239,11 +239,11 @@ def test_estimator_random_state_none_is_lightgbms_default_seed(fraud):
     # the drop-in drew a fresh seed each fit, so bagging runs differed by up to 0.6 in probability
     X, y, C = fraud
     kw = dict(n_estimators=10, num_leaves=7, subsample=0.5, subsample_freq=1, colsample_bytree=0.5, n_jobs=1)
-    a, b = (clgb.CSLGBMClassifier(**kw).fit(X, y, cost_matrix=C).predict_proba(X)[:, 1] for _ in range(2))
+    a, b = (clgb.CSLGBMClassifier(decision="0.5", **kw).fit(X, y, cost_matrix=C).predict_proba(X)[:, 1] for _ in range(2))
     np.testing.assert_array_equal(a, b)
-    seeded = clgb.CSLGBMClassifier(random_state=7, **kw).fit(X, y, cost_matrix=C).predict_proba(X)[:, 1]
+    seeded = clgb.CSLGBMClassifier(decision="0.5", random_state=7, **kw).fit(X, y, cost_matrix=C).predict_proba(X)[:, 1]
     assert np.abs(seeded - a).max() > 1e-3  # the seed does reach the bagging
-    gen = clgb.CSLGBMClassifier(random_state=np.random.default_rng(0), **kw).fit(X, y, cost_matrix=C)
+    gen = clgb.CSLGBMClassifier(decision="0.5", random_state=np.random.default_rng(0), **kw).fit(X, y, cost_matrix=C)
     assert gen.predict_proba(X).shape == (len(y), 2)
 
 

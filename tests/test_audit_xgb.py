@@ -63,7 +63,7 @@ def test_xgboost_early_stopping_callback_sets_best_iteration(fraud, save_best):
     ``best_iteration_`` stayed None and ``n_estimators_`` counted trees the booster no longer had."""
     kw = _fit_kw(fraud)
     cb = xgb.callback.EarlyStopping(rounds=5, metric_name="savings", maximize=True, save_best=save_best)
-    est = CSXGBClassifier(n_estimators=200, max_depth=3, n_jobs=1, callbacks=[cb]).fit(**kw)
+    est = CSXGBClassifier(decision="0.5", n_estimators=200, max_depth=3, n_jobs=1, callbacks=[cb]).fit(**kw)
     sav = est.evals_result_["validation_0"]["savings"]
     assert len(sav) < 200  # the callback stopped the run
     best = int(np.argmax(sav))  # xgboost keeps the first of equal maxima
@@ -75,14 +75,14 @@ def test_xgbclassifier_attribute_names_after_early_stopping(fraud):
     """``best_iteration``, ``best_score`` and ``evals_result()`` are how XGBClassifier users read an
     early-stopped fit."""
     kw = _fit_kw(fraud)
-    est = CSXGBClassifier(n_estimators=200, max_depth=3, n_jobs=1, early_stopping_rounds=5).fit(**kw)
+    est = CSXGBClassifier(decision="0.5", n_estimators=200, max_depth=3, n_jobs=1, early_stopping_rounds=5).fit(**kw)
     aec = est.evals_result_["validation_0"]["aec"]
     assert est.best_iteration == est.best_iteration_ == int(np.argmin(aec))
     assert est.best_score == pytest.approx(aec[est.best_iteration], abs=1e-6)
     assert est.evals_result() == est.evals_result_
     # the saved booster carries them for plain xgboost (XGBClassifier.load_model reads best_iteration)
     assert int(est.get_booster().attr("best_iteration")) == est.best_iteration
-    plain = CSXGBClassifier(n_estimators=3, n_jobs=1).fit(kw["X"], kw["y"], fp_cost=10.0, fn_cost=kw["fn_cost"])
+    plain = CSXGBClassifier(decision="0.5", n_estimators=3, n_jobs=1).fit(kw["X"], kw["y"], fp_cost=10.0, fn_cost=kw["fn_cost"])
     with pytest.raises(AttributeError, match="best_iteration"):  # not set without early stopping, as xgboost
         plain.best_iteration
     with pytest.raises(ValueError, match="eval_set"):  # xgboost's XGBoostError, a ValueError
@@ -104,7 +104,7 @@ def test_gblinear_feature_importances_as_xgboost(fraud):
     X, y, amount = fraud
     trees_only = dict.fromkeys(["max_depth", "max_bin", "tree_method", "gamma", "min_child_weight", "subsample",
                                 "colsample_bytree"])  # our tree defaults; xgboost warns they are unused
-    est = CSXGBClassifier(n_estimators=5, booster="gblinear", n_jobs=1, **trees_only)
+    est = CSXGBClassifier(decision="0.5", n_estimators=5, booster="gblinear", n_jobs=1, **trees_only)
     est.fit(X, y, fp_cost=10.0, fn_cost=amount)
     coef = np.array(list(est.get_booster().get_score(importance_type="weight").values()), dtype=np.float32)
     np.testing.assert_allclose(est.feature_importances_, coef / coef.sum(), rtol=1e-6)
@@ -211,11 +211,11 @@ def test_sparse_X_as_xgbclassifier(fraud, fmt):
     Xd = np.where(np.random.RandomState(0).rand(*X.shape) < 0.3, 0.0, X)  # 30% absent
     Xs = sp.csr_matrix(Xd) if fmt == "csr" else sp.csc_matrix(Xd)
     kw = dict(n_estimators=10, max_depth=3, n_jobs=1)
-    est = CSXGBClassifier(**kw).fit(Xs, y, fp_cost=10.0, fn_cost=amount, eval_set=[(Xs, y)],
+    est = CSXGBClassifier(decision="0.5", **kw).fit(Xs, y, fp_cost=10.0, fn_cost=amount, eval_set=[(Xs, y)],
                                     eval_costs=[{"fp_cost": 10.0, "fn_cost": amount}])
     # xgboost's meaning of sparse input: an absent entry is a missing value, i.e. NaN in dense X
     Xnan = np.where(Xd == 0.0, np.nan, Xd)
-    dense = CSXGBClassifier(**kw).fit(Xnan, y, fp_cost=10.0, fn_cost=amount)
+    dense = CSXGBClassifier(decision="0.5", **kw).fit(Xnan, y, fp_cost=10.0, fn_cost=amount)
     np.testing.assert_array_equal(est.predict_proba(Xs), dense.predict_proba(Xnan))
     assert est.n_features_in_ == X.shape[1]
 
@@ -305,14 +305,14 @@ def test_fit_takes_xgbclassifier_fit_keywords(fraud, capsys):
 ])
 @pytest.mark.parametrize("where", ["kwargs", "params"])
 def test_native_spelling_of_a_parameter_is_not_silently_ignored(fraud, native, ours, where):
-    """``CSXGBClassifier(eta=0.3)`` or ``params={"eta": 0.3}`` (xgboost's native names) lost to the
+    """``CSXGBClassifier(decision="0.5", eta=0.3)`` or ``params={"eta": 0.3}`` (xgboost's native names) lost to the
     default of the keyword they alias (learning_rate=0.1): the model was trained with 0.1."""
     X, y, amount = fraud
     kw = dict(n_estimators=10, max_depth=3, subsample=0.7, n_jobs=1)
     given = native if where == "kwargs" else {"params": native}
 
     def proba(**extra):
-        return CSXGBClassifier(**kw, **extra).fit(X, y, fp_cost=10.0, fn_cost=amount).predict_proba(X)[:, 1]
+        return CSXGBClassifier(decision="0.5", **kw, **extra).fit(X, y, fp_cost=10.0, fn_cost=amount).predict_proba(X)[:, 1]
 
     want = proba(**ours)
     assert not np.array_equal(want, proba())  # the value matters on this data
@@ -366,8 +366,8 @@ def test_set_weight_or_label_after_training_is_used_by_the_next_training(change)
 def test_predict_takes_xgbclassifier_iteration_range_and_output_margin(fraud):
     X, y, amount = fraud
     kw = dict(max_depth=3, random_state=0)
-    full = CSXGBClassifier(n_estimators=12, **kw).fit(X, y, fp_cost=10.0, fn_cost=amount)
-    first5 = CSXGBClassifier(n_estimators=5, **kw).fit(X, y, fp_cost=10.0, fn_cost=amount)
+    full = CSXGBClassifier(decision="0.5", n_estimators=12, **kw).fit(X, y, fp_cost=10.0, fn_cost=amount)
+    first5 = CSXGBClassifier(decision="0.5", n_estimators=5, **kw).fit(X, y, fp_cost=10.0, fn_cost=amount)
     # the first 5 rounds of a 12-round model are the 5-round model (xgboost grows the same trees)
     np.testing.assert_allclose(full.predict_proba(X, iteration_range=(0, 5)), first5.predict_proba(X),
                                rtol=0, atol=1e-12)

@@ -59,7 +59,7 @@ def test_xgboost_dask_train_matches_single_machine(client, data):
     out = dxgb.train(client, params, dtrain, num_boost_round=60, obj=cxgb.aec_objective(costs_in_weight=True))
     s_dist = cxgb.predict_proba(out["booster"], Xte)
 
-    single = cxgb.CSXGBClassifier(n_estimators=60, max_depth=4, learning_rate=0.1, n_jobs=1, random_state=0)
+    single = cxgb.CSXGBClassifier(decision="0.5", n_estimators=60, max_depth=4, learning_rate=0.1, n_jobs=1, random_state=0)
     single.fit(Xtr, ytr, cost_matrix=Ctr)
     assert info["cost_scale"] == pytest.approx(single.cost_scale_, rel=1e-9)
     assert info["start_margin"] == pytest.approx(single.start_margin_, rel=1e-9)
@@ -81,7 +81,7 @@ def test_lightgbm_dask_classifier_matches_single_machine(client, data):
     booster = clgb.bake_start_margin(model.to_local().booster_, info["start_margin"])
     s_dist = clgb.predict_proba(booster, Xte)
 
-    single = clgb.CSLGBMClassifier(n_estimators=60, num_leaves=15, learning_rate=0.1, n_jobs=1, random_state=0)
+    single = clgb.CSLGBMClassifier(decision="0.5", n_estimators=60, num_leaves=15, learning_rate=0.1, n_jobs=1, random_state=0)
     single.fit(Xtr, ytr, cost_matrix=Ctr)
     assert info["start_margin"] == pytest.approx(single.start_margin_, rel=1e-9)
     sav_d, es_d = _money(yte, s_dist, Cte)

@@ -168,7 +168,7 @@ def test_sklearn_compatible(estimator, check):
 
 def test_estimator_contract_early_stopping_pickle_native(churn_split, tmp_path):
     Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
-    est = clgb.CSLGBMClassifier(n_estimators=300, learning_rate=0.2, num_leaves=8, early_stopping_rounds=15,
+    est = clgb.CSLGBMClassifier(decision="0.5", n_estimators=300, learning_rate=0.2, num_leaves=8, early_stopping_rounds=15,
                                 n_jobs=1, random_state=0)
     est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[{"cost_matrix": Cte}])
     aec = np.asarray(est.evals_result_["validation_0"]["aec"])  # default eval_metric="aec"
@@ -189,7 +189,7 @@ def test_estimator_contract_early_stopping_pickle_native(churn_split, tmp_path):
 
 def test_estimator_beats_logloss_on_expected_savings_churn(churn_split):
     Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
-    est = clgb.CSLGBMClassifier(n_estimators=100, num_leaves=8, n_jobs=1, random_state=0).fit(Xtr, ytr, cost_matrix=Ctr)
+    est = clgb.CSLGBMClassifier(decision="0.5", n_estimators=100, num_leaves=8, n_jobs=1, random_state=0).fit(Xtr, ytr, cost_matrix=Ctr)
     base = lgb.LGBMClassifier(n_estimators=100, num_leaves=8, n_jobs=1, random_state=0, verbose=-1).fit(Xtr, ytr)
     es_aec = expected_savings_score(yte, est.predict_proba(Xte)[:, 1], cost_matrix=Cte)
     es_ll = expected_savings_score(yte, base.predict_proba(Xte)[:, 1], cost_matrix=Cte)
@@ -303,8 +303,8 @@ def test_record_money_uses_valid_names_and_the_shared_decision(fraud):
     assert bst.best_iteration == int(np.argmin(res["val"]["aec"])) + 1 > 1
     # record_money, the feval and the estimator's default decide the same way
     assert rec["val"]["savings"] == pytest.approx(res["val"]["savings"], abs=1e-12)
-    assert clgb.CSLGBMClassifier().decision == clgb.money_metric("savings").decision == DEFAULT_DECISION
-    est = clgb.CSLGBMClassifier(n_estimators=20, num_leaves=8, n_jobs=1, random_state=0)
+    assert clgb.CSLGBMClassifier(decision="0.5").decision == clgb.money_metric("savings").decision == DEFAULT_DECISION
+    est = clgb.CSLGBMClassifier(decision="0.5", n_estimators=20, num_leaves=8, n_jobs=1, random_state=0)
     est.fit(X[:3000], y[:3000], cost_matrix=C[:3000], eval_set=[(X[3000:4500], y[3000:4500])],
             eval_costs=[{"cost_matrix": C[3000:4500]}])
     assert est.evals_result_["validation_0"]["savings"][-1] == pytest.approx(

@@ -93,7 +93,7 @@ def test_xgboost_keywords_reach_the_booster(fraud):
             calls.append(epoch)
             return False
 
-    est = CSXGBClassifier(n_estimators=12, grow_policy="lossguide", max_leaves=3, max_depth=0, device="cpu",
+    est = CSXGBClassifier(decision="0.5", n_estimators=12, grow_policy="lossguide", max_leaves=3, max_depth=0, device="cpu",
                           tree_method="hist", interaction_constraints=[["amount", "hour"], ["n_tx_24h"]],
                           callbacks=[Count()], verbosity=0, n_jobs=1, random_state=0)
     est.fit(X, y, fp_cost=10.0, fn_cost=fn)
@@ -107,7 +107,7 @@ def test_xgboost_keywords_reach_the_booster(fraud):
     cfg = json.loads(est.get_booster().save_config())
     assert cfg["learner"]["gradient_booster"]["tree_train_param"]["grow_policy"] == "lossguide"
     # a native parameter given as a keyword (**kwargs) gets to xgboost as well
-    est2 = CSXGBClassifier(n_estimators=3, max_depth=3, n_jobs=1, random_state=0, refresh_leaf=0)
+    est2 = CSXGBClassifier(decision="0.5", n_estimators=3, max_depth=3, n_jobs=1, random_state=0, refresh_leaf=0)
     assert est2.get_params()["refresh_leaf"] == 0 and est2.refresh_leaf == 0
     est2.fit(X, y, fp_cost=10.0, fn_cost=fn)
     cfg = json.loads(est2.get_booster().save_config())
@@ -135,14 +135,14 @@ def test_objective_other_loss_is_refused(cls, kw, fraud):
 
 def test_xgboost_base_score_and_scale_pos_weight_keep_their_native_meaning(fraud):
     X, y, fn = fraud
-    est = CSXGBClassifier(base_score=0.2, **XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn)
+    est = CSXGBClassifier(decision="0.5", base_score=0.2, **XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn)
     assert est.start_margin_ == pytest.approx(np.log(0.2 / 0.8))
     with pytest.raises(ValueError, match="base_score"):
-        CSXGBClassifier(base_score=2.0, **XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn)
+        CSXGBClassifier(decision="0.5", base_score=2.0, **XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn)
     # scale_pos_weight multiplies the positive rows' weight: same model as sample_weight
     w = np.where(y == 1, 3.0, 1.0)
-    a = CSXGBClassifier(scale_pos_weight=3.0, **XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn)
-    b = CSXGBClassifier(**XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn, sample_weight=w)
+    a = CSXGBClassifier(decision="0.5", scale_pos_weight=3.0, **XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn)
+    b = CSXGBClassifier(decision="0.5", **XGB_KW).fit(X, y, fp_cost=10.0, fn_cost=fn, sample_weight=w)
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-6)
 
 
@@ -159,7 +159,7 @@ def test_lightgbm_class_weight_is_a_row_weight(fraud):
 def test_pandas_category_columns_work_as_natively(cls, kw):
     X, y, amount = _categorical()
     # before: ValueError: X must be numeric
-    est = cls(**kw).fit(X, y, fp_cost=5.0, fn_cost=amount)
+    est = cls(decision="0.5", **kw).fit(X, y, fp_cost=5.0, fn_cost=amount)
     assert list(est.feature_names_in_) == ["network", "amount", "noise"]
     s = est.predict_proba(X)[:, 1]
     rate = pd.Series(y).groupby(X["network"].to_numpy()).mean()
@@ -174,7 +174,7 @@ def test_pandas_category_columns_work_as_natively(cls, kw):
         assert est.booster_.pandas_categorical == [sorted(["visa", "amex", "mc", "jcb"])]
     # early stopping on a categorical eval set
     Xv, yv, av = _categorical(1000, seed=1)
-    es = cls(**dict(kw, n_estimators=60), early_stopping_rounds=5).fit(
+    es = cls(decision="0.5", **dict(kw, n_estimators=60), early_stopping_rounds=5).fit(
         X, y, fp_cost=5.0, fn_cost=amount, eval_set=[(Xv, yv)], eval_costs=[{"fp_cost": 5.0, "fn_cost": av}])
     assert len(es.evals_result_["validation_0"]["aec"]) >= es.n_estimators_
     # rows in another order give the same probabilities (categories matched by value)
@@ -213,7 +213,7 @@ def test_lightgbm_booster_names_the_dataframe_columns(fraud, tmp_path):
 def test_importances_booster_and_fit_attributes(cls, kw, fraud):
     X, y, fn = fraud
     Xtr, ytr, Xva, yva = X.iloc[:3000], y[:3000], X.iloc[3000:], y[3000:]
-    est = cls(**dict(kw, n_estimators=200, learning_rate=0.3), early_stopping_rounds=5).fit(
+    est = cls(decision="0.5", **dict(kw, n_estimators=200, learning_rate=0.3), early_stopping_rounds=5).fit(
         Xtr, ytr, fp_cost=10.0, fn_cost=fn[:3000], eval_set=[(Xva, yva)],
         eval_costs=[{"fp_cost": 10.0, "fn_cost": fn[3000:]}])
     assert est.n_features_in_ == 12 and list(est.feature_names_in_) == list(X.columns)
@@ -268,7 +268,7 @@ _PLAIN_PREDICT = textwrap.dedent("""
 def test_save_model_is_deployable_and_loads_back(cls, kw, ext, fraud, tmp_path):
     X, y, fn = fraud
     labels = np.where(y == 1, "fraud", "ok")  # string classes travel with the file
-    est = cls(**kw).fit(X, labels, fp_cost=10.0, fn_cost=fn)
+    est = cls(decision="0.5", **kw).fit(X, labels, fp_cost=10.0, fn_cost=fn)
     path = tmp_path / f"model.{ext}"
     est.save_model(path)
     proba = est.predict_proba(X)[:, 1]
@@ -280,7 +280,7 @@ def test_save_model_is_deployable_and_loads_back(cls, kw, ext, fraud, tmp_path):
     assert r.returncode == 0, r.stderr
     np.testing.assert_allclose(np.load(tmp_path / "p.npy"), proba, atol=1e-6)
     # back into the estimator: class method and xgboost's instance habit
-    for loaded in (cls.load_model(path), cls().load_model(path)):
+    for loaded in (cls.load_model(path), cls(decision="0.5").load_model(path)):
         np.testing.assert_allclose(loaded.predict_proba(X), est.predict_proba(X), atol=1e-7)
         np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
         assert list(loaded.classes_) == ["fraud", "ok"] and list(loaded.feature_names_in_) == list(X.columns)
@@ -305,18 +305,18 @@ def test_money_scorer_without_metadata_routing_is_an_error_not_nan(fraud):
     assert not sklearn.get_config()["enable_metadata_routing"]
     # before: every fold trained, a warning, best_score_ = nan
     with pytest.raises(ValueError, match=r"sklearn\.set_config\(enable_metadata_routing=True\)"):
-        GridSearchCV(CSXGBClassifier(**XGB_KW), {"max_depth": [2, 3]}, cv=KFold(2),
+        GridSearchCV(CSXGBClassifier(decision="0.5", **XGB_KW), {"max_depth": [2, 3]}, cv=KFold(2),
                      scoring=make_savings_scorer()).fit(X, y, fp_cost=10.0, fn_cost=fn)
     with pytest.raises(ValueError, match=r"make_expected_savings_scorer\(\).*enable_metadata_routing=True"):
         make_expected_savings_scorer()
     # with routing the same search scores each fold with its own rows' costs
     with sklearn.config_context(enable_metadata_routing=True):
-        est = CSXGBClassifier(**XGB_KW).set_fit_request(fp_cost=True, fn_cost=True)
+        est = CSXGBClassifier(decision="0.5", **XGB_KW).set_fit_request(fp_cost=True, fn_cost=True)
         gs = GridSearchCV(est, {"max_depth": [2, 3]}, cv=KFold(2), scoring=make_savings_scorer(), refit=False)
         gs.fit(X, y, fp_cost=10.0, fn_cost=fn)
     assert np.isfinite(gs.best_score_)
     tr, te = next(KFold(2).split(X))
-    m = CSXGBClassifier(**dict(XGB_KW, max_depth=2)).fit(X.iloc[tr], y[tr], fp_cost=10.0, fn_cost=fn[tr])
+    m = CSXGBClassifier(decision="0.5", **dict(XGB_KW, max_depth=2)).fit(X.iloc[tr], y[tr], fp_cost=10.0, fn_cost=fn[tr])
     want = savings_score(y[te], m.predict(X.iloc[te]), fp_cost=10.0, fn_cost=fn[te])
     assert gs.cv_results_["split0_test_score"][0] == pytest.approx(want)
 

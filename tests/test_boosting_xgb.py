@@ -181,7 +181,7 @@ def test_sklearn_compatible(estimator, check):
 def test_estimator_predict_contract(churn_split):
     Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
     labels = np.where(ytr == 1, "churn", "stay")  # string labels: "stay" > "churn" is class 1
-    est = cxgb.CSXGBClassifier(n_estimators=30, max_depth=3, n_jobs=1, random_state=0)
+    est = cxgb.CSXGBClassifier(decision="0.5", n_estimators=30, max_depth=3, n_jobs=1, random_state=0)
     est.fit(Xtr, ytr, cost_matrix=Ctr)
     proba = est.predict_proba(Xte)
     assert proba.shape == (len(yte), 2) and np.all((proba >= 0) & (proba <= 1))
@@ -192,13 +192,13 @@ def test_estimator_predict_contract(churn_split):
     kw = dict(fp_cost=Cte[:, 0], fn_cost=Cte[:, 1], tp_cost=Cte[:, 2], tn_cost=Cte[:, 3])
     assert np.array_equal(est.predict(Xte, **kw), est.predict(Xte, cost_matrix=Cte))
     assert list(est.feature_names_in_) == list(Xtr.columns) and est.n_features_in_ == Xtr.shape[1]
-    s_labels = cxgb.CSXGBClassifier(n_estimators=5, n_jobs=1).fit(Xtr, labels, cost_matrix=Ctr)
+    s_labels = cxgb.CSXGBClassifier(decision="0.5", n_estimators=5, n_jobs=1).fit(Xtr, labels, cost_matrix=Ctr)
     assert set(s_labels.predict(Xte)) <= {"churn", "stay"}
 
 
 def test_estimator_beats_logloss_on_expected_savings_churn(churn_split):
     Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
-    est = cxgb.CSXGBClassifier(n_estimators=100, max_depth=3, n_jobs=1, random_state=0).fit(Xtr, ytr, cost_matrix=Ctr)
+    est = cxgb.CSXGBClassifier(decision="0.5", n_estimators=100, max_depth=3, n_jobs=1, random_state=0).fit(Xtr, ytr, cost_matrix=Ctr)
     base = xgb.XGBClassifier(n_estimators=100, max_depth=3, learning_rate=0.1, n_jobs=1, random_state=0).fit(Xtr, ytr)
     es_aec = expected_savings_score(yte, est.predict_proba(Xte)[:, 1], cost_matrix=Cte)
     es_ll = expected_savings_score(yte, base.predict_proba(Xte)[:, 1], cost_matrix=Cte)
@@ -207,7 +207,7 @@ def test_estimator_beats_logloss_on_expected_savings_churn(churn_split):
 
 def test_early_stopping_and_eval_costs(churn_split):
     Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
-    est = cxgb.CSXGBClassifier(n_estimators=200, learning_rate=0.3, max_depth=3, early_stopping_rounds=10,
+    est = cxgb.CSXGBClassifier(decision="0.5", n_estimators=200, learning_rate=0.3, max_depth=3, early_stopping_rounds=10,
                                n_jobs=1, random_state=0)
     est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[{"cost_matrix": Cte}])
     aec = np.asarray(est.evals_result_["validation_0"]["aec"])  # default eval_metric="aec"
@@ -225,7 +225,7 @@ def test_early_stopping_and_eval_costs(churn_split):
     with pytest.raises(ValueError, match="cost_matrix has"):
         est.fit(Xtr, ytr, cost_matrix=Ctr, eval_set=[(Xte, yte)], eval_costs=[Ctr])
     with pytest.raises(ValueError, match="needs an eval_set"):
-        cxgb.CSXGBClassifier(early_stopping_rounds=3).fit(Xtr, ytr, cost_matrix=Ctr)
+        cxgb.CSXGBClassifier(decision="0.5", early_stopping_rounds=3).fit(Xtr, ytr, cost_matrix=Ctr)
 
 
 def test_estimator_bad_input(fraud):
@@ -263,7 +263,7 @@ def test_metadata_routing_cross_validate(churn_split):
     Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
     X, y, C = Xtr.to_numpy()[:2000], ytr[:2000], Ctr[:2000]
     with sklearn.config_context(enable_metadata_routing=True):
-        est = cxgb.CSXGBClassifier(n_estimators=10, max_depth=3, n_jobs=1, random_state=0)
+        est = cxgb.CSXGBClassifier(decision="0.5", n_estimators=10, max_depth=3, n_jobs=1, random_state=0)
         est.set_fit_request(cost_matrix=True)
         cv = KFold(3)
         scorer = make_savings_scorer()
@@ -271,7 +271,7 @@ def test_metadata_routing_cross_validate(churn_split):
         gs = GridSearchCV(est, {"max_depth": [2, 3]}, cv=cv, scoring=scorer).fit(X, y, cost_matrix=C)
     want = []
     for tr, te in cv.split(X):
-        m = cxgb.CSXGBClassifier(n_estimators=10, max_depth=3, n_jobs=1, random_state=0).fit(
+        m = cxgb.CSXGBClassifier(decision="0.5", n_estimators=10, max_depth=3, n_jobs=1, random_state=0).fit(
             X[tr], y[tr], cost_matrix=C[tr])
         want.append(savings_score(y[te], m.predict(X[te]), cost_matrix=C[te]))
     np.testing.assert_allclose(got, want)
@@ -328,9 +328,9 @@ def test_one_decision_default_estimator_agrees_with_recorded_history(fraud):
     X, y, C = fraud
     assert DEFAULT_DECISION == "0.5"
     assert cxgb.money_metric("savings").decision == cxgb.savings_metric.decision == DEFAULT_DECISION
-    assert cxgb.money_metrics().decision == cxgb.CSXGBClassifier().decision == DEFAULT_DECISION
+    assert cxgb.money_metrics().decision == cxgb.CSXGBClassifier(decision="0.5").decision == DEFAULT_DECISION
     # the estimator's predict and the money metric's history agree on the same data (issue: 0.137 vs 0.191)
-    est = cxgb.CSXGBClassifier(n_estimators=25, max_depth=3, n_jobs=1, random_state=0)
+    est = cxgb.CSXGBClassifier(decision="0.5", n_estimators=25, max_depth=3, n_jobs=1, random_state=0)
     est.fit(X[:3000], y[:3000], cost_matrix=C[:3000], eval_set=[(X[3000:], y[3000:])],
             eval_costs=[{"cost_matrix": C[3000:]}])
     dte = cxgb.cost_dmatrix(X[3000:], y[3000:], cost_matrix=C[3000:])

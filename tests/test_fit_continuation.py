@@ -30,9 +30,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarni
 
 # per library: the estimator, its quiet single-thread keywords, the names of the three fit keywords
 LIBS = {
-    "xgb": dict(cls=cxgb.CSXGBClassifier, kw=dict(max_depth=3, n_jobs=1, random_state=0),
+    "xgb": dict(cls=cxgb.CSXGBClassifier, kw=dict(max_depth=3, n_jobs=1, random_state=0, decision="0.5"),
                 model="xgb_model", init="base_margin", evals="base_margin_eval_set", atol=2e-6),
-    "lgb": dict(cls=clgb.CSLGBMClassifier, kw=dict(num_leaves=7, n_jobs=1, random_state=0),
+    "lgb": dict(cls=clgb.CSLGBMClassifier, kw=dict(num_leaves=7, n_jobs=1, random_state=0, decision="0.5"),
                 model="init_model", init="init_score", evals="eval_init_score", atol=1e-9),
 }
 # the same trees through the native APIs (the estimators' defaults spelled natively)
@@ -367,12 +367,16 @@ def test_decision_layer_on_continued_models(data, lib):
     train, (Xv, yv, Cv) = data
     m = LIBS[lib]["model"]
     first = _fit(lib, 7, train)
-    bmr = _fit(lib, 5, train, decision="bmr", **{m: first})
+    # decision="auto" early-stops on the validation rows (patience 30): so does the "bmr" model here
+    bmr = _fit(lib, 5, train, evals=[(Xv, yv, Cv)], early_stopping_rounds=30, decision="bmr", **{m: first})
     s = bmr.predict_proba(Xv)[:, 1]
     np.testing.assert_array_equal(bmr.predict(Xv, cost_matrix=Cv), bayes_minimum_risk(s, cost_matrix=Cv))
     auto = _fit(lib, 5, train, evals=[(Xv, yv, Cv)], decision="auto", **{m: first})
-    np.testing.assert_allclose(auto.booster_ is not None and auto._margin(Xv), bmr._margin(Xv), rtol=0, atol=1e-9)
-    s_aec = expit(auto._margin(Xv))  # the continued AEC booster's validation probabilities
+    keep, auto.booster_ = auto.booster_, auto.aec_booster_
+    m_aec = auto._margin(Xv)  # the continued AEC booster's validation margins
+    auto.booster_ = keep
+    np.testing.assert_allclose(m_aec, bmr._margin(Xv), rtol=0, atol=1e-9)
+    s_aec = expit(m_aec)
     assert auto.validation_savings_["aec"] == pytest.approx(
         savings_score(yv, (s_aec > 0.5).astype(int), cost_matrix=Cv), abs=1e-9)
     assert auto.validation_savings_["aec+bmr"] == pytest.approx(
@@ -415,7 +419,7 @@ def test_xgb_base_margin_refused_when_the_logloss_booster_decides(data):
     train, (Xv, yv, Cv) = data
     auto = _fit("xgb", 5, train, evals=[(Xv, yv, Cv)], decision="auto")
     auto.decision_ = "logloss+bmr"  # the rule validation savings may choose: the logloss booster decides
-    with pytest.raises(ValueError, match="base_margin is a start margin of the AEC booster_"):
+    with pytest.raises(ValueError, match="base_margin is a start margin of the AEC booster"):
         auto.predict_proba(Xv, base_margin=np.zeros(Xv.shape[0]))
 
 

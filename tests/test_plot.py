@@ -103,7 +103,7 @@ def test_rule_waterfall_bars_are_the_table(fraud):
 def test_money_per_round_from_estimator(fraud):
     _, _, X, y, amount = fraud
     n = len(y) // 2
-    est = CSLGBMClassifier(n_estimators=25, early_stopping_rounds=5, eval_metric="savings", random_state=0)
+    est = CSLGBMClassifier(decision="0.5", n_estimators=25, early_stopping_rounds=5, eval_metric="savings", random_state=0)
     est.fit(X[:n], y[:n], fn_cost=amount[:n], fp_cost=10.0, eval_set=[(X[n:], y[n:])],
             eval_costs=[{"fn_cost": amount[n:], "fp_cost": 10.0}])
     disp = MoneyPerRoundDisplay.from_estimator(est, metric="savings")

@@ -200,11 +200,11 @@ def test_boosters_opt_in_with_set_predict_request(credit, routing):
     X, y, c, _ = credit
     kw = dict(n_estimators=10, max_depth=3, n_jobs=1, random_state=0)
     scorer = make_savings_scorer()
-    default = cross_val_score(CSXGBClassifier(**kw).set_fit_request(cost_matrix=True), X, y, cv=CV, scoring=scorer,
+    default = cross_val_score(CSXGBClassifier(decision="0.5", **kw).set_fit_request(cost_matrix=True), X, y, cv=CV, scoring=scorer,
                               params={"cost_matrix": c})
-    opted = cross_val_score(CSXGBClassifier(**kw).set_fit_request(cost_matrix=True).set_predict_request(
+    opted = cross_val_score(CSXGBClassifier(decision="0.5", **kw).set_fit_request(cost_matrix=True).set_predict_request(
         cost_matrix=True), X, y, cv=CV, scoring=scorer, params={"cost_matrix": c})
-    fits = [(CSXGBClassifier(**kw).fit(X[tr], y[tr], cost_matrix=c[tr]), te) for tr, te in CV.split(X)]
+    fits = [(CSXGBClassifier(decision="0.5", **kw).fit(X[tr], y[tr], cost_matrix=c[tr]), te) for tr, te in CV.split(X)]
     np.testing.assert_allclose(default, [savings_score(y[te], m.predict(X[te]), cost_matrix=c[te])
                                          for m, te in fits], rtol=1e-12)  # s > 1/2, as its decision="0.5" says
     np.testing.assert_allclose(opted, [savings_score(y[te], m.predict(X[te], cost_matrix=c[te]), cost_matrix=c[te])

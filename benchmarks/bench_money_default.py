@@ -1,0 +1,292 @@
+"""Money of the boosting estimators as a user constructs them (no options) against logloss + BMR.
+
+The comparison a careful user makes first: ``CSXGBClassifier()`` / ``CSLGBMClassifier()``
+with costs given to ``fit`` and ``predict``, against what they had: ``XGBClassifier`` /
+``LGBMClassifier`` (logloss, early-stopped after 30 rounds on the same validation rows,
+the same tree parameters as the estimators' defaults: 100 rounds, learning rate 0.1,
+xgboost depth 6 / 256 bins, lightgbm 31 leaves) with a per-row Bayes-minimum-risk
+decision (:func:`csboost_plugins.metrics.bayes_minimum_risk`).
+
+Columns (test savings, paper eq. 5, of 0/1 decisions):
+
+``LL+BMR``        the native classifier + BMR (the anchor);
+``default+eval``  the estimator with no options, ``fit(..., eval_set=[(X_val, y_val)], eval_costs=[C_val])``;
+``default``       the estimator with no options and no ``eval_set``, fitted on training and
+                  validation rows together (it holds out its own validation part);
+``AEC 0.5``       ``decision="0.5"`` without ``eval_set`` (the AEC booster's own decision s > 1/2,
+                  the estimators' earlier default), on training and validation rows.
+
+Wrong-choice rate: over the splits, how often the rule ``decision="auto"`` chose on the
+validation rows (an AEC rule instead of logloss + BMR) saves less on the test rows than
+logloss + BMR from the same fit; for the shipped choice (z-test + tail trim) and for the
+z-test alone (the earlier choice) on the same boosters.
+
+Data: the four bundled sets and two synthetic generators of different structure
+(``make_fraud_transactions(60_000, fraud_rate=0.01)``: class-conditional features, and
+``make_additive_risk(60_000, positive_rate=0.02)``: risk additive in many weak features) in
+stratified 50/25/25 train/validation/test splits (``--seeds``); the real card-fraud file
+(``$CSBOOST_DATA_DIR/creditcard.csv.gz``) in the csboost paper's 5 x 2-fold CV (a stratified
+third of each training fold validates) and in one time-ordered 60/20/20 split (the file's
+own order). Every fit runs on one thread (``OMP_NUM_THREADS=1``, set before the libraries
+load), so the estimators are constructed with no keyword at all.
+
+Usage::
+
+    CSBOOST_DATA_DIR=/path/to/data python benchmarks/bench_money_default.py \\
+        --out benchmarks/results/money_default.json
+    python benchmarks/bench_money_default.py --table benchmarks/results/money_default.json
+    python benchmarks/bench_money_default.py --speed --rows 1000000    # fit time, default vs AEC only
+
+Results go to the JSON after every split (reruns skip what is there).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # before xgboost / lightgbm load: one thread, no keyword
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import lightgbm as lgb  # noqa: E402
+import numpy as np  # noqa: E402
+import xgboost as xgb  # noqa: E402
+from sklearn.model_selection import StratifiedKFold, train_test_split  # noqa: E402
+
+from csboost_plugins import _aec  # noqa: E402
+from csboost_plugins import _decision_layer as dl  # noqa: E402
+from csboost_plugins.costs import CostWarning  # noqa: E402
+from csboost_plugins.decision_costs import bmr_decisions  # noqa: E402
+from csboost_plugins.lgb import CSLGBMClassifier  # noqa: E402
+from csboost_plugins.xgb import CSXGBClassifier  # noqa: E402
+from csdt import datasets  # noqa: E402
+
+warnings.filterwarnings("ignore", category=CostWarning)
+warnings.filterwarnings("ignore", category=UserWarning)
+
+PATIENCE = 30
+DATASETS = {
+    "churn": datasets.load_churn,
+    "creditscoring1": datasets.load_creditscoring1,
+    "creditscoring2": datasets.load_creditscoring2,
+    "bankmarketing": datasets.load_bankmarketing,
+    "fraud_synth": lambda: datasets.make_fraud_transactions(60_000, fraud_rate=0.01, random_state=0),
+    "additive_synth": lambda: datasets.make_additive_risk(60_000, positive_rate=0.02, random_state=0),
+    "creditcard": lambda: datasets.load_creditcard_fraud(),
+    "creditcard_time": lambda: datasets.load_creditcard_fraud(),
+}
+ESTIMATORS = {"xgboost": CSXGBClassifier, "lightgbm": CSLGBMClassifier}
+
+
+def savings(y, pred, C):
+    return dl.savings(np.asarray(y, dtype=float), np.asarray(pred), C)
+
+
+def splits(name, y, seeds, bunch):
+    idx = np.arange(len(y))
+    if name == "creditcard":  # the csboost paper: 5 x 2-fold CV stratified by label x fraud-amount tercile
+        strat = bunch.amount_tercile
+        for rep in range(5):
+            for k, (tr, te) in enumerate(StratifiedKFold(2, shuffle=True, random_state=rep).split(idx, strat)):
+                tr, va = train_test_split(tr, test_size=1 / 3, random_state=rep, stratify=strat[tr])
+                yield f"{rep}.{k}", tr, va, te
+        return
+    if name == "creditcard_time":  # the file's order is time: train on the past, test on the future
+        a, b = int(0.6 * len(y)), int(0.8 * len(y))
+        yield "time", idx[:a], idx[a:b], idx[b:]
+        return
+    for seed in seeds:
+        tr, rest = train_test_split(idx, test_size=0.5, random_state=seed, stratify=y)
+        va, te = train_test_split(rest, test_size=0.5, random_state=seed, stratify=y[rest])
+        yield str(seed), tr, va, te
+
+
+def baseline(lib, X, y, tr, va, te):
+    """The native logloss classifier early-stopped on the validation rows: test probabilities."""
+    if lib == "xgboost":
+        m = xgb.XGBClassifier(n_estimators=100, learning_rate=0.1, max_depth=6, max_bin=256, tree_method="hist",
+                              early_stopping_rounds=PATIENCE, eval_metric="logloss")
+        m.fit(X[tr], y[tr], eval_set=[(X[va], y[va])], verbose=False)
+    else:
+        m = lgb.LGBMClassifier(n_estimators=100, learning_rate=0.1, num_leaves=31, verbose=-1)
+        m.fit(X[tr], y[tr], eval_set=[(X[va], y[va])], callbacks=[lgb.early_stopping(PATIENCE, verbose=False)])
+    return m.predict_proba(X[te])[:, 1]
+
+
+def booster_proba(est, bst, X):
+    """Probabilities of one of a fitted estimator's boosters (aec_booster_ / logloss_booster_)."""
+    keep, est.booster_ = est.booster_, bst
+    try:
+        return est.predict_proba(X)[:, 1]
+    finally:
+        est.booster_ = keep
+
+
+def run_split(lib, X, y, C, tr, va, te):
+    cls = ESTIMATORS[lib]
+    rec = {}
+    t0 = time.perf_counter()
+    rec["LL+BMR"] = savings(y[te], bmr_decisions(baseline(lib, X, y, tr, va, te), C[te]), C[te])
+    rec["t_LL"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    est = cls().fit(X[tr], y[tr], cost_matrix=C[tr], eval_set=[(X[va], y[va])], eval_costs=[C[va]])
+    rec["t_default+eval"] = time.perf_counter() - t0
+    rec["default+eval"] = savings(y[te], est.predict(X[te], cost_matrix=C[te]), C[te])
+    rec["chosen"] = est.decision_
+    # every rule's test money from the same two boosters, and the choices of the earlier criterion
+    s_te = {"aec": booster_proba(est, est.aec_booster_, X[te]), "logloss": booster_proba(est, est.logloss_booster_,
+                                                                                          X[te])}
+    s_va = {"aec": booster_proba(est, est.aec_booster_, X[va]), "logloss": booster_proba(est, est.logloss_booster_,
+                                                                                          X[va])}
+    prob = {"logloss+bmr": "logloss", "aec": "aec", "aec+bmr": "aec"}
+    rec["test_by_rule"] = {r: savings(y[te], dl.rule_decisions(r, s_te[prob[r]], C[te]), C[te]) for r in dl.RULES}
+    rec["val_by_rule"] = {r: savings(y[va], dl.rule_decisions(r, s_va[prob[r]], C[va]), C[va]) for r in dl.RULES}
+    preds = {r: dl.rule_decisions(r, s_va[prob[r]], C[va]) for r in dl.RULES}
+    rec["chosen_ztest"] = dl.choose_rule(y[va].astype(float), preds, C[va], trim=False)
+    rec["chosen_trim"] = dl.choose_rule(y[va].astype(float), preds, C[va])
+    for z in (1.0, 3.0):  # other strictness, for the record
+        for trim in (False, True):
+            rec[f"chosen_z{z:g}{'_trim' if trim else ''}"] = dl.choose_rule(y[va].astype(float), preds, C[va],
+                                                                          z=z, trim=trim)
+
+    trva = np.concatenate([tr, va])
+    t0 = time.perf_counter()
+    est = cls().fit(X[trva], y[trva], cost_matrix=C[trva])
+    rec["t_default"] = time.perf_counter() - t0
+    rec["default"] = savings(y[te], est.predict(X[te], cost_matrix=C[te]), C[te])
+    rec["chosen_holdout"] = est.decision_
+
+    t0 = time.perf_counter()
+    est = cls(decision="0.5").fit(X[trva], y[trva], cost_matrix=C[trva])
+    rec["t_AEC 0.5"] = time.perf_counter() - t0
+    rec["AEC 0.5"] = savings(y[te], est.predict(X[te]), C[te])
+    return rec
+
+
+def run(names, seeds, libs, out):
+    out = Path(out)
+    res = json.loads(out.read_text()) if out.exists() else {}
+    for name in names:
+        b = DATASETS[name]()
+        X = np.asarray(b.data, dtype=np.float64)
+        y, C = np.asarray(b.target), np.asarray(b.cost_matrix, dtype=np.float64)
+        for split, tr, va, te in splits(name, y, seeds, b):
+            for lib in libs:
+                key = f"{name}|{split}|{lib}"
+                if key in res:
+                    continue
+                t0 = time.perf_counter()
+                res[key] = run_split(lib, X, y, C, tr, va, te)
+                r = res[key]
+                print(f"{key}: LL+BMR {r['LL+BMR']:.4f}  default+eval {r['default+eval']:.4f} ({r['chosen']})  "
+                      f"default {r['default']:.4f} ({r['chosen_holdout']})  AEC 0.5 {r['AEC 0.5']:.4f}  "
+                      f"[{time.perf_counter() - t0:.0f} s]", flush=True)
+                out.write_text(json.dumps(res, indent=1))
+    return res
+
+
+def _mean_se(d):
+    d = np.asarray(d, dtype=float)
+    return d.mean(), (d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else float("nan"))
+
+
+def table(res):
+    cols = ("LL+BMR", "default+eval", "default", "AEC 0.5")
+    groups = {}
+    for key, r in res.items():
+        name, _split, lib = key.split("|")
+        groups.setdefault((name, lib), []).append(r)
+    lines = ["| data set | library | splits | " + " | ".join(cols) + " | default+eval - LL+BMR (± se) | "
+             "default - LL+BMR (± se) | AEC rule chosen (eval / holdout) | wrong choices: shipped / z-test alone |",
+             "|---" * (len(cols) + 7) + "|"]
+    wrong = {"trim": [0, 0], "ztest": [0, 0]}
+    for (name, lib), rs in sorted(groups.items()):
+        means = [np.mean([r[c] for r in rs]) for c in cols]
+        d1 = _mean_se([r["default+eval"] - r["LL+BMR"] for r in rs])
+        d2 = _mean_se([r["default"] - r["LL+BMR"] for r in rs])
+        ch_eval = sum(r["chosen"] != "logloss+bmr" for r in rs)
+        ch_hold = sum(r["chosen_holdout"] != "logloss+bmr" for r in rs)
+        cell = []
+        for crit in ("trim", "ztest"):
+            chosen = [r[f"chosen_{crit}"] for r in rs]
+            took = [(c, r) for c, r in zip(chosen, rs) if c != "logloss+bmr"]
+            bad = sum(r["test_by_rule"][c] < r["test_by_rule"]["logloss+bmr"] for c, r in took)
+            wrong[crit][0] += bad
+            wrong[crit][1] += len(took)
+            cell.append(f"{bad}/{len(took)}")
+        lines.append(f"| {name} | {lib} | {len(rs)} | " + " | ".join(f"{m:.4f}" for m in means)
+                     + f" | {d1[0]:+.4f} ± {d1[1]:.4f} | {d2[0]:+.4f} ± {d2[1]:.4f} | {ch_eval} / {ch_hold} | "
+                     + " / ".join(cell) + " |")
+    n_splits = sum(len(rs) for rs in groups.values())
+    lines.append("")
+    lines.append(f"Wrong choices over all {n_splits} (data set x split x library) fits: shipped criterion "
+                 f"{wrong['trim'][0]} of {wrong['trim'][1]} AEC choices lost to logloss + BMR on test; "
+                 f"z-test alone {wrong['ztest'][0]} of {wrong['ztest'][1]}.")
+    return "\n".join(lines)
+
+
+def speed(rows, repeats):
+    """Fit seconds of the default (no eval_set: holdout, two boosters) against the AEC booster alone."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((rows, 30), dtype=np.float32)
+    beta = rng.normal(0, 0.6, 30)
+    y = (rng.uniform(size=rows) < 1 / (1 + np.exp(-(X @ beta - 4.5)))).astype(np.int64)
+    amount = rng.lognormal(3.5, 1.2, rows)
+    kw = dict(fp_cost=5.0, fn_cost=amount, tp_cost=5.0)
+    print(f"{rows} x 30, {os.environ['OMP_NUM_THREADS']} thread(s), best of {repeats}, load "
+          f"{os.getloadavg()[0]:.2f}")
+    print("| library | default fit (s) | AEC-only fit (s) | ratio | default's choice |")
+    print("|---|---|---|---|---|")
+    for lib, cls in ESTIMATORS.items():
+        t = {"default": [], "aec": []}
+        choice = None
+        for _ in range(repeats):  # interleaved: both see the same machine
+            t0 = time.perf_counter()
+            est = cls().fit(X, y, **kw)
+            t["default"].append(time.perf_counter() - t0)
+            choice = est.decision_
+            t0 = time.perf_counter()
+            cls(decision="0.5").fit(X, y, **kw)
+            t["aec"].append(time.perf_counter() - t0)
+        a, b = min(t["default"]), min(t["aec"])
+        print(f"| {lib} | {a:.1f} | {b:.1f} | {a / b:.2f} | {choice} |", flush=True)
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    ap.add_argument("--libs", nargs="+", default=list(ESTIMATORS))
+    ap.add_argument("--out", default="benchmarks/out/money_default.json")
+    ap.add_argument("--table", nargs="+", help="print the table of these result files and exit")
+    ap.add_argument("--speed", action="store_true", help="time the default fit against the AEC-only fit")
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    a = ap.parse_args(argv)
+    if a.table:
+        res = {}
+        for f in a.table:
+            res.update(json.loads(Path(f).read_text()))
+        print(table(res))
+        return 0
+    if a.speed:
+        speed(a.rows, a.repeats)
+        return 0
+    names = [n for n in a.datasets if not n.startswith("creditcard") or os.environ.get("CSBOOST_DATA_DIR")]
+    skipped = sorted(set(a.datasets) - set(names))
+    if skipped:
+        print(f"skipping {skipped}: set CSBOOST_DATA_DIR to the folder of creditcard.csv.gz", file=sys.stderr)
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    print(table(run(names, a.seeds, a.libs, a.out)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
