@@ -161,6 +161,19 @@ def run_split(lib, X, y, C, tr, va, te):
     rec["t_default"] = time.perf_counter() - t0
     rec["default"] = savings(y[te], est.predict(X[te], cost_matrix=C[te]), C[te])
     rec["chosen_holdout"] = est.decision_
+    # the same for its own two boosters: logloss + BMR early-stopped on the same held-out rows is the anchor
+    s_te = {"aec": booster_proba(est, est.aec_booster_, X[te]), "logloss": booster_proba(est, est.logloss_booster_,
+                                                                                          X[te])}
+    rec["holdout_test_by_rule"] = {r: savings(y[te], dl.rule_decisions(r, s_te[prob[r]], C[te]), C[te])
+                                   for r in dl.RULES}
+    hva = trva[dl.holdout(est, y[trva])[1]]
+    s_va = {"aec": booster_proba(est, est.aec_booster_, X[hva]),
+            "logloss": booster_proba(est, est.logloss_booster_, X[hva])}
+    preds = {r: dl.rule_decisions(r, s_va[prob[r]], C[hva]) for r in dl.RULES}
+    for z in (1.0, 2.0, 3.0):
+        for trim in (False, True):
+            rec[f"holdout_chosen_z{z:g}{'_trim' if trim else ''}"] = dl.choose_rule(
+                y[hva].astype(float), preds, C[hva], z=z, trim=trim)
 
     t0 = time.perf_counter()
     est = cls(decision="0.5").fit(X[trva], y[trva], cost_matrix=C[trva])
