@@ -180,15 +180,15 @@ def holdout(est, y):
         fewer than :data:`MIN_VALIDATION_CLASS` rows of a class (or the training part none).
     """
     from sklearn.model_selection import train_test_split
-    from sklearn.utils import check_random_state
+
+    from ._boosting_sklearn import native_seed
 
     frac = est.validation_fraction
     counts = np.bincount(y.astype(np.int64), minlength=2)
     if frac is None or np.floor(counts * frac).min() < MIN_VALIDATION_CLASS or (counts * (1 - frac)).min() < 1:
         return None
-    rng = check_random_state(0 if est.random_state is None else est.random_state)
-    idx = np.arange(y.shape[0])
-    tr, va = train_test_split(idx, test_size=frac, stratify=y, random_state=rng)
+    seed = 0 if est.random_state is None else native_seed(est.random_state)  # a Generator too, as the boosters
+    tr, va = train_test_split(np.arange(y.shape[0]), test_size=frac, stratify=y, random_state=seed)
     return np.sort(tr), np.sort(va)
 
 
