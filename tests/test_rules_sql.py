@@ -11,6 +11,7 @@ import lightgbm as lgb
 import numpy as np
 import pandas as pd
 import pytest
+import sqlglot  # a base dependency: never skipped
 import xgboost as xgb
 from sklearn.tree import DecisionTreeClassifier
 
@@ -18,7 +19,6 @@ from csboost_plugins.rules import CategorySet, Interval, Rule, RuleSet, extract_
 from csboost_plugins.rules._export import SQL_DIALECTS
 
 duckdb = pytest.importorskip("duckdb", reason="pip install duckdb (dev extra)")
-sqlglot = pytest.importorskip("sqlglot", reason="pip install sqlglot (sql extra)")
 
 HOSTILE = ['amount', 'x"; DROP TABLE users; --', "it's `odd`", "a\\b c", "ünï cøde"]
 

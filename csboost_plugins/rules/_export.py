@@ -30,9 +30,9 @@ _DBL_MAX = float(np.finfo(np.float64).max)
 def _exp():
     try:
         from sqlglot import exp
-    except ImportError:  # the "sql" extra
-        raise ImportError("RuleSet.to_sql writes SQL with sqlglot: pip install sqlglot "
-                          "(or pip install 'csboost-plugins[sql]')") from None
+    except ImportError:  # a dependency of the package: only a broken environment lacks it
+        raise ImportError("RuleSet.to_sql writes SQL with sqlglot, a dependency of csboost-plugins that "
+                          "this environment lacks: pip install 'sqlglot>=28.7'") from None
     return exp
 
 

@@ -416,7 +416,7 @@ class RuleSet:
                pretty=False) -> str:
         """``SELECT * FROM table WHERE ...`` selecting the alerts (or only the WHERE expression).
 
-        Written by sqlglot for the dialect; needs ``pip install sqlglot`` (the ``sql`` extra).
+        Written by sqlglot (a dependency of the package) for the dialect.
 
         Parameters
         ----------
