@@ -220,15 +220,13 @@ def _fit_logloss(est, y, w, evals):
         for k in ("base_score", "disable_default_eval_metric"):
             params.pop(k, None)
         params.update(objective="binary:logistic", eval_metric="logloss")
-        record = {}
         bst = xgb.train(params, data["train"], est.n_estimators, evals=data["valid"][-1:], verbose_eval=False,
-                        early_stopping_rounds=rounds if data["valid"] else None, evals_result=record)
+                        early_stopping_rounds=rounds if data["valid"] else None)
         best = bst.attr("best_iteration")
         bst = _xgb_native.cut_at_best_iteration(bst)
         b = float(_xgb_native._learner_config(bst)[1][0])  # binary:logistic keeps base_score as a probability
         return bst, dict(best_iteration_=None if best is None else int(best),
-                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)),
-                         evals_result_=record)
+                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)))
     import lightgbm as lgb
 
     from ._lgb_native import to_deployable
@@ -238,10 +236,7 @@ def _fit_logloss(est, y, w, evals):
         ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
         ds.init_score = None
     params = {**data["params"], "objective": "binary", "metric": "binary_logloss"}
-    record = {}
-    cbs = [lgb.record_evaluation(record)]
-    if valid:
-        cbs.append(lgb.early_stopping(rounds, verbose=False))
+    cbs = [lgb.early_stopping(rounds, verbose=False)] if valid else []
     bst = lgb.train(params, dtrain, est.n_estimators, valid_sets=valid or None,
                     valid_names=["validation"] if valid else None, callbacks=cbs)
     best = int(bst.best_iteration) if bst.best_iteration > 0 else None
@@ -250,7 +245,7 @@ def _fit_logloss(est, y, w, evals):
     p = float(np.average(y, weights=w))  # boost_from_average's start: the log-odds of the weighted positive rate
     m0 = float(np.log(p) - np.log1p(-p))
     return bst, dict(best_iteration_=best, n_estimators_=bst.current_iteration(), start_margin_=m0,
-                     best_score_=best_score, evals_result_=record)
+                     best_score_=best_score)
 
 
 # ------------------------------------------------------------------ hooks of the estimators

@@ -184,7 +184,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         Validation savings of each rule (``decision="auto"``).
     aec_booster_, logloss_booster_ : xgboost.Booster or None
         The two boosters of ``decision="auto"`` (None otherwise). ``best_iteration_``,
-        ``n_estimators_``, ``start_margin_`` and ``evals_result_`` describe ``booster_``.
+        ``best_score``, ``n_estimators_`` and ``start_margin_`` describe ``booster_``;
+        ``evals_result_`` holds the AEC booster's money metrics per round.
 
     Every fit warns (:class:`csboost_plugins.MoneyLossWarning`) when the fitted
     decisions save less than the trivial policy (savings < 0) on the validation set

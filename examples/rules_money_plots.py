@@ -65,7 +65,8 @@ def main(out_dir=None):
 
     # a cost-sensitive booster with a validation set: savings per round, best iteration marked
     half = slice(18_000, 24_000)
-    cs = CSLGBMClassifier(n_estimators=80, early_stopping_rounds=10, eval_metric="savings", random_state=0)
+    cs = CSLGBMClassifier(decision="0.5", n_estimators=80, early_stopping_rounds=10, eval_metric="savings",
+                          random_state=0)
     cs.fit(X[fit], y[fit], fn_cost=amount[fit], fp_cost=ALERT_COST, eval_set=[(X[half], y[half])],
            eval_costs=[{"fn_cost": amount[half], "fp_cost": ALERT_COST}])
     fig, ax = plt.subplots(figsize=(7, 4.5))
