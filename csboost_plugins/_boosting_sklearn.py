@@ -18,12 +18,13 @@ import re
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _native_input
 from ._docstrings import fill_doc
+from ._params import native_seed
 from .costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
                     one_cost_warning, row_index)
 from .metrics import bayes_minimum_risk
@@ -92,15 +93,6 @@ def adopt_public_names(namespace):
         if (isinstance(obj, type) or callable(obj) and hasattr(obj, "__code__")) and \
                 obj.__module__.startswith("csboost_plugins._"):
             obj.__module__ = namespace["__name__"]
-
-
-def native_seed(random_state) -> int:
-    """The integer seed handed to xgboost / lightgbm for a scikit-learn ``random_state``."""
-    if isinstance(random_state, numbers.Integral):
-        return int(random_state)
-    if isinstance(random_state, np.random.Generator):  # accepted by XGBClassifier and LGBMClassifier
-        return int(random_state.integers(np.iinfo(np.int32).max))
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 def has_category_columns(X) -> bool:

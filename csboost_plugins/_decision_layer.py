@@ -181,7 +181,7 @@ def holdout(est, y):
     """
     from sklearn.model_selection import train_test_split
 
-    from ._boosting_sklearn import native_seed
+    from ._params import native_seed
 
     frac = est.validation_fraction
     counts = np.bincount(y.astype(np.int64), minlength=2)

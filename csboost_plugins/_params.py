@@ -1,8 +1,14 @@
-"""How every estimator and callback of both packages records its constructor arguments."""
+"""How every estimator and callback of both packages records its constructor arguments, and the seed
+it hands to the native libraries."""
 
 from __future__ import annotations
 
-__all__ = ["store_init_args"]
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+__all__ = ["native_seed", "store_init_args"]
 
 _NOT_PARAMETERS = ("self", "__class__", "kwargs")
 
@@ -25,3 +31,12 @@ def store_init_args(obj, args):
     for name, value in args.items():
         if name not in _NOT_PARAMETERS:
             setattr(obj, name, value)
+
+
+def native_seed(random_state) -> int:
+    """The integer seed handed to xgboost / lightgbm for a scikit-learn ``random_state``."""
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    if isinstance(random_state, np.random.Generator):  # accepted by XGBClassifier and LGBMClassifier
+        return int(random_state.integers(np.iinfo(np.int32).max))
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
