@@ -111,8 +111,10 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     cuts : {"simple", "model"}, default "simple"
         "simple": after selection, :func:`simplify_rules` on X: each cut moves to the simplest
         number between its neighbouring values of X (integers on integer columns), ``or x is
-        missing`` stays only on columns with missing values in X, and conditions that do not
-        change a rule's rows of X are dropped; every row of X routes as before. "model": the
+        missing`` stays only on columns with missing values in X, and a condition goes when its
+        removal adds no row that counts against the budget to the rows the rule adds (so the
+        selection's false alerts, or alerts under an alert-rate budget, are unchanged and its
+        recall can only rise; the statistics are restated). "model": the
         model's own cuts and missing-value routing. Dask input keeps the model's cuts (the
         simplification needs the rows in memory: call :func:`simplify_rules` on them).
 
@@ -199,7 +201,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior)
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
     rs = RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)
-    return _simplify(rs, rs.rules, Xf, names, True, True) if cuts == "simple" else rs
+    return _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
 
 
 def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior, *, refine, prune):

@@ -18,6 +18,7 @@ from decimal import Context, Decimal
 import numpy as np
 
 from ._data import as_float_matrix
+from ._refine import conditions_mask
 from ._rule import ZERO_THRESHOLD, CategorySet, Interval, Rule
 
 __all__ = ["simplify_rules", "MISSING_POLICY"]
@@ -114,20 +115,24 @@ def _interval(c: Interval, col: _Column):
                    lower_text=c.lower_text if lo_same else None, upper_text=c.upper_text if hi_same else None)
 
 
-def _drop_redundant(conds, Xf):
-    """Drop conditions (last first) whose removal leaves the rule's rows of Xf unchanged."""
-    masks = [c.mask(Xf[:, c.feature]) for c in conds]
-    full = np.logical_and.reduce(masks) if masks else np.ones(Xf.shape[0], bool)
+def _drop_redundant(conds, Xf, rows, fixed):
+    """Drop conditions (last first) whose removal adds no row of ``Xf[rows]`` to the rule (with ``fixed``
+    given: no row where ``fixed`` is True, i.e. no row that counts against the budget)."""
+    Xr = Xf[rows]
+    masks = [c.mask(Xr[:, c.feature]) for c in conds]
+    full = np.logical_and.reduce(masks) if masks else np.ones(Xr.shape[0], bool)
+    bad = np.ones(Xr.shape[0], bool) if fixed is None else fixed[rows]
     k = len(conds) - 1
     while k >= 0 and len(conds) > 1:
         rest = np.logical_and.reduce([m for i, m in enumerate(masks) if i != k])
-        if np.array_equal(rest, full):
+        if not (rest & ~full & bad).any():
             del conds[k], masks[k]
+            full = rest
         k -= 1
     return conds
 
 
-def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool) -> Rule:
+def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool, rows, fixed) -> Rule:
     conds = []
     for c in rule.conditions:
         col = columns[c.feature]
@@ -141,7 +146,7 @@ def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool) -> Rule:
             conds.append(new)
     conds = Rule(conds).conditions  # merges the bounds on one column into one interval
     if drop:
-        conds = _drop_redundant(list(conds), Xf)
+        conds = _drop_redundant(list(conds), Xf, rows, fixed)
     if [c.key for c in conds] == [c.key for c in rule.conditions]:
         return rule
     sources = [dict(s, modified=(s["modified"] + "+simplified") if "modified" in s else "simplified")
@@ -150,7 +155,7 @@ def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool) -> Rule:
                 categories=rule.categories)
 
 
-def simplify_rules(rule_set, X, *, cuts=True, drop_conditions=True):
+def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_conditions=True):
     """Human cuts, missing values said only where they occur, and short rules, on the fit data.
 
     Every row of ``X`` is routed by each simplified rule exactly as by the rule it replaces
@@ -171,8 +176,14 @@ def simplify_rules(rule_set, X, *, cuts=True, drop_conditions=True):
        missing value in ``X``; on every other column a missing value satisfies no condition
        (:data:`MISSING_POLICY`, stated once in the rule-set text).
     3. **Short rules** (``drop_conditions=True``): conditions on one column are merged into
-       one interval, and a condition whose removal does not change the rule's rows of ``X``
-       (tested one by one, the last first) is dropped.
+       one interval, and a condition is dropped (tested one by one, the last first) when its
+       removal adds no row of ``X`` to the rows the rule adds (those no earlier rule covers).
+       So every rule adds the same rows as before and the rule set flags the same rows of
+       ``X``; the ``+TPR`` / ``+FPR`` the rule-set text shows stay true. With ``y`` the
+       tolerance is the budget: the removal may also add positive rows (true alerts; rows of
+       any class under an alert-rate budget, ``selection["criterion"] == "alert_rate"``, are
+       never added), so the rule set's false alerts on ``X`` are the same and its recall can
+       only rise; the selection statistics are restated.
 
     Parameters
     ----------
@@ -180,6 +191,10 @@ def simplify_rules(rule_set, X, *, cuts=True, drop_conditions=True):
         The rules (e.g. from :func:`riff_select` or :func:`extract_rules`).
     X : array-like or DataFrame of shape (n_samples, n_features)
         The data the rules were fitted to (the selection set); NaN is missing.
+    y : array-like of shape (n_samples,), optional
+        0/1 labels of X: lets a dropped condition add true alerts (see step 3).
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights of X (with ``y``; a row of weight 0 counts against no budget).
     cuts : bool, default=True
         Move cuts to human numbers; False keeps the model's cuts (steps 2 and 3 still run).
     drop_conditions : bool, default=True
@@ -216,19 +231,49 @@ def simplify_rules(rule_set, X, *, cuts=True, drop_conditions=True):
     used = sorted({c.feature for r in rules for c in r.conditions})
     if used and used[-1] >= Xf.shape[1]:
         raise ValueError(f"X has {Xf.shape[1]} columns but the rules use column index {used[-1]}")
-    return _simplify(rule_set, rules, Xf, names, bool(cuts), bool(drop_conditions))
+    W = None
+    if y is not None:
+        from ..costs import check_binary_labels
+        from ._data import check_sample_weight
+        from ._greedy import row_weights
+        y = check_binary_labels(y, name="y", require_both=False)
+        if y.shape[0] != Xf.shape[0]:
+            raise ValueError(f"X has {Xf.shape[0]} rows but y has {y.shape[0]}")
+        w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+        W = row_weights(y, w, None)
+    elif sample_weight is not None:
+        raise ValueError("sample_weight was given without y")
+    return _simplify(rule_set, rules, Xf, names, bool(cuts), bool(drop_conditions), W)
 
 
-def _simplify(rule_set, rules, Xf, names, cuts, drop):
-    """simplify_rules on a float matrix already converted for the rules (riff_select's own)."""
+def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
+    """simplify_rules on a float matrix already converted for the rules (riff_select's own); ``W``: the
+    selection's per-row weights (``_greedy.row_weights``), which let a drop add rows that cost no budget
+    and restate the selection statistics."""
+    from ._greedy import ALL, NEG, selection_stats
     from ._ruleset import RuleSet
 
+    is_set = isinstance(rule_set, RuleSet)
+    sel = rule_set.selection if is_set else {}
+    fixed = None
+    if W is not None:  # rows that count against the budget may not be added
+        fixed = W[:, ALL if sel.get("criterion") == "alert_rate" else NEG] > 0
     used = sorted({c.feature for r in rules for c in r.conditions})
     columns = {j: _Column(Xf[:, j]) for j in used}
-    out = [_simplify_rule(r, Xf, columns, cuts, drop) for r in rules]
-    if not isinstance(rule_set, RuleSet):
+    out, free, prefix = [], np.ones(Xf.shape[0], bool), []  # free: rows no earlier rule covers
+    for r in rules:
+        out.append(_simplify_rule(r, Xf, columns, cuts, drop, free, fixed))
+        new = free & conditions_mask(out[-1].conditions, Xf)
+        free &= ~new
+        if W is not None:
+            prefix.append(W[new].sum(axis=0) + (prefix[-1] if prefix else 0.0))
+    if not is_set:
         return out
+    if W is not None and "candidate_index" in sel and out != rules:  # rows a drop added (budget-free ones)
+        rho = rule_set.last_rule_probability
+        sel = selection_stats(sel["candidate_index"], np.reshape(prefix, (len(out), 4)), rho, W.sum(axis=0),
+                              sel["criterion"], sel["budget"], sel["n_candidates"], "money_recall" in sel)
     missing = [j for j in used if columns[j].has_missing]
     label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
     return RuleSet(out, last_rule_probability=rule_set.last_rule_probability, feature_names=names,
-                   selection=rule_set.selection, missing_columns=[str(label(j)) for j in missing])
+                   selection=sel, missing_columns=[str(label(j)) for j in missing])
