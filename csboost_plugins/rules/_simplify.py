@@ -51,7 +51,9 @@ def _simplest_between(a: float, b: float, ref: float) -> float | None:
         if k_lo <= k_hi:
             k = _CTX.divide(Decimal(ref), q).to_integral_value(rounding="ROUND_HALF_EVEN") if math.isfinite(ref) else k_lo
             k = min(max(k, k_lo), k_hi)
-            for kk in sorted({k, k_lo, k_hi}, key=lambda v: abs(v - k)):
+            # k_lo / k_hi come from the float64's exact value, so an end may sit on a or b itself; the
+            # range is short (the exponent above had none), try it nearest k first
+            for kk in sorted((k_lo + i for i in range(int(k_hi - k_lo) + 1)), key=lambda v: (abs(v - k), v)):
                 d = float(_CTX.multiply(kk, q))  # the short decimal's own float64: it prints as that decimal
                 if a < d < b:
                     return d
