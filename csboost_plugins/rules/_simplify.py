@@ -24,8 +24,7 @@ from ._rule import ZERO_THRESHOLD, CategorySet, Interval, Rule
 __all__ = ["simplify_rules", "MISSING_POLICY"]
 
 #: What the rule-set text says once about a missing value (NULL) in a column the rules read.
-MISSING_POLICY = ("a missing value (NULL) satisfies a condition only where it says 'or <column> is missing'; "
-                  "in any other column a missing value satisfies no condition, so the rule does not fire")
+MISSING_POLICY = "a missing value (NULL) satisfies only the conditions that say 'or <column> is missing'"
 
 _CTX = Context(prec=80)
 
