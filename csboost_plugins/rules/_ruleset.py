@@ -127,7 +127,8 @@ class RuleSet:
         if self.missing_columns is not None:
             from ._simplify import MISSING_POLICY
             cols = ", ".join(self.missing_columns) if self.missing_columns else "none"
-            lines.insert(0, f"Missing values: {MISSING_POLICY}; columns with missing values in the fit data: {cols}.")
+            lines.insert(0, f"Missing values: {MISSING_POLICY}; "
+                            f"columns with missing values in the fit data: {cols}.")
         return "\n".join(lines) if lines else "(empty rule set)"
 
     def __repr__(self):

@@ -52,7 +52,8 @@ def _simplest_between(a: float, b: float, ref: float) -> float | None:
             k = min(max(k, k_lo), k_hi)
             # k_lo / k_hi come from the float64's exact value, so an end may sit on a or b itself; the
             # range is short (the exponent above had none), try it nearest k first
-            for kk in sorted((k_lo + i for i in range(int(k_hi - k_lo) + 1)), key=lambda v: (abs(v - k), v)):
+            ks = [k_lo + i for i in range(int(k_hi - k_lo) + 1)]
+            for kk in sorted(ks, key=lambda v: (abs(v - k), v)):
                 d = float(_CTX.multiply(kk, q))  # the short decimal's own float64: it prints as that decimal
                 if a < d < b:
                     return d
