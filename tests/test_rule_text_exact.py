@@ -61,6 +61,7 @@ class TextRule:
         alt = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
         self.re_two = re.compile(rf"^({NUM}) (<=|<) ({alt}) (<=|<) ({NUM})$")
         self.re_one = re.compile(rf"^({alt}) (<=|<|>=|>) ({NUM})$")
+        self.re_eq = re.compile(rf"^({alt}) = ({NUM})$")
         self.re_abs = re.compile(rf"^abs\(({alt})\) (<=|>) ({NUM})$")
         self.re_miss = re.compile(rf"^({alt}) is (not )?missing$")
         self.tree = self._parse(text.strip())
@@ -81,6 +82,9 @@ class TextRule:
             return ("and", [("cmp", name, FLIP[op1], lo), ("cmp", name, op2, hi)])
         if m := self.re_one.match(s):
             return ("cmp", *m.groups())
+        if m := self.re_eq.match(s):  # "x = v": one value, v <= x <= v
+            name, v = m.groups()
+            return ("and", [("cmp", name, ">=", v), ("cmp", name, "<=", v)])
         if m := self.re_abs.match(s):
             return ("abs", *m.groups())
         if m := self.re_miss.match(s):
@@ -117,7 +121,10 @@ class TextRule:
 def read_rule_set(text, names):
     """``print(rule_set)`` read back: one TextRule per ``k. IF ...`` line (statistics tags dropped)."""
     out = []
-    for line in text.splitlines():
+    lines = text.splitlines()
+    if lines and lines[0].startswith("Missing values: "):  # the missing-value policy, stated once on top
+        lines = lines[1:]
+    for line in lines:
         m = re.match(r"^\s*\d+\. IF (.*?)(?:   \[in force with probability [^\]]*\])?(?:   \(\+TPR [^)]*\))?$", line)
         assert m, line
         out.append(TextRule(m.group(1), names))
@@ -402,12 +409,14 @@ def test_sklearn_tree_float32_cut_text_is_exact(fraud):
     assert_text_exact(extract_rules(m, nodes="all"), X, names, np.random.default_rng(6))
 
 
-def test_selected_rule_set_printout_is_exact(fraud):
-    """``print(rule_set)`` of a riff_select result (statistics tags, randomised last rule) read back."""
+@pytest.mark.parametrize("cuts", ["model", "simple"])
+def test_selected_rule_set_printout_is_exact(fraud, cuts):
+    """``print(rule_set)`` of a riff_select result (statistics tags, randomised last rule) read back, with the
+    model's cuts and with the human ones."""
     lgb = pytest.importorskip("lightgbm")
     X, y, fn_cost, names = fraud
     m = lgb.LGBMClassifier(n_estimators=10, num_leaves=8, verbose=-1, n_jobs=1, random_state=0).fit(X, y)
-    rs = riff_select(extract_rules(m), X, y, max_fpr=0.01, fn_cost=fn_cost)
+    rs = riff_select(extract_rules(m), X, y, max_fpr=0.01, fn_cost=fn_cost, cuts=cuts)
     assert len(rs) >= 2 and "+TPR" in str(rs)
     values = cut_values(rs.rules, X.shape[1])
     Z = np.vstack([X.to_numpy(dtype=np.float64), adversarial_rows(X, values, np.random.default_rng(7))])

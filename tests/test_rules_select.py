@@ -73,7 +73,7 @@ def test_greedy_equals_brute_force(seed):
         rules = _random_rules(rng, d, 25)
     alert = seed % 5 == 4
     budget = [0.05, 0.1, 0.2, 0.3][seed % 4]
-    rs = riff_select(rules, X, y, sample_weight=None if variant in (0, 3) else w, fn_cost=fn_cost,
+    rs = riff_select(rules, X, y, sample_weight=None if variant in (0, 3) else w, fn_cost=fn_cost, cuts="model",
                      **({"max_alert_rate": budget} if alert else {"max_fpr": budget}))
     masks = [r.mask(X) for r in rules]  # numpy reference evaluation, independent of the numba trie
     gain = w * (fn_cost if fn_cost is not None else 1.0)

@@ -47,7 +47,7 @@ class _SQLBuilder:
         return exp.Column(this=exp.Identifier(this=str(name), quoted=True))
 
     def number(self, v: float):
-        return self.exp.Literal.number(exact_decimal(v))
+        return self.exp.Literal.number(exact_decimal(v, point=False))  # as the rule text prints it ("7")
 
     def literal(self, v):
         exp = self.exp
@@ -239,9 +239,9 @@ def _code_intervals(codes, strict_negative=False):
 def _interval_parts(c: Interval, col: str):
     parts = []
     if not (c.lower == -math.inf and c.lower_closed):
-        parts.append(f"{col} {'>=' if c.lower_closed else '>'} {exact_decimal(c.lower)}")
+        parts.append(f"{col} {'>=' if c.lower_closed else '>'} {exact_decimal(c.lower, point=False)}")
     if not (c.upper == math.inf and c.upper_closed):
-        parts.append(f"{col} {'<=' if c.upper_closed else '<'} {exact_decimal(c.upper)}")
+        parts.append(f"{col} {'<=' if c.upper_closed else '<'} {exact_decimal(c.upper, point=False)}")
     return parts
 
 

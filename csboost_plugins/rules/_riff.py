@@ -90,6 +90,10 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         Passed to :func:`riff_select`; pruned rules are new rules, not the model's paths.
     max_rules : int >= 1, optional
         Passed to :func:`riff_select`.
+    cuts : {"simple", "model"}, default "simple"
+        Passed to :func:`riff_select`: "simple" gives human cuts, ``or x is missing`` only on
+        columns with missing values and no redundant condition (:func:`simplify_rules` on the
+        selection subset, whose rows route as before); "model" keeps the model's cuts.
     random_state : int, RandomState or None
         Seeds the split, the sampling and the estimator (when its own random_state
         is None).
@@ -135,12 +139,14 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "refine": ["boolean"],
         "prune": ["boolean"],
         "max_rules": [None, _PInterval(Integral, 1, None, closed="left")],
+        "cuts": [StrOptions({"simple", "model"})],
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
                  positive_rate=0.3, selection_positive_rate=None, nodes="leaves", rank_by="precision",
-                 precision_prior=0.0, refine=False, prune=False, max_rules=None, random_state=None):
+                 precision_prior=0.0, refine=False, prune=False, max_rules=None, cuts="simple",
+                 random_state=None):
         store_init_args(self, locals())
 
     def __sklearn_tags__(self):
@@ -254,7 +260,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
                                      fn_cost=None if self.rank_by != "money"
                                      else np.maximum(costs[sel, 1] - costs[sel, 2], 0.0),
                                      precision_prior=self.precision_prior, refine=self.refine, prune=self.prune,
-                                     max_rules=self.max_rules, **budget)
+                                     max_rules=self.max_rules, cuts=self.cuts, **budget)
         return self
 
     def _check(self, X):

@@ -293,7 +293,9 @@ class Interval:
         has_lo = not (self.lower == -math.inf and self.lower_closed)
         has_hi = not (self.upper == math.inf and self.upper_closed)
         lo, hi = exact_decimal(self.lower, point=False), exact_decimal(self.upper, point=False)
-        if has_lo and has_hi:
+        if has_lo and has_hi and self.lower == self.upper and self.lower_closed and self.upper_closed:
+            s = f"{name} = {lo}"  # one value (a count cut to a single integer)
+        elif has_lo and has_hi:
             s = f"{lo} {'<=' if self.lower_closed else '<'} {name} {'<=' if self.upper_closed else '<'} {hi}"
         elif has_lo:
             s = f"{name} {'>=' if self.lower_closed else '>'} {lo}"
@@ -453,7 +455,7 @@ class CategorySet:
             return [str(c) for c in self.codes]
         return [repr(level_names[c]) if c < len(level_names) else str(c) for c in self.codes]
 
-    def to_str(self, name: str, level_names=None) -> str:
+    def to_str(self, name: str, level_names=None, *, say_not_missing=True) -> str:
         """Readable text, e.g. ``"channel in {'web', 'atm'}"``.
 
         Parameters
@@ -462,6 +464,10 @@ class CategorySet:
             The column's name.
         level_names : list, optional
             The training categories, to show values instead of codes.
+        say_not_missing : bool, default=True
+            Write ``and x is not missing`` after a ``not in`` that excludes missing values;
+            False where the rule set states once that a missing value satisfies no condition
+            unless it says ``or x is missing``.
 
         Returns
         -------
@@ -471,7 +477,7 @@ class CategorySet:
         s = f"{name} {'not in' if self.negate else 'in'} {{{items}}}"
         if self.missing and not self.negate:
             s = f"({s} or {name} is missing)"
-        elif not self.missing and self.negate:
+        elif not self.missing and self.negate and say_not_missing:
             s = f"({s} and {name} is not missing)"
         return s
 
@@ -549,6 +555,8 @@ class Rule:
         self.value = value
         self.categories = dict(categories or {})
         self.path = None if path is None else list(path)
+        # set by RuleSet: its text states the missing-value policy once (see RuleSet.missing_columns)
+        self.missing_policy = False
 
     @property
     def key(self):
@@ -594,7 +602,8 @@ class Rule:
         parts = []
         for c in self.conditions:
             if isinstance(c, CategorySet):
-                parts.append(c.to_str(self._name(c.feature), self.categories.get(c.feature)))
+                parts.append(c.to_str(self._name(c.feature), self.categories.get(c.feature),
+                                      say_not_missing=not self.missing_policy))
             else:
                 parts.append(c.to_str(self._name(c.feature)))
         return " and ".join(parts)

@@ -37,6 +37,14 @@ class RuleSet:
         None.
     selection : dict, optional
         Statistics on the selection set (filled by :func:`riff_select`).
+    missing_columns : list of str, optional
+        Names of the columns that had missing values in the data the rules were fitted to
+        (set by :func:`simplify_rules`). When given, the rule-set text states the missing-value
+        policy once: a missing value (NULL) satisfies a condition only where it says
+        ``or <column> is missing`` (only these columns); in any other column it satisfies no
+        condition. ``predict``, ``to_sql`` and ``to_pandas_query`` follow the same policy, which
+        the conditions' own ``missing`` flags carry. None (the model's rules as extracted): each
+        condition sends a missing value where the model does, as its text says.
 
     Attributes
     ----------
@@ -48,9 +56,11 @@ class RuleSet:
         Column names.
     selection : dict
         Selection-set statistics (``tpr``, ``fpr`` per prefix of the rules, ...).
+    missing_columns : list of str or None
+        As the parameter.
     """
 
-    def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None):
+    def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None, missing_columns=None):
         kind = type(rules).__name__
         rules = None if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__") else list(rules)
         if rules is None or not all(isinstance(r, Rule) for r in rules):
@@ -75,6 +85,12 @@ class RuleSet:
         for r in self.rules:
             r.feature_names = self.feature_names
         self.selection = dict(selection or {})
+        if missing_columns is not None and (isinstance(missing_columns, (str, bytes))
+                                            or not hasattr(missing_columns, "__iter__")):
+            raise TypeError(f"missing_columns must be None or a list of column names, got {missing_columns!r}")
+        self.missing_columns = None if missing_columns is None else [str(c) for c in missing_columns]
+        for r in self.rules:  # the set's text states the policy once; its conditions need not repeat it
+            r.missing_policy = self.missing_columns is not None
         self._compiled = None
 
     # ------------------------------------------------------------------ basics
@@ -108,6 +124,11 @@ class RuleSet:
                 d_money = f", +money recall {money[i] - (money[i - 1] if i else 0.0):.3f}" if len(money) == len(tpr) else ""
                 tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f}{d_money})"
             lines.append(f"{i + 1:>3}. IF {r}{tag}")
+        if self.missing_columns is not None:
+            from ._simplify import MISSING_POLICY
+            cols = ", ".join(self.missing_columns) if self.missing_columns else "none"
+            lines.insert(0, f"Missing values: {MISSING_POLICY}; "
+                            f"columns with missing values in the fit data: {cols}.")
         return "\n".join(lines) if lines else "(empty rule set)"
 
     def __repr__(self):
@@ -317,11 +338,12 @@ class RuleSet:
         Returns
         -------
         dict
-            ``format``, ``feature_names``, ``last_rule_probability``, ``rules``, ``selection``.
+            ``format``, ``feature_names``, ``last_rule_probability``, ``rules``, ``selection``,
+            ``missing_columns``.
         """
         return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
                 "last_rule_probability": self.last_rule_probability,
-                "rules": [r.to_dict() for r in self.rules],
+                "rules": [r.to_dict() for r in self.rules], "missing_columns": self.missing_columns,
                 "selection": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.selection.items()}}
 
     def to_json(self, path=None, **kwargs) -> str:
@@ -367,7 +389,7 @@ class RuleSet:
         names = d.get("feature_names")
         rules = [Rule.from_dict(r, feature_names=names) for r in d["rules"]]
         return cls(rules, last_rule_probability=d.get("last_rule_probability", 1.0), feature_names=names,
-                   selection=d.get("selection"))
+                   selection=d.get("selection"), missing_columns=d.get("missing_columns"))
 
     @classmethod
     def from_json(cls, text) -> "RuleSet":

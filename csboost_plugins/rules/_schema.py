@@ -6,6 +6,7 @@ A rule set is an object::
      "feature_names": null | [str | int, ...],           # optional; every feature index must name one
      "last_rule_probability": number in [0, 1],          # optional, default 1
      "selection": null | {...},                          # optional, statistics (not checked further)
+     "missing_columns": null | [str, ...],               # optional, columns with missing values in the fit data
      "rules": [rule, ...]}                               # required
     rule = {"conditions": [condition, ...],              # required
             "sources": null | [{...}, ...], "value": null | number,
@@ -127,6 +128,9 @@ def check_ruleset_dict(d) -> None:
         raise ValueError(f"rule set JSON: last_rule_probability must lie in [0, 1], got {rho!r}")
     sel = d.get("selection")
     _expect(sel is None or isinstance(sel, dict), "selection", "an object or null", sel)
+    mc = d.get("missing_columns")
+    _expect(mc is None or (isinstance(mc, list) and all(isinstance(n, str) for n in mc)),
+            "missing_columns", "a list of strings or null", mc)
     rules = _get(d, "rules", "the top level")
     _expect(isinstance(rules, list), "rules", "a list", rules)
     n_names = None if names is None else len(names)

@@ -22,6 +22,7 @@ from ._greedy import (
 from ._refine import conditions_mask, prune_rule, refine_rule
 from ._rule import Rule
 from ._ruleset import RuleSet
+from ._simplify import _simplify
 
 __all__ = ["riff_select"]
 
@@ -45,7 +46,7 @@ def _check_max_rules(max_rules):
 
 
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fn_cost=None,
-                max_rules=None, precision_prior=0.0, refine=False, prune=False) -> RuleSet:
+                max_rules=None, precision_prior=0.0, refine=False, prune=False, cuts="simple") -> RuleSet:
     """Greedy low-FPR rule selection (RIFF Algorithm 1) on a selection set.
 
     Starting from no rule, repeatedly add the candidate with the highest precision
@@ -107,6 +108,15 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         covered gain. The rule that would cross the budget instead gets the cut with the
         most gain that fits the remaining budget (selection then stops; rho = 1) rather
         than a coin flip (``csboost_plugins.rules._refine.refine_rule``).
+    cuts : {"simple", "model"}, default "simple"
+        "simple": after selection, :func:`simplify_rules` on X: each cut moves to the simplest
+        number between its neighbouring values of X (integers on integer columns), ``or x is
+        missing`` stays only on columns with missing values in X, and a condition goes when its
+        removal adds no row that counts against the budget to the rows the rule adds (so the
+        selection's false alerts, or alerts under an alert-rate budget, are unchanged and its
+        recall can only rise; the statistics are restated). "model": the
+        model's own cuts and missing-value routing. Dask input keeps the model's cuts (the
+        simplification needs the rows in memory: call :func:`simplify_rules` on them).
 
     Returns
     -------
@@ -122,6 +132,8 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     that node with ``"modified"`` set to ``"pruned"``, ``"refined"`` or
     ``"pruned+refined"``; the JSON export keeps it.
     """
+    if cuts not in ("simple", "model"):
+        raise ValueError(f"cuts must be 'simple' or 'model', got {cuts!r}")
     prior = check_prior(precision_prior)
     max_rules = _check_max_rules(max_rules)
     if isinstance(candidates, RuleSet):
@@ -188,7 +200,8 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
 
     order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior)
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
-    return RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)
+    rs = RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)
+    return _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
 
 
 def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior, *, refine, prune):

@@ -1,0 +1,281 @@
+"""simplify_rules: human cuts, missing values said only where they occur, short rules.
+
+The model's cuts are exact but unreadable (``n_tx_24h > 4.500000000000001``,
+``card_present <= 1.0000000180025095e-35``). On data the rules were fitted to (the
+selection set of :func:`~csboost_plugins.rules.riff_select`) every cut lies in a gap
+between two neighbouring values of its column, and any number in that gap routes those
+rows alike. :func:`simplify_rules` moves each cut to the simplest such number, says
+``or x is missing`` only for columns that had missing values, and drops the conditions
+that do not change a rule's rows; every row of the data routes as before.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from decimal import Context, Decimal
+
+import numpy as np
+
+from ._data import as_float_matrix
+from ._refine import conditions_mask
+from ._rule import ZERO_THRESHOLD, CategorySet, Interval, Rule
+
+__all__ = ["simplify_rules", "MISSING_POLICY"]
+
+#: What the rule-set text says once about a missing value (NULL) in a column the rules read.
+MISSING_POLICY = "a missing value (NULL) satisfies only the conditions that say 'or <column> is missing'"
+
+_CTX = Context(prec=80)
+
+
+def _simplest_between(a: float, b: float, ref: float) -> float | None:
+    """The float64 with the shortest decimal strictly inside (a, b), the one nearest ``ref`` among the
+    shortest; None when no float64 lies strictly between a and b."""
+    if not a < b or np.nextafter(a, math.inf) >= b:
+        return None
+    if a < 0.0 < b:
+        return 0.0
+    if a == -math.inf:  # nothing below: mirror the search
+        d = _simplest_between(-b, math.inf, -ref)
+        return None if d is None else -d
+    if b == math.inf:  # no value above: the next power of ten's multiple above a
+        b = max(abs(a) * 10.0, 1.0) + abs(a)
+    da, db = Decimal(a), Decimal(b)
+    e = math.floor(math.log10(max(abs(a), abs(b)))) + 1
+    for _ in range(400):  # exponents from above the magnitude down; a float64 gap is reached in ~330 steps
+        q = Decimal(1).scaleb(e)
+        k_lo = _CTX.divide(da, q).to_integral_value(rounding="ROUND_FLOOR") + 1
+        k_hi = _CTX.divide(db, q).to_integral_value(rounding="ROUND_CEILING") - 1
+        if k_lo <= k_hi:
+            k = _CTX.divide(Decimal(ref), q).to_integral_value(rounding="ROUND_HALF_EVEN") if math.isfinite(ref) else k_lo
+            k = min(max(k, k_lo), k_hi)
+            # k_lo / k_hi come from the float64's exact value, so an end may sit on a or b itself; the
+            # range is short (the exponent above had none), try it nearest k first
+            ks = [k_lo + i for i in range(int(k_hi - k_lo) + 1)]
+            for kk in sorted(ks, key=lambda v: (abs(v - k), v)):
+                d = float(_CTX.multiply(kk, q))  # the short decimal's own float64: it prints as that decimal
+                if a < d < b:
+                    return d
+        e -= 1
+    return None
+
+
+class _Column:
+    """Sorted distinct non-missing values of one column of the fit data, and what they allow."""
+
+    def __init__(self, x):
+        nan = np.isnan(x)
+        self.has_missing = bool(nan.any())
+        self.values = np.unique(x[~nan])
+        v = self.values[np.isfinite(self.values)]
+        self.integer = bool(len(v)) and bool(np.all(v == np.round(v))) and bool(np.all(np.abs(v) < 2.0 ** 53))
+        self.non_negative = bool(len(self.values)) and bool(self.values[0] >= 0)
+
+
+def _interval(c: Interval, col: _Column):
+    """The condition with human cuts routing every value of ``col`` as ``c`` does; None when it holds for
+    every value there (it then says nothing about the fit data)."""
+    v = col.values
+    # a column without missing values says nothing about them; but lightgbm's zero band routes like a
+    # missing value, so where the data hold values in that band the flag still routes them
+    zero_rows = c.zero_missing and bool(np.any(np.abs(v) <= ZERO_THRESHOLD))
+    missing = c.missing if col.has_missing or zero_rows else False
+    nan_missing = c.missing if col.has_missing else False  # once the zero band is an ordinary bound
+    if not len(v):
+        return replace(c, missing=missing)
+    sat = c.mask(v)
+    if sat.all():
+        return None if not (col.has_missing and not nan_missing) else \
+            Interval(c.feature, missing=False)  # "x is not missing" is all it says
+    idx = np.flatnonzero(sat)
+    if not len(idx):  # covers no value of the data: keep the model's cut
+        return replace(c, missing=missing)
+    zero_missing = False
+    if idx[-1] - idx[0] + 1 != len(idx):  # lightgbm's zero band makes a hole: keep it, simplify the rest
+        zero_missing = True
+        keep = np.abs(v) > ZERO_THRESHOLD
+        v = v[keep]
+        inside = replace(c, zero_missing=False, missing=False).mask(v)
+        idx = np.flatnonzero(inside)
+        if not len(idx) or idx[-1] - idx[0] + 1 != len(idx):
+            return replace(c, missing=missing)
+    i, k = idx[0], idx[-1]
+    lo, lo_closed, hi, hi_closed = -math.inf, True, math.inf, True
+    if i > 0:  # the first value in is v[i], the last one out v[i-1]
+        d = None if col.integer else _simplest_between(v[i - 1], v[i], c.lower)
+        lo, lo_closed = (v[i], True) if d is None else (d, True)
+    if k < len(v) - 1:
+        d = None if col.integer else _simplest_between(v[k], v[k + 1], c.upper)
+        hi, hi_closed = (v[k], True) if d is None else (d, False)
+    if col.integer and col.non_negative and lo == -math.inf and hi == 0.0:
+        lo = 0.0  # a count's lowest value: "x = 0"
+    lo_same = lo == c.lower and lo_closed == c.lower_closed
+    hi_same = hi == c.upper and hi_closed == c.upper_closed
+    return replace(c, lower=float(lo), lower_closed=lo_closed, upper=float(hi), upper_closed=hi_closed,
+                   missing=missing if zero_missing else nan_missing, zero_missing=zero_missing,
+                   lower_text=c.lower_text if lo_same else None, upper_text=c.upper_text if hi_same else None)
+
+
+def _drop_redundant(conds, Xf, rows, fixed):
+    """Drop conditions (last first) whose removal adds no row of ``Xf[rows]`` to the rule (with ``fixed``
+    given: no row where ``fixed`` is True, i.e. no row that counts against the budget)."""
+    Xr = Xf[rows]
+    masks = [c.mask(Xr[:, c.feature]) for c in conds]
+    full = np.logical_and.reduce(masks) if masks else np.ones(Xr.shape[0], bool)
+    bad = np.ones(Xr.shape[0], bool) if fixed is None else fixed[rows]
+    k = len(conds) - 1
+    while k >= 0 and len(conds) > 1:
+        rest = np.logical_and.reduce([m for i, m in enumerate(masks) if i != k])
+        if not (rest & ~full & bad).any():
+            del conds[k], masks[k]
+            full = rest
+        k -= 1
+    return conds
+
+
+def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool, rows, fixed) -> Rule:
+    conds = []
+    for c in rule.conditions:
+        col = columns[c.feature]
+        if isinstance(c, CategorySet):
+            new = replace(c, missing=c.missing if col.has_missing else False)
+        elif cuts:
+            new = _interval(c, col)
+        else:
+            new = replace(c, missing=c.missing if col.has_missing else False)
+        if new is not None:
+            conds.append(new)
+    conds = Rule(conds).conditions  # merges the bounds on one column into one interval
+    if drop:
+        conds = _drop_redundant(list(conds), Xf, rows, fixed)
+    if [c.key for c in conds] == [c.key for c in rule.conditions]:
+        return rule
+    sources = [dict(s, modified=(s["modified"] + "+simplified") if "modified" in s else "simplified")
+               for s in rule.sources] or [{"modified": "simplified"}]
+    return Rule(conds, feature_names=rule.feature_names, sources=sources, value=rule.value,
+                categories=rule.categories)
+
+
+def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_conditions=True):
+    """Human cuts, missing values said only where they occur, and short rules, on the fit data.
+
+    Every row of ``X`` is routed by each simplified rule exactly as by the rule it replaces
+    (so ``predict`` on ``X`` is unchanged); rows with values the data never showed (a new
+    value inside a gap, a missing value in a column that had none) may route differently.
+
+    1. **Human cuts** (``cuts=True``): each finite bound moves to the simplest number in the
+       open gap between the two neighbouring values of its column in ``X``: on an
+       integer-valued column the integer on the rule's side (``n_tx_24h >= 5`` for the
+       model's ``n_tx_24h > 4.500000000000001``; ``x = 0`` when a non-negative count is cut
+       below 1), else the number with the fewest significant digits (the one nearest the
+       model's cut among them), stored as the float64 that prints as that short decimal, so
+       the text, ``predict``, ``to_sql`` and ``to_pandas_query`` use the same number. A bound
+       no value of ``X`` lies beyond is dropped; lightgbm's zero band
+       (``abs(x) <= 1e-35`` routed like a missing value) becomes an ordinary bound wherever
+       the data allow.
+    2. **Missing values** (always): ``or x is missing`` is kept only for columns with a
+       missing value in ``X``; on every other column a missing value satisfies no condition
+       (:data:`MISSING_POLICY`, stated once in the rule-set text).
+    3. **Short rules** (``drop_conditions=True``): conditions on one column are merged into
+       one interval, and a condition is dropped (tested one by one, the last first) when its
+       removal adds no row of ``X`` to the rows the rule adds (those no earlier rule covers).
+       So every rule adds the same rows as before and the rule set flags the same rows of
+       ``X``; the ``+TPR`` / ``+FPR`` the rule-set text shows stay true. With ``y`` the
+       tolerance is the budget: the removal may also add positive rows (true alerts; rows of
+       any class under an alert-rate budget, ``selection["criterion"] == "alert_rate"``, are
+       never added), so the rule set's false alerts on ``X`` are the same and its recall can
+       only rise; the selection statistics are restated.
+
+    Parameters
+    ----------
+    rule_set : RuleSet or list of Rule
+        The rules (e.g. from :func:`riff_select` or :func:`extract_rules`).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The data the rules were fitted to (the selection set); NaN is missing.
+    y : array-like of shape (n_samples,), optional
+        0/1 labels of X: lets a dropped condition add true alerts (see step 3).
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights of X (with ``y``; a row of weight 0 counts against no budget).
+    cuts : bool, default=True
+        Move cuts to human numbers; False keeps the model's cuts (steps 2 and 3 still run).
+    drop_conditions : bool, default=True
+        Drop conditions that do not change a rule's rows of ``X``.
+
+    Returns
+    -------
+    RuleSet or list of Rule
+        Of the type given: a new RuleSet (same probabilities and selection statistics, with
+        ``missing_columns`` set) or a new list. Changed rules are new rules whose ``sources``
+        carry ``"modified": "simplified"``; unchanged ones are the same objects.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from csboost_plugins.rules import Interval, Rule, RuleSet, simplify_rules
+    >>> X = np.array([[1.0], [4.0], [5.0], [9.0]])
+    >>> rs = RuleSet([Rule([Interval(0, lower=4.500000000000001, lower_closed=False, missing=True)],
+    ...                    feature_names=["n_tx_24h"])])
+    >>> print(simplify_rules(rs, X).rules[0])
+    n_tx_24h >= 5
+    """
+    from ._ruleset import RuleSet
+
+    is_set = isinstance(rule_set, RuleSet)
+    rules = list(rule_set.rules if is_set else rule_set)
+    if not all(isinstance(r, Rule) for r in rules):
+        raise TypeError("rule_set must be a RuleSet or a list of Rule objects")
+    for name, v in (("cuts", cuts), ("drop_conditions", drop_conditions)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {type(v).__name__} {v!r}")
+    names = rule_set.feature_names if is_set else next((r.feature_names for r in rules if r.feature_names), None)
+    Xf = as_float_matrix(X, rules, feature_names=names, order="F")
+    used = sorted({c.feature for r in rules for c in r.conditions})
+    if used and used[-1] >= Xf.shape[1]:
+        raise ValueError(f"X has {Xf.shape[1]} columns but the rules use column index {used[-1]}")
+    W = None
+    if y is not None:
+        from ..costs import check_binary_labels
+        from ._data import check_sample_weight
+        from ._greedy import row_weights
+        y = check_binary_labels(y, name="y", require_both=False)
+        if y.shape[0] != Xf.shape[0]:
+            raise ValueError(f"X has {Xf.shape[0]} rows but y has {y.shape[0]}")
+        w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+        W = row_weights(y, w, None)
+    elif sample_weight is not None:
+        raise ValueError("sample_weight was given without y")
+    return _simplify(rule_set, rules, Xf, names, bool(cuts), bool(drop_conditions), W)
+
+
+def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
+    """simplify_rules on a float matrix already converted for the rules (riff_select's own); ``W``: the
+    selection's per-row weights (``_greedy.row_weights``), which let a drop add rows that cost no budget
+    and restate the selection statistics."""
+    from ._greedy import ALL, NEG, selection_stats
+    from ._ruleset import RuleSet
+
+    is_set = isinstance(rule_set, RuleSet)
+    sel = rule_set.selection if is_set else {}
+    fixed = None
+    if W is not None:  # rows that count against the budget may not be added
+        fixed = W[:, ALL if sel.get("criterion") == "alert_rate" else NEG] > 0
+    used = sorted({c.feature for r in rules for c in r.conditions})
+    columns = {j: _Column(Xf[:, j]) for j in used}
+    out, free, prefix = [], np.ones(Xf.shape[0], bool), []  # free: rows no earlier rule covers
+    for r in rules:
+        out.append(_simplify_rule(r, Xf, columns, cuts, drop, free, fixed))
+        new = free & conditions_mask(out[-1].conditions, Xf)
+        free &= ~new
+        if W is not None:
+            prefix.append(W[new].sum(axis=0) + (prefix[-1] if prefix else 0.0))
+    if not is_set:
+        return out
+    if W is not None and "candidate_index" in sel and out != rules:  # rows a drop added (budget-free ones)
+        rho = rule_set.last_rule_probability
+        sel = selection_stats(sel["candidate_index"], np.reshape(prefix, (len(out), 4)), rho, W.sum(axis=0),
+                              sel["criterion"], sel["budget"], sel["n_candidates"], "money_recall" in sel)
+    missing = [j for j in used if columns[j].has_missing]
+    label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
+    return RuleSet(out, last_rule_probability=rule_set.last_rule_probability, feature_names=names,
+                   selection=sel, missing_columns=[str(label(j)) for j in missing])
