@@ -242,7 +242,7 @@ class MoneyCurveDisplay:
             ylim = self._ylim(window)
             if ylim is not None:
                 ax.set_ylim(*ylim)
-        ax.legend(loc="best")
+        ax.legend(loc="best", fontsize="small")
         self.ax_, self.figure_ = ax, fig
         return self
 
