@@ -114,13 +114,13 @@ def _rules_budget(rules, x_axis, rates):
     criterion, budget = sel.get("criterion"), sel.get("budget")
     if budget is None or criterion not in rates:
         return None, None
-    name = {"fpr": "FPR", "alert_rate": "alert rate"}[criterion]
+    names = {"fpr": "FPR", "alert_rate": "alert rate"}
     if criterion == x_axis:
-        return float(budget), f"budget: {name} {_pct(budget)}"
+        return float(budget), f"budget: {names[criterion]} {_pct(budget)}"
     at = float(np.interp(budget, rates[criterion], rates[x_axis]))
     if not np.isfinite(at) or at <= 0:
         return None, None
-    return at, f"budget: {name} {_pct(budget)} (the score's {x_axis.replace('_', ' ')} there)"
+    return at, f"budget: {names[criterion]} {_pct(budget)} (the score's {names[x_axis]} there)"
 
 
 # ------------------------------------------------------------------------------------------- (a)
@@ -249,8 +249,9 @@ class MoneyCurveDisplay:
     def _window(self, zoom, xlim):
         """The horizontal window: ``xlim``, the zoom around the budget / rules, or None (full range)."""
         if xlim is not None:
-            lo, hi = (float(v) for v in _pair(xlim, "xlim"))
-            return lo, hi
+            return _pair(xlim, "xlim")
+        if not isinstance(zoom, (bool, np.bool_)):
+            raise TypeError(f"zoom must be True or False, got {zoom!r}")
         if not zoom:
             return None
         anchors = [v for v in (self.budget, None if self.rule_x is None else self.rule_x[-1]) if v is not None]

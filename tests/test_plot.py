@@ -159,7 +159,7 @@ def test_money_curve_full_range_window_and_no_rules(fraud):
     np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, 0.1), rtol=1e-9)
     assert _legend_covers_every_line(disp.ax_)[-1] == "budget: alert rate 5 %"
     for bad, err in ((dict(budget=0.0), ValueError), (dict(budget="1%"), TypeError),
-                     (dict(xlim=(0.2, 0.1)), ValueError), (dict(xlim=0.1), TypeError)):
+                     (dict(xlim=(0.2, 0.1)), ValueError), (dict(xlim=0.1), TypeError), (dict(zoom="no"), TypeError)):
         with pytest.raises(err, match=next(iter(bad))):
             MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, **bad)
 
