@@ -77,8 +77,8 @@ DATASETS = {
     "bankmarketing": datasets.load_bankmarketing,
     "fraud_synth": lambda: datasets.make_fraud_transactions(60_000, fraud_rate=0.01, random_state=0),
     "additive_synth": lambda: datasets.make_additive_risk(60_000, positive_rate=0.02, random_state=0),
-    "creditcard": lambda: datasets.load_creditcard_fraud(),
-    "creditcard_time": lambda: datasets.load_creditcard_fraud(),
+    "creditcard": lambda: datasets.load_creditcard_fraud(raw=False),
+    "creditcard_time": lambda: datasets.load_creditcard_fraud(raw=False),
 }
 ESTIMATORS = {"xgboost": CSXGBClassifier, "lightgbm": CSLGBMClassifier}
 

@@ -78,7 +78,7 @@ CHECKPOINTS = (0, 10, 25, 50, 100, 150, 200)  # rounds at which AEC|BMR validati
 CLIP = 10.0  # margins and threshold logits are clipped to +-CLIP (s(1-s) < 5e-5 beyond)
 
 DATASETS = {**BUNDLED, "creditcard": lambda: datasets.load_creditcard_fraud(
-    Path(os.environ.get("CSBOOST_DATA_DIR", "/nonexistent")) / "creditcard.csv.gz")}
+    Path(os.environ.get("CSBOOST_DATA_DIR", "/nonexistent")) / "creditcard.csv.gz", raw=False)}
 RECIPE = "recipe: decision='auto'"
 METHODS = ["LL", "AEC", "AEC+cf", "AEC|BMR", "AEC+cf|BMR", "LL>AEC+cf", "empulse", "AEC+cf|BMR fisher", "recipe"]
 

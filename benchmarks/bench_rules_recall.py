@@ -44,7 +44,7 @@ def load(name, scale):
     elif name == "credit2":
         b = ds.load_creditscoring2()
     elif name == "card":
-        b = ds.load_creditcard_fraud(SHARED / "data" / "creditcard.csv.gz")
+        b = ds.load_creditcard_fraud(SHARED / "data" / "creditcard.csv.gz", raw=False)
     else:
         raise ValueError(name)
     X, y, cm = b.data, np.asarray(b.target), np.asarray(b.cost_matrix)

@@ -29,6 +29,18 @@ from .metrics import _LABEL_DOCS, _BinaryLabels, _costs_kw, _prepare
 __all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay"]
 
 _Y_DOC = "y : array-like of shape (n_samples,)\n    Binary labels, with ``pos_label`` the positive class."
+_ZOOM_DOC = """budget : float, optional
+    Alert budget drawn as a labelled vertical line, on the horizontal axis's scale.
+    Default: the budget ``rules`` were selected under (``rules.selection``); an FPR
+    budget on the alert-rate axis is drawn at the score's alert rate where its FPR
+    reaches the budget.
+zoom : bool, default=True
+    Show alert rates from 0 to ``ZOOM_FACTOR`` (2) times the larger of the budget and
+    the rule set's alert rate (without either: of the alert rate where the score's net
+    money peaks), the vertical range fitted to the curve inside that window. False:
+    the full range, up to flagging every row.
+xlim : (float, float), optional
+    Horizontal window to show instead (the vertical range is fitted to it)."""
 _Y_LABELS = {"net_money": "net money saved vs no alerts", "money_caught": "money caught",
              "savings": "savings vs cheaper trivial policy", "cost": "total cost"}
 
@@ -69,6 +81,48 @@ def _savings(cost, base):
     return (base - cost) / abs(base) if base != 0 else np.full(np.shape(cost), np.nan)
 
 
+def _check_budget(budget):
+    try:
+        b = float(budget)
+    except (TypeError, ValueError):
+        raise TypeError(f"budget must be a number in (0, 1], got {budget!r}") from None
+    if not 0.0 < b <= 1.0:
+        raise ValueError(f"budget must lie in (0, 1] (a rate on the horizontal axis), got {b}")
+    return b
+
+
+def _pair(v, name):
+    try:
+        lo, hi = (float(x) for x in v)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a pair (left, right) of numbers, got {v!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"{name} must be finite with left < right, got {v!r}")
+    return lo, hi
+
+
+def _pct(rate):
+    return f"{100 * rate:.3g} %"
+
+
+def _rules_budget(rules, x_axis, rates):
+    """The budget a RuleSet was selected under, on the ``x_axis`` scale, and its legend label.
+
+    An FPR budget on the alert-rate axis sits where the score's curve reaches that FPR
+    (the rates are non-decreasing along the curve); (None, None) without a recorded budget."""
+    sel = getattr(rules, "selection", None) or {}
+    criterion, budget = sel.get("criterion"), sel.get("budget")
+    if budget is None or criterion not in rates:
+        return None, None
+    names = {"fpr": "FPR", "alert_rate": "alert rate"}
+    if criterion == x_axis:
+        return float(budget), f"budget: {names[criterion]} {_pct(budget)}"
+    at = float(np.interp(budget, rates[criterion], rates[x_axis]))
+    if not np.isfinite(at) or at <= 0:
+        return None, None
+    return at, f"budget: {names[criterion]} {_pct(budget)} (the score's {names[x_axis]} there)"
+
+
 # ------------------------------------------------------------------------------------------- (a)
 class MoneyCurveDisplay:
     """Money against alert rate (or FPR) when the rows with the highest scores are flagged.
@@ -96,6 +150,10 @@ class MoneyCurveDisplay:
         alerts), money caught, or savings against the cheaper trivial policy.
     name : str, optional
         Legend name of the score.
+    budget : float, optional
+        Alert budget on the horizontal axis's scale (drawn as a vertical line).
+    budget_label : str, optional
+        Its legend label.
 
     Attributes
     ----------
@@ -107,14 +165,19 @@ class MoneyCurveDisplay:
         The score's curve.
     rules_line_ : matplotlib.lines.Line2D or None
         The rule set's points.
+    rules_rate_line_, budget_line_ : matplotlib.lines.Line2D or None
+        Vertical lines at the rule set's alert rate (or FPR) and at the budget.
     ax_ : matplotlib.axes.Axes
         The axes drawn on.
     figure_ : matplotlib.figure.Figure
         Its figure.
     """
 
+    ZOOM_FACTOR = 2.0  # the zoomed window spans this many times the budget (or the rules' alert rate)
+
     def __init__(self, *, alert_rate, fpr, money_caught, alert_cost, cost_no_alerts, cost_flag_all,
-                 rule_table=None, rule_alert_rate=None, x_axis="alert_rate", y_axis="net_money", name=None):
+                 rule_table=None, rule_alert_rate=None, x_axis="alert_rate", y_axis="net_money", name=None,
+                 budget=None, budget_label=None):
         self.alert_rate, self.fpr = np.asarray(alert_rate), np.asarray(fpr)
         self.money_caught, self.alert_cost = np.asarray(money_caught), np.asarray(alert_cost)
         self.net_money = self.money_caught - self.alert_cost
@@ -124,6 +187,8 @@ class MoneyCurveDisplay:
         self.x_axis = _choice(x_axis, "x_axis", ("alert_rate", "fpr"))
         self.y_axis = _choice(y_axis, "y_axis", ("net_money", "money_caught", "savings"))
         self.name = name
+        self.budget = None if budget is None else _check_budget(budget)
+        self.budget_label = budget_label
 
     def _rule_xy(self):
         t = self.rule_table
@@ -134,12 +199,19 @@ class MoneyCurveDisplay:
         return np.asarray(rx), np.asarray(ry)
 
     @fill_doc
-    def plot(self, ax=None, *, name=None):
-        """Draw the curve (and the rule set's points).
+    def plot(self, ax=None, *, name=None, zoom=True, xlim=None):
+        """Draw the curve (and the rule set's points, its alert rate and the budget).
 
         %(Parameters, ax)s
         name : str, optional
             Legend name of the score.
+        zoom : bool, default=True
+            Show alert rates from 0 to ``ZOOM_FACTOR`` times the larger of the budget
+            and the rule set's alert rate (without either: of the alert rate where the
+            score's net money peaks), the vertical range fitted to the curve inside
+            that window. False: the full range.
+        xlim : (float, float), optional
+            Horizontal window to show instead (the vertical range is fitted to it).
 
         Returns
         -------
@@ -148,26 +220,66 @@ class MoneyCurveDisplay:
         """
         ax, fig = _axes(ax)
         name = name or self.name or "score"
-        self.line_, = ax.plot(getattr(self, self.x_axis), getattr(self, self.y_axis),
-                              label=f"{name}: flag the top scores")
-        self.rules_line_ = None
+        xs, ys = getattr(self, self.x_axis), getattr(self, self.y_axis)
+        self.line_, = ax.plot(xs, ys, label=f"{name}: flag the top scores")
+        self.rules_line_ = self.rules_rate_line_ = self.budget_line_ = None
         self.rule_x = self.rule_y = None
+        what = "alert rate" if self.x_axis == "alert_rate" else "FPR"
         if self.rule_table is not None and len(self.rule_table):
             self.rule_x, self.rule_y = self._rule_xy()
             self.rules_line_, = ax.plot(self.rule_x, self.rule_y, "o-", color="C3", ms=4,
                                         label=f"rule set: rules 1..i ({len(self.rule_x)} rules)")
-            ax.axvline(self.rule_x[-1], color="C3", lw=0.8, ls=":")
+            self.rules_rate_line_ = ax.axvline(self.rule_x[-1], color="C3", lw=0.8, ls=":",
+                                               label=f"rule set's {what} ({_pct(self.rule_x[-1])})")
+        if self.budget is not None:
+            self.budget_line_ = ax.axvline(self.budget, color="k", lw=0.8, ls="--",
+                                           label=self.budget_label or f"budget: {what} {_pct(self.budget)}")
         ax.set_xlabel("alert rate" if self.x_axis == "alert_rate" else "false positive rate")
         ax.set_ylabel(_Y_LABELS[self.y_axis])
-        ax.legend(loc="lower right")
+        window = self._window(zoom, xlim)
+        if window is not None:
+            ax.set_xlim(*window)
+            ylim = self._ylim(window)
+            if ylim is not None:
+                ax.set_ylim(*ylim)
+        ax.legend(loc="best", fontsize="small")
         self.ax_, self.figure_ = ax, fig
         return self
 
+    def _window(self, zoom, xlim):
+        """The horizontal window: ``xlim``, the zoom around the budget / rules, or None (full range)."""
+        if xlim is not None:
+            return _pair(xlim, "xlim")
+        if not isinstance(zoom, (bool, np.bool_)):
+            raise TypeError(f"zoom must be True or False, got {zoom!r}")
+        if not zoom:
+            return None
+        anchors = [v for v in (self.budget, None if self.rule_x is None else self.rule_x[-1]) if v is not None]
+        if not anchors and self.net_money.max() > 0:  # no budget: around the best flag-the-top-k
+            anchors = [getattr(self, self.x_axis)[int(np.argmax(self.net_money))]]
+        hi = min(self.ZOOM_FACTOR * max(anchors, default=0.0), 1.0)
+        return (0.0, hi) if hi > 0 else None
+
+    def _ylim(self, window):
+        """Vertical range of the curve's (and rules') points inside ``window``, 5 %% padded; None if none."""
+        lo, hi = window
+        xs, ys = getattr(self, self.x_axis), getattr(self, self.y_axis)
+        pts = [ys[(xs >= lo) & (xs <= hi)]]
+        if self.rule_x is not None:
+            pts.append(self.rule_y[(self.rule_x >= lo) & (self.rule_x <= hi)])
+        v = np.concatenate(pts)
+        v = v[np.isfinite(v)]
+        if not len(v):
+            return None
+        bottom, top = v.min(), v.max()
+        pad = 0.05 * (top - bottom) if top > bottom else max(abs(top), 1.0) * 0.05
+        return bottom - pad, top + pad
+
     @classmethod
-    @fill_doc(**_LABEL_DOCS)
+    @fill_doc(**_LABEL_DOCS, zoom=_ZOOM_DOC)
     def from_predictions(cls, y_true, y_score, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                          cost_matrix=None, sample_weight=None, rules=None, X=None, x_axis="alert_rate",
-                         y_axis="net_money", ax=None, name=None, pos_label=None):
+                         y_axis="net_money", ax=None, name=None, pos_label=None, budget=None, zoom=True, xlim=None):
         """Curve of a score on labelled rows.
 
         Parameters
@@ -188,7 +300,7 @@ class MoneyCurveDisplay:
         %(ax)s
         name : str, optional
             Legend name of the score.
-        %(pos_label)s
+        %(pos_label, zoom)s
 
         Returns
         -------
@@ -217,10 +329,15 @@ class MoneyCurveDisplay:
                              "them (use x_axis='alert_rate')")
         with np.errstate(invalid="ignore"):  # no negatives: FPR undefined (NaN), the alert-rate curve still draws
             fpr = cum(neg) / neg.sum()
-        disp = cls(alert_rate=cum(w) / w.sum(), fpr=fpr, money_caught=cum(pos * caught_row),
+        rates = {"alert_rate": cum(w) / w.sum(), "fpr": fpr}
+        label = None
+        if budget is None and rules is not None:
+            budget, label = _rules_budget(rules, x_axis, rates)
+        disp = cls(alert_rate=rates["alert_rate"], fpr=fpr, money_caught=cum(pos * caught_row),
                    alert_cost=cum(neg * alert_row), cost_no_alerts=none, cost_flag_all=flag_all, rule_table=table,
-                   rule_alert_rate=alert_rate, x_axis=x_axis, y_axis=y_axis, name=name)
-        return disp.plot(ax)
+                   rule_alert_rate=alert_rate, x_axis=x_axis, y_axis=y_axis, name=name, budget=budget,
+                   budget_label=label)
+        return disp.plot(ax, zoom=zoom, xlim=xlim)
 
     @classmethod
     @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
@@ -242,7 +359,8 @@ class MoneyCurveDisplay:
             Legend name (default: the estimator's class name).
         %(pos_label)s
         **kwargs
-            Costs, ``sample_weight``, ``x_axis``, ``y_axis`` as in :meth:`from_predictions`.
+            Costs, ``sample_weight``, ``x_axis``, ``y_axis``, ``budget``, ``zoom``, ``xlim``
+            as in :meth:`from_predictions`.
 
         Returns
         -------

@@ -197,13 +197,28 @@ def load_bankmarketing() -> Bunch:
     return _bunch(data, target, cm, _descr("Bank marketing (UCI)", load_bankmarketing.__doc__), "bankmarketing")
 
 
-def load_creditcard_fraud(path=None, admin_cost: float = 10.0) -> Bunch:
-    """The Kaggle / ULB card-fraud file with the csboost paper's preprocessing.
+_CARD_FEATURES = [f"V{i}" for i in range(1, 29)]
+
+
+def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = True) -> Bunch:
+    """The Kaggle / ULB card-fraud file, with the file's own columns or the csboost paper's preprocessing.
 
     ``path`` is ``creditcard.csv`` or ``creditcard.csv.gz`` (284,807 rows; get it
     from Kaggle "mlg-ulb/creditcardfraud", Open Database License); by default
     ``$CSBOOST_DATA_DIR/creditcard.csv.gz`` (the file is too big to ship). Rows with zero
-    amount are dropped; features V1..V28 and log(Amount), each standardised.
+    amount (no money at stake) are dropped; the rows keep the file's (time) order.
+
+    * ``raw=True`` (default): features ``V1..V28`` and ``Amount`` exactly as in the
+      file, so a rule such as ``Amount > 437.2`` runs on the transactions table itself.
+    * ``raw=False``: the paper's preprocessing: ``V1..V28`` and ``log_amount`` =
+      log(Amount) replace the file's columns, each standardised to mean 0 and standard
+      deviation 1 (``ddof=0``) with the statistics of all loaded rows. Rules read on
+      these columns (``log_amount > -0.78``) cannot run on the raw table.
+
+    ``Time`` (seconds since the file's first transaction) is left out in both: it only
+    says when in the two days collected a row falls, not something a model or rule can
+    use on new transactions.
+
     Costs: C_FN = Amount, C_FP = C_TP = ``admin_cost`` (EUR), C_TN = 0. The bunch
     also carries ``amount`` and ``amount_tercile`` (0/1/2 for frauds with amount
     < 1.10, 1.10-99.99, > 99.99; -1 for legitimate rows) for the paper's
@@ -215,18 +230,26 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0) -> Bunch:
         The csv file (plain or gzip); None reads ``$CSBOOST_DATA_DIR/creditcard.csv.gz``.
     admin_cost : float, default=10.0
         C_a, the cost of investigating an alert (EUR per alert).
+    raw : bool, default=True
+        True: the file's ``V1..V28`` and ``Amount``, untransformed. False: the paper's
+        standardised ``V1..V28`` and ``log_amount``.
 
     Returns
     -------
     sklearn.utils.Bunch
-        ``data`` (DataFrame, 29 standardised columns), ``target``, the cost columns and
+        ``data`` (DataFrame, 29 columns), ``target``, the cost columns and
         ``cost_matrix`` (money per row), ``amount`` and ``amount_tercile``.
 
     Raises
     ------
     FileNotFoundError
         When the file (or ``CSBOOST_DATA_DIR``) is missing; the message says where to download it.
+    ValueError
+        When the file lacks one of the columns ``V1..V28``, ``Amount``, ``Class``.
     """
+    if not isinstance(raw, (bool, np.bool_)):
+        raise TypeError(f"raw must be True (the file's columns) or False (the paper's standardised columns), "
+                        f"got {raw!r}")
     if path is None:
         folder = os.environ.get("CSBOOST_DATA_DIR")
         if not folder:
@@ -243,13 +266,19 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0) -> Bunch:
             "(https://www.kaggle.com/datasets/mlg-ulb/creditcardfraud) and pass its path "
             "(plain or gzip-compressed)."
         )
-    raw = pd.read_csv(p)
-    raw = raw.loc[raw["Amount"] > 0].reset_index(drop=True)
-    amount = raw["Amount"].to_numpy(dtype=np.float64)
-    feats = raw[[f"V{i}" for i in range(1, 29)]].astype(np.float64).copy()
-    feats["log_amount"] = np.log(amount)
-    data = (feats - feats.mean()) / feats.std(ddof=0)
-    target = raw["Class"].to_numpy().astype(np.int64)
+    table = pd.read_csv(p)
+    missing = [c for c in _CARD_FEATURES + ["Amount", "Class"] if c not in table.columns]
+    if missing:
+        raise ValueError(f"{str(p)!r} is not the card-fraud file: it has no column(s) {missing}")
+    table = table.loc[table["Amount"] > 0].reset_index(drop=True)
+    amount = table["Amount"].to_numpy(dtype=np.float64)
+    if raw:
+        data = table[_CARD_FEATURES + ["Amount"]].astype(np.float64)
+    else:
+        feats = table[_CARD_FEATURES].astype(np.float64).copy()
+        feats["log_amount"] = np.log(amount)
+        data = (feats - feats.mean()) / feats.std(ddof=0)
+    target = table["Class"].to_numpy().astype(np.int64)
     cm = fraud_cost_matrix(amount, admin_cost)
     b = _bunch(data, target, cm, _descr("Card fraud (ULB)", load_creditcard_fraud.__doc__), "creditcard_fraud")
     terc = np.full(target.shape[0], -1, dtype=np.int64)

@@ -128,7 +128,7 @@ def test_creditcard_loader_protocol_on_a_slice(tmp_path):
     raw.loc[:3, "Amount"] = 0.0  # zero-amount rows are dropped
     p = tmp_path / "cc.csv"
     raw.to_csv(p, index=False)
-    b = load_creditcard_fraud(p, admin_cost=7.0)
+    b = load_creditcard_fraud(p, admin_cost=7.0, raw=False)
     assert len(b.target) == (raw["Amount"] > 0).sum()
     assert b.data.shape[1] == 29 and b.feature_names[-1] == "log_amount"
     np.testing.assert_allclose(b.data.mean().to_numpy(), 0, atol=1e-9)
@@ -137,3 +137,71 @@ def test_creditcard_loader_protocol_on_a_slice(tmp_path):
     assert (b.fp_cost == 7).all() and (b.tp_cost == 7).all()
     fr = b.target == 1
     assert (b.amount_tercile[~fr] == -1).all()
+
+
+def _card_like_csv(path, n=400, seed=0):
+    """A small file with the card file's columns (Time, V1..V28, Amount, Class), some zero amounts."""
+    rng = np.random.default_rng(seed)
+    t = pd.DataFrame({"Time": np.sort(rng.integers(0, 172_800, n)).astype(float)})
+    for i in range(1, 29):
+        t[f"V{i}"] = rng.normal(size=n) * (1 + i / 10)
+    t["Amount"] = np.round(rng.lognormal(3.5, 1.2, n), 2)
+    t.loc[rng.choice(n, 12, replace=False), "Amount"] = 0.0
+    t["Class"] = ((t["V1"] < -1.2) & (t["Amount"] > 20) | (rng.random(n) < 0.02)).astype(int)
+    t.to_csv(path, index=False)
+    return t
+
+
+@pytest.mark.parametrize("suffix", ["csv", "csv.gz"])
+def test_creditcard_loader_raw_columns_and_paper_preprocessing(tmp_path, suffix):
+    """Default: the file's V1..V28 and Amount untouched (zero-amount rows dropped, Time left out);
+    raw=False: the paper's columns, each standardised with the loaded rows' mean and std (ddof=0)."""
+    p = tmp_path / f"cc.{suffix}"
+    t = _card_like_csv(p)
+    kept = t.loc[t["Amount"] > 0].reset_index(drop=True)
+    feats = [f"V{i}" for i in range(1, 29)]
+    b = load_creditcard_fraud(p, admin_cost=7.0)
+    _check_bunch(b, 29)
+    assert b.feature_names == feats + ["Amount"]
+    pd.testing.assert_frame_equal(b.data, kept[feats + ["Amount"]].astype(float))
+    np.testing.assert_array_equal(b.target, kept["Class"])
+    np.testing.assert_array_equal(b.fn_cost, kept["Amount"])
+    assert (b.fp_cost == 7).all() and (b.tp_cost == 7).all() and (b.tn_cost == 0).all()
+
+    paper = load_creditcard_fraud(p, admin_cost=7.0, raw=False)
+    assert paper.feature_names == feats + ["log_amount"]
+    for col, x in [(c, kept[c].to_numpy()) for c in feats] + [("log_amount", np.log(kept["Amount"].to_numpy()))]:
+        np.testing.assert_allclose(paper.data[col].to_numpy(), (x - x.mean()) / x.std(), rtol=1e-10, atol=1e-12)
+    # only the features differ: labels, costs and the CV strata are the same
+    for key in ("target", "cost_matrix", "amount", "amount_tercile"):
+        np.testing.assert_array_equal(paper[key], b[key])
+
+    with pytest.raises(TypeError, match="raw must be True"):
+        load_creditcard_fraud(p, raw="paper")
+    t.drop(columns=["V7"]).to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValueError, match=r"no column\(s\) \['V7'\]"):
+        load_creditcard_fraud(tmp_path / "bad.csv")
+
+
+def test_creditcard_raw_rules_run_on_the_transactions_table(tmp_path):
+    """Rules learnt on the default columns name the file's columns and thresholds on its scale, so their SQL
+    runs on the file loaded as a table and flags exactly the rows predict flags."""
+    import sqlite3
+
+    from sklearn.tree import DecisionTreeClassifier
+
+    from csboost_plugins.rules import extract_rules, riff_select
+    p = tmp_path / "cc.csv"
+    t = _card_like_csv(p, n=2000, seed=1)
+    b = load_creditcard_fraud(p)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(b.data, b.target)
+    rs = riff_select(extract_rules(tree), b.data, b.target, max_fpr=0.05)
+    assert "Amount" in str(rs) and "log_amount" not in str(rs)
+    con = sqlite3.connect(":memory:")
+    t.to_sql("transactions", con, index=False)  # the raw file, Time, Class and zero amounts included
+    got = np.zeros(len(t), int)
+    where = rs.to_sql(dialect="sqlite", where_only=True)
+    got[[r[0] - 1 for r in con.execute(f"SELECT rowid FROM transactions WHERE {where}")]] = 1
+    want = rs.predict(t[b.feature_names])
+    assert want.sum() > 0
+    np.testing.assert_array_equal(got, want)

@@ -79,6 +79,91 @@ def test_money_curve_fpr_savings_and_estimator(fraud):
         MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=1.0, rules=rules)
 
 
+def _flag_top(score, y, amount, fp_cost):
+    """Brute force: alert rate, FPR and net money when every row scoring >= each distinct score is flagged."""
+    cuts = np.unique(score)[::-1]
+    rate = np.array([0.0] + [np.mean(score >= t) for t in cuts])
+    fpr = np.array([0.0] + [np.mean(score[y == 0] >= t) for t in cuts])
+    net = np.array([0.0] + [amount[(score >= t) & (y == 1)].sum() - fp_cost * ((score >= t) & (y == 0)).sum()
+                            for t in cuts])
+    return rate, fpr, net
+
+
+def _fitted(v, lo, hi):
+    inside = v[(v[:, 0] >= lo) & (v[:, 0] <= hi), 1]
+    pad = 0.05 * (inside.max() - inside.min())
+    return inside.min() - pad, inside.max() + pad
+
+
+def _legend_covers_every_line(ax):
+    labels = [ln.get_label() for ln in ax.get_lines()]
+    assert all(lab and not lab.startswith("_") for lab in labels), labels
+    assert sorted(t.get_text() for t in ax.get_legend().get_texts()) == sorted(labels)
+    return labels
+
+
+def test_money_curve_zooms_to_the_budget(fraud):
+    """The default view spans alert rates 0..2x the larger of the budget and the rules' alert rate, the vertical
+    range fitted to the curve there; every line (budget, rules' rate) is in the legend."""
+    gbm, rules, X, y, amount = fraud
+    score = np.round(gbm.predict_proba(X)[:, 1], 3)
+    rate, fpr, net = _flag_top(score, y, amount, 10.0)
+    rules_rate = rules.evaluate(X, y)["alert_rate"]
+    rules_tab = rules.evaluate(X, y, fn_cost=amount, fp_cost=10.0, per_rule=True)
+    rules_pts = np.c_[np.cumsum(rules_tab["new_tp"] + rules_tab["new_fp"]) / len(y), rules_tab["set_net_money"]]
+    # the FPR budget (1 %) on the alert-rate axis: where the score's curve reaches that FPR
+    budget_rate = np.interp(0.01, fpr, rate)
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X)
+    hi = 2 * max(budget_rate, rules_rate)
+    assert hi < 0.2  # far from the full range: the zoom is what is being tested
+    np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, hi), rtol=1e-9)
+    np.testing.assert_allclose(disp.ax_.get_ylim(), _fitted(np.r_[np.c_[rate, net], rules_pts], 0.0, hi), rtol=1e-9)
+    assert disp.budget_line_.get_xdata()[0] == pytest.approx(budget_rate)
+    assert disp.rules_rate_line_.get_xdata()[0] == pytest.approx(rules_rate)
+    labels = _legend_covers_every_line(disp.ax_)
+    assert len(labels) == 4 and any(lab.startswith("budget: FPR 1 %") for lab in labels)
+
+    # on the FPR axis the budget line is the budget itself
+    plt.figure()
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X, x_axis="fpr")
+    assert disp.budget_line_.get_xdata()[0] == 0.01
+    hi = 2 * max(0.01, rules.evaluate(X, y)["fpr"])
+    np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, hi), rtol=1e-9)
+    fpr_pts = np.c_[rules_tab["set_fpr"], rules_tab["set_net_money"]]
+    np.testing.assert_allclose(disp.ax_.get_ylim(), _fitted(np.r_[np.c_[fpr, net], fpr_pts], 0.0, hi), rtol=1e-9)
+    _legend_covers_every_line(disp.ax_)
+
+
+def test_money_curve_full_range_window_and_no_rules(fraud):
+    gbm, rules, X, y, amount = fraud
+    score = np.round(gbm.predict_proba(X)[:, 1], 3)
+    rate, _, net = _flag_top(score, y, amount, 10.0)
+    # zoom=False: up to flagging every row, and down to its (large negative) net money
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X, zoom=False)
+    lo, hi = disp.ax_.get_xlim()
+    assert lo <= 0.0 and hi >= 1.0
+    assert disp.ax_.get_ylim()[0] <= net.min() < 0
+    _legend_covers_every_line(disp.ax_)
+    # xlim: that window, the vertical range fitted to it
+    plt.figure()
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, xlim=(0.0, 0.3))
+    np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, 0.3))
+    np.testing.assert_allclose(disp.ax_.get_ylim(), _fitted(np.c_[rate, net], 0.0, 0.3), rtol=1e-9)
+    # no rules, no budget: around the score's best flag-the-top-k; a given budget is drawn and zoomed to
+    plt.figure()
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0)
+    assert disp.budget_line_ is None and disp.rules_rate_line_ is None
+    np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, 2 * rate[np.argmax(net)]), rtol=1e-9)
+    plt.figure()
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, budget=0.05)
+    np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, 0.1), rtol=1e-9)
+    assert _legend_covers_every_line(disp.ax_)[-1] == "budget: alert rate 5 %"
+    for bad, err in ((dict(budget=0.0), ValueError), (dict(budget="1%"), TypeError),
+                     (dict(xlim=(0.2, 0.1)), ValueError), (dict(xlim=0.1), TypeError), (dict(zoom="no"), TypeError)):
+        with pytest.raises(err, match=next(iter(bad))):
+            MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, **bad)
+
+
 def test_rule_waterfall_bars_are_the_table(fraud):
     _, rules, X, y, amount = fraud
     disp = RuleWaterfallDisplay.from_estimator(rules, X, y, fn_cost=amount, fp_cost=10.0)

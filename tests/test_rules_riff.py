@@ -202,7 +202,7 @@ def test_riff_card_fraud_reproduction():
     """Real card-fraud file: CART+RIFF at a 1 % FPR budget catches most fraud on a held-out split
     (benchmarks/results/rules.md: 0.81 +- 0.04 over 5 seeds; the single tree as a scorer: 0.16)."""
     from csdt.datasets import load_creditcard_fraud
-    b = load_creditcard_fraud(creditcard_path())
+    b = load_creditcard_fraud(creditcard_path(), raw=False)
     X, y, cm = b.data, np.asarray(b.target), np.asarray(b.cost_matrix)
     from sklearn.model_selection import train_test_split
     tr, te = train_test_split(np.arange(len(y)), test_size=0.2, stratify=y, random_state=0)
