@@ -51,6 +51,12 @@ class RuleSet:
         Column names.
     selection : dict
         Selection-set statistics (``tpr``, ``fpr`` per prefix of the rules, ...).
+
+    Notes
+    -----
+    A rule set is a sequence of rules: ``len(rs)``, ``for rule in rs``, ``rs[i]`` (a
+    :class:`Rule`); ``rs[:k]``, ``rs[[0, 2]]``, a boolean mask, and ``rs.drop(indices)``
+    give a new RuleSet (:meth:`__getitem__`, :meth:`drop`).
     """
 
     def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None):
