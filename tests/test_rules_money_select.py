@@ -230,3 +230,29 @@ def test_nan_and_length_errors_are_value_errors():
             riff_select(rules, X, y, **kw)
     with pytest.raises(TypeError, match="stop_unprofitable"):
         riff_select(rules, X, y, fn_cost=1.0, fp_cost=1.0, stop_unprofitable="yes")
+
+
+def test_dask_money_selection_equals_in_memory_and_refuses_row_costs_it_cannot_take():
+    dd = pytest.importorskip("dask.dataframe")
+    from _fraud_rules import fraud_rules_case
+
+    X, y, amount, pool = fraud_rules_case(6000, max_depth=5)
+    df = X.copy()
+    df["_y"], df["_amount"] = y, amount
+    ddf = dd.from_pandas(df, npartitions=4)
+    Xd, yd, md = ddf[list(X.columns)], ddf["_y"], ddf["_amount"]
+    for kw in ({"fp_cost": 40.0, "tp_cost": 40.0}, {"fp_cost": 3.0, "tn_cost": 1.0}):
+        ref = riff_select(pool, X, y, fn_cost=amount, max_fpr=0.05, **kw)
+        got = riff_select(pool, Xd, yd, fn_cost=md, max_fpr=0.05, **kw)
+        assert len(ref) >= 2
+        assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+        np.testing.assert_allclose(got.selection["net_money"], ref.selection["net_money"], rtol=1e-12)
+        assert got.last_rule_probability == ref.last_rule_probability
+    stopped = riff_select(pool, X, y, fn_cost=amount, fp_cost=40.0, tp_cost=40.0, max_fpr=0.05)
+    assert stopped.selection["expected_fpr"] < 0.05  # the money stop ends it before the budget
+    with pytest.raises(NotImplementedError, match="cost_matrix"):
+        riff_select(pool, Xd, yd, cost_matrix=np.ones((len(y), 4)))
+    with pytest.raises(NotImplementedError, match="fp_cost"):
+        riff_select(pool, Xd, yd, fn_cost=md, fp_cost=np.ones(len(y)))
+    with pytest.raises(ValueError, match="tp_cost"):
+        riff_select(pool, Xd, yd, fn_cost=md, fp_cost=1.0, tp_cost=float("nan"))
