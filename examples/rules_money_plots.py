@@ -45,7 +45,7 @@ def main(out_dir=None):
 
     # a scorer, and RIFF rules from it selected at 1 % FPR on a separate set
     gbm = lgb.LGBMClassifier(n_estimators=40, num_leaves=16, verbose=-1, random_state=0).fit(X[fit], y[fit])
-    rules = riff_select(extract_rules(gbm), X[sel], y[sel], max_fpr=0.01, fn_cost=amount[sel])
+    rules = riff_select(extract_rules(gbm), X[sel], y[sel], max_fpr=0.01, fn_cost=amount[sel], fp_cost=ALERT_COST)
     Xt, yt, at = X[test], y[test], amount[test]
     costs = dict(fn_cost=at, fp_cost=ALERT_COST)
     print(rules.evaluate(Xt, yt, per_rule=True, **costs)[["new_money_caught", "new_alert_cost", "set_recall",

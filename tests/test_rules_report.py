@@ -60,14 +60,15 @@ def _brute(rules, X, y, w, fp, fn, tp_cost):
 def test_per_rule_table_equals_brute_force(fraud):
     rules, X, y, amount, w = fraud
     fp, tp_cost = np.full(len(y), 7.5), np.minimum(2.0, 0.5 * np.asarray(amount, float))  # handling a true alert
-    tab = rules.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=fp, tp_cost=tp_cost, per_rule=True)
+    tab = rules.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=fp, tp_cost=tp_cost, per_rule=True,
+                         last_rule="expected")
     ref = _brute(rules, X, y, w, fp, np.asarray(amount, float), tp_cost)
     assert list(tab.index) == list(range(1, len(rules) + 1)) and tab.index.name == "rule_no"
     assert list(tab["rule"]) == [str(r) for r in rules]
     for col in ref.columns:
         np.testing.assert_allclose(tab[col].to_numpy(), ref[col].to_numpy(), rtol=1e-10, atol=1e-9, err_msg=col)
     # the last row of the set columns is the set-level expectation of evaluate()
-    s = rules.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=fp, tp_cost=tp_cost)
+    s = rules.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=fp, tp_cost=tp_cost, last_rule="expected")
     last = tab.iloc[-1]
     for a, b in [("set_recall", "tpr"), ("set_fpr", "fpr"), ("set_precision", "precision"),
                  ("set_money_caught", "money_caught"), ("set_alert_cost", "alert_cost"),
@@ -101,7 +102,7 @@ def test_set_money_against_both_baselines(fraud):
     """net_money = money caught - alert cost = Cost(no rules) - cost; savings names its baseline."""
     rules, X, y, amount, w = fraud
     a = np.asarray(amount, float)
-    s = rules.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=10.0)
+    s = rules.evaluate(X, y, sample_weight=w, fn_cost=amount, fp_cost=10.0, last_rule="expected")
     p = rules.predict_proba(X)
     no_rules = float(np.sum(w * y * a))
     flag_all = float(np.sum(w * np.where(y == 1, 0.0, 10.0)))

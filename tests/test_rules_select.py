@@ -88,7 +88,7 @@ def test_greedy_equals_brute_force(seed):
         prev = prefix[-2] if len(prefix) > 1 else 0
         rho = (limit - prev) / (prefix[-1] - prev)
         assert rs.last_rule_probability == pytest.approx(float(rho), rel=1e-12)
-        ev = rs.evaluate(X, y, sample_weight=w)
+        ev = rs.evaluate(X, y, sample_weight=w, last_rule="expected")
         assert ev["alert_rate" if alert else "fpr"] == pytest.approx(budget, rel=1e-12)
         key = "expected_alert_rate" if alert else "expected_fpr"
         assert rs.selection[key] == pytest.approx(budget, rel=1e-12)
@@ -114,7 +114,7 @@ def test_expected_tpr_and_evaluate_match_direct_computation():
     assert (1 - rho) * fpr(S_prev) + rho * fpr(S_last) == pytest.approx(0.02, rel=1e-12)
     exp_tpr = (1 - rho) * tpr(S_prev) + rho * tpr(S_last)
     assert rs.selection["expected_tpr"] == pytest.approx(exp_tpr, rel=1e-12)
-    ev = rs.evaluate(X, y, fn_cost=amount, fp_cost=10.0)
+    ev = rs.evaluate(X, y, fn_cost=amount, fp_cost=10.0, last_rule="expected")
     assert ev["tpr"] == pytest.approx(exp_tpr, rel=1e-12)
     p = np.where(S_prev, 1.0, np.where(S_last, rho, 0.0))
     assert ev["money_caught"] == pytest.approx((p * amount)[y == 1].sum(), rel=1e-12)
@@ -140,7 +140,7 @@ def test_money_variant_catches_more_money():
     rules = extract_rules(DecisionTreeClassifier(max_leaf_nodes=60, random_state=0).fit(X, y))
     a = riff_select(rules, X, y, max_fpr=0.01)
     b = riff_select(rules, X, y, max_fpr=0.01, fn_cost=amount)
-    ea, eb = a.evaluate(X, y, fn_cost=amount, fp_cost=0.0), b.evaluate(X, y, fn_cost=amount, fp_cost=0.0)
+    ea, eb = (r.evaluate(X, y, fn_cost=amount, fp_cost=0.0, last_rule="expected") for r in (a, b))
     assert eb["money_caught"] >= ea["money_caught"]
     assert eb["fpr"] == pytest.approx(0.01) and ea["fpr"] == pytest.approx(0.01)
     assert b.selection["expected_money_recall"] == pytest.approx(eb["money_recall"], rel=1e-9)
@@ -162,7 +162,7 @@ def test_selection_pandas_and_errors():
     y = (df.a > 1).astype(int)
     rules = extract_rules(DecisionTreeClassifier(max_depth=3).fit(df, y))
     rs = riff_select(rules, df[["b", "a"]], y, max_fpr=0.05)  # matched by column name
-    assert rs.evaluate(df, y)["fpr"] == pytest.approx(0.05)
+    assert rs.evaluate(df, y, last_rule="expected")["fpr"] == pytest.approx(0.05)
     with pytest.raises(ValueError, match="not both"):
         riff_select(rules, df, y, max_fpr=0.1, max_alert_rate=0.1)
     with pytest.raises(ValueError, match="max_fpr"):

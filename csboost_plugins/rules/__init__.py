@@ -12,9 +12,9 @@ Example::
 
     gbm = lightgbm.LGBMClassifier(n_estimators=30, num_leaves=16).fit(X_induction, y_induction)
     rules = riff_select(extract_rules(gbm), X_selection, y_selection, max_fpr=0.01,
-                        fn_cost=amount_selection)      # optional: rank by money caught per false positive
+                        fn_cost=amount_selection, fp_cost=10.0)  # optional: rank by net money per false positive
     print(rules)                                       # ordered, readable; last rule kept with probability rho
-    rules.evaluate(X_test, y_test, fn_cost=amount_test, fp_cost=10.0)   # TPR, FPR, money caught, savings
+    rules.evaluate(X_test, y_test, fn_cost=amount_test, fp_cost=10.0)   # the deployed rules: TPR, FPR, money
     rules.to_sql("transactions")                       # same rows as the library, float32 ties included
 
 This package never imports ``csdt``.

@@ -55,7 +55,7 @@ from ._data import (
     collect_categories,
 )
 from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
-from ._greedy import NEG, POS, greedy, row_weights, selection_stats
+from ._greedy import N_COLUMNS, NEG, POS, greedy, row_weights, selection_stats
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
@@ -224,11 +224,20 @@ class _Context:
         self.cats = [_Categories(candidates)]
         self.names = names
         self.picks = (None, None, None)  # y, sample_weight, fn_cost: column of the partition given for them
+        self.cost_scalars = None  # (C_FP, C_TP, C_TN) when ranking by money (fn_cost per row)
 
     def read(self, xb, yb, wb, mb):
         """The partition's X, y, sample_weight and fn_cost (picked from one frame's partition, see
         :func:`_common_frame`)."""
         return (xb, *(v if c is None else v[c] for v, c in zip((yb, wb, mb), self.picks)))
+
+    def weights(self, yb, wb, mb, n):
+        """The selection's per-row weights (:func:`row_weights`) of n rows of a partition."""
+        costs = None
+        if self.cost_scalars is not None:
+            fp, tp, tn = self.cost_scalars
+            costs = check_costs(n, fp_cost=fp, fn_cost=_values(mb, "fn_cost", n), tp_cost=tp, tn_cost=tn, warn=False)
+        return row_weights(_labels(yb, n), _values(wb, "sample_weight", n), costs)
 
     def matrix(self, xb, columns=None):
         """float64 Fortran-order matrix of the partition's rows (the rule columns ``columns``, default all)."""
@@ -296,8 +305,8 @@ def _first_pass(xb, yb, wb, mb, ctx, sid, part):
     states); the partition's state starts: no rule taken off, every row uncovered."""
     xb, yb, wb, mb = ctx.read(xb, yb, wb, mb)
     n = len(xb)
-    W = row_weights(_labels(yb, n), _values(wb, "sample_weight", n), _values(mb, "fn_cost", n))
-    S = np.zeros((ctx.trie.n_rules, 4))
+    W = ctx.weights(yb, wb, mb, n)
+    S = np.zeros((ctx.trie.n_rules, N_COLUMNS))
     for a in range(0, n, _BLOCK):  # the float64 copy of the rows, a block at a time
         b = min(n, a + _BLOCK)
         S += ctx.sums(ctx.matrix(_rows(xb, a, b)), W[a:b])
@@ -329,10 +338,9 @@ def _step_pass(xb, yb, wb, mb, ctx, sid, part, chosen):
         X = ctx.matrix(_rows(xb, a, b), used) if used else np.zeros((b - a, 1), order="F")
         new.append(a + rows[rule_mask_rows(X, rows, 0, cc)])
     new = np.concatenate(new) if new else np.zeros(0, np.int64)
-    dS, took, m = None, np.zeros(4), new.shape[0]
+    dS, took, m = None, np.zeros(N_COLUMNS), new.shape[0]
     if m:
-        Wn = row_weights(_labels(_take(yb, new), m), _values(_take(wb, new), "sample_weight", m),
-                         _values(_take(mb, new), "fn_cost", m))
+        Wn = ctx.weights(_take(yb, new), _take(wb, new), _take(mb, new), m)
         dS, took = ctx.sums(ctx.matrix(_take(xb, new)), Wn), Wn.sum(axis=0)
     uncovered[new] = False  # the mask changes only once the pass's sums are done (a failure leaves it valid)
     _store(sid, part, k, uncovered)
@@ -467,8 +475,8 @@ def _n_columns(X):
     return X.shape[1] if not hasattr(X, "columns") else len(X.columns)
 
 
-def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_cost=None, max_rules=None,
-                precision_prior=0.0):
+def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_cost=None, cost_scalars=None,
+                stop_unprofitable=True, max_rules=None, precision_prior=0.0):
     """:func:`csboost_plugins.rules.riff_select` on dask collections (see the module doc).
 
     Called by :func:`csboost_plugins.rules.riff_select` once it has validated the candidates
@@ -489,7 +497,12 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
     sample_weight : dask Series or 1-D dask array, optional
         Row weights, partitioned like X.
     fn_cost : dask Series, 1-D dask array or float, optional
-        Money at stake on positives (C_FN), partitioned like X; ranks by money precision.
+        Money at stake on positives (C_FN), partitioned like X; with ``cost_scalars``, ranks by
+        net money per budget unit.
+    cost_scalars : tuple of float, optional
+        ``(C_FP, C_TP, C_TN)``, the validated scalar costs beside ``fn_cost``.
+    stop_unprofitable : bool, default True
+        With costs: never take a rule whose net money on the uncovered rows is <= 0.
     max_rules : int, optional
         Cap on the number of rules.
     precision_prior : float >= 0, default 0
@@ -517,7 +530,11 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
     elif need >= _n_columns(X):
         raise ValueError(f"X has {_n_columns(X)} columns but the candidates use column index {need}")
 
-    passes = _Passes(X, y, sample_weight, fn_cost, _Context(candidates, names))
+    ctx = _Context(candidates, names)
+    money = fn_cost is not None
+    if money:
+        ctx.cost_scalars = tuple(cost_scalars) if cost_scalars is not None else (0.0, 0.0, 0.0)
+    passes = _Passes(X, y, sample_weight, fn_cost, ctx)
     try:
         S, totals = passes.run(_first_pass)
         if totals[NEG] <= 0 or totals[POS] <= 0:
@@ -529,10 +546,11 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
             dS, took = passes.run(_step_pass, list(chosen))
             return took, dS
 
-        order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=precision_prior)
+        order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=precision_prior,
+                                    money=money, stop_unprofitable=stop_unprofitable)
     finally:
         passes.close()
-    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
+    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), money)
     sel["passes"] = passes.count
     sel["recomputed_partitions"] = passes.recomputed
     return order, rho, sel

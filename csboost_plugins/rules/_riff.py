@@ -80,8 +80,14 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     nodes : {"leaves", "all"}, default "leaves"
         Candidate nodes.
     rank_by : {"precision", "money"}, default "precision"
-        "precision" (the paper) or "money" (money caught per false positive, money =
-        C_FN - C_TP per positive row; needs ``fn_cost`` or ``cost_matrix`` in fit).
+        "precision" (the paper) or "money": net money per unit of budget, the net money of
+        a rule being ``C_FN - C_TP`` summed over the positives it newly covers minus
+        ``C_FP - C_TN`` over the negatives (needs ``fn_cost`` or ``cost_matrix`` in fit;
+        ``fn_cost`` alone: alerts cost nothing); see :func:`riff_select`.
+    stop_unprofitable : bool, default True
+        With ``rank_by="money"``: stop before a rule whose net money on the selection
+        subset's uncovered rows is <= 0, even with budget left (passed to
+        :func:`riff_select`).
     precision_prior : float >= 0, default 0
         Passed to :func:`riff_select`.
     refine : bool, default False
@@ -135,6 +141,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "selection_positive_rate": [None, _PInterval(Real, 0, 1, closed="neither")],
         "nodes": [StrOptions({"leaves", "all"})],
         "rank_by": [StrOptions({"precision", "money"})],
+        "stop_unprofitable": ["boolean"],
         "precision_prior": [_PInterval(Real, 0, None, closed="left")],
         "refine": ["boolean"],
         "prune": ["boolean"],
@@ -145,7 +152,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
                  positive_rate=0.3, selection_positive_rate=None, nodes="leaves", rank_by="precision",
-                 precision_prior=0.0, refine=False, prune=False, max_rules=None, cuts="simple",
+                 stop_unprofitable=True, precision_prior=0.0, refine=False, prune=False, max_rules=None,
+                 cuts="simple",
                  random_state=None):
         store_init_args(self, locals())
 
@@ -196,7 +204,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         if cost_matrix is not None:
             costs = check_costs(n, cost_matrix=cost_matrix, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                 tn_cost=tn_cost)
-        elif fn_cost is not None:  # fp_cost is optional here: the money ranking only needs C_FN
+        elif fn_cost is not None:  # fn_cost alone: alerts cost nothing (as in riff_select)
             costs = check_costs(n, fp_cost=0.0 if fp_cost is None else fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                 tn_cost=tn_cost)
         elif fp_cost is not None:
@@ -257,8 +265,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             else {"max_fpr": self.max_fpr}
         self.rule_set_ = riff_select(self.candidates_, _safe_indexing(X, sel), yb[sel],
                                      sample_weight=None if w is None else w[sel],
-                                     fn_cost=None if self.rank_by != "money"
-                                     else np.maximum(costs[sel, 1] - costs[sel, 2], 0.0),
+                                     cost_matrix=None if self.rank_by != "money" else costs[sel],
+                                     stop_unprofitable=self.stop_unprofitable,
                                      precision_prior=self.precision_prior, refine=self.refine, prune=self.prune,
                                      max_rules=self.max_rules, cuts=self.cuts, **budget)
         return self

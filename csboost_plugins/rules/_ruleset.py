@@ -20,6 +20,9 @@ from ._schema import check_ruleset_dict
 
 __all__ = ["RuleSet"]
 
+# selection statistics given per prefix of the rules (``riff_select``), each with an ``expected_`` value under rho
+_PREFIX_STATS = ("fpr", "tpr", "alert_rate", "money_recall", "net_money")
+
 
 class RuleSet:
     """Ordered rules; a row is an alert iff a rule covers it.
@@ -58,6 +61,12 @@ class RuleSet:
         Selection-set statistics (``tpr``, ``fpr`` per prefix of the rules, ...).
     missing_columns : list of str or None
         As the parameter.
+
+    Notes
+    -----
+    A rule set is a sequence of rules: ``len(rs)``, ``for rule in rs``, ``rs[i]`` (a
+    :class:`Rule`); ``rs[:k]``, ``rs[[0, 2]]``, a boolean mask, and ``rs.drop(indices)``
+    give a new RuleSet (:meth:`__getitem__`, :meth:`drop`).
     """
 
     def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None, missing_columns=None):
@@ -100,8 +109,127 @@ class RuleSet:
     def __iter__(self):
         return iter(self.rules)
 
-    def __getitem__(self, i):
-        return self.rules[i]
+    def __getitem__(self, key):
+        """An integer gives that :class:`Rule`; a slice, a list of positions or a boolean mask a :class:`RuleSet`.
+
+        As scikit-learn's ``Pipeline`` (``pipe[0]`` a step, ``pipe[:2]`` a Pipeline) and
+        numpy: ``rs[1]`` is the second rule, ``rs[:3]``, ``rs[[0, 2]]`` and
+        ``rs[np.array([True, False, True])]`` are rule sets of those rules, in the order
+        given. The subset carries the set's attributes (feature names, categories, ...)
+        through :meth:`_subset`, which documents how the last rule's probability and the
+        selection statistics follow.
+
+        Parameters
+        ----------
+        key : int, slice, list of int or boolean array of length ``len(self)``
+            Positions (negative ones count from the end).
+
+        Returns
+        -------
+        Rule or RuleSet
+
+        Raises
+        ------
+        IndexError
+            A position out of range.
+        ValueError
+            A position given twice, or the randomised last rule moved off the last place.
+        TypeError
+            Any other key.
+        """
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            return self.rules[key]
+        return self._subset(self._positions(key, "key"))
+
+    def drop(self, indices) -> "RuleSet":
+        """The rule set without the rules at ``indices`` (the others in their order).
+
+        Parameters
+        ----------
+        indices : int, slice, list of int or boolean array of length ``len(self)``
+            Positions of the rules to drop (negative ones count from the end).
+
+        Returns
+        -------
+        RuleSet
+            As ``self[kept positions]`` (see :meth:`_subset`): dropping the last rule makes
+            the new last rule always in force.
+        """
+        gone = set(self._positions(indices, "indices", allow_int=True))
+        return self._subset([i for i in range(len(self.rules)) if i not in gone])
+
+    def _positions(self, key, name, allow_int=False):
+        """``key`` as a list of non-negative positions (IndexError / ValueError / TypeError naming ``name``)."""
+        n = len(self.rules)
+        if isinstance(key, slice):
+            return list(range(n))[key]
+        if allow_int and isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            key = [key]
+        if isinstance(key, (str, bytes, dict)) or not hasattr(key, "__len__"):
+            raise TypeError(f"{name} must be an integer, a slice, a list of integers or a boolean mask, "
+                            f"got {type(key).__name__}")
+        a = np.asarray(key)
+        if a.ndim != 1:
+            raise TypeError(f"{name} must be one-dimensional, got shape {a.shape}")
+        if a.dtype == bool:
+            if a.shape[0] != n:
+                raise IndexError(f"{name}: a boolean mask must have one entry per rule ({n}), got {a.shape[0]}")
+            return np.flatnonzero(a).tolist()
+        if a.size and a.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold integer positions, got {a.dtype} values")
+        pos = [int(i) for i in a]
+        bad = [i for i in pos if not -n <= i < n]
+        if bad:
+            raise IndexError(f"{name}: position {bad[0]} is out of range for a rule set of {n} rules")
+        pos = [i % n for i in pos]
+        if len(set(pos)) != len(pos):
+            raise ValueError(f"{name} names a rule twice; a rule set holds each rule once")
+        return pos
+
+    def _subset(self, positions) -> "RuleSet":
+        """The rules at ``positions`` (in that order) as a new RuleSet; the rules themselves are shared.
+
+        - Every attribute of the set is carried over (feature names, and any rule-set
+          wide setting).
+        - ``last_rule_probability``: kept only when the subset ends with the original
+          last rule; otherwise the subset's rules are all always in force (rho = 1),
+          which is how they were deployed in the original set. The randomised last rule
+          (rho < 1) may not be moved off the last place (ValueError).
+        - ``selection``: a prefix ``rs[:k]`` keeps the per-prefix statistics of its rules
+          (``fpr``, ``tpr``, ...) with ``expected_*`` recomputed for its rho; any other
+          subset drops them (they describe prefixes of the original order) and keeps
+          the run's settings (``criterion``, ``budget``, ...) and each rule's
+          ``candidate_index``.
+        """
+        import copy
+
+        n, positions = len(self.rules), list(positions)
+        rho = self.last_rule_probability
+        if rho < 1.0 and n - 1 in positions[:-1]:
+            raise ValueError(f"rule {n - 1} (the last one) is in force with probability {rho:.4g} and must stay "
+                             "last; put it last or leave it out")
+        keeps_last = bool(positions) and positions[-1] == n - 1
+        new = copy.copy(self)
+        new.rules = [self.rules[i] for i in positions]
+        new.last_rule_probability = rho if keeps_last else 1.0
+        new._compiled = None
+        sel = {}
+        prefix = positions == list(range(len(positions)))
+        for k, v in self.selection.items():
+            per_rule = isinstance(v, (list, np.ndarray)) and len(v) == n
+            if k in _PREFIX_STATS or (k.startswith("expected_") and k[len("expected_"):] in _PREFIX_STATS):
+                if prefix and k in _PREFIX_STATS and per_rule:
+                    sel[k] = np.asarray(v)[:len(positions)]
+                    last = sel[k][-1] if len(positions) else 0.0
+                    prev = sel[k][-2] if len(positions) > 1 else 0.0
+                    sel["expected_" + k] = float((1 - new.last_rule_probability) * prev
+                                                 + new.last_rule_probability * last)
+            elif k == "candidate_index" and per_rule:
+                sel[k] = np.asarray(v)[positions]
+            else:
+                sel[k] = v
+        new.selection = sel
+        return new
 
     @property
     def rule_probabilities(self) -> np.ndarray:
@@ -254,8 +382,8 @@ class RuleSet:
         return coverage_matrix(Xu, cc)
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                 cost_matrix=None, per_rule=False):
-        """Expected performance of the randomised rule set on (X, y) (a holdout set).
+                 cost_matrix=None, per_rule=False, last_rule="round"):
+        """Performance of the rule set on (X, y) (a holdout set), as deployed by ``last_rule``.
 
         Parameters
         ----------
@@ -272,6 +400,13 @@ class RuleSet:
             ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
         per_rule : bool, default=False
             Return the per-rule table instead of the set-level dict.
+        last_rule : {"round", "include", "exclude", "expected"}, default="round"
+            Which rules are scored, with the same default as :meth:`predict` and
+            :meth:`to_sql` so the figures are those of the rules deployed: ``"round"``
+            (the randomised last rule in force iff rho > 1/2), ``"include"``, ``"exclude"``;
+            or ``"expected"``: the randomised set in expectation (the last rule counts with
+            probability rho; RIFF's protocol, under which the expected FPR on the selection
+            set equals the budget).
 
         Returns
         -------
@@ -280,8 +415,9 @@ class RuleSet:
 
         Notes
         -----
-        The dict holds ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision`` (all
-        expected under rho, weighted by ``sample_weight``) and ``n_rules``. With costs
+        The dict holds ``tpr`` (recall), ``fpr``, ``alert_rate``, ``precision`` (weighted by
+        ``sample_weight``; expectations under rho with ``last_rule="expected"``) and
+        ``n_rules`` (the rules scored). With costs
         (per row, as everywhere in this package; money in the costs' own unit) also:
 
         - ``money_caught`` = sum over flagged positives of ``C_FN - C_TP`` (loss prevented),
@@ -294,9 +430,10 @@ class RuleSet:
           ``Cost_l`` (ECSDT eq. 5), which ``savings_baseline`` names (``"no rules"`` or
           ``"flag all"``), and ``savings_vs_no_rules`` = ``net_money / cost_no_rules``.
 
-        ``per_rule=True`` returns instead a pandas DataFrame, one row per rule in order
+        ``per_rule=True`` returns instead a pandas DataFrame, one row per rule scored, in order
         (index ``rule_no`` from 1): ``rule`` (its text, with the data's column and category
-        names), ``probability`` (1, or rho for the last rule); what the rule flags on its
+        names), ``probability`` (1, or rho for the last rule with ``last_rule="expected"``);
+        what the rule flags on its
         own: ``flagged`` (weighted rows), ``tp``, ``fp``, ``precision``, ``recall``, ``fpr``,
         ``money_caught``, ``alert_cost``, ``net_money``; what it adds to the rules above it
         (rows no earlier rule flags, times its probability): ``new_tp``, ``new_fp``,
@@ -309,11 +446,12 @@ class RuleSet:
         evaluated in one pass over their partitions, the per-rule table too (its sums add
         across partitions); the data never reaches the client.
         """
+        rs = self._in_force(last_rule)
         if _dask.is_dask(X):
-            return _dask.evaluate(self, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
+            return _dask.evaluate(rs, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
                                   tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, per_rule=per_rule)
         y = check_binary_labels(y, name="y", require_both=False)
-        p = self.predict_proba(X)
+        p = rs.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
         w = np.ones(len(y)) if sample_weight is None else check_sample_weight(sample_weight, len(y))
@@ -322,8 +460,24 @@ class RuleSet:
             c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
                             fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         if per_rule:
-            return per_rule_table(self, self.coverage(X), self.apply(X), y, w, c)
-        return set_metrics(p, y, w, c, len(self.rules))
+            return per_rule_table(rs, rs.coverage(X), rs.apply(X), y, w, c)
+        return set_metrics(p, y, w, c, len(rs.rules))
+
+    def _in_force(self, last_rule) -> "RuleSet":
+        """The rules ``last_rule`` deploys, all always in force (``"expected"``: the randomised set itself)."""
+        if last_rule == "expected" or self.last_rule_probability == 1.0:
+            if last_rule not in ("round", "include", "exclude", "expected"):
+                raise ValueError(f"last_rule must be 'round', 'include', 'exclude' or 'expected', got {last_rule!r}")
+            return self
+        rho = self.last_rule_probability
+        on = {"round": rho > 0.5, "include": True, "exclude": False}.get(last_rule)
+        if on is None:
+            raise ValueError(f"last_rule must be 'round', 'include', 'exclude' or 'expected', got {last_rule!r}")
+        if not on:
+            return self[:-1]
+        rs = self[:]
+        rs.last_rule_probability = 1.0
+        return rs
 
     # ---------------------------------------------------------------- export
     def _names(self):

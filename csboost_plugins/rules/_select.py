@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..costs import check_binary_labels
+from ..costs import _nonzero, check_binary_labels, check_costs
 from . import _dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
@@ -12,9 +12,12 @@ from ._greedy import (
     ALL,
     GAIN,
     NEG,
+    NET,
     POS,
+    budget_column,
     check_prior,
     greedy,
+    money_eps,
     row_weights,
     selection_stats,
     shrink_base,
@@ -45,25 +48,38 @@ def _check_max_rules(max_rules):
     return int(max_rules)
 
 
-def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fn_cost=None,
-                max_rules=None, precision_prior=0.0, refine=False, prune=False, cuts="simple") -> RuleSet:
+def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fp_cost=None,
+                fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, stop_unprofitable=True, max_rules=None,
+                precision_prior=0.0, refine=False, prune=False, cuts="simple") -> RuleSet:
     """Greedy low-FPR rule selection (RIFF Algorithm 1) on a selection set.
 
-    Starting from no rule, repeatedly add the candidate with the highest precision
-    on the rows not yet covered, ``Precision(c; D') = |cov(c; D'+)| / |cov(c; D')|``,
-    and remove the rows it covers, while ``FPR(S) < max_fpr``. The last rule r_l
-    (the one that crosses the budget) is kept with probability::
+    Starting from no rule, repeatedly add the best candidate on the rows not yet
+    covered (D') and remove the rows it covers, while ``FPR(S) < max_fpr``:
+
+    - without costs (the paper), the candidate with the highest precision on D',
+      ``Precision(c; D') = |cov(c; D'+)| / |cov(c; D')|`` (weighted by ``sample_weight``);
+      ties go to the rule covering more positive weight, then to the earlier candidate;
+    - with costs, the candidate with the most net money per unit of budget on D',
+      ``M(c; D') / B(c; D')``, where the net money of the rows it newly covers is
+      ``M = sum_{cov+} w (C_FN - C_TP) - sum_{cov-} w (C_FP - C_TN)`` (money caught minus
+      the alerts' cost) and ``B`` is their budget weight (negative weight for ``max_fpr``,
+      all weight for ``max_alert_rate``); a rule with B = 0 comes first if M > 0. Ties go
+      to the rule with more net money, then to the earlier candidate. With
+      ``stop_unprofitable`` (the default) a candidate whose M on D' is <= 0 is never
+      taken: selection stops when the next rule would not make money on the selection
+      rows, even if budget is left.
+
+    The last rule r_l (the one that crosses the budget) is kept with probability::
 
         rho = (FPR_max - FPR(S_{l-1})) / (FPR(S_l) - FPR(S_{l-1}))
 
     so the expected FPR on the selection set equals ``max_fpr`` exactly and the
     expected TPR is ``(1 - rho) TPR(S_{l-1}) + rho TPR(S_l)``.
 
-    Ties in precision go to the rule covering more positive weight (money), then
-    to the earlier candidate. Candidates covering no uncovered row are skipped.
-    If all candidates together stay within budget, every useful rule is kept and
-    rho = 1. Without ``precision_prior``, ``prune`` and ``refine`` the selection is
-    the paper's Algorithm 1 exactly.
+    Candidates covering no uncovered row are skipped. If all candidates together
+    stay within budget, every useful rule is kept and rho = 1. Without costs,
+    ``precision_prior``, ``prune`` and ``refine`` the selection is the paper's
+    Algorithm 1 exactly.
 
     Parameters
     ----------
@@ -71,10 +87,11 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         Candidate rules, e.g. from :func:`extract_rules`.
     X : numpy array, pandas DataFrame or dask collection, shape (n_rows, n_features)
         The selection set. Dask collections (data larger than memory; ``y``,
-        ``sample_weight`` and ``fn_cost`` partitioned like X) take one pass over the
-        partitions per greedy step and give the same selection
-        (:mod:`csboost_plugins.rules._dask`); ``prune`` and ``refine`` need the rows in
-        memory and raise NotImplementedError there.
+        ``sample_weight`` and ``fn_cost`` partitioned like X; ``fp_cost``, ``tp_cost`` and
+        ``tn_cost`` scalars) take one pass over the partitions per greedy step and give the
+        same selection (:mod:`csboost_plugins.rules._dask`); ``prune``, ``refine``,
+        ``cost_matrix`` and per-row ``fp_cost`` / ``tp_cost`` / ``tn_cost`` raise
+        NotImplementedError there.
     y : array-like of shape (n_rows,)
         Labels in {0, 1}.
     max_fpr : float in (0, 1], optional
@@ -83,22 +100,33 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         Alternative budget on the alert rate (covered weight / total weight); give
         either this or ``max_fpr``.
     sample_weight : array-like of shape (n_rows,), optional
-        Row weights (count in every rate and precision).
-    fn_cost : float or array-like of shape (n_rows,), optional
-        Money at stake on positives (C_FN, e.g. the amount, in money units). When given,
-        rules are ranked by money precision
-        ``sum_{cov+} w C_FN / (sum_{cov+} w C_FN + sum_{cov-} w)`` (money caught per false
-        positive) instead of count precision; the budget is unchanged.
+        Row weights (count in every rate, precision and money sum).
+    fp_cost, fn_cost : float or array-like of shape (n_rows,), optional
+        Cost of a false alert (C_FP, e.g. the review cost) and of a missed positive (C_FN,
+        e.g. the amount), money per row. Giving costs switches the ranking to net money
+        (see above); the budget is unchanged. ``fn_cost`` alone means alerts cost nothing
+        (``fp_cost=0``): the ranking is then money caught per false positive.
+    tp_cost, tn_cost : float or array-like of shape (n_rows,), default 0.0
+        Cost of a caught positive (C_TP, e.g. the review cost of a true alert) and of a
+        passed negative (C_TN).
+    cost_matrix : array-like of shape (n_rows, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords (never both).
+    stop_unprofitable : bool, default True
+        With costs: stop before a rule whose net money on the uncovered selection rows is
+        <= 0 (False: fill the budget as without costs, ranking by money). Ignored without
+        costs.
     max_rules : int >= 1, optional
         Cap on the number of rules.
     precision_prior : float >= 0, default 0
         p pseudo-rows. Rules are ranked by the shrunk precision
-        ``(G + p g0) / (G + N + p m0)`` (G: covered gain, N: covered negative weight on D';
-        g0, m0: the selection set's average gain and gain + negative weight per row), as if
-        each rule also covered p rows at the selection set's base rate. Rules covering few
-        rows are pulled toward the base rate: broad rules win (fewer rules for the budget)
-        and the winner's curse of ranking by observed precision is damped. The issue-16
-        benchmark (``benchmarks/bench_rules_recall.py``) uses 50 with ``max_rules=20``.
+        ``(G + p g0) / (G + N + p m0)`` (G: covered positive weight, N: covered negative
+        weight on D'; g0, m0: the selection set's average G and G + N per row), as if
+        each rule also covered p rows at the selection set's base rate; with costs by
+        ``(M + p g0) / (B + p m0)`` (g0, m0: the average net money and budget weight per
+        row). Rules covering few rows are pulled toward the base rate: broad rules win
+        (fewer rules for the budget) and the winner's curse of ranking by observed
+        precision is damped. The issue-16 benchmark (``benchmarks/bench_rules_recall.py``)
+        uses 50 with ``max_rules=20``.
     prune : bool, default False
         After a rule is picked, drop its conditions one at a time (best first) while the
         score on D' does not fall (``csboost_plugins.rules._refine.prune_rule``).
@@ -122,7 +150,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     -------
     RuleSet
         ``last_rule_probability`` = rho; ``selection`` holds per-prefix ``fpr``,
-        ``tpr``, ``alert_rate`` (and ``money_recall``), ``expected_fpr``,
+        ``tpr``, ``alert_rate`` (and with costs ``money_recall`` and ``net_money``), ``expected_fpr``,
         ``expected_tpr``, ``expected_alert_rate`` and ``candidate_index``.
 
     Notes
@@ -149,9 +177,17 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         criterion, budget = "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
     else:
         criterion, budget = "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
+    if not isinstance(stop_unprofitable, (bool, np.bool_)):
+        raise TypeError(f"stop_unprofitable must be True or False, got {stop_unprofitable!r}")
+    # any cost given (tp_cost / tn_cost alone too: check_costs then names what is missing) ranks by money
+    given = any(v is not None for v in (fp_cost, fn_cost, cost_matrix)) or _nonzero(tp_cost) or _nonzero(tn_cost)
+    if fn_cost is not None and fp_cost is None and cost_matrix is None:
+        fp_cost = 0.0  # fn_cost alone: alerts cost nothing (money caught per false positive)
     if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
-        return _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior,
-                               refine=refine, prune=prune)
+        return _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior,
+                               costs=given and {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost,
+                                                "tn_cost": tn_cost, "cost_matrix": cost_matrix},
+                               stop_unprofitable=bool(stop_unprofitable), refine=refine, prune=prune)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
     y = check_binary_labels(y, name="y", require_both=True)
@@ -164,7 +200,12 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
     if w.shape[0] != n:
         raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
-    W = row_weights(y, w, fn_cost)
+    costs = None
+    if given:
+        costs = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                            cost_matrix=cost_matrix)
+    money = costs is not None
+    W = row_weights(y, w, costs)
     totals = W.sum(axis=0)
     if totals[NEG] <= 0 or totals[POS] <= 0:
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
@@ -172,46 +213,69 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     cc = compile_conditions(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
     state = {"uncovered": np.arange(n, dtype=np.int64), "rules": []}
-    bcol = NEG if criterion == "fpr" else ALL
-    g0, m0 = shrink_base(totals)
+    bcol = budget_column(criterion)
+    g0, m0 = shrink_base(totals, money=money, criterion=criterion)
+    eps_money = money_eps(totals)
 
     def cover(r, remaining):
         uncovered = state["uncovered"]
         rule, stop = candidates[r], False
         if refine or prune:  # on D' = the uncovered rows, with the same score as the ranking
-            Xu, gu, nu = Xf[uncovered], W[uncovered, GAIN], W[uncovered, NEG]
+            Xu, cu = Xf[uncovered], W[uncovered, bcol]
+            # money: gain = net money and gain + neg = budget weight, so the score is net money per budget unit
+            gu, nu = (W[uncovered, NET], cu - W[uncovered, NET]) if money else (W[uncovered, GAIN], W[uncovered, NEG])
             if prune:
                 rule = prune_rule(rule, Xu, gu, nu, prior, g0, m0)
             if refine:
                 rule = refine_rule(rule, Xu, gu, nu, prior, g0, m0)
-                cu = W[uncovered, bcol]
                 if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
                     # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
                     filled = refine_rule(rule, Xu, gu, nu, prior, g0, m0, cost=cu, max_cost=remaining)
                     stop, rule = filled is not rule, filled
+            if money and stop_unprofitable and rule is not candidates[r] \
+                    and W[uncovered[conditions_mask(rule.conditions, Xu)], NET].sum() <= eps_money:
+                rule, stop = candidates[r], False  # the modified rule would lose money: keep the candidate's own
         state["rules"].append(rule)
         hit = rule_mask_rows(Xf, uncovered, r, cc) if rule is candidates[r] else conditions_mask(rule.conditions, Xu)
         new = uncovered[hit]
         state["uncovered"] = uncovered[~hit]
         if not len(new):
-            return np.zeros(4), None, stop
+            return np.zeros(W.shape[1]), None, stop
         Wn = W[new]
         return Wn.sum(axis=0), trie.sums(Xf, new, Wn), stop
 
-    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior)
-    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), fn_cost is not None)
+    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior, money=money,
+                                stop_unprofitable=bool(stop_unprofitable))
+    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), money)
     rs = RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)
     return _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
 
 
-def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, fn_cost, max_rules, prior, *, refine, prune):
+def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior, *, costs,
+                    stop_unprofitable, refine, prune):
     """riff_select's greedy on dask collections (validated arguments); refine/prune need rows in memory."""
     for name, on in (("refine", refine), ("prune", prune)):
         if on:
             raise NotImplementedError(f"{name}=True needs the uncovered rows in memory; it is not supported "
                                       "on dask input (select on a sample, or without it)")
+    fn_cost, scalars = None, None
+    if costs:
+        if costs["fn_cost"] is None and costs["cost_matrix"] is None:
+            check_costs(1, fp_cost=costs["fp_cost"], tp_cost=costs["tp_cost"], tn_cost=costs["tn_cost"])  # names it
+        if costs["cost_matrix"] is not None:
+            raise NotImplementedError("cost_matrix is not supported on dask input: give fn_cost (partitioned "
+                                      "like X) and fp_cost / tp_cost / tn_cost as scalars")
+        for name in ("fp_cost", "tp_cost", "tn_cost"):
+            if np.ndim(costs[name]) != 0 or _dask.is_dask(costs[name]):
+                raise NotImplementedError(f"{name} must be a scalar on dask input (only fn_cost may vary by row)")
+        fn_cost = costs["fn_cost"]
+        # the scalars validated once here (fn_cost is checked partition by partition)
+        check_costs(1, fp_cost=costs["fp_cost"], fn_cost=0.0, tp_cost=costs["tp_cost"], tn_cost=costs["tn_cost"],
+                    warn=False)
+        scalars = tuple(float(costs[k]) for k in ("fp_cost", "tp_cost", "tn_cost"))
     order, rho, sel = _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget,
-                                        sample_weight=sample_weight, fn_cost=fn_cost, max_rules=max_rules,
+                                        sample_weight=sample_weight, fn_cost=fn_cost, cost_scalars=scalars,
+                                        stop_unprofitable=stop_unprofitable, max_rules=max_rules,
                                         precision_prior=prior)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
     return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)

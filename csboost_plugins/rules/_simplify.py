@@ -252,7 +252,7 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
     """simplify_rules on a float matrix already converted for the rules (riff_select's own); ``W``: the
     selection's per-row weights (``_greedy.row_weights``), which let a drop add rows that cost no budget
     and restate the selection statistics."""
-    from ._greedy import ALL, NEG, selection_stats
+    from ._greedy import ALL, NEG, NET, selection_stats
     from ._ruleset import RuleSet
 
     is_set = isinstance(rule_set, RuleSet)
@@ -260,6 +260,8 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
     fixed = None
     if W is not None:  # rows that count against the budget may not be added
         fixed = W[:, ALL if sel.get("criterion") == "alert_rate" else NEG] > 0
+        if "net_money" in sel:  # money selection: nor rows whose alert loses money (a fraud below the alert's cost)
+            fixed |= W[:, NET] < 0
     used = sorted({c.feature for r in rules for c in r.conditions})
     columns = {j: _Column(Xf[:, j]) for j in used}
     out, free, prefix = [], np.ones(Xf.shape[0], bool), []  # free: rows no earlier rule covers
@@ -273,7 +275,7 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
         return out
     if W is not None and "candidate_index" in sel and out != rules:  # rows a drop added (budget-free ones)
         rho = rule_set.last_rule_probability
-        sel = selection_stats(sel["candidate_index"], np.reshape(prefix, (len(out), 4)), rho, W.sum(axis=0),
+        sel = selection_stats(sel["candidate_index"], np.reshape(prefix, (len(out), W.shape[1])), rho, W.sum(axis=0),
                               sel["criterion"], sel["budget"], sel["n_candidates"], "money_recall" in sel)
     missing = [j for j in used if columns[j].has_missing]
     label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
