@@ -411,6 +411,9 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
         w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         w = self._class_weight(y01, w)
+        if self.decision == "auto" and w is not None and not (w[y01 == 1].sum() > 0 and w[y01 == 0].sum() > 0):
+            raise ValueError("decision='auto' also fits a logloss booster, which needs both classes with positive "
+                             "sample_weight; one class has none here (fit decision='0.5' for the AEC booster alone)")
         if self.decision == "auto" and not evals:  # hold out validation rows: the rule is chosen on them
             split = _decision_layer.holdout(self, y01)
             if split is not None:

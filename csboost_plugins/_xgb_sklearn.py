@@ -133,7 +133,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         stratified ``validation_fraction`` of the rows, seeded by ``random_state``, is
         held out and not refitted on), and keep logloss + Bayes minimum risk unless an
         AEC rule (s > 1/2, or BMR on the AEC probability) clearly saves more money there:
-        by two standard errors of the paired per-row difference, and still without its
+        by three standard errors of the paired per-row difference, and still without its
         largest rows (``decision_``, ``validation_savings_``; see
         :mod:`csboost_plugins._decision_layer`). The BMR rules need each row's costs at
         ``predict(X, fp_cost=..., fn_cost=...)`` (a ``ValueError`` names them otherwise).

@@ -32,9 +32,11 @@ import numpy as np
 
 from .._docstrings import fill_doc
 
-__all__ = ["Interval", "CategorySet", "Rule", "ZERO_THRESHOLD", "check_feature_index", "exact_decimal"]
+__all__ = ["Interval", "CategorySet", "Rule", "MISSING_POLICY", "ZERO_THRESHOLD", "check_feature_index", "exact_decimal"]
 
 # lightgbm's kZeroThreshold (1e-35f): |x| <= it counts as zero for missing_type 'Zero'
+#: how a rule set whose cuts were simplified reads a missing value, stated once in its text
+MISSING_POLICY = "a missing value (NULL) satisfies only the conditions that say 'or <column> is missing'"
 ZERO_THRESHOLD = float(np.float32(1e-35))
 _F32_MAX = float(np.finfo(np.float32).max)
 

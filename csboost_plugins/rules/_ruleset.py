@@ -15,7 +15,7 @@ from ._data import as_float_matrix, check_sample_weight, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, select_statement, where_expression
 from ._report import per_rule_table, set_metrics
-from ._rule import Rule
+from ._rule import MISSING_POLICY, Rule
 from ._schema import check_ruleset_dict
 
 __all__ = ["RuleSet"]
@@ -253,7 +253,6 @@ class RuleSet:
                 tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f}{d_money})"
             lines.append(f"{i + 1:>3}. IF {r}{tag}")
         if self.missing_columns is not None:
-            from ._simplify import MISSING_POLICY
             cols = ", ".join(self.missing_columns) if self.missing_columns else "none"
             lines.insert(0, f"Missing values: {MISSING_POLICY}; "
                             f"columns with missing values in the fit data: {cols}.")

@@ -48,6 +48,86 @@ def _check_max_rules(max_rules):
     return int(max_rules)
 
 
+class _Cover:
+    """The greedy loop's ``cover`` callback in memory: takes candidate ``r`` (pruned / refined on the
+    uncovered rows D' when asked), removes the rows it covers from D' and returns their weight sums and
+    the candidates' sums over them (:func:`csboost_plugins.rules._greedy.greedy`)."""
+
+    def __init__(self, candidates, Xf, W, trie, cc, *, money, refine, prune, prior, base, bcol, eps,
+                 stop_unprofitable):
+        self.candidates, self.Xf, self.W, self.trie, self.cc = candidates, Xf, W, trie, cc
+        self.money, self.refine, self.prune, self.prior = money, refine, prune, prior
+        (self.g0, self.m0), self.bcol, self.eps, self.stop_unprofitable = base, bcol, eps, stop_unprofitable
+        self.uncovered, self.rules = np.arange(Xf.shape[0], dtype=np.int64), []
+
+    def __call__(self, r, remaining):
+        Xf, W, uncovered = self.Xf, self.W, self.uncovered
+        rule, stop = self.candidates[r], False
+        if self.refine or self.prune:  # on D' = the uncovered rows, with the same score as the ranking
+            Xu, cu = Xf[uncovered], W[uncovered, self.bcol]
+            # money: gain = net money and gain + neg = budget weight, so the score is net money per budget unit
+            gu, nu = (W[uncovered, NET], cu - W[uncovered, NET]) if self.money else \
+                (W[uncovered, GAIN], W[uncovered, NEG])
+            shrink = (self.prior, self.g0, self.m0)
+            if self.prune:
+                rule = prune_rule(rule, Xu, gu, nu, *shrink)
+            if self.refine:
+                rule = refine_rule(rule, Xu, gu, nu, *shrink)
+                if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
+                    # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
+                    filled = refine_rule(rule, Xu, gu, nu, *shrink, cost=cu, max_cost=remaining)
+                    stop, rule = filled is not rule, filled
+            if self.money and self.stop_unprofitable and rule is not self.candidates[r] \
+                    and W[uncovered[conditions_mask(rule.conditions, Xu)], NET].sum() <= self.eps:
+                rule, stop = self.candidates[r], False  # the modified rule would lose money: keep the candidate's own
+        self.rules.append(rule)
+        hit = rule_mask_rows(Xf, uncovered, r, self.cc) if rule is self.candidates[r] else \
+            conditions_mask(rule.conditions, Xu)
+        new = uncovered[hit]
+        self.uncovered = uncovered[~hit]
+        if not len(new):
+            return np.zeros(W.shape[1]), None, stop
+        Wn = W[new]
+        return Wn.sum(axis=0), self.trie.sums(Xf, new, Wn), stop
+
+
+def _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
+    """The cost keywords of a money selection, or None (rank by counts). Any cost given (tp_cost /
+    tn_cost alone too: check_costs then names what is missing) ranks by money; fn_cost alone means
+    alerts cost nothing (money caught per false positive)."""
+    if not (any(v is not None for v in (fp_cost, fn_cost, cost_matrix)) or _nonzero(tp_cost) or _nonzero(tn_cost)):
+        return None
+    if fn_cost is not None and fp_cost is None and cost_matrix is None:
+        fp_cost = 0.0
+    return {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost, "tn_cost": tn_cost, "cost_matrix": cost_matrix}
+
+
+def _check_budget(max_fpr, max_alert_rate):
+    """``(criterion, budget)`` of riff_select: the FPR (default 0.01) or the alert rate."""
+    if max_fpr is not None and max_alert_rate is not None:
+        raise ValueError("give max_fpr= or max_alert_rate=, not both")
+    if max_alert_rate is not None:
+        return "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
+    return "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
+
+
+def _memory_inputs(candidates, X, y, sample_weight):
+    """``(feature names, float X, 0/1 y, weights)`` of an in-memory selection, checked against each other."""
+    names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
+    Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
+    y = check_binary_labels(y, name="y", require_both=True)
+    n = y.shape[0]
+    if Xf.shape[0] != n:
+        raise ValueError(f"X has {Xf.shape[0]} rows but y has {n}")
+    need = max(c.feature for r in candidates for c in r.conditions) if any(r.conditions for r in candidates) else -1
+    if need >= Xf.shape[1]:
+        raise ValueError(f"X has {Xf.shape[1]} columns but the candidates use column index {need}")
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
+    return names, Xf, y, w
+
+
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fp_cost=None,
                 fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, stop_unprofitable=True, max_rules=None,
                 precision_prior=0.0, refine=False, prune=False, cuts="simple") -> RuleSet:
@@ -171,83 +251,31 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         raise ValueError("candidates is empty: no rule to select from")
     if not all(isinstance(r, Rule) for r in candidates):
         raise TypeError("candidates must be Rule objects (from extract_rules)")
-    if max_fpr is not None and max_alert_rate is not None:
-        raise ValueError("give max_fpr= or max_alert_rate=, not both")
-    if max_alert_rate is not None:
-        criterion, budget = "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
-    else:
-        criterion, budget = "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
+    criterion, budget = _check_budget(max_fpr, max_alert_rate)
     if not isinstance(stop_unprofitable, (bool, np.bool_)):
         raise TypeError(f"stop_unprofitable must be True or False, got {stop_unprofitable!r}")
-    # any cost given (tp_cost / tn_cost alone too: check_costs then names what is missing) ranks by money
-    given = any(v is not None for v in (fp_cost, fn_cost, cost_matrix)) or _nonzero(tp_cost) or _nonzero(tn_cost)
-    if fn_cost is not None and fp_cost is None and cost_matrix is None:
-        fp_cost = 0.0  # fn_cost alone: alerts cost nothing (money caught per false positive)
+    cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
     if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
         return _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior,
-                               costs=given and {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost,
-                                                "tn_cost": tn_cost, "cost_matrix": cost_matrix},
-                               stop_unprofitable=bool(stop_unprofitable), refine=refine, prune=prune)
-    names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
-    Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
-    y = check_binary_labels(y, name="y", require_both=True)
+                               costs=cost_kw or False, stop_unprofitable=bool(stop_unprofitable), refine=refine,
+                               prune=prune)
+    names, Xf, y, w = _memory_inputs(candidates, X, y, sample_weight)
     n = y.shape[0]
-    if Xf.shape[0] != n:
-        raise ValueError(f"X has {Xf.shape[0]} rows but y has {n}")
-    need = max(c.feature for r in candidates for c in r.conditions) if any(r.conditions for r in candidates) else -1
-    if need >= Xf.shape[1]:
-        raise ValueError(f"X has {Xf.shape[1]} columns but the candidates use column index {need}")
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
-    costs = None
-    if given:
-        costs = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                            cost_matrix=cost_matrix)
+    costs = None if cost_kw is None else check_costs(n, **cost_kw)
     money = costs is not None
     W = row_weights(y, w, costs)
     totals = W.sum(axis=0)
     if totals[NEG] <= 0 or totals[POS] <= 0:
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
     trie = ConditionTrie(candidates)
-    cc = compile_conditions(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
-    state = {"uncovered": np.arange(n, dtype=np.int64), "rules": []}
-    bcol = budget_column(criterion)
-    g0, m0 = shrink_base(totals, money=money, criterion=criterion)
-    eps_money = money_eps(totals)
-
-    def cover(r, remaining):
-        uncovered = state["uncovered"]
-        rule, stop = candidates[r], False
-        if refine or prune:  # on D' = the uncovered rows, with the same score as the ranking
-            Xu, cu = Xf[uncovered], W[uncovered, bcol]
-            # money: gain = net money and gain + neg = budget weight, so the score is net money per budget unit
-            gu, nu = (W[uncovered, NET], cu - W[uncovered, NET]) if money else (W[uncovered, GAIN], W[uncovered, NEG])
-            if prune:
-                rule = prune_rule(rule, Xu, gu, nu, prior, g0, m0)
-            if refine:
-                rule = refine_rule(rule, Xu, gu, nu, prior, g0, m0)
-                if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
-                    # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
-                    filled = refine_rule(rule, Xu, gu, nu, prior, g0, m0, cost=cu, max_cost=remaining)
-                    stop, rule = filled is not rule, filled
-            if money and stop_unprofitable and rule is not candidates[r] \
-                    and W[uncovered[conditions_mask(rule.conditions, Xu)], NET].sum() <= eps_money:
-                rule, stop = candidates[r], False  # the modified rule would lose money: keep the candidate's own
-        state["rules"].append(rule)
-        hit = rule_mask_rows(Xf, uncovered, r, cc) if rule is candidates[r] else conditions_mask(rule.conditions, Xu)
-        new = uncovered[hit]
-        state["uncovered"] = uncovered[~hit]
-        if not len(new):
-            return np.zeros(W.shape[1]), None, stop
-        Wn = W[new]
-        return Wn.sum(axis=0), trie.sums(Xf, new, Wn), stop
-
+    cover = _Cover(candidates, Xf, W, trie, compile_conditions(candidates), money=money, refine=refine, prune=prune,
+                   prior=prior, base=shrink_base(totals, money=money, criterion=criterion),
+                   bcol=budget_column(criterion), eps=money_eps(totals), stop_unprofitable=stop_unprofitable)
     order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior, money=money,
                                 stop_unprofitable=bool(stop_unprofitable))
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), money)
-    rs = RuleSet(state["rules"], last_rule_probability=rho, feature_names=names, selection=sel)
+    rs = RuleSet(cover.rules, last_rule_probability=rho, feature_names=names, selection=sel)
     return _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
 
 

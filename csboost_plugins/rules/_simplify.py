@@ -19,12 +19,11 @@ import numpy as np
 
 from ._data import as_float_matrix
 from ._refine import conditions_mask
-from ._rule import ZERO_THRESHOLD, CategorySet, Interval, Rule
+from ._rule import MISSING_POLICY, ZERO_THRESHOLD, CategorySet, Interval, Rule
 
 __all__ = ["simplify_rules", "MISSING_POLICY"]
 
 #: What the rule-set text says once about a missing value (NULL) in a column the rules read.
-MISSING_POLICY = "a missing value (NULL) satisfies only the conditions that say 'or <column> is missing'"
 
 _CTX = Context(prec=80)
 
