@@ -127,6 +127,47 @@ def booster_proba(est, bst, X):
         est.booster_ = keep
 
 
+FRONTIER = False  # --frontier: also score the candidates that combine the two boosters
+
+
+def _margins(est, rows, X):
+    """(AEC margin, logloss margin) of a fitted default's two boosters on ``X[rows]``."""
+    from scipy.special import logit
+
+    return (logit(np.clip(booster_proba(est, est.aec_booster_, X[rows]), 1e-15, 1 - 1e-15)),
+            logit(np.clip(booster_proba(est, est.logloss_booster_, X[rows]), 1e-15, 1 - 1e-15)))
+
+
+def frontier(est, X, y, C, va, te):
+    """Test savings of candidates fitted on the validation rows over the two boosters' margins.
+
+    ``stack``: the ECSDT paper's cost-sensitive stacking, a cost-sensitive logistic regression
+    (cslogit, trained on the validation rows' average expected cost) over both margins and the
+    row's log cost ratio, deciding s > 1/2; ``platt+bmr``: the logloss margin recalibrated by a
+    logistic regression on the validation rows, then BMR; ``money platt+bmr``: the same weighted by
+    each validation row's regret (money), then BMR.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    from csdt import CostSensitiveLogisticRegression
+
+    def meta(rows):
+        a, ll = _margins(est, rows, X)
+        d0, d1 = C[rows, 0] - C[rows, 3], C[rows, 1] - C[rows, 2]  # regrets of a wrong 1 / a wrong 0
+        ratio = np.log(np.maximum(d0, 1e-9)) - np.log(np.maximum(d1, 1e-9))
+        return np.column_stack([a, ll, ratio]), ll, np.where(y[rows] == 1, np.abs(d1), np.abs(d0))
+
+    Mv, llv, regret_v = meta(va)
+    Mt, llt, _ = meta(te)
+    out = {}
+    cs = CostSensitiveLogisticRegression().fit(Mv, y[va], cost_matrix=C[va])
+    out["stack"] = savings(y[te], cs.predict(Mt), C[te])
+    for name, w in (("platt+bmr", None), ("money platt+bmr", regret_v)):
+        lr = LogisticRegression(C=1e6).fit(llv[:, None], y[va], sample_weight=w)
+        out[name] = savings(y[te], bmr_decisions(lr.predict_proba(llt[:, None])[:, 1], C[te]), C[te])
+    return out
+
+
 def run_split(lib, X, y, C, tr, va, te):
     cls = ESTIMATORS[lib]
     rec = {}
@@ -153,6 +194,8 @@ def run_split(lib, X, y, C, tr, va, te):
             rec[f"chosen_z{z:g}{'_trim' if trim else ''}"] = dl.choose_rule(y[va].astype(float), preds, C[va],
                                                                           z=z, trim=trim)
 
+    if FRONTIER:
+        rec["frontier"] = frontier(est, X, y, C, va, te)
     trva = np.concatenate([tr, va])
     t0 = time.perf_counter()
     est = cls().fit(X[trva], y[trva], cost_matrix=C[trva])
@@ -263,6 +306,26 @@ def table(res, z=dl.AUTO_Z):
     return "\n".join(lines)
 
 
+def frontier_table(res):
+    """Mean test savings difference to logloss + BMR of each frontier candidate (records with them)."""
+    groups = {}
+    for key, r in res.items():
+        if "frontier" in r:
+            name, _split, lib = key.split("|")
+            groups.setdefault((name, lib), []).append(r)
+    names = ("stack", "platt+bmr", "money platt+bmr")
+    lines = ["| data set | library | splits | LL+BMR | " + " | ".join(f"{n} - LL+BMR (± se)" for n in names) + " |",
+             "|---" * (4 + len(names)) + "|"]
+    for (name, lib), rs in sorted(groups.items()):
+        cells = []
+        for n in names:
+            m, se = _mean_se([r["frontier"][n] - r["LL+BMR"] for r in rs])
+            cells.append(f"{m:+.4f} ± {se:.4f}")
+        lines.append(f"| {name} | {lib} | {len(rs)} | {np.mean([r['LL+BMR'] for r in rs]):.4f} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def speed(rows, repeats):
     """Fit seconds of the default (no eval_set: holdout, two boosters) against the AEC booster alone."""
     rng = np.random.default_rng(0)
@@ -301,7 +364,17 @@ def main(argv=None):
     ap.add_argument("--speed", action="store_true", help="time the default fit against the AEC-only fit")
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--frontier", action="store_true", help="also score the candidates combining the boosters")
+    ap.add_argument("--frontier-table", nargs="+", help="print the frontier table of these result files and exit")
     a = ap.parse_args(argv)
+    global FRONTIER
+    FRONTIER = a.frontier
+    if a.frontier_table:
+        res = {}
+        for f in a.frontier_table:
+            res.update(json.loads(Path(f).read_text()))
+        print(frontier_table(res))
+        return 0
     if a.table:
         res = {}
         for f in a.table:
