@@ -1,4 +1,4 @@
-"""Shared numpydoc text: one wording for the parameters many public functions take (issue 14).
+"""Shared numpydoc text: one wording for the parameters many public functions take.
 
 A docstring names fragments by a placeholder alone on its line, ``%(costs)s`` or several in order,
 ``%(Parameters, X, y, costs)s`` (``Parameters`` is the section header, ``returns_*`` whole Returns

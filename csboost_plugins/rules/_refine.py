@@ -1,4 +1,4 @@
-"""Refinement and pruning of a selected rule on the selection set (issue 16).
+"""Refinement and pruning of a selected rule on the selection set.
 
 Both steps change a rule's conditions, so the result is a *new* rule: it no longer
 routes rows like the tree node it came from. Its ``sources`` keep the original

@@ -124,7 +124,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Issue 16 (recall at 1 % FPR close to a boosted scorer with at most 20 rules): the
+    For recall at 1 % FPR close to a boosted scorer with at most 20 rules, the
     benchmark in ``benchmarks/results/rules.md`` uses ``positive_rate=None`` (with 30 %
     positives a fraud induction set keeps too few negatives to resolve a 1 % FPR
     region), ``precision_prior=50, prune=True, refine=True, max_rules=20`` and
