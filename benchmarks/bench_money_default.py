@@ -66,16 +66,15 @@ from csboost_plugins.lgb import CSLGBMClassifier  # noqa: E402
 from csboost_plugins.xgb import CSXGBClassifier  # noqa: E402
 from csdt import datasets  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_boosting_money import DATASETS as BUNDLED  # noqa: E402
+
 warnings.filterwarnings("ignore", category=CostWarning)
 warnings.filterwarnings("ignore", category=UserWarning)
 
 PATIENCE = 30
 DATASETS = {
-    "churn": datasets.load_churn,
-    "creditscoring1": datasets.load_creditscoring1,
-    "creditscoring2": datasets.load_creditscoring2,
-    "bankmarketing": datasets.load_bankmarketing,
-    "fraud_synth": lambda: datasets.make_fraud_transactions(60_000, fraud_rate=0.01, random_state=0),
+    **BUNDLED,  # the four bundled sets and fraud_synth, as the other money benchmarks read them
     "additive_synth": lambda: datasets.make_additive_risk(60_000, positive_rate=0.02, random_state=0),
     "creditcard": lambda: datasets.load_creditcard_fraud(raw=False),
     "creditcard_time": lambda: datasets.load_creditcard_fraud(raw=False),

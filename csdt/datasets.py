@@ -297,6 +297,18 @@ def _check_n_samples(n_samples):
         raise ValueError(f"n_samples must be at least 2, got {n_samples}")
 
 
+def _check_generator_args(admin_cost, **rate):
+    """The synthetic generators' share of positives (one keyword, in (0, 1)) and alert cost (finite money)."""
+    (name, value), = rate.items()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must lie in (0, 1), got {value}")
+    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
+            or not np.isfinite(admin_cost):
+        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
+
+
 def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, random_state=None,
                             admin_cost: float = 10.0) -> Bunch:
     """Synthetic card transactions with per-row amounts, for examples and scale tests.
@@ -337,13 +349,7 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
         ``DESCR`` and ``name``.
     """
     _check_n_samples(n_samples)
-    if isinstance(fraud_rate, (bool, np.bool_)) or not isinstance(fraud_rate, (numbers.Real, np.floating)):
-        raise TypeError(f"fraud_rate must be a number, got {type(fraud_rate).__name__} {fraud_rate!r}")
-    if not 0 < fraud_rate < 1:
-        raise ValueError(f"fraud_rate must lie in (0, 1), got {fraud_rate}")
-    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
-            or not np.isfinite(admin_cost):
-        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
+    _check_generator_args(fraud_rate=fraud_rate, admin_cost=admin_cost)
     rng = check_random_state(random_state)
     n = int(n_samples)
     y = (rng.random_sample(n) < fraud_rate).astype(np.int64)
@@ -420,13 +426,7 @@ def make_additive_risk(n_samples: int = 100_000, positive_rate: float = 0.02, ra
         ``feature_names``, ``DESCR`` and ``name``.
     """
     _check_n_samples(n_samples)
-    if isinstance(positive_rate, (bool, np.bool_)) or not isinstance(positive_rate, (numbers.Real, np.floating)):
-        raise TypeError(f"positive_rate must be a number, got {type(positive_rate).__name__} {positive_rate!r}")
-    if not 0 < positive_rate < 1:
-        raise ValueError(f"positive_rate must lie in (0, 1), got {positive_rate}")
-    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
-            or not np.isfinite(admin_cost) or admin_cost < 0:
-        raise ValueError(f"admin_cost must be a finite number >= 0 (money per alert), got {admin_cost!r}")
+    _check_generator_args(positive_rate=positive_rate, admin_cost=admin_cost)
     rng = check_random_state(random_state)
     n = int(n_samples)
     amount = np.round(rng.lognormal(3.8, 1.1, n), 2) + 0.01
