@@ -249,6 +249,15 @@ def _fit_logloss(est, y, w, evals):
                      best_score_=best_score)
 
 
+def _stage(est, msg, *args):
+    """One line per stage of a ``decision="auto"`` fit: logged (logger ``csboost_plugins``, INFO), and
+    printed at the estimator's verbose level (xgboost ``fit(verbose=True)``, lightgbm ``verbose >= 1``)."""
+    logger.info(msg, *args)
+    verbose = est.__dict__.get("_fit_verbose") or est.get_params().get("verbose", -1)
+    if verbose is True or (not isinstance(verbose, bool) and isinstance(verbose, int) and verbose >= 1):
+        print(msg % args, flush=True)
+
+
 # ------------------------------------------------------------------ hooks of the estimators
 def after_fit(est, X, y, costs, w, evals, unit_costs):
     """Hook at the end of the estimators' ``fit``: ``decision="auto"`` and the money guard.
@@ -275,11 +284,11 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
         est.decision_ = "aec"  # predict(X): s > 1/2; with costs: BMR (paper eq. 2)
     else:
         est.aec_booster_ = est.booster_
-        logger.info("%s: AEC booster fitted, %d rounds%s", name, est.n_estimators_,
+        _stage(est, "%s: AEC booster fitted, %d rounds%s", name, est.n_estimators_,
                     "" if est.best_iteration_ is None else f" (best iteration {est.best_iteration_})")
         ll, fitted = _fit_logloss(est, y, w, evals)
         est.logloss_booster_ = ll
-        logger.info("%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
+        _stage(est, "%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
         if evals:
             Xv, yv, cv, wv = evals[-1]
             s_aec = _aec.sigmoid(est._margin(Xv))
@@ -290,11 +299,11 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
             preds = {r: rule_decisions(r, probs[r], cv) for r in RULES}
             est.validation_savings_ = vs = {r: savings(yv, preds[r], cv, wv) for r in RULES}
             est.decision_ = choose_rule(yv, preds, cv, wv)
-            logger.info("%s(decision='auto'): validation savings %s on %d rows; using %r", name,
+            _stage(est, "%s(decision='auto'): validation savings %s on %d rows; using %r", name,
                         ", ".join(f"{r} {v:.4f}" for r, v in vs.items()), yv.shape[0], est.decision_)
         else:
             est.decision_ = "logloss+bmr"
-            logger.info("%s(decision='auto'): too few rows of a class to hold out validation rows; using "
+            _stage(est, "%s(decision='auto'): too few rows of a class to hold out validation rows; using "
                         "'logloss+bmr' fitted on every row", name)
         if est.decision_ == "logloss+bmr":
             est.booster_ = ll

@@ -289,7 +289,9 @@ def test_fit_takes_xgbclassifier_fit_keywords(fraud, capsys):
     xgb_words = est.fit(**kw, sample_weight_eval_set=[wv], verbose=True).evals_result_
     assert xgb_words == ours
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 4 and printed[0].startswith("[0]\tvalidation_0-") and "aec" in printed[0]
+    rounds = [line for line in printed if line.startswith("[")]  # xgboost's per-round lines
+    assert len(rounds) == 4 and rounds[0].startswith("[0]\tvalidation_0-") and "aec" in rounds[0]
+    assert len(printed) == 4 + 3  # and decision="auto"'s stages: two boosters, the choice
     est.fit(**kw, verbose=False)
     assert capsys.readouterr().out == ""
     with pytest.raises(ValueError, match="sample_weight_eval_set"):

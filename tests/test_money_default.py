@@ -239,3 +239,16 @@ def test_make_additive_risk():
     assert auc_one < 0.62 < roc_auc_score(b.target, m.predict_proba(b.data)[:, 1])
     with pytest.raises(ValueError, match="positive_rate"):
         datasets.make_additive_risk(100, positive_rate=1.5)
+
+
+@pytest.mark.parametrize("cls,verbose_kw", [(CSXGBClassifier, {"fit": {"verbose": True}}),
+                                            (CSLGBMClassifier, {"init": {"verbose": 1}})])
+def test_each_stage_is_printed_at_the_verbose_level(cls, verbose_kw, capsys):
+    X, y, C = _bundled("creditscoring2", 6000)
+    cls(n_jobs=1, n_estimators=10).fit(X, y, cost_matrix=C)
+    assert "booster fitted" not in capsys.readouterr().out  # quiet by default
+    est = cls(n_jobs=1, n_estimators=10, **verbose_kw.get("init", {})).fit(X, y, cost_matrix=C,
+                                                                           **verbose_kw.get("fit", {}))
+    out = capsys.readouterr().out
+    assert "AEC booster fitted" in out and "logloss booster fitted" in out
+    assert f"using {est.decision_!r}" in out
