@@ -22,6 +22,16 @@ from __future__ import annotations
 import numpy as np
 
 from ._docstrings import fill_doc
+from ._emp import (
+    empc_score,
+    empcs_score,
+    make_empc_scorer,
+    make_empcs_scorer,
+    make_mpc_scorer,
+    make_mpcs_scorer,
+    mpc_score,
+    mpcs_score,
+)
 from ._labels import _as_float, _BinaryLabels, _check_pos_label, _scores
 from .costs import check_costs, check_same_index
 from .decision_costs import (
@@ -44,6 +54,14 @@ __all__ = [
     "expected_row_costs",
     "make_savings_scorer",
     "make_expected_savings_scorer",
+    "empc_score",
+    "mpc_score",
+    "empcs_score",
+    "mpcs_score",
+    "make_empc_scorer",
+    "make_mpc_scorer",
+    "make_empcs_scorer",
+    "make_mpcs_scorer",
 ]
 
 
