@@ -66,7 +66,7 @@ def _read(y_true, y_score, pos_label):
 
 
 def _roc_hull(y, s):
-    """Vertices of the ROC convex hull from (0, 0) to (1, 1), as counts of positives / negatives flagged.
+    """Vertices of the ROC convex hull from (0, 0) to (1, 1): TPR, FPR and the positive rate.
 
     Rows are flagged from the highest score down; tied scores are flagged together (one ROC point per
     distinct score). Integer counts keep the turn test exact.
@@ -74,19 +74,43 @@ def _roc_hull(y, s):
     order = np.argsort(-s, kind="stable")
     s_sorted, y_sorted = s[order], y[order]
     last_of_tie = np.r_[s_sorted[1:] != s_sorted[:-1], True]
-    tp = np.r_[0, np.cumsum(y_sorted)[last_of_tie]].tolist()
-    fp = np.r_[0, np.cumsum(1 - y_sorted)[last_of_tie]].tolist()
-    hull_fp, hull_tp = [0], [0]
+    tp = np.r_[0, np.cumsum(y_sorted)[last_of_tie]]
+    fp = np.r_[0, np.cumsum(1 - y_sorted)[last_of_tie]]
+    fp, tp = _upper_hull(*_drop_inner_points(fp, tp))
+    n_pos, n_neg = int(y_sorted.sum()), y.shape[0] - int(y_sorted.sum())
+    return np.asarray(tp, np.float64) / n_pos, np.asarray(fp, np.float64) / n_neg, n_pos / y.shape[0]
+
+
+def _no_right_turn(x0, z0, x1, z1, x2, z2):
+    """Point 1 lies on or below the chord from point 0 to point 2 (points sorted by x)."""
+    return (x1 - x0) * (z2 - z0) - (z1 - z0) * (x2 - x0) >= 0
+
+
+def _drop_inner_points(x, z, passes=64):
+    """Drop, a whole array at a time, points on or below the chord of their neighbours.
+
+    Such a point is no hull vertex whatever else is dropped, so this only shrinks the input of
+    :func:`_upper_hull` (from one point per distinct score to a few hundred) without a Python loop.
+    """
+    for _ in range(passes):
+        inner = _no_right_turn(x[:-2], z[:-2], x[1:-1], z[1:-1], x[2:], z[2:])
+        if not inner.any():
+            break
+        keep = np.r_[True, ~inner, True]
+        x, z = x[keep], z[keep]
+    return x.tolist(), z.tolist()
+
+
+def _upper_hull(fp, tp):
+    """Monotone-chain upper hull of ROC points sorted by (fp, tp), endpoints kept."""
+    hull_fp, hull_tp = [fp[0]], [tp[0]]
     for x, z in zip(fp[1:], tp[1:]):
-        # drop the last vertex while it lies on or below the chord from its predecessor to (x, z) (no right turn)
-        while len(hull_fp) >= 2 and ((hull_fp[-1] - hull_fp[-2]) * (z - hull_tp[-2])
-                                     - (hull_tp[-1] - hull_tp[-2]) * (x - hull_fp[-2])) >= 0:
+        while len(hull_fp) >= 2 and _no_right_turn(hull_fp[-2], hull_tp[-2], hull_fp[-1], hull_tp[-1], x, z):
             hull_fp.pop()
             hull_tp.pop()
         hull_fp.append(x)
         hull_tp.append(z)
-    n_pos, n_neg = tp[-1], fp[-1]
-    return np.asarray(hull_tp, np.float64) / n_pos, np.asarray(hull_fp, np.float64) / n_neg, n_pos / y.shape[0]
+    return hull_fp, hull_tp
 
 
 def _crossings(tpr, fpr, ratio):

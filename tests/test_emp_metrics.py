@@ -278,3 +278,16 @@ def test_scorer_checks_its_parameters_when_built():
         make_empcs_scorer(roi=-1)
     with pytest.raises(TypeError):
         make_empc_scorer(gamma=0.3)
+
+
+def test_hull_prefilter_keeps_every_vertex():
+    # the vectorised pre-filter only shrinks the monotone chain's input: any number of passes, same hull
+    from csboost_plugins._emp import _drop_inner_points, _upper_hull
+
+    y, s = _data(9, n=5000, rate=0.1)
+    order = np.argsort(-s)
+    tp = np.r_[0, np.cumsum(y[order])]
+    fp = np.r_[0, np.cumsum(1 - y[order])]
+    hulls = [_upper_hull(*_drop_inner_points(fp, tp, passes=k)) for k in (0, 1, 3, 64)]
+    assert all(h == hulls[0] for h in hulls[1:])
+    assert len(hulls[0][0]) < 200  # a hull, not the raw curve
