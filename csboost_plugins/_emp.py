@@ -164,8 +164,7 @@ def _result(value, rate, return_threshold):
     return (float(value), float(rate)) if return_threshold else float(value)
 
 
-_RETURNS = """
-    Returns
+_RETURNS = """Returns
     -------
     score : float
         Profit per row (customer / applicant), in the money unit of the parameters.
@@ -231,6 +230,7 @@ mpc_score.__doc__ = _doc("""Maximum profit for customer churn (MPC): the best pr
     contact_cost : float, default=1.0
         Cost of contacting one customer (``f``), >= 0.
     {tail}
+
     {returns}
     """, what="the churners")
 
@@ -276,6 +276,7 @@ empc_score.__doc__ = _doc("""Expected maximum profit for churn (EMPC): the MPC a
     contact_cost : float, default=1.0
         Cost of contacting one customer (``f``), >= 0.
     {tail}
+
     {returns}
 
     Examples
@@ -325,6 +326,7 @@ mpcs_score.__doc__ = _doc("""Maximum profit for credit scoring (MPCS): the best 
     roi : float, default=0.2644
         Return on investment of a loan to a good payer, lost when it is rejected, > 0.
     {tail}
+
     {returns}
     """, what="the defaulters")
 
@@ -371,6 +373,7 @@ empcs_score.__doc__ = _doc("""Expected maximum profit for credit scoring (EMPCS)
     roi : float, default=0.2644
         Return on investment of a loan to a good payer, lost when it is rejected, > 0.
     {tail}
+
     {returns}
     """, what="the defaulters", expected=" (expected over ``lambda``)")
 
