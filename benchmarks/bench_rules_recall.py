@@ -409,6 +409,10 @@ def defaults_methods(seed, imbalance):
         "defaults + lgbm30/xgb30 pool": (dict(estimator=doc["estimator"]), False),
         "defaults + positive_rate=None + pool": (dict(positive_rate=None, estimator=doc["estimator"]), False),
         "documented, max_rules=None": (dict(doc, max_rules=None), False),
+        "documented, precision_prior=0": (dict(doc, precision_prior=0.0), False),
+        "documented, precision_prior=10": (dict(doc, precision_prior=10.0), False),
+        "natural rate + pool + max_rules=20 (no prior, prune, refine)": (
+            dict(positive_rate=None, estimator=doc["estimator"], max_rules=20), False),
         "documented, refine=False": (dict(doc, refine=False), False),
         "documented + nodes='all'": (dict(doc, nodes="all"), False),
         "documented + rank_by='money', fit(cost_matrix=)": (dict(doc, rank_by="money"), True),
