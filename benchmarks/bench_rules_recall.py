@@ -18,6 +18,18 @@ paper's settings first, then each change added in turn, and prints per set the b
 the rules' recall, their ratio, the rule count and the test FPR:
 
     python benchmarks/bench_rules_recall.py --datasets fraud,credit1,credit2,card --seeds 3
+
+Defaults vs the documented configuration vs iguanas: ``--suite defaults`` runs per set the booster,
+``RIFFClassifier(max_fpr=0.01)`` as a user constructs it, the configuration of its docstring Notes,
+PayPal's ``iguanas`` (benchmark-only dependency, ``pip install iguanas``; its README workflow with its
+defaults and with a small tuned grid) and RIFF variants changing one keyword; every rule set is scored as
+deployed (``predict``) on the test split: recall, FPR, net money (money caught minus the alerts' cost),
+rules, conditions per rule. ``additive`` is ``make_additive_risk`` (risk additive in many weak features,
+200,000 x scale rows, 2 % positives); ``card_raw`` the card file with raw columns (review cost 5;
+needs ``CSBOOST_DATA_DIR``):
+
+    CSBOOST_DATA_DIR=/path/to/data python benchmarks/bench_rules_recall.py --suite defaults \
+        --datasets additive,fraud --seeds 3 --scale 0.3
 """
 
 import argparse
@@ -45,10 +57,14 @@ def load(name, scale):
         b = ds.load_creditscoring2()
     elif name == "card":
         b = ds.load_creditcard_fraud(SHARED / "data" / "creditcard.csv.gz", raw=False)
+    elif name == "card_raw":  # the columns as a bank's table has them; review cost 5
+        b = ds.load_creditcard_fraud(None, admin_cost=5.0, raw=True)  # $CSBOOST_DATA_DIR
+    elif name == "additive":  # fraud risk additive in many weak features
+        b = ds.make_additive_risk(int(200_000 * scale), positive_rate=0.02, random_state=0)
     else:
         raise ValueError(name)
     X, y, cm = b.data, np.asarray(b.target), np.asarray(b.cost_matrix)
-    if scale < 1 and name != "fraud":
+    if scale < 1 and name not in ("fraud", "additive"):
         idx = np.random.default_rng(0).permutation(len(y))[: int(len(y) * scale)]
         X, y, cm = X.iloc[idx].reset_index(drop=True), y[idx], cm[idx]
     return X, y, cm
@@ -248,17 +264,257 @@ def run(name, seeds, scale, only=None):
     return res
 
 
+# --- defaults vs the documented configuration vs iguanas ------------------------------------------------------------
+
+def deployed(mask, y, cm):
+    """(TPR, FPR, net money, money recall) of a 0/1 alert vector: net = sum over alerted positives of
+    C_FN - C_TP minus sum over alerted negatives of C_FP - C_TN (saving against alerting nobody)."""
+    mask, pos = np.asarray(mask, dtype=bool), y == 1
+    gain = cm[:, 1] - cm[:, 2]
+    net = gain[mask & pos].sum() - (cm[:, 0] - cm[:, 3])[mask & ~pos].sum()
+    return (float((mask & pos).sum() / max(pos.sum(), 1)), float((mask & ~pos).sum() / max((~pos).sum(), 1)),
+            float(net), float(gain[mask & pos].sum() / max(gain[pos].sum(), 1e-300)))
+
+
+def riff_conditions(rule_set):
+    """Atomic comparisons per rule (a two-sided interval counts as two; a category set as one)."""
+    counts = []
+    for r in rule_set:
+        n = 0
+        for c in r.conditions:
+            lo, hi = getattr(c, "lower", None), getattr(c, "upper", None)
+            n += 1 if lo is None else int(np.isfinite(lo)) + int(np.isfinite(hi))
+        counts.append(n)
+    return counts
+
+
+def documented_kw(seed):
+    """The configuration of RIFFClassifier's docstring Notes (and the issue-16 headline)."""
+    return issue16_methods(seed)[HEADLINE][0]
+
+
+def _amount_column(X):
+    return next((c for c in X.columns if c.lower() == "amount"), None)
+
+
+def iguanas_fit(Xind, yind, Xsel, ysel, Xva, yva, seed, tuned):
+    """iguanas' documented workflow: weight transformations (of the amount column, if any) x
+    scale_pos_weight grid -> xgboost trees -> one rule per tree (rule_grid_search_parallel_weights),
+    evaluate/filter/deduplicate (apply_filter_and_deduplicate_rules), budgeted OR-combination
+    (combine_rules_budgeted); the rules are scored as generated (round_thresholds / verbalize_rule only
+    print an example: rounding to 2 decimals moves cuts on standardised columns).
+    Rules are generated on the induction half and filtered/combined on the selection half (RIFF's
+    split). Returns (list of rule strings, info).
+
+    Default: the README's quick start (XGBClassifier(max_depth=2, n_estimators=5), scale_pos_weight
+    in logspace(0, 1, 5), the default filter precision >= 0.2 and recall >= 0.2, max_corr 0.8,
+    combine_rules_budgeted's default max_rules=5) with an alert-rate budget of 1 % of the negatives'
+    share (so the selection FPR is <= 1 %). Tuned: a small grid (depth, scale_pos_weight up to twice
+    the imbalance, leaf extraction, precision floor, max rules), the budget in FPR exactly (positives
+    weighted 1e-9 in the combination), the grid point with the best validation recall at <= 1 % FPR."""
+    import polars as pl
+    import xgboost as xgb
+    from iguanas.rule_combination import combine_rules_budgeted
+    from iguanas.rule_evaluation import apply_filter_and_deduplicate_rules, apply_rules
+    from iguanas.rule_generation import rule_grid_search_parallel_weights
+    from iguanas.weight_transformations import generate_weights
+
+    pind, psel = pl.from_pandas(Xind.reset_index(drop=True)), pl.from_pandas(Xsel.reset_index(drop=True))
+    amount = _amount_column(Xind)
+    weights = generate_weights(pind[amount]) if amount else None
+    imbalance = (yind == 0).sum() / max((yind == 1).sum(), 1)
+    if not tuned:
+        grid = [dict(depth=2, trees=5, spw=np.logspace(0, 1, 5), leaf="max_gain", thr=None, max_rules=5,
+                     exact=False)]
+    else:
+        grid = [dict(depth=d, trees=30, spw=np.logspace(0, np.log10(2 * imbalance), 6), leaf=leaf,
+                     thr=[{"name": "precision", "operator": ">=", "value": p}], max_rules=m, exact=True)
+                for d, leaf in ((3, "all_positive"), (5, "max_gain")) for p in (0.05,) for m in (10, 20)]
+    cache, best = {}, None
+    for g in grid:
+        key = (g["depth"], g["trees"], g["leaf"])
+        if key not in cache:
+            est = xgb.XGBClassifier(max_depth=g["depth"], n_estimators=g["trees"], random_state=seed, n_jobs=1)
+            rules_df = rule_grid_search_parallel_weights(est, pind, pl.Series(yind), scale_pos_weights=g["spw"],
+                                                         sample_weights_df=weights, n_jobs=1,
+                                                         leaf_selection=g["leaf"])
+            cache[key] = rules_df
+        rules_df = cache[key]
+        if rules_df.height == 0:
+            continue
+        try:
+            R, _, selected = apply_filter_and_deduplicate_rules(psel, pl.Series(ysel), rules_df,
+                                                                metric_thresholds=g["thr"], max_corr=0.8,
+                                                                top_n_rules=300 if tuned else None)
+        except ValueError:  # nothing passed the filter
+            continue
+        if not selected:
+            continue
+        R = R.select(selected)
+        nneg = (ysel == 0).sum()
+        if g["exact"]:
+            w = pl.Series(np.where(ysel == 1, 1e-9, 1.0))
+            combo = combine_rules_budgeted(R, pl.Series(ysel), FPR * nneg / float(w.sum()),
+                                           max_rules=g["max_rules"], weights=w)
+        else:
+            combo = combine_rules_budgeted(R, pl.Series(ysel), FPR * nneg / len(ysel), max_rules=g["max_rules"])
+        if combo.width == 0:
+            continue
+        expr = combo.columns[0]
+        rules = [r.strip() for r in selected if f"({r})" in expr or r == expr]
+        if tuned:
+            mask = apply_rules(pl.from_pandas(Xva.reset_index(drop=True)), rules).to_numpy().any(axis=1)
+            tpr = (mask & (yva == 1)).sum() / max((yva == 1).sum(), 1)
+            fpr = (mask & (yva == 0)).sum() / max((yva == 0).sum(), 1)
+            score = tpr if fpr <= FPR else -fpr
+        else:
+            score = 0.0
+        if best is None or score > best[0]:
+            best = (score, rules, g)
+    return ([], None) if best is None else (best[1], best[2])
+
+
+def iguanas_predict(rules, X):
+    import polars as pl
+    from iguanas.rule_evaluation import apply_rules
+    if not rules:
+        return np.zeros(len(X), dtype=bool)
+    return apply_rules(pl.from_pandas(X.reset_index(drop=True)), rules).to_numpy().any(axis=1)
+
+
+def iguanas_conditions(rules):
+    from iguanas.metrics import count_conditions
+    return [count_conditions(r) for r in rules]
+
+
+def defaults_methods(seed, imbalance):
+    """name -> (RIFFClassifier keywords or "iguanas", fit with the cost matrix). The first rows are what a user
+    gets (the defaults; the documented configuration); the rest change one keyword to see what wins."""
+    import lightgbm as lgb
+    import xgboost as xgb
+    doc = documented_kw(seed)
+    lgbm = doc["estimator"][0]
+
+    def xgbm(spw):
+        return xgb.XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1, n_jobs=1, random_state=seed,
+                                 scale_pos_weight=spw)
+
+    return {
+        "RIFF defaults": ({}, False),
+        "RIFF defaults, fit(cost_matrix=)": ({}, True),
+        "RIFF documented (pooled)": (doc, False),
+        "iguanas defaults (quick start)": ("iguanas", False),
+        "iguanas tuned (small grid)": ("iguanas", False),
+        "defaults + positive_rate=None": (dict(positive_rate=None), False),
+        "defaults + lgbm30/xgb30 pool": (dict(estimator=doc["estimator"]), False),
+        "defaults + positive_rate=None + pool": (dict(positive_rate=None, estimator=doc["estimator"]), False),
+        "documented, max_rules=None": (dict(doc, max_rules=None), False),
+        "documented, precision_prior=0": (dict(doc, precision_prior=0.0), False),
+        "documented, precision_prior=10": (dict(doc, precision_prior=10.0), False),
+        "natural rate + pool + max_rules=20 (no prior, prune, refine)": (
+            dict(positive_rate=None, estimator=doc["estimator"], max_rules=20), False),
+        "documented, refine=False": (dict(doc, refine=False), False),
+        "documented + nodes='all'": (dict(doc, nodes="all"), False),
+        "documented + rank_by='money', fit(cost_matrix=)": (dict(doc, rank_by="money"), True),
+        "documented + xgb scale_pos_weight grid (1, sqrt(imb), imb)": (
+            dict(doc, estimator=[lgbm, xgbm(1.0), xgbm(float(np.sqrt(imbalance))), xgbm(float(imbalance))]),
+            False),
+        "documented + lgbm 16/64 leaves + xgb depth 3/6": (
+            dict(doc, estimator=[lgbm, lgb.LGBMClassifier(n_estimators=30, num_leaves=64, learning_rate=0.05,
+                                                          n_jobs=1, verbose=-1, random_state=seed),
+                                 xgbm(1.0), xgb.XGBClassifier(n_estimators=30, max_depth=3, learning_rate=0.1,
+                                                              n_jobs=1, random_state=seed)]), False),
+    }
+
+
+def run_defaults(name, seeds, scale, only=None):
+    """Per seed: the 300-tree LightGBM scorer, RIFFClassifier(max_fpr=0.01) as constructed by a user, the
+    documented pooled configuration (each without and with the cost matrix in fit) and iguanas (default,
+    tuned). Rows (tpr, fpr, net money, money recall, rules, mean conditions, secs, booster tpr)."""
+    import lightgbm as lgb
+    X, y, cm = load(name, scale)
+    money = cm[:, 1] - cm[:, 2]
+    res = {}
+    for seed in range(seeds):
+        tr, va, te = split(y, seed)
+        Xtr, Xte = X.iloc[tr], X.iloc[te]
+        t = time.perf_counter()
+        gbm = lgb.LGBMClassifier(n_estimators=300, learning_rate=0.02, num_leaves=31, n_jobs=1, verbose=-1,
+                                 random_state=seed).fit(Xtr, y[tr])
+        score = gbm.predict_proba(Xte)[:, 1]
+        btpr = at_fpr(score, y[te], money[te])[0]
+        # the booster's net money at 1 % test FPR: alert the top rows down to that FPR
+        neg_scores = np.sort(score[y[te] == 0])[::-1]
+        cut = neg_scores[int(FPR * len(neg_scores))]
+        bt = deployed(score > cut, y[te], cm[te])
+        res.setdefault(BOOSTER, []).append((btpr, bt[1], bt[2], bt[3], np.nan, np.nan,
+                                            time.perf_counter() - t, btpr, btpr))
+        print(f"  {name} seed {seed} {BOOSTER:45s} TPR {btpr:.3f} net {bt[2]:.0f}", flush=True)
+        imbalance = (y[tr] == 0).sum() / max((y[tr] == 1).sum(), 1)
+        for method, (kw, costs) in defaults_methods(seed, imbalance).items():
+            if only and not any(o in method for o in only):
+                continue
+            t = time.perf_counter()
+            if kw != "iguanas":
+                fit_kw = {"cost_matrix": cm[tr]} if costs else {}
+                clf = RIFFClassifier(max_fpr=FPR, random_state=seed, **kw).fit(Xtr, y[tr], **fit_kw)
+                mask, conds = clf.rule_set_.predict(Xte), riff_conditions(clf.rule_set_)
+            else:
+                # RIFF's own stratified halves of the training rows: induction / selection
+                ind, sel = train_test_split(tr, test_size=0.5, stratify=y[tr], random_state=seed)
+                rules, g = iguanas_fit(X.iloc[ind], y[ind], X.iloc[sel], y[sel], X.iloc[va], y[va], seed,
+                                       tuned="tuned" in method)
+                mask, conds = iguanas_predict(rules, Xte), iguanas_conditions(rules)
+                if g is not None and "tuned" in method:
+                    print(f"    tuned grid point: depth {g['depth']}, {g['leaf']}, max_rules {g['max_rules']}")
+                if rules:
+                    from iguanas.rule_explanation import verbalize_rule
+                    from iguanas.rule_formatting import round_thresholds
+                    print(f"    e.g. {verbalize_rule(round_thresholds(rules[0], list(X.columns), 2))}")
+            ev = deployed(mask, y[te], cm[te])
+            row = (ev[0], ev[1], ev[2], ev[3], len(conds), float(np.mean(conds)) if conds else 0.0,
+                   time.perf_counter() - t, btpr, at_fpr(score, y[te], money[te], fpr=ev[1])[0])
+            res.setdefault(method, []).append(row)
+            print(f"  {name} seed {seed} {method:45s} TPR {ev[0]:.3f} FPR {ev[1]:.4f} net {ev[2]:.0f} "
+                  f"rules {row[4]} conds {row[5]:.1f} ({row[6]:.1f}s) ratio {ev[0] / btpr:.3f}", flush=True)
+    return res
+
+
+def defaults_table(name, res, seeds, scale):
+    lines = [f"\n#### {name} ({seeds} seeds, scale {scale})\n",
+             "| method | test recall | ratio to booster at 1% FPR (min) | ratio at the same test FPR | test FPR (max) "
+             "| net money | money caught (share) | rules (max) | conditions per rule | seconds |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for method, rows in res.items():
+        a = np.asarray(rows, dtype=float)
+        m, s = np.nanmean(a, axis=0), np.nanstd(a, axis=0)
+        ratio, same = a[:, 0] / a[:, 7], a[:, 0] / np.maximum(a[:, 8], 1e-12)
+        rules = "-" if np.isnan(m[4]) else f"{m[4]:.1f} ({np.nanmax(a[:, 4]):.0f})"
+        conds = "-" if np.isnan(m[5]) else f"{m[5]:.1f}"
+        lines.append(f"| {method} | {m[0]:.3f} ± {s[0]:.3f} | {ratio.mean():.3f} ({ratio.min():.3f}) "
+                     f"| {same.mean():.3f} | {m[1]:.4f} ({a[:, 1].max():.4f}) | {m[2]:,.0f} ± {s[2]:,.0f} | {m[3]:.3f} | {rules} "
+                     f"| {conds} | {m[6]:.1f} |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", default="fraud,credit1,credit2,card")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--only", default="")
-    ap.add_argument("--suite", default="issue16", choices=["issue16", "paper"])
+    ap.add_argument("--suite", default="issue16", choices=["issue16", "paper", "defaults"])
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     only = [o for o in args.only.split(",") if o]
     tables = []
+    if args.suite == "defaults":
+        for name in args.datasets.split(","):
+            tables.append(defaults_table(name, run_defaults(name, args.seeds, args.scale, only), args.seeds,
+                                         args.scale))
+            print(tables[-1], flush=True)
+        print("\n\n".join(tables))
+        return
     if args.suite == "issue16":
         for name in args.datasets.split(","):
             tables.append(issue16_table(name, run_issue16(name, args.seeds, args.scale, only), args.seeds,
