@@ -83,7 +83,9 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "precision" (the paper) or "money": net money per unit of budget, the net money of
         a rule being ``C_FN - C_TP`` summed over the positives it newly covers minus
         ``C_FP - C_TN`` over the negatives (needs ``fn_cost`` or ``cost_matrix`` in fit;
-        ``fn_cost`` alone: alerts cost nothing); see :func:`riff_select`.
+        ``fn_cost`` alone: alerts cost nothing); see :func:`riff_select`. With
+        "precision" the costs given to ``fit`` do not reach the selection, only an
+        ``estimator`` whose ``fit`` takes ``cost_matrix`` (a cost-sensitive tree or booster).
     stop_unprofitable : bool, default True
         With ``rank_by="money"``: stop before a rule whose net money on the selection
         subset's uncovered rows is <= 0, even with budget left (passed to
