@@ -186,8 +186,17 @@ _TAIL = """return_threshold : bool, default=False
         :func:`csboost_plugins.metrics.savings_score`)."""
 
 
+_CHURN_MONEY = """clv : float, default=200.0
+        Customer lifetime value of a retained churner, > 0.
+    incentive_cost : float, default=10.0
+        Cost of the retention offer (``d``), paid by every customer who accepts it, in [0, clv).
+    contact_cost : float, default=1.0
+        Cost of contacting one customer (``f``), >= 0."""
+
+
 def _doc(text, *, what, expected=""):
-    return text.format(labels=_LABELS.format(what=what), tail=_TAIL, returns=_RETURNS.format(expected=expected))
+    return text.format(labels=_LABELS.format(what=what), tail=_TAIL, returns=_RETURNS.format(expected=expected),
+                       churn_money=_CHURN_MONEY)
 
 
 # --------------------------------------------------------------------------------------
@@ -223,12 +232,7 @@ mpc_score.__doc__ = _doc("""Maximum profit for customer churn (MPC): the best pr
     {labels}
     accept_rate : float, default=0.3
         Fraction of contacted churners who accept the offer and stay (``gamma``), in [0, 1].
-    clv : float, default=200.0
-        Customer lifetime value of a retained churner, > 0.
-    incentive_cost : float, default=10.0
-        Cost of the retention offer (``d``), paid by every customer who accepts it, in [0, clv).
-    contact_cost : float, default=1.0
-        Cost of contacting one customer (``f``), >= 0.
+    {churn_money}
     {tail}
 
     {returns}
@@ -269,12 +273,7 @@ empc_score.__doc__ = _doc("""Expected maximum profit for churn (EMPC): the MPC a
     {labels}
     alpha, beta : float, default=6.0, 14.0
         Shape parameters of the Beta distribution of the acceptance rate ``gamma``, > 0.
-    clv : float, default=200.0
-        Customer lifetime value of a retained churner, > 0.
-    incentive_cost : float, default=10.0
-        Cost of the retention offer (``d``), paid by every customer who accepts it, in [0, clv).
-    contact_cost : float, default=1.0
-        Cost of contacting one customer (``f``), >= 0.
+    {churn_money}
     {tail}
 
     {returns}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _emp
 from ._docstrings import fill_doc
 from ._emp import (
     empc_score,
@@ -54,14 +55,7 @@ __all__ = [
     "expected_row_costs",
     "make_savings_scorer",
     "make_expected_savings_scorer",
-    "empc_score",
-    "mpc_score",
-    "empcs_score",
-    "mpcs_score",
-    "make_empc_scorer",
-    "make_mpc_scorer",
-    "make_empcs_scorer",
-    "make_mpcs_scorer",
+    *_emp.__all__,  # the expected maximum profit metrics and their scorers
 ]
 
 

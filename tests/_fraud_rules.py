@@ -5,7 +5,7 @@ candidate rules from a small random forest fitted on the first 3,000 rows."""
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
-from csboost_plugins.rules import extract_rules
+from csboost_plugins.rules import Interval, Rule, extract_rules
 from csdt.datasets import make_fraud_transactions
 
 
@@ -19,3 +19,16 @@ def fraud_rules_case(n_rows, max_depth):
     forest = RandomForestClassifier(n_estimators=4, max_depth=max_depth, random_state=0)
     forest.fit(X.fillna(-1)[:3000], y[:3000])
     return X, y, amount, extract_rules(forest)
+
+
+def random_rules(rng, d, n_rules):
+    """``n_rules`` random interval rules on integer-valued columns 0..d-1 (for brute-force selection tests)."""
+    rules = []
+    for _ in range(n_rules):
+        conds = []
+        for f in rng.choice(d, size=rng.integers(1, 3), replace=False):
+            a, b = np.sort(rng.integers(0, 6, 2)).astype(float)
+            conds.append(Interval(int(f), lower=a, lower_closed=bool(rng.integers(2)), upper=b + 1,
+                                  upper_closed=bool(rng.integers(2)), missing=bool(rng.integers(2))))
+        rules.append(Rule(conds))
+    return rules

@@ -8,19 +8,11 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from csboost_plugins.rules import Interval, RIFFClassifier, Rule, extract_rules, riff_select
+from _fraud_rules import random_rules
+
+from csboost_plugins.rules import RIFFClassifier, extract_rules, riff_select
 
 
-def _random_rules(rng, d, n_rules):
-    rules = []
-    for _ in range(n_rules):
-        conds = []
-        for f in rng.choice(d, size=rng.integers(1, 3), replace=False):
-            a, b = np.sort(rng.integers(0, 6, 2)).astype(float)
-            conds.append(Interval(int(f), lower=a, lower_closed=bool(rng.integers(2)), upper=b + 1,
-                                  upper_closed=bool(rng.integers(2)), missing=bool(rng.integers(2))))
-        rules.append(Rule(conds))
-    return rules
 
 
 def _data(seed, n=150, d=3):
@@ -38,9 +30,9 @@ def _data(seed, n=150, d=3):
     tn = rng.integers(0, 2, n).astype(float)
     if seed % 3 == 0:  # rules from a tree (trie path sharing), pooled with random ones
         rules = extract_rules(DecisionTreeClassifier(max_depth=3, random_state=seed).fit(np.nan_to_num(X), y))
-        rules += _random_rules(rng, d, 12)
+        rules += random_rules(rng, d, 12)
     else:
-        rules = _random_rules(rng, d, 25)
+        rules = random_rules(rng, d, 25)
     return X, y, w, (fp, fn, tp, tn), rules
 
 

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
+from _fraud_rules import random_rules
+
 from csboost_plugins.rules import Interval, Rule, extract_rules, riff_select
 
 
@@ -43,16 +45,6 @@ def _brute(masks, y, w, gain, budget_w, limit, max_rules=None):
     return order, prefix
 
 
-def _random_rules(rng, d, n_rules):
-    rules = []
-    for _ in range(n_rules):
-        conds = []
-        for f in rng.choice(d, size=rng.integers(1, 3), replace=False):
-            a, b = np.sort(rng.integers(0, 6, 2)).astype(float)
-            conds.append(Interval(int(f), lower=a, lower_closed=bool(rng.integers(2)), upper=b + 1,
-                                  upper_closed=bool(rng.integers(2)), missing=bool(rng.integers(2))))
-        rules.append(Rule(conds))
-    return rules
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -68,9 +60,9 @@ def test_greedy_equals_brute_force(seed):
     fn_cost = rng.integers(1, 50, n).astype(float) if variant >= 2 else None
     if seed % 3 == 0:  # rules from trees (trie path sharing), pooled with random ones
         rules = extract_rules(DecisionTreeClassifier(max_depth=3, random_state=seed).fit(np.nan_to_num(X), y))
-        rules += _random_rules(rng, d, 10)
+        rules += random_rules(rng, d, 10)
     else:
-        rules = _random_rules(rng, d, 25)
+        rules = random_rules(rng, d, 25)
     alert = seed % 5 == 4
     budget = [0.05, 0.1, 0.2, 0.3][seed % 4]
     rs = riff_select(rules, X, y, sample_weight=None if variant in (0, 3) else w, fn_cost=fn_cost, cuts="model",
