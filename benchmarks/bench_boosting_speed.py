@@ -38,7 +38,7 @@ import numpy as np
 import xgboost as xgb
 from scipy.special import expit
 
-from csboost_plugins import _aec
+from csboost_plugins.boosting import _aec
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
 from csboost_plugins.costs import CostWarning

@@ -58,8 +58,8 @@ import numpy as np  # noqa: E402
 import xgboost as xgb  # noqa: E402
 from sklearn.model_selection import StratifiedKFold, train_test_split  # noqa: E402
 
-from csboost_plugins import _aec  # noqa: E402
-from csboost_plugins import _decision_layer as dl  # noqa: E402
+from csboost_plugins.boosting import _aec  # noqa: E402
+from csboost_plugins.boosting import _decision_layer as dl  # noqa: E402
 from csboost_plugins.costs import CostWarning  # noqa: E402
 from csboost_plugins.decision_costs import bmr_decisions  # noqa: E402
 from csboost_plugins.lgb import CSLGBMClassifier  # noqa: E402

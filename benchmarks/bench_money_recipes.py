@@ -62,8 +62,8 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from bench_boosting_money import DATASETS as BUNDLED  # same data, rounds, depth, leaves as benchmark 1
 from bench_boosting_money import ES_ROUNDS, LGB_LEAVES, LR, ROUNDS, XGB_DEPTH, _split
-from csboost_plugins import _aec
-from csboost_plugins import _decision_layer as dl
+from csboost_plugins.boosting import _aec
+from csboost_plugins.boosting import _decision_layer as dl
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
 from csboost_plugins.costs import CostWarning
@@ -406,7 +406,7 @@ def derived(recs):
             r[f"API: decision='auto' (z={z})"] = rc["test_by_rule"][rc[f"chosen_z{z}"]]
         r["API: its logloss + BMR"] = rc["test_by_rule"]["logloss+bmr"]
     # the recipe of decision="auto" with z = 0: the rule with the best validation savings among logloss + BMR,
-    # AEC s > 1/2 and AEC + BMR (ties: that order), as csboost_plugins._decision_layer does
+    # AEC s > 1/2 and AEC + BMR (ties: that order), as csboost_plugins.boosting._decision_layer does
     a = recs.get("AEC")
     if ll and a:
         cands = [(ll["val_bmr"], ll["test_bmr"]), (a["val_05"], a["test_05"]), (a["val_bmr"], a["test_bmr"])]

@@ -31,7 +31,7 @@ def __getattr__(name):
     if name in _LAZY:
         return import_module(f".{name}", __name__)
     if name == "MoneyLossWarning":  # warned by the boosting estimators' fit when their decisions lose money
-        return import_module("._decision_layer", __name__).MoneyLossWarning
+        return import_module(".boosting._decision_layer", __name__).MoneyLossWarning
     raise AttributeError(f"module 'csboost_plugins' has no attribute {name!r}")
 
 

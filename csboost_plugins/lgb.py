@@ -51,17 +51,17 @@ first, where ``lgb.early_stopping(..., first_metric_only=True)`` looks;
 order) also works as ``LGBMClassifier(objective=...)``, where lightgbm calls it as
 ``f(y_true, y_pred, weight, group)``; use :class:`CSLGBMClassifier` for probabilities.
 Under dask (``lightgbm.dask.DaskLGBMClassifier``) costs are folded into label and
-weight by :func:`csboost_plugins._aec.encode_costs_as_weights`, see
+weight by :func:`csboost_plugins.boosting._aec.encode_costs_as_weights`, see
 :func:`dask_cost_inputs`.
 """
 
 # The module is a facade (lightgbm's __init__ / engine / sklearn split): the native helpers live in
 # _lgb_native, the scikit-learn wrapper in _lgb_sklearn; both are re-exported here, so neither
 # imports the other through this module and the import graph has no cycle.
-from . import _lgb_native
-from ._lgb_native import *  # noqa: F403
-from ._boosting_sklearn import adopt_public_names as _adopt_public_names
-from ._lgb_sklearn import CSLGBMClassifier
+from .boosting import _lgb_native
+from .boosting._lgb_native import *  # noqa: F403
+from .boosting._sklearn_base import adopt_public_names as _adopt_public_names
+from .boosting._lgb_sklearn import CSLGBMClassifier
 
 __all__ = [*_lgb_native.__all__, "CSLGBMClassifier"]
 _adopt_public_names(globals())  # documented, pickled and shown as csboost_plugins.lgb.<name>

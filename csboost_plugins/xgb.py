@@ -24,7 +24,7 @@ Native use::
 
 Which decision: the AEC pushes s towards 0/1 and already holds the costs, so its
 natural decision is s > 1/2 (margin > 0), the default of every money metric
-(``csboost_plugins._money_eval.DEFAULT_DECISION``) and of the estimators'
+(``csboost_plugins.boosting._money_eval.DEFAULT_DECISION``) and of the estimators'
 ``predict``; Bayes minimum risk on its probabilities counts the costs twice
 (benchmarks/results/boosting.md). For a logloss model use
 ``money_metric("savings", decision="bmr", preds="probability")``. Early stopping
@@ -47,7 +47,7 @@ score as :func:`predict_proba` does.
 xgboost treats ``base_score`` as a margin and stores it in the model, so
 ``output_margin=True`` predictions (also after ``save_model`` / ``load_model``)
 already include it. Probabilities are ``scipy.special.expit(margin)``
-(:func:`csboost_plugins._aec.sigmoid`); Bayes-minimum-risk decisions with each
+(:func:`csboost_plugins.boosting._aec.sigmoid`); Bayes-minimum-risk decisions with each
 row's own costs (the right rule for calibrated, e.g. logloss, probabilities) are ``csboost_plugins.metrics.bayes_minimum_risk(expit(margin),
 fp_cost=..., fn_cost=...)``, or :func:`bayes_decisions` on a cost DMatrix.
 
@@ -58,17 +58,17 @@ matched by length or order; a DMatrix without costs raises a ``ValueError``.
 
 Under dask the worker-side DMatrix is rebuilt from label and weight only, so
 :func:`dask_cost_dmatrix` folds the costs into them
-(:func:`csboost_plugins._aec.encode_costs_as_weights`) and the objective runs with
+(:func:`csboost_plugins.boosting._aec.encode_costs_as_weights`) and the objective runs with
 ``costs_in_weight=True``; money metrics are then computed after training.
 """
 
 # The module is a facade (lightgbm's __init__ / engine / sklearn split): the native helpers live in
 # _xgb_native, the scikit-learn wrapper in _xgb_sklearn; both are re-exported here, so neither
 # imports the other through this module and the import graph has no cycle.
-from . import _xgb_native
-from ._xgb_native import *  # noqa: F403
-from ._boosting_sklearn import adopt_public_names as _adopt_public_names
-from ._xgb_sklearn import CSXGBClassifier
+from .boosting import _xgb_native
+from .boosting._xgb_native import *  # noqa: F403
+from .boosting._sklearn_base import adopt_public_names as _adopt_public_names
+from .boosting._xgb_sklearn import CSXGBClassifier
 
 __all__ = [*_xgb_native.__all__, "CSXGBClassifier"]
 _adopt_public_names(globals())  # documented, pickled and shown as csboost_plugins.xgb.<name>

@@ -1,4 +1,4 @@
-"""Maths of the AEC objective (csboost_plugins._aec) against independent computations."""
+"""Maths of the AEC objective (csboost_plugins.boosting._aec) against independent computations."""
 
 import warnings
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from csboost_plugins import _aec
+from csboost_plugins.boosting import _aec
 from csboost_plugins.metrics import (
     bayes_minimum_risk,
     expected_cost_loss,

@@ -1,4 +1,4 @@
-"""The fused AEC kernels (csboost_plugins._aec_kernels) against the numpy code they replace.
+"""The fused AEC kernels (csboost_plugins.boosting._aec_kernels) against the numpy code they replace.
 
 The numpy gradient/hessian and money metrics below are the library's implementation
 before the kernels (kept here as the reference): float64 outputs must equal them bit
@@ -17,7 +17,7 @@ import xgboost as xgb
 from _aot_paths import on_both_paths
 from scipy.special import expit
 
-from csboost_plugins import _aec, _aec_kernels
+from csboost_plugins.boosting import _aec, _aec_kernels
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
 from csboost_plugins.costs import FN, FP, TN, TP
@@ -151,7 +151,7 @@ def test_float32_path_near_the_decision_boundary(hessian, floor, mdtype):
 
 def test_aot_extension_is_built_and_current():
     mod = _aec_kernels.KERNELS.module()
-    assert mod is not None, ("csboost_plugins._aec_kernels_aot is missing or stale: run "
+    assert mod is not None, ("csboost_plugins.boosting._aec_kernels_aot is missing or stale: run "
                              "`python setup.py build_ext --inplace`")
     assert mod.releases_gil() and set(_aec_kernels.SIGNATURES) <= set(dir(mod))
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import csdt
-from csboost_plugins import _decision_layer
+from csboost_plugins.boosting import _decision_layer
 from csboost_plugins.metrics import savings_score
 from csdt.datasets import load_creditscoring1
 from csdt.ensemble._inducers import draw_subset, out_of_bag_mask

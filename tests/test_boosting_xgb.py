@@ -323,7 +323,7 @@ def test_metric_factory_cannot_be_confused_with_a_metric(fraud):
 
 
 def test_one_decision_default_estimator_agrees_with_recorded_history(fraud):
-    from csboost_plugins._money_eval import DEFAULT_DECISION
+    from csboost_plugins.boosting._money_eval import DEFAULT_DECISION
 
     X, y, C = fraud
     assert DEFAULT_DECISION == "0.5"

@@ -11,7 +11,7 @@ import xgboost as xgb
 from sklearn.model_selection import train_test_split
 
 import csboost_plugins
-from csboost_plugins import _decision_layer as dl
+from csboost_plugins.boosting import _decision_layer as dl
 from csboost_plugins.lgb import CSLGBMClassifier
 from csboost_plugins.metrics import bayes_minimum_risk, savings_score
 from csboost_plugins.xgb import CSXGBClassifier

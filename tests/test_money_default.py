@@ -16,7 +16,7 @@ import pytest
 import xgboost as xgb
 from sklearn.model_selection import train_test_split
 
-from csboost_plugins import _decision_layer as dl
+from csboost_plugins.boosting import _decision_layer as dl
 from csboost_plugins.costs import CostWarning
 from csboost_plugins.lgb import CSLGBMClassifier
 from csboost_plugins.metrics import bayes_minimum_risk, savings_score

@@ -205,7 +205,7 @@ def test_lgbm_classifier_takes_float64_values_as_lightgbm_does(data):
 
 
 def test_x_value_check_does_not_copy_x():
-    from csboost_plugins import _native_input
+    from csboost_plugins.boosting import _native_input
 
     X = np.random.default_rng(4).normal(size=(500_000, 8))  # 32 MB
     tracemalloc.start()

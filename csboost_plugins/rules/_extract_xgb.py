@@ -128,7 +128,7 @@ def xgboost_trees(model, output=None):
         except AttributeError:
             best = None
         if best is not None:
-            from .._xgb_native import first_rounds
+            from ..boosting._xgb_native import first_rounds
 
             booster = first_rounds(booster, best + 1)  # the sklearn wrapper predicts with the best iteration only
     if not isinstance(booster, xgb.Booster):

@@ -1,7 +1,7 @@
 """The lightgbm plugin's native helpers (objective, money metrics, cost Dataset, start margin, deployable boosters).
 
 Public through :mod:`csboost_plugins.lgb`, which re-exports them with the
-scikit-learn wrapper (:mod:`csboost_plugins._lgb_sklearn` imports this module,
+scikit-learn wrapper (:mod:`csboost_plugins.boosting._lgb_sklearn` imports this module,
 never the reverse: lightgbm's engine / sklearn split).
 """
 
@@ -13,12 +13,12 @@ import lightgbm as lgb
 import numpy as np
 
 from . import _aec, _money_eval, _native_input
-from ._docstrings import fill_doc
+from .._docstrings import fill_doc
 from ._lgb_data import (_IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, check_feval_call, get_costs,
                         reference_margin)
-from .callback import early_stopping, record_money
+from ._lgb_callback import early_stopping, record_money
 from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
-from .costs import check_costs
+from ..costs import check_costs
 
 __all__ = [
     *_money_eval.PLUGIN_NAMES,
@@ -87,7 +87,7 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
         Two classes; sorted unique values map to 0 / 1.
     %(native_costs, native_weight)s
     start_margin : {"cost_prior", "prior"} or float or None, default "cost_prior"
-        See :func:`csboost_plugins._aec.start_margin`; None: no init score. Must be
+        See :func:`csboost_plugins.boosting._aec.start_margin`; None: no init score. Must be
         finite. With ``reference=dtrain`` (validation sets) the training set's start
         margin is reused, so validation scores start where training scores start.
     reference : lightgbm.Dataset, optional

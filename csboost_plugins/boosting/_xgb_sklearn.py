@@ -1,7 +1,7 @@
 """scikit-learn wrapper of the xgboost AEC plugin: :class:`CSXGBClassifier`.
 
 Public as ``csboost_plugins.xgb.CSXGBClassifier``; the native helpers live in
-:mod:`csboost_plugins._xgb_native`, which this module imports (never the reverse).
+:mod:`csboost_plugins.boosting._xgb_native`, which this module imports (never the reverse).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _aec, _decision_layer, _money_eval
 from . import _xgb_native as _native
 from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
-from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, check_margins, native_error, native_seed
-from ._docstrings import fill_doc
-from ._params import store_init_args
+from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, check_margins, native_error, native_seed
+from .._docstrings import fill_doc
+from .._params import store_init_args
 from ._money_eval import DEFAULT_WATCH
 from ._xgb_native import AECObjective, MoneyMetrics
-from .costs import row_index
+from ..costs import row_index
 
 __all__ = ["CSXGBClassifier"]
 
@@ -125,7 +125,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     start_margin : "cost_prior", "prior" or float, default "cost_prior"
         Starting margin; "cost_prior" = logit of the share of regret mass
         preferring class 1, "prior" = logit of the weighted positive rate (see
-        :func:`csboost_plugins._aec.start_margin`).
+        :func:`csboost_plugins.boosting._aec.start_margin`).
     decision : {"auto", "0.5", "bmr"}, default "auto"
         How ``predict`` decides. "auto": besides the AEC booster, fit a logloss
         booster with the same tree parameters on the same data, early-stop both on the
@@ -135,7 +135,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         AEC rule (s > 1/2, or BMR on the AEC probability) clearly saves more money there:
         by three standard errors of the paired per-row difference, and still without its
         largest rows (``decision_``, ``validation_savings_``; see
-        :mod:`csboost_plugins._decision_layer`). The BMR rules need each row's costs at
+        :mod:`csboost_plugins.boosting._decision_layer`). The BMR rules need each row's costs at
         ``predict(X, fp_cost=..., fn_cost=...)`` (a ``ValueError`` names them otherwise).
         "0.5": the AEC booster alone, ``predict(X)`` = s > 1/2 (the csboost paper's
         decision, no costs needed; with costs: BMR on the AEC probability, which counts

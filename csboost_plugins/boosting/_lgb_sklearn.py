@@ -1,7 +1,7 @@
 """scikit-learn wrapper of the lightgbm AEC plugin: :class:`CSLGBMClassifier`.
 
 Public as ``csboost_plugins.lgb.CSLGBMClassifier``; the native helpers live in
-:mod:`csboost_plugins._lgb_native`, which this module imports (never the reverse).
+:mod:`csboost_plugins.boosting._lgb_native`, which this module imports (never the reverse).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from sklearn.utils.validation import check_is_fitted
 from . import _lgb_native as _native
 from . import _aec, _decision_layer, _money_eval
 from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
-from ._boosting_sklearn import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
-from ._docstrings import fill_doc
-from ._params import store_init_args
+from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
+from .._docstrings import fill_doc
+from .._params import store_init_args
 from ._lgb_native import AECObjective, bake_start_margin, money_metrics
 from ._money_eval import DEFAULT_WATCH
-from .callback import early_stopping
+from ._lgb_callback import early_stopping
 
 __all__ = ["CSLGBMClassifier"]
 

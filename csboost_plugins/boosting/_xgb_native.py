@@ -15,9 +15,9 @@ import xgboost as xgb
 from scipy.special import expit
 
 from . import _aec, _money_eval, _native_input
-from ._docstrings import fill_doc
+from .._docstrings import fill_doc
 from ._money_eval import DEFAULT_WATCH
-from .costs import check_costs
+from ..costs import check_costs
 
 __all__ = [
     *_money_eval.PLUGIN_NAMES,
@@ -133,7 +133,7 @@ _IO = _money_eval.DataAccess(costs=get_costs, label=_label, weight=_weight)
 
 
 def start_margin(dmatrix, kind="cost_prior") -> float:
-    """Start margin for ``base_score`` (see :func:`csboost_plugins._aec.start_margin`).
+    """Start margin for ``base_score`` (see :func:`csboost_plugins.boosting._aec.start_margin`).
 
     Parameters
     ----------
@@ -202,7 +202,7 @@ class AECObjective(_money_eval.AECObjectiveBase):
     Parameters
     ----------
     hessian : {"abs", "fisher", "bound", "exact"}, default "abs"
-        Hessian policy (see :mod:`csboost_plugins._aec`); the gradient is always exact.
+        Hessian policy (see :mod:`csboost_plugins.boosting._aec`); the gradient is always exact.
     hessian_floor : float in [0, 1], default 0.1
         Floor on abs(1 - 2s) for ``hessian="abs"``.
     logloss_weight : float >= 0, default 0
@@ -414,7 +414,7 @@ def bayes_decisions(booster, dmatrix, *, iteration_range=None):
     numpy.ndarray of shape (n,)
         1 where s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN, else 0.
     """
-    from .metrics import bayes_minimum_risk
+    from ..metrics import bayes_minimum_risk
 
     costs = get_costs(dmatrix)
     return bayes_minimum_risk(predict_proba(booster, dmatrix, iteration_range=iteration_range), cost_matrix=costs)

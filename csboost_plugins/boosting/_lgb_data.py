@@ -9,7 +9,7 @@ import lightgbm as lgb
 import numpy as np
 
 from . import _aec, _money_eval
-from ._docstrings import fill_doc
+from .._docstrings import fill_doc
 
 #: instance attribute of a cost Dataset holding its start margin (the init score lgb.train starts from)
 MARGIN_ATTR = "csboost_start_margin"
@@ -140,7 +140,7 @@ class MoneyMetric(_money_eval.MoneyMetricBase):
         Returns
         -------
         dict
-            As :meth:`csboost_plugins._money_eval.MoneyMetricBase.sums`.
+            As :meth:`csboost_plugins.boosting._money_eval.MoneyMetricBase.sums`.
         """
         out = super().sums(preds, data)  # first: an eval set without costs is the more basic error
         if self.preds == "probability" and preds.size and not (preds.min() >= 0.0 and preds.max() <= 1.0):

@@ -58,7 +58,7 @@ import numpy as np
 from scipy.special import expit
 
 from . import _aec_kernels
-from .decision_costs import decision_costs, regret_difference, savings_from_costs
+from ..decision_costs import decision_costs, regret_difference, savings_from_costs
 
 __all__ = [
     "HESSIANS",
@@ -213,7 +213,7 @@ def aec_grad_hess(margin, d, *, y=None, sample_weight=None, hessian="abs", hessi
         g = w (d ss + alpha (s - y)),   h = w (H + alpha ss),
 
     H the policy's hessian (module doc). One fused pass of a compiled kernel
-    (:mod:`csboost_plugins._aec_kernels`, threads over row blocks); no validation of
+    (:mod:`csboost_plugins.boosting._aec_kernels`, threads over row blocks); no validation of
     values (callers validate once, outside the boosting loop).
 
     Parameters
@@ -419,7 +419,7 @@ def money_metric_value(kind, s, y, costs, sample_weight=None, decision="bmr", *,
     ``"expected_savings"``: paper eq. 8; ``"savings"``: eq. 5 of the 0/1 decisions,
     Bayes minimum risk with each row's own costs (``decision="bmr"``, paper eq. 2)
     or s > 1/2 (``decision="0.5"``). One fused pass of a compiled kernel over the rows
-    (:func:`csboost_plugins._aec_kernels.money_sums`).
+    (:func:`csboost_plugins.boosting._aec_kernels.money_sums`).
 
     Parameters
     ----------
@@ -447,14 +447,14 @@ def money_metric_value(kind, s, y, costs, sample_weight=None, decision="bmr", *,
 
 
 def money_metric_from_sums(kind, sums, decision="bmr"):
-    """A money metric from the totals of :func:`csboost_plugins._aec_kernels.money_sums`.
+    """A money metric from the totals of :func:`csboost_plugins.boosting._aec_kernels.money_sums`.
 
     Parameters
     ----------
     kind : {"aec", "expected_savings", "savings"}
         The metric.
     sums : dict
-        Totals keyed by :data:`csboost_plugins._aec_kernels.SUMS` (money, weight).
+        Totals keyed by :data:`csboost_plugins.boosting._aec_kernels.SUMS` (money, weight).
     decision : {"bmr", "0.5"}
         Decision rule of ``"savings"``.
 

@@ -23,11 +23,11 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _native_input
-from ._docstrings import fill_doc
-from ._params import native_seed
-from .costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
+from .._docstrings import fill_doc
+from .._params import native_seed
+from ..costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
                     one_cost_warning, row_index)
-from .metrics import bayes_minimum_risk
+from ..metrics import bayes_minimum_risk
 
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
 
@@ -85,13 +85,13 @@ DOCS = dict(
 def adopt_public_names(namespace):
     """Show the public classes and functions of a facade module (``csboost_plugins.xgb`` / ``lgb``) as its own.
 
-    Each name of ``namespace["__all__"]`` defined in a private ``csboost_plugins._*`` module gets
+    Each name of ``namespace["__all__"]`` defined in a private module (``csboost_plugins.boosting._*``) gets
     ``__module__`` = the facade, so it is documented, pickled and shown as ``csboost_plugins.xgb.<name>``.
     """
     for name in namespace["__all__"]:
         obj = namespace[name]
         if (isinstance(obj, type) or callable(obj) and hasattr(obj, "__code__")) and \
-                obj.__module__.startswith("csboost_plugins._"):
+                obj.__module__.startswith("csboost_plugins.") and "._" in obj.__module__:
             obj.__module__ = namespace["__name__"]
 
 
@@ -597,7 +597,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
 
         With ``decision="auto"`` (the default): the rule ``decision_`` chosen on
         validation money; its BMR rules need the rows' costs (a ``ValueError`` names
-        them; see :mod:`csboost_plugins._decision_layer`). With ``decision="0.5"`` /
+        them; see :mod:`csboost_plugins.boosting._decision_layer`). With ``decision="0.5"`` /
         ``"bmr"``: without costs s > 1/2 on the cost-trained probability (the AEC
         already holds the training money); with the rows' costs (``fp_cost``/``fn_cost``/...
         or ``cost_matrix``) Bayes minimum risk, predict 1 iff

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _aec, _aec_kernels
-from ._params import store_init_args
+from .._params import store_init_args
 
 #: Decision rule of every savings metric unless told otherwise: s > 1/2, the AEC model's own decision
 #: (``predict(X)`` of the estimators). Bayes minimum risk on AEC probabilities counts the costs twice
@@ -115,7 +115,7 @@ def scaled_regret(io, data, cost_scale):
     """(y, d / scale, w) of a cost data set, computed once per data set and cost scale.
 
     ``d = regret_difference(y, costs)``; ``scale`` is ``cost_scale`` or, for "auto",
-    :func:`csboost_plugins._aec.cost_scale` of the set's own rows.
+    :func:`csboost_plugins.boosting._aec.cost_scale` of the set's own rows.
     """
     cache = data.__dict__.get(_CACHE_ATTR)
     src = _sources(io, data)
@@ -191,7 +191,7 @@ class MoneyMetricBase:
         self.__name__ = metric
 
     def sums(self, preds, data) -> dict:
-        """The totals behind every money metric (:func:`csboost_plugins._aec_kernels.money_sums`) of
+        """The totals behind every money metric (:func:`csboost_plugins.boosting._aec_kernels.money_sums`) of
         ``preds`` on ``data`` (the arguments of :meth:`value`): one kernel pass, which the metrics of a
         :class:`MoneyMetricsBase` share."""
         y, costs, w = eval_inputs(self._io, data)

@@ -49,8 +49,8 @@ import warnings
 import numpy as np
 
 from . import _aec
-from .costs import FN, FP
-from .decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
+from ..costs import FN, FP
+from ..decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
 
 __all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
            "metric_decision", "predict_rule"]
@@ -182,7 +182,7 @@ def holdout(est, y):
     """
     from sklearn.model_selection import train_test_split
 
-    from ._params import native_seed
+    from .._params import native_seed
 
     frac = est.validation_fraction
     counts = np.bincount(y.astype(np.int64), minlength=2)
@@ -454,7 +454,7 @@ def _swap_guard(est, X, y, costs, w, evals):
     """``CostWarning`` when fp/fn costs look swapped: the fitted decisions flag (almost) no row, or every
     row, while BMR on the same probabilities with C_FP and C_FN exchanged saves money under the exchanged
     matrix. A model trained on swapped costs saves nothing and so never trips the money guard."""
-    from .costs import CostWarning
+    from ..costs import CostWarning
 
     where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
     s = _aec.sigmoid(est._margin(Xg) if est.logloss_booster_ is None else _logloss_margin(est, Xg))

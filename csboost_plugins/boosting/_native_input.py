@@ -1,6 +1,6 @@
 """What xgboost and lightgbm refuse (with errors that name no column) or silently mangle in the data
 they are given, checked before they see it: feature names, feature values and the labels of the
-data builders. Shared by the scikit-learn estimators (:mod:`csboost_plugins._boosting_sklearn`) and
+data builders. Shared by the scikit-learn estimators (:mod:`csboost_plugins.boosting._sklearn_base`) and
 the native data builders (``cost_dmatrix`` / ``cost_dataset``). Not public.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .costs import check_binary_labels
+from ..costs import check_binary_labels
 
 #: Characters each library refuses in a feature name. lightgbm writes the names into its JSON
 #: model dump unescaped and refuses these at Dataset construction; xgboost refuses these three.

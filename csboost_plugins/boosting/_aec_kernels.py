@@ -1,12 +1,12 @@
 """numba kernels of the AEC objective and the money metrics, called every boosting round.
 
-One pass over the rows computes what the numpy code of :mod:`csboost_plugins._aec`
+One pass over the rows computes what the numpy code of :mod:`csboost_plugins.boosting._aec`
 computed with two ``expit`` calls and about eight full-length temporaries: the
 gradient and hessian (every ``hessian=`` policy, the logloss blend, the sample weight)
 written straight into preallocated float32 arrays (what xgboost and lightgbm keep),
 and the sums behind every money metric. Each kernel takes a row range; threads run
 disjoint ranges (the kernels release the GIL). Compiled ahead of time into
-``csboost_plugins._aec_kernels_aot`` (see :mod:`csboost_plugins._aot`), with the
+``csboost_plugins.boosting._aec_kernels_aot`` (see :mod:`csboost_plugins._aot`), with the
 ``cache=True`` JIT as the fallback and reference.
 
 The float64 kernel is the numpy version's arithmetic, operation for operation (s =
@@ -32,7 +32,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from ._aot import KernelSet, arr, read
+from .._aot import KernelSet, arr, read
 
 __all__ = ["KERNELS", "POLICIES", "grad_hess", "money_sums"]
 
@@ -70,7 +70,7 @@ def _row_grad_hess(di, s, ss, yi, wi, policy, floor, alpha, weighted):
 
 @njit(cache=True, nogil=True)
 def _grad_hess_range(m, d, y, w, policy, floor, alpha, g, h, lo, hi):
-    """g[i], h[i] (float64) for rows lo..hi-1 (see :func:`csboost_plugins._aec.aec_grad_hess`).
+    """g[i], h[i] (float64) for rows lo..hi-1 (see :func:`csboost_plugins.boosting._aec.aec_grad_hess`).
 
     ``y`` is read only when alpha > 0 and ``w`` only when it is not empty. s = 1/(1+exp(-m))
     and 1-s = 1/(1+exp(m)) like scipy's expit: bit for bit the numpy version.
@@ -243,7 +243,7 @@ SIGNATURES.update({
 #: 30 % less time per row; a CPU without these features runs the JIT kernels instead (_aot.KernelSet.module)
 _X86_64_V3 = ("avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "popcnt", "sse4.1", "sse4.2", "ssse3",
               "cx16", "xsave")
-KERNELS = KernelSet("csboost_plugins._aec_kernels_aot", __file__, SIGNATURES,
+KERNELS = KernelSet("csboost_plugins.boosting._aec_kernels_aot", __file__, SIGNATURES,
                     target_cpu="x86-64-v3" if platform.machine().lower() in ("x86_64", "amd64") else "",
                     cpu_features=_X86_64_V3 if platform.machine().lower() in ("x86_64", "amd64") else ())
 
