@@ -8,8 +8,9 @@ leaf index as their node id (internal nodes get ids from 2**d on). A non-symmetr
 its leaves numbered as CatBoost's own evaluation arrays number them (not left to right).
 
 Numerical split (``FloatFeature``): ``float32(x) > border`` sets the bit (right); a missing
-value goes right iff the feature's ``nan_value_treatment`` is ``AsTrue`` (``nan_mode='Max'``),
-else left (``'Min'``, and ``'Forbidden'`` where NaN compares false). One-hot split
+value goes right iff the feature's ``nan_value_treatment`` is ``AsTrue`` (``nan_mode='Max'`` with
+NaN in the training column), else left (``AsFalse``: ``'Min'``; ``AsIs``: ``'Forbidden'`` or no NaN
+in training, where NaN compares false). One-hot split
 (``OneHotFeature``): the bit is set iff the category's hash equals the split's ``value``; any
 other, unseen or missing category goes left. CatBoost keeps only the hashes, so naming the
 categories needs the rows they came from (``X`` of :func:`extract_rules`), hashed by CatBoost
