@@ -56,6 +56,9 @@ def _positions_by_name(X: pd.DataFrame, feature_names, cols) -> dict:
 def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) -> np.ndarray:
     """float64 2-D matrix of X; pandas ``category`` columns become codes of the training categories.
 
+    A text (object or string dtype) column whose rules carry training categories (CatBoost's
+    categorical features) is re-coded the same way, by value.
+
     A numeric column whose rules carry numeric training categories (scikit-learn
     HistGradientBoosting's ordinal-encoded categorical features) is re-coded the
     same way, by exact value, with unknown values -> NaN, as the model does.
@@ -84,7 +87,8 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) ->
         for k, j in enumerate(cols):
             name, col = X.columns[position[j]], X.iloc[:, position[j]]
             dt = col.dtype
-            if isinstance(dt, pd.CategoricalDtype):
+            text = j in cats and (pd.api.types.is_object_dtype(dt) or pd.api.types.is_string_dtype(dt))
+            if isinstance(dt, pd.CategoricalDtype) or text:  # text: CatBoost's categories, matched by value
                 if j in cats:
                     codes = pd.Index(cats[j]).get_indexer(col.astype(object))
                 else:

@@ -26,20 +26,20 @@ def rules_from_tree(tree: TreeConditions, *, nodes="leaves", feature_names=None,
     return out
 
 
-def _single_model_trees(model, output=None):
-    """(list of TreeConditions, feature_names) of one model, dispatched on its type."""
+def _single_model_trees(model, output=None, X=None):
+    """(list of TreeConditions, feature_names) of one model, dispatched on its type (``X``: CatBoost only)."""
     if hasattr(model, "fit") and hasattr(model, "get_params"):  # an estimator: say "fit it", not "unsupported"
         from sklearn.utils.validation import check_is_fitted
         check_is_fitted(model, msg=f"This {type(model).__name__} instance is not fitted yet; fit it before "
                                    "extract_rules")
     mod = type(model).__module__
     booster = getattr(model, "booster_", None)
-    if (booster is not None and not mod.startswith(("xgboost", "lightgbm"))
-            and type(booster).__module__.startswith(("xgboost", "lightgbm"))):
+    hosts = ("xgboost", "lightgbm", "catboost")
+    if booster is not None and not mod.startswith(hosts) and type(booster).__module__.startswith(hosts):
         # a wrapper holding a fitted booster, e.g. CSXGBClassifier / CSLGBMClassifier: the
         # trees are the booster's (their start margin is a constant, not a rule); the
         # wrapper saw the pandas column names, the booster only positions
-        trees, names = _single_model_trees(booster, output)
+        trees, names = _single_model_trees(booster, output, X)
         if hasattr(model, "feature_names_in_"):
             names = [str(c) for c in model.feature_names_in_]
         return trees, names
@@ -49,6 +49,9 @@ def _single_model_trees(model, output=None):
     if mod.startswith("lightgbm"):
         from ._extract_lgb import lightgbm_trees
         return lightgbm_trees(model, output=output)
+    if mod.startswith("catboost"):
+        from ._extract_catboost import catboost_trees
+        return catboost_trees(model, output=output, X=X)
     if hasattr(model, "tree_arrays"):
         from ._extract_protocol import protocol_trees
         check_output(output, 1, type(model).__name__)
@@ -64,11 +67,11 @@ def _single_model_trees(model, output=None):
         return protocol_trees(model)
     raise TypeError(
         f"extract_rules does not support {type(model).__name__}: give an xgboost Booster/XGBClassifier, a lightgbm "
-        "Booster/LGBMClassifier, a scikit-learn DecisionTree/RandomForest/ExtraTrees/(Hist)GradientBoosting model, a "
-        "model with tree_arrays(), TreeArrays, or a list of these")
+        "Booster/LGBMClassifier, a CatBoost model, a scikit-learn DecisionTree/RandomForest/ExtraTrees/"
+        "(Hist)GradientBoosting model, a model with tree_arrays(), TreeArrays, or a list of these")
 
 
-def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True, output=None) -> list:
+def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True, output=None, X=None) -> list:
     """Candidate rules from the leaves (or all nodes) of tree models (RIFF section 3.1).
 
     Parameters
@@ -76,7 +79,12 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
     model : a fitted model or a list/tuple of models (one pooled candidate set,
         the RIFF paper's bagging extension). Supported: ``xgboost.Booster`` /
         ``XGBModel`` (numerical and categorical splits), ``lightgbm.Booster`` /
-        ``LGBMModel`` (numerical, categorical, missing types NaN/Zero/None), this
+        ``LGBMModel`` (numerical, categorical, missing types NaN/Zero/None),
+        ``catboost.CatBoost`` / ``CatBoostClassifier`` / ``CatBoostRegressor``
+        (numerical splits with every ``nan_mode``, one-hot categorical splits; a CTR
+        split, a target statistic of a category, is no condition on the raw column
+        and raises ``ValueError``: train with ``one_hot_max_size`` >= the number of
+        categories), this
         library's ``CSXGBClassifier`` / ``CSLGBMClassifier`` (their ``booster_``),
         xgboost ``multi_strategy="multi_output_tree"`` (vector leaves, see ``output``),
         scikit-learn ``HistGradientBoosting*`` (numerical and categorical splits),
@@ -99,6 +107,12 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         None keeps each leaf's own scalar value; a model whose leaves are vectors
         (xgboost ``multi_output_tree`` with several outputs) then raises
         ``ValueError``. Rule conditions do not depend on ``output``.
+    X : DataFrame or array-like, optional
+        CatBoost models with one-hot categorical splits only: rows holding the
+        split categories, e.g. the training data. CatBoost stores only a hash of
+        each category, so the categories are named by hashing X's values with
+        CatBoost; without X such a model raises ``ValueError``. Ignored for other
+        models.
 
     Returns
     -------
@@ -123,7 +137,7 @@ def extract_rules(model, feature_names=None, nodes="leaves", *, deduplicate=True
         models = [model]
     rules, names = [], None
     for mi, m in enumerate(models):
-        trees, fnames = _single_model_trees(m, output)
+        trees, fnames = _single_model_trees(m, output, X)
         n_model = len(fnames) if fnames is not None else getattr(m, "n_features_in_", None)
         if feature_names is not None and n_model is not None and len(feature_names) != n_model:
             raise ValueError(f"feature_names has {len(feature_names)} names but the model has {n_model} features")

@@ -23,6 +23,17 @@ from ._select import riff_select
 __all__ = ["RIFFClassifier"]
 
 
+def _clone(est):
+    """sklearn's ``clone``; for a CatBoost model whose ``get_params`` copies a list parameter (``cat_features``),
+    which fails clone's identity check, a new model from the same parameters."""
+    try:
+        return clone(est)
+    except RuntimeError:
+        if not type(est).__module__.startswith("catboost"):
+            raise
+        return type(est)(**est.get_params(deep=False))
+
+
 def _subsample(idx, y, ratio, positive_rate, rng):
     """Rows of idx: a fraction ``ratio`` of them, with positive share ``positive_rate`` when given.
 
@@ -64,7 +75,10 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         :func:`extract_rules` reads. A list: each model is fitted on the induction
         subset and their rules form one candidate pool (``estimator_`` is then the list
         of fitted models). If a model's ``fit`` accepts cost keywords and costs are
-        given, the induction subset's costs are passed on.
+        given, the induction subset's costs are passed on. A CatBoost model splits
+        pandas category columns (its ``cat_features``) one-hot only with
+        ``one_hot_max_size`` >= their number of categories: its CTR splits are no
+        rules.
     max_fpr : float in (0, 1], default 0.01
         FPR budget (ignored when ``max_alert_rate`` is set).
     max_alert_rate : float in (0, 1], optional
@@ -240,7 +254,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             ests = [DecisionTreeClassifier(max_leaf_nodes=32, random_state=rng.randint(2 ** 31 - 1))]
         else:
             many = isinstance(self.estimator, (list, tuple))
-            ests = [clone(e) for e in (self.estimator if many else [self.estimator])]
+            ests = [_clone(e) for e in (self.estimator if many else [self.estimator])]
             if not ests or not all(hasattr(e, "fit") for e in ests):
                 raise ValueError("estimator must be a tree model or a non-empty list of tree models (with fit)")
             for est in ests:
@@ -259,7 +273,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         self.estimator_ = fitted if isinstance(self.estimator, (list, tuple)) else fitted[0]
         names = list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_") else None
         self.candidates_ = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names,
-                                         nodes=self.nodes)
+                                         nodes=self.nodes, X=X_ind)  # X_ind names CatBoost's hashed categories
         if not self.candidates_:
             raise ValueError("the fitted estimator has no split, so there is no candidate rule; use more data "
                              "or a deeper tree")
