@@ -417,6 +417,12 @@ def defaults_methods(seed, imbalance):
     }
     for p in (5.0, 10.0, 20.0, 30.0, 50.0, 100.0):  # the fixed priors the "auto" prior is measured against
         rows[f"defaults, precision_prior={p:g}"] = (dict(precision_prior=p), False)
+    # shorter paths: both boosters at depth 4 (fewer conditions per rule, at some recall)
+    rows["defaults + depth-4 pool"] = (dict(estimator=[
+        lgb.LGBMClassifier(n_estimators=30, num_leaves=16, max_depth=4, learning_rate=0.05, n_jobs=1, verbose=-1,
+                           random_state=seed),
+        xgb.XGBClassifier(n_estimators=30, max_depth=4, learning_rate=0.1, n_jobs=1, random_state=seed)]), False)
+    rows["defaults, refine=False"] = (dict(refine=False), False)
     rows.update({
         "paper + positive_rate=None": (dict(paper, positive_rate=None), False),
         "paper + lgbm30/xgb30 pool": (dict(paper, estimator=doc["estimator"]), False),

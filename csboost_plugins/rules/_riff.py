@@ -40,7 +40,7 @@ def _subsample(idx, y, ratio, positive_rate, rng):
     return np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False), rng.choice(neg, n_neg, replace=False)]))
 
 
-def default_estimators(rng):
+def _default_estimators(rng):
     """The default candidate models: a small LightGBM and a small XGBoost, seeded from ``rng``.
 
     30 trees each (LightGBM: 16 leaves, learning rate 0.05; XGBoost: depth 6, learning
@@ -303,7 +303,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         self.induction_index_, self.selection_index_ = ind, sel
 
         if self.estimator is None:
-            ests = default_estimators(rng)
+            ests = _default_estimators(rng)
         else:
             many = isinstance(self.estimator, (list, tuple))
             ests = [clone(e) for e in (self.estimator if many else [self.estimator])]
