@@ -20,8 +20,9 @@ the rules' recall, their ratio, the rule count and the test FPR:
     python benchmarks/bench_rules_recall.py --datasets fraud,credit1,credit2,card --seeds 3
 
 Defaults vs the documented configuration vs iguanas: ``--suite defaults`` runs per set the booster,
-``RIFFClassifier(max_fpr=0.01)`` as a user constructs it, the configuration of its docstring Notes,
-PayPal's ``iguanas`` (benchmark-only dependency, ``pip install iguanas``; its README workflow with its
+``RIFFClassifier(max_fpr=0.01)`` as a user constructs it, the pooled configuration its docstring Notes
+used to give (``precision_prior=50``, explicit estimators), the paper's protocol (``RIFFClassifier.paper()``),
+the defaults at fixed priors 5..100, PayPal's ``iguanas`` (benchmark-only dependency, ``pip install iguanas``; its README workflow with its
 defaults and with a small tuned grid) and RIFF variants changing one keyword; every rule set is scored as
 deployed (``predict``) on the test split: recall, FPR, net money (money caught minus the alerts' cost),
 rules, conditions per rule. ``additive`` is ``make_additive_risk`` (risk additive in many weak features,
@@ -45,6 +46,8 @@ from csboost_plugins.rules import RIFFClassifier
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FPR = 0.01
+# the paper's selection settings (RIFFClassifier.paper without its tree), given explicitly
+PAPER_KW = dict(positive_rate=0.3, precision_prior=0.0, prune=False, refine=False, max_rules=None)
 
 
 def load(name, scale):
@@ -91,7 +94,8 @@ def split(y, seed):
 
 def riff_eval(est, Xtr, ytr, cmtr, Xte, yte, cmte, seed, rank_by="precision", costs=False):
     kw = {"cost_matrix": cmtr} if costs or rank_by == "money" else {}
-    clf = RIFFClassifier(estimator=est, max_fpr=FPR, rank_by=rank_by, random_state=seed).fit(Xtr, ytr, **kw)
+    clf = RIFFClassifier(estimator=est, max_fpr=FPR, rank_by=rank_by, random_state=seed, **PAPER_KW).fit(
+        Xtr, ytr, **kw)
     ev = clf.rule_set_.evaluate(Xte, yte, cost_matrix=cmte)
     return ev["tpr"], ev["fpr"], ev["money_recall"], len(clf.rule_set_), clf
 
@@ -132,7 +136,7 @@ def issue16_methods(seed):
     def xgbm():
         return xgb.XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1, n_jobs=1, random_state=seed)
 
-    paper = dict(estimator=lgbm())
+    paper = dict(PAPER_KW, estimator=lgbm())
     natural = dict(paper, positive_rate=None)
     capped = dict(natural, max_rules=20)
     prior = dict(capped, precision_prior=50.0)
@@ -289,7 +293,8 @@ def riff_conditions(rule_set):
 
 
 def documented_kw(seed):
-    """The configuration of RIFFClassifier's docstring Notes (and the issue-16 headline)."""
+    """The pooled configuration RIFFClassifier's docstring Notes gave before it became the default (with
+    ``precision_prior=50``; the issue-16 headline)."""
     return issue16_methods(seed)[HEADLINE][0]
 
 
@@ -389,30 +394,44 @@ def iguanas_conditions(rules):
 
 def defaults_methods(seed, imbalance):
     """name -> (RIFFClassifier keywords or "iguanas", fit with the cost matrix). The first rows are what a user
-    gets (the defaults; the documented configuration); the rest change one keyword to see what wins."""
+    gets (the defaults; the documented configuration; the paper's protocol); the rest change one keyword to see
+    what wins."""
     import lightgbm as lgb
     import xgboost as xgb
     doc = documented_kw(seed)
     lgbm = doc["estimator"][0]
+    paper = dict(PAPER_KW, estimator=DecisionTreeClassifier(max_leaf_nodes=32))  # RIFFClassifier.paper()
 
     def xgbm(spw):
         return xgb.XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1, n_jobs=1, random_state=seed,
                                  scale_pos_weight=spw)
 
-    return {
+    rows = {
         "RIFF defaults": ({}, False),
         "RIFF defaults, fit(cost_matrix=)": ({}, True),
         "RIFF documented (pooled)": (doc, False),
+        "documented, precision_prior=10": (dict(doc, precision_prior=10.0), False),
+        "paper protocol (RIFFClassifier.paper())": (paper, False),
         "iguanas defaults (quick start)": ("iguanas", False),
         "iguanas tuned (small grid)": ("iguanas", False),
-        "defaults + positive_rate=None": (dict(positive_rate=None), False),
-        "defaults + lgbm30/xgb30 pool": (dict(estimator=doc["estimator"]), False),
-        "defaults + positive_rate=None + pool": (dict(positive_rate=None, estimator=doc["estimator"]), False),
+    }
+    for p in (5.0, 10.0, 20.0, 30.0, 50.0, 100.0):  # the fixed priors the "auto" prior is measured against
+        rows[f"defaults, precision_prior={p:g}"] = (dict(precision_prior=p), False)
+    # shorter paths: both boosters at depth 4 (fewer conditions per rule, at some recall)
+    rows["defaults + depth-4 pool"] = (dict(estimator=[
+        lgb.LGBMClassifier(n_estimators=30, num_leaves=16, max_depth=4, learning_rate=0.05, n_jobs=1, verbose=-1,
+                           random_state=seed),
+        xgb.XGBClassifier(n_estimators=30, max_depth=4, learning_rate=0.1, n_jobs=1, random_state=seed)]), False)
+    rows["defaults, refine=False"] = (dict(refine=False), False)
+    rows.update({
+        "paper + positive_rate=None": (dict(paper, positive_rate=None), False),
+        "paper + lgbm30/xgb30 pool": (dict(paper, estimator=doc["estimator"]), False),
+        "paper + positive_rate=None + pool": (dict(paper, positive_rate=None, estimator=doc["estimator"]), False),
         "documented, max_rules=None": (dict(doc, max_rules=None), False),
         "documented, precision_prior=0": (dict(doc, precision_prior=0.0), False),
-        "documented, precision_prior=10": (dict(doc, precision_prior=10.0), False),
         "natural rate + pool + max_rules=20 (no prior, prune, refine)": (
-            dict(positive_rate=None, estimator=doc["estimator"], max_rules=20), False),
+            dict(paper, positive_rate=None, estimator=doc["estimator"], max_rules=20, prune=True, refine=True),
+            False),
         "documented, refine=False": (dict(doc, refine=False), False),
         "documented + nodes='all'": (dict(doc, nodes="all"), False),
         "documented + rank_by='money', fit(cost_matrix=)": (dict(doc, rank_by="money"), True),
@@ -424,7 +443,8 @@ def defaults_methods(seed, imbalance):
                                                           n_jobs=1, verbose=-1, random_state=seed),
                                  xgbm(1.0), xgb.XGBClassifier(n_estimators=30, max_depth=3, learning_rate=0.1,
                                                               n_jobs=1, random_state=seed)]), False),
-    }
+    })
+    return rows
 
 
 def run_defaults(name, seeds, scale, only=None):
@@ -459,6 +479,7 @@ def run_defaults(name, seeds, scale, only=None):
                 fit_kw = {"cost_matrix": cm[tr]} if costs else {}
                 clf = RIFFClassifier(max_fpr=FPR, random_state=seed, **kw).fit(Xtr, y[tr], **fit_kw)
                 mask, conds = clf.rule_set_.predict(Xte), riff_conditions(clf.rule_set_)
+                print(f"    precision prior used: {clf.precision_prior_:.1f}", flush=True)
             else:
                 # RIFF's own stratified halves of the training rows: induction / selection
                 ind, sel = train_test_split(tr, test_size=0.5, stratify=y[tr], random_state=seed)

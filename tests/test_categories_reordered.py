@@ -21,7 +21,7 @@ from scipy.special import expit
 
 from csboost_plugins import lgb as clgb
 from csboost_plugins import xgb as cxgb
-from csboost_plugins.rules import RIFFClassifier, extract_rules
+from csboost_plugins.rules import CategorySet, RIFFClassifier, extract_rules
 from csdt.bmr import BayesMinimumRiskClassifier, ThresholdingOptimization
 
 pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarning")
@@ -298,7 +298,15 @@ def test_riff_rules_print_category_names_and_select_the_same_rows(data, inner):
         assert_same_scores(lambda Z, r=rule: r.mask(Z).astype(float), X)
 
 
-def test_riff_default_tree_refuses_category_columns_by_name(data):
+def test_riff_paper_tree_refuses_category_columns_by_name(data):
     X, y = data[0], data[1]
     with pytest.raises(ValueError, match=r"category columns \['amount_band', 'channel'\].*estimator="):
-        RIFFClassifier(random_state=0).fit(X, y)
+        RIFFClassifier.paper(random_state=0).fit(X, y)
+
+
+def test_riff_default_pool_reads_category_columns(data):
+    X, y = data[0], data[1]
+    m = RIFFClassifier(max_fpr=0.1, random_state=0).fit(X, y)
+    assert {type(e).__name__ for e in m.estimator_} == {"LGBMClassifier", "XGBClassifier"}
+    assert any(isinstance(c, CategorySet) for r in m.candidates_ for c in r.conditions)
+    assert_same_scores(lambda Z: m.predict_proba(Z)[:, 1], X)

@@ -261,8 +261,9 @@ def test_data_needing_digits_keeps_them():
 def test_cuts_model_keeps_the_models_cuts_and_validates():
     X, y, _ = _data("make_fraud_transactions")
     X, y = X.iloc[:6000], y[:6000]
-    a = RIFFClassifier(cuts="model", random_state=0).fit(X, y)
-    b = RIFFClassifier(random_state=0).fit(X, y)
+    # the paper's protocol: no pruning or refinement, so the selected rules are the model's leaves
+    a = RIFFClassifier.paper(cuts="model", random_state=0).fit(X, y)
+    b = RIFFClassifier.paper(random_state=0).fit(X, y)
     cands = {r.key for r in a.candidates_}
     assert all(r.key in cands for r in a.rule_set_)  # the model's own leaves
     assert a.rule_set_.missing_columns is None and b.rule_set_.missing_columns == []

@@ -185,8 +185,8 @@ def test_riff_classifier_money_uses_the_whole_cost_matrix():
     X = np.nan_to_num(X)
     cm = np.column_stack([fp, fn, tp, tn])
     kw = dict(rank_by="money", max_fpr=0.3, random_state=0)
-    a = RIFFClassifier(**kw).fit(X, y, cost_matrix=cm)
-    b = RIFFClassifier(**kw).fit(X, y, fp_cost=fp, fn_cost=fn, tp_cost=tp, tn_cost=tn)
+    a = RIFFClassifier.paper(**kw).fit(X, y, cost_matrix=cm)  # the paper's selection, as riff_select's defaults
+    b = RIFFClassifier.paper(**kw).fit(X, y, fp_cost=fp, fn_cost=fn, tp_cost=tp, tn_cost=tn)
     assert [str(r) for r in a.rule_set_] == [str(r) for r in b.rule_set_]
     sel = a.selection_index_
     ref = riff_select(a.candidates_, X[sel], y[sel], cost_matrix=cm[sel], max_fpr=0.3)
@@ -196,7 +196,7 @@ def test_riff_classifier_money_uses_the_whole_cost_matrix():
         new = r.mask(X[sel]) & ~covered
         assert _net(np.flatnonzero(new), y[sel], np.ones(len(sel)), tuple(c[sel] for c in (fp, fn, tp, tn))) > 0
         covered |= new
-    full = RIFFClassifier(stop_unprofitable=False, **kw).fit(X, y, cost_matrix=cm)
+    full = RIFFClassifier.paper(stop_unprofitable=False, **kw).fit(X, y, cost_matrix=cm)
     assert full.rule_set_.selection["expected_fpr"] >= a.rule_set_.selection["expected_fpr"]
 
 

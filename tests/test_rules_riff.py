@@ -24,16 +24,25 @@ def _fraud(n=20000, seed=0):
     return d.data, np.asarray(d.target), np.asarray(d.fn_cost)
 
 
-@parametrize_with_checks([RIFFClassifier(max_fpr=0.2, random_state=0)],
-                         expected_failed_checks=lambda est: {
-                             "check_classifiers_classes": "rule sets target the rare positive class; with a "
-                                                          "20% FPR budget on balanced toy data the rules need not "
-                                                          "predict every class",
-                             "check_classifiers_train": "a rule set at a fixed FPR budget is not accurate on "
-                                                        "balanced toy data",
-                             "check_sample_weight_equivalence_on_dense_data": "the induction/selection "
-                             "sampling draws rows, so weights and repeated rows give different random subsets",
-                         })
+_TINY = "the default LightGBM / XGBoost pair does not split the few rows of this check's induction half"
+
+
+def _expected_failures(est):
+    tiny = {} if est.estimator is not None else {
+        name: _TINY for name in ("check_n_features_in_after_fitting", "check_sample_weights_pandas_series",
+                                 "check_sample_weights_not_an_array", "check_classifier_data_not_an_array",
+                                 "check_fit2d_1feature")}
+    return {
+        "check_classifiers_classes": "rule sets target the rare positive class; with a 20% FPR budget on "
+                                     "balanced toy data the rules need not predict every class",
+        "check_classifiers_train": "a rule set at a fixed FPR budget is not accurate on balanced toy data",
+        "check_sample_weight_equivalence_on_dense_data": "the induction/selection sampling draws rows, so "
+                                                         "weights and repeated rows give different random subsets",
+        **tiny}
+
+
+@parametrize_with_checks([RIFFClassifier(max_fpr=0.2, random_state=0),
+                          RIFFClassifier.paper(max_fpr=0.2, random_state=0)], expected_failed_checks=_expected_failures)
 def test_sklearn_checks(estimator, check):
     check(estimator)
 
@@ -41,7 +50,7 @@ def test_sklearn_checks(estimator, check):
 def test_riff_pipeline_on_fraud_data_recall_at_budget():
     X, y, amount = _fraud()
     Xtr, ytr, Xte, yte = X.iloc[:14000], y[:14000], X.iloc[14000:], y[14000:]
-    clf = RIFFClassifier(max_fpr=0.01, random_state=0).fit(Xtr, ytr)
+    clf = RIFFClassifier.paper(max_fpr=0.01, random_state=0).fit(Xtr, ytr)
     rs = clf.rule_set_
     assert 1 <= len(rs) <= 40 and rs.selection["expected_fpr"] == pytest.approx(0.01)
     assert set(clf.induction_index_).isdisjoint(clf.selection_index_)

@@ -55,7 +55,7 @@ from ._data import (
     collect_categories,
 )
 from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
-from ._greedy import N_COLUMNS, NEG, POS, greedy, row_weights, selection_stats
+from ._greedy import N_COLUMNS, NEG, POS, greedy, resolve_prior, row_weights, selection_stats
 
 __all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
 
@@ -505,7 +505,7 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
         With costs: never take a rule whose net money on the uncovered rows is <= 0.
     max_rules : int, optional
         Cap on the number of rules.
-    precision_prior : float >= 0, default 0
+    precision_prior : float >= 0 or "auto", default 0
         Pseudo-rows of the shrunk precision, as in :func:`csboost_plugins.rules.riff_select`.
 
     Returns
@@ -539,6 +539,7 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
         S, totals = passes.run(_first_pass)
         if totals[NEG] <= 0 or totals[POS] <= 0:
             raise ValueError("y (with sample_weight) must have positive weight on both classes")
+        precision_prior = resolve_prior(precision_prior, totals, criterion, budget, max_rules)
         chosen = []
 
         def cover(r, remaining):
@@ -551,6 +552,7 @@ def riff_select(candidates, X, y, *, criterion, budget, sample_weight=None, fn_c
     finally:
         passes.close()
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), money)
+    sel["precision_prior"] = precision_prior
     sel["passes"] = passes.count
     sel["recomputed_partitions"] = passes.recomputed
     return order, rho, sel

@@ -55,14 +55,54 @@ def row_weights(y, w, costs=None):
 
 
 def check_prior(precision_prior):
-    """``precision_prior`` as a float >= 0 (ValueError naming it otherwise)."""
+    """``precision_prior`` as a float >= 0 or the string "auto" (ValueError naming it otherwise)."""
+    if isinstance(precision_prior, str):
+        if precision_prior == "auto":
+            return "auto"
+        raise ValueError(f"precision_prior must be 'auto' or a finite number >= 0, got {precision_prior!r}")
     try:
         prior = float(precision_prior)
     except (TypeError, ValueError):
-        raise ValueError(f"precision_prior must be a finite number >= 0, got {precision_prior!r}") from None
+        raise ValueError(f"precision_prior must be 'auto' or a finite number >= 0, got {precision_prior!r}") from None
     if not (np.isfinite(prior) and prior >= 0):
-        raise ValueError(f"precision_prior must be a finite number >= 0, got {precision_prior!r}")
+        raise ValueError(f"precision_prior must be 'auto' or a finite number >= 0, got {precision_prior!r}")
     return prior
+
+
+#: rules the "auto" prior spreads the budget over when ``max_rules`` is None
+AUTO_PRIOR_RULES = 20
+
+
+def resolve_prior(prior, totals, criterion, budget, max_rules):
+    """The number of pseudo-rows of a checked ``precision_prior`` (:func:`check_prior`).
+
+    "auto": one rule's share of the budget, ``budget * totals[bcol] / k`` with ``k = max_rules``
+    (:data:`AUTO_PRIOR_RULES` when None) and ``totals[bcol]`` the selection set's negative weight
+    (FPR budget) or all its weight (alert-rate budget), at least 1. A rule that covers that much is
+    pulled halfway to the base rate, so the greedy prefers rules that can carry their share of the
+    budget. Numbers are returned as they are.
+
+    Parameters
+    ----------
+    prior : float or "auto"
+        The checked prior.
+    totals : array of shape (N_COLUMNS,)
+        Sums over the selection rows (:func:`row_weights`).
+    criterion : {"fpr", "alert_rate"}
+        What the budget bounds.
+    budget : float
+        The rate budget in (0, 1].
+    max_rules : int or None
+        Cap on the number of rules.
+
+    Returns
+    -------
+    float
+    """
+    if prior != "auto":
+        return float(prior)
+    k = AUTO_PRIOR_RULES if max_rules is None else int(max_rules)
+    return max(1.0, float(budget * totals[budget_column(criterion)] / k))
 
 
 def shrink_base(totals, money=False, criterion="fpr"):

@@ -51,18 +51,51 @@ def _subsample(idx, y, ratio, positive_rate, rng):
     return np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False), rng.choice(neg, n_neg, replace=False)]))
 
 
+def _default_estimators(rng):
+    """The default candidate models: a small LightGBM and a small XGBoost, seeded from ``rng``.
+
+    30 trees each (LightGBM: 16 leaves, learning rate 0.05; XGBoost: depth 6, learning
+    rate 0.1), one thread each (small models; the same rules on every machine), quiet,
+    XGBoost reading pandas category columns.
+    """
+    import lightgbm as lgb
+    import xgboost as xgb
+    return [lgb.LGBMClassifier(n_estimators=30, num_leaves=16, learning_rate=0.05, n_jobs=1, verbose=-1,
+                               random_state=rng.randint(2 ** 31 - 1)),
+            xgb.XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1, n_jobs=1, enable_categorical=True,
+                              random_state=rng.randint(2 ** 31 - 1))]
+
+
+def _check_tree_categories(ests, X):
+    """ValueError naming the pandas category columns when a scikit-learn tree would have to split on them."""
+    import pandas as pd
+    from sklearn.tree import BaseDecisionTree
+    if not isinstance(X, pd.DataFrame) or not any(isinstance(e, BaseDecisionTree) for e in ests):
+        return
+    cat_cols = [c for c, dt in X.dtypes.items() if isinstance(dt, pd.CategoricalDtype)]
+    if cat_cols:  # scikit-learn's tree would fail on converting the category values to float
+        raise ValueError(f"X has pandas category columns {cat_cols[:5]}, which scikit-learn's "
+                         f"DecisionTreeClassifier cannot split on; give an estimator that takes them, e.g. "
+                         f"estimator=None (the default LightGBM + XGBoost pair), LGBMClassifier(), "
+                         f"XGBClassifier(enable_categorical=True) or "
+                         f"HistGradientBoostingClassifier(categorical_features='from_dtype')")
+
+
 class RIFFClassifier(ClassifierMixin, BaseEstimator):
     """Rules for fraud detection from decision trees (RIFF), a rule-set classifier.
 
     Fit: split the training rows (stratified) into an induction part and a
     selection part (``selection_size``); draw from each a subset of
-    ``sample_ratio`` of its rows, the induction subset rebalanced to
-    ``positive_rate`` positives (the paper uses 30 %) and the selection subset to
-    ``selection_positive_rate`` (None keeps the natural rate, which keeps the FPR
-    estimate from being computed on a handful of negatives; 0.3 is the paper's
-    exact protocol); fit ``estimator`` on the induction subset; extract one rule per
+    ``sample_ratio`` of its rows, the induction subset at ``positive_rate``
+    positives (None, the default, keeps the natural rate; the paper rebalances to
+    30 %) and the selection subset at ``selection_positive_rate`` (None keeps the
+    natural rate, which keeps the FPR estimate from being computed on a handful of
+    negatives); fit ``estimator`` on the induction subset; extract one rule per
     leaf (``nodes``); greedily select rules on the selection subset until the FPR
-    (or alert rate) budget is met (:func:`riff_select`).
+    (or alert rate) budget is met (:func:`riff_select`). The defaults pool the
+    leaves of a small LightGBM and a small XGBoost, rank them by a precision shrunk
+    toward the base rate, prune and refine each chosen rule and keep at most 20;
+    :meth:`paper` gives the paper's protocol.
 
     Costs: ``fit(X, y, fn_cost=..., fp_cost=...)`` or ``cost_matrix=``; without costs the
     rule selection is the paper's count-based one (unit costs). Costs are routed
@@ -71,14 +104,16 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : tree model or list of tree models, optional
-        Default ``DecisionTreeClassifier(max_leaf_nodes=32)``; anything
-        :func:`extract_rules` reads. A list: each model is fitted on the induction
-        subset and their rules form one candidate pool (``estimator_`` is then the list
-        of fitted models). If a model's ``fit`` accepts cost keywords and costs are
-        given, the induction subset's costs are passed on. A CatBoost model splits
-        pandas category columns (its ``cat_features``) one-hot only with
-        ``one_hot_max_size`` >= their number of categories: its CTR splits are no
-        rules.
+        Anything :func:`extract_rules` reads. A list: each model is fitted on the
+        induction subset and their rules form one candidate pool (``estimator_`` is then
+        the list of fitted models). None (default): the pool
+        ``[LGBMClassifier(n_estimators=30, num_leaves=16, learning_rate=0.05),
+        XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1,
+        enable_categorical=True)]``, one thread each, quiet, seeded from
+        ``random_state``. If a model's ``fit`` accepts cost keywords and costs are given,
+        the induction subset's costs are passed on. A CatBoost model splits pandas
+        category columns (its ``cat_features``) one-hot only with ``one_hot_max_size`` >=
+        their number of categories: its CTR splits are no rules.
     max_fpr : float in (0, 1], default 0.01
         FPR budget (ignored when ``max_alert_rate`` is set).
     max_alert_rate : float in (0, 1], optional
@@ -87,8 +122,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         Share of training rows used for selection.
     sample_ratio : float in (0, 1], default 1.0
         Share of each part drawn into its subset.
-    positive_rate : float in (0, 1) or None, default 0.3
-        Positive share of the induction subset (None: natural rate).
+    positive_rate : float in (0, 1) or None, default None
+        Positive share of the induction subset (None: natural rate; the paper: 0.3).
     selection_positive_rate : float in (0, 1) or None, default None
         Positive share of the selection subset (None: natural rate).
     nodes : {"leaves", "all"}, default "leaves"
@@ -104,14 +139,19 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         With ``rank_by="money"``: stop before a rule whose net money on the selection
         subset's uncovered rows is <= 0, even with budget left (passed to
         :func:`riff_select`).
-    precision_prior : float >= 0, default 0
-        Passed to :func:`riff_select`.
-    refine : bool, default False
+    precision_prior : float >= 0 or "auto", default "auto"
+        Pseudo-rows of the shrunk precision, passed to :func:`riff_select`. "auto": one
+        rule's share of the budget on the selection subset,
+        ``max(1, max_fpr * n_neg / max_rules)`` with ``n_neg`` its negative rows (weight
+        with ``sample_weight``; with ``max_alert_rate``: ``max_alert_rate * n_rows``) and
+        ``max_rules`` read as 20 when None. The value used is ``precision_prior_``.
+    refine : bool, default True
         Passed to :func:`riff_select`; refined rules are new rules, not the model's paths.
-    prune : bool, default False
+    prune : bool, default True
         Passed to :func:`riff_select`; pruned rules are new rules, not the model's paths.
-    max_rules : int >= 1, optional
-        Passed to :func:`riff_select`.
+    max_rules : int >= 1 or None, default 20
+        Passed to :func:`riff_select`. Keep a prior with a cap: without one the cap can be
+        used up by small rules of high observed precision far below the budget.
     cuts : {"simple", "model"}, default "simple"
         Passed to :func:`riff_select`: "simple" gives human cuts, ``or x is missing`` only on
         columns with missing values and no redundant condition (:func:`simplify_rules` on the
@@ -123,9 +163,11 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : fitted tree model, or list of them
-        The model(s) fitted on the induction subset.
+        The model(s) fitted on the induction subset (a list for a list or the default pool).
     candidates_ : list of Rule
         The candidate rules.
+    precision_prior_ : float
+        The prior used (``precision_prior`` resolved on the selection subset).
     rule_set_ : RuleSet
         The selected rules; ``predict_proba(X)[:, 1]`` is the alert probability (1, rho
         for rows only the randomised last rule covers, 0) and ``predict`` its rounding.
@@ -140,11 +182,17 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    For recall at 1 % FPR close to a boosted scorer with at most 20 rules, the
-    benchmark in ``benchmarks/results/rules.md`` uses ``positive_rate=None`` (with 30 %
-    positives a fraud induction set keeps too few negatives to resolve a 1 % FPR
-    region), ``precision_prior=50, prune=True, refine=True, max_rules=20`` and
-    ``estimator=[LGBMClassifier(30 trees, 16 leaves), XGBClassifier(30 trees, depth 6)]``.
+    The defaults aim at the most recall within the budget with at most 20 short rules:
+    with 30 % positives a fraud induction set keeps too few negatives to resolve a 1 %
+    FPR region, the two boosters' leaves give more diverse candidates than one tree, and
+    the prior keeps the greedy from spending the rule cap on tiny rules of high observed
+    precision.
+
+    The paper's protocol is one call away, ``RIFFClassifier.paper(max_fpr=0.01)``, or
+    by keywords: ``RIFFClassifier(estimator=DecisionTreeClassifier(max_leaf_nodes=32),
+    positive_rate=0.3, precision_prior=0.0, prune=False, refine=False, max_rules=None)``.
+    With costs given to ``fit`` and the default ``rank_by="precision"`` the selection is
+    unchanged; costs reach it with ``rank_by="money"``.
     """
 
     _parameter_constraints = {
@@ -158,7 +206,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "nodes": [StrOptions({"leaves", "all"})],
         "rank_by": [StrOptions({"precision", "money"})],
         "stop_unprofitable": ["boolean"],
-        "precision_prior": [_PInterval(Real, 0, None, closed="left")],
+        "precision_prior": [StrOptions({"auto"}), _PInterval(Real, 0, None, closed="left")],
         "refine": ["boolean"],
         "prune": ["boolean"],
         "max_rules": [None, _PInterval(Integral, 1, None, closed="left")],
@@ -167,11 +215,36 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
-                 positive_rate=0.3, selection_positive_rate=None, nodes="leaves", rank_by="precision",
-                 stop_unprofitable=True, precision_prior=0.0, refine=False, prune=False, max_rules=None,
-                 cuts="simple",
-                 random_state=None):
+                 positive_rate=None, selection_positive_rate=None, nodes="leaves", rank_by="precision",
+                 stop_unprofitable=True, precision_prior="auto", refine=True, prune=True, max_rules=20,
+                 cuts="simple", random_state=None):
         store_init_args(self, locals())
+
+    @classmethod
+    def paper(cls, **params):
+        """A RIFFClassifier with the RIFF paper's protocol.
+
+        One CART tree of 32 leaves fitted on an induction subset with 30 % positives, its
+        leaves selected by observed precision (Algorithm 1) with no rule cap, no prior, no
+        pruning and no refinement: ``estimator=DecisionTreeClassifier(max_leaf_nodes=32),
+        positive_rate=0.3, precision_prior=0.0, prune=False, refine=False, max_rules=None``.
+
+        Parameters
+        ----------
+        **params
+            Any other RIFFClassifier parameter (``max_fpr``, ``random_state``, ...); one of the
+            six above given here replaces the paper's value.
+
+        Returns
+        -------
+        RIFFClassifier
+            Unfitted; ``get_params`` shows the paper's values.
+        """
+        from sklearn.tree import DecisionTreeClassifier
+        kw = dict(estimator=DecisionTreeClassifier(max_leaf_nodes=32), positive_rate=0.3, precision_prior=0.0,
+                  prune=False, refine=False, max_rules=None)
+        kw.update(params)
+        return cls(**kw)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -243,15 +316,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         self.induction_index_, self.selection_index_ = ind, sel
 
         if self.estimator is None:
-            from sklearn.tree import DecisionTreeClassifier
-            cat_cols = [c for c, dt in X.dtypes.items() if isinstance(dt, pd.CategoricalDtype)] \
-                if isinstance(X, pd.DataFrame) else []
-            if cat_cols:  # scikit-learn's tree would fail on converting the category values to float
-                raise ValueError(f"X has pandas category columns {cat_cols[:5]}, which the default estimator "
-                                 f"DecisionTreeClassifier cannot split on; give one that takes them, e.g. "
-                                 f"estimator=LGBMClassifier(), XGBClassifier(enable_categorical=True) or "
-                                 f"HistGradientBoostingClassifier(categorical_features='from_dtype')")
-            ests = [DecisionTreeClassifier(max_leaf_nodes=32, random_state=rng.randint(2 ** 31 - 1))]
+            ests = _default_estimators(rng)
         else:
             many = isinstance(self.estimator, (list, tuple))
             ests = [_clone(e) for e in (self.estimator if many else [self.estimator])]
@@ -260,6 +325,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             for est in ests:
                 if est.get_params().get("random_state", 0) is None:  # seed it unless the user did
                     est.set_params(random_state=rng.randint(2 ** 31 - 1))
+        _check_tree_categories(ests, X)
         X_ind = _safe_indexing(X, ind)
         fitted = []
         for est in ests:
@@ -270,13 +336,15 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             if costs is not None and "cost_matrix" in params:
                 fit_kw["cost_matrix"] = costs[ind]
             fitted.append(est.fit(X_ind, yb[ind], **fit_kw))
-        self.estimator_ = fitted if isinstance(self.estimator, (list, tuple)) else fitted[0]
+        self.estimator_ = fitted if self.estimator is None or isinstance(self.estimator, (list, tuple)) else fitted[0]
         names = list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_") else None
         self.candidates_ = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names,
                                          nodes=self.nodes, X=X_ind)  # X_ind names CatBoost's hashed categories
         if not self.candidates_:
-            raise ValueError("the fitted estimator has no split, so there is no candidate rule; use more data "
-                             "or a deeper tree")
+            hint = ("the default LightGBM / XGBoost pair does not split a handful of rows (LightGBM wants 20 per "
+                    "leaf): give more rows or a tree, e.g. RIFFClassifier.paper()") if self.estimator is None \
+                else "use more data or a deeper tree"
+            raise ValueError(f"the fitted estimator has no split, so there is no candidate rule; {hint}")
         budget = {"max_alert_rate": self.max_alert_rate} if self.max_alert_rate is not None \
             else {"max_fpr": self.max_fpr}
         self.rule_set_ = riff_select(self.candidates_, _safe_indexing(X, sel), yb[sel],
@@ -285,6 +353,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
                                      stop_unprofitable=self.stop_unprofitable,
                                      precision_prior=self.precision_prior, refine=self.refine, prune=self.prune,
                                      max_rules=self.max_rules, cuts=self.cuts, **budget)
+        self.precision_prior_ = float(self.rule_set_.selection["precision_prior"])
         return self
 
     def _check(self, X):

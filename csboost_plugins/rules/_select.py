@@ -16,6 +16,7 @@ from ._greedy import (
     POS,
     budget_column,
     check_prior,
+    resolve_prior,
     greedy,
     money_eps,
     row_weights,
@@ -128,6 +129,16 @@ def _memory_inputs(candidates, X, y, sample_weight):
     return names, Xf, y, w
 
 
+def _check_candidates(candidates):
+    """The candidates as a non-empty list of Rule (ValueError / TypeError naming them otherwise)."""
+    candidates = list(candidates.rules if isinstance(candidates, RuleSet) else candidates)
+    if not candidates:
+        raise ValueError("candidates is empty: no rule to select from")
+    if not all(isinstance(r, Rule) for r in candidates):
+        raise TypeError("candidates must be Rule objects (from extract_rules)")
+    return candidates
+
+
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fp_cost=None,
                 fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, stop_unprofitable=True, max_rules=None,
                 precision_prior=0.0, refine=False, prune=False, cuts="simple") -> RuleSet:
@@ -197,7 +208,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         costs.
     max_rules : int >= 1, optional
         Cap on the number of rules.
-    precision_prior : float >= 0, default 0
+    precision_prior : float >= 0 or "auto", default 0
         p pseudo-rows. Rules are ranked by the shrunk precision
         ``(G + p g0) / (G + N + p m0)`` (G: covered positive weight, N: covered negative
         weight on D'; g0, m0: the selection set's average G and G + N per row), as if
@@ -205,8 +216,12 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         ``(M + p g0) / (B + p m0)`` (g0, m0: the average net money and budget weight per
         row). Rules covering few rows are pulled toward the base rate: broad rules win
         (fewer rules for the budget) and the winner's curse of ranking by observed
-        precision is damped. The issue-16 benchmark (``benchmarks/bench_rules_recall.py``)
-        uses 50 with ``max_rules=20``.
+        precision is damped. "auto" scales p with the selection set: one rule's share of
+        the budget, ``p = max(1, max_fpr * n_neg / k)`` with ``n_neg`` the selection set's
+        negative weight (its total weight under ``max_alert_rate``, which replaces
+        ``max_fpr``) and ``k = max_rules`` (20 when None). Give ``max_rules`` with a prior:
+        without one, small rules of high observed precision can use up the cap far below
+        the budget. The value used is ``selection["precision_prior"]``.
     prune : bool, default False
         After a rule is picked, drop its conditions one at a time (best first) while the
         score on D' does not fall (``csboost_plugins.rules._refine.prune_rule``).
@@ -244,13 +259,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         raise ValueError(f"cuts must be 'simple' or 'model', got {cuts!r}")
     prior = check_prior(precision_prior)
     max_rules = _check_max_rules(max_rules)
-    if isinstance(candidates, RuleSet):
-        candidates = candidates.rules
-    candidates = list(candidates)
-    if not candidates:
-        raise ValueError("candidates is empty: no rule to select from")
-    if not all(isinstance(r, Rule) for r in candidates):
-        raise TypeError("candidates must be Rule objects (from extract_rules)")
+    candidates = _check_candidates(candidates)
     criterion, budget = _check_budget(max_fpr, max_alert_rate)
     if not isinstance(stop_unprofitable, (bool, np.bool_)):
         raise TypeError(f"stop_unprofitable must be True or False, got {stop_unprofitable!r}")
@@ -267,6 +276,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     totals = W.sum(axis=0)
     if totals[NEG] <= 0 or totals[POS] <= 0:
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
+    prior = resolve_prior(prior, totals, criterion, budget, max_rules)
     trie = ConditionTrie(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
     cover = _Cover(candidates, Xf, W, trie, compile_conditions(candidates), money=money, refine=refine, prune=prune,
@@ -276,7 +286,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
                                 stop_unprofitable=bool(stop_unprofitable))
     sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), money)
     rs = RuleSet(cover.rules, last_rule_probability=rho, feature_names=names, selection=sel)
-    return _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
+    rs = _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
+    rs.selection["precision_prior"] = prior
+    return rs
 
 
 def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior, *, costs,
