@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _aec, _aec_kernels, _native_input
 from ..costs import check_costs
+from ..decision_costs import savings_from_costs, trivial_policy_costs
 
 __all__ = [
     "AECObjective", "MoneyMetric", "AEC", "Savings", "ExpectedSavings", "money_metric",
@@ -109,9 +110,13 @@ class AECObjective:
 
 # ----------------------------------------------------------------------------- pools and their costs
 class PoolCosts(NamedTuple):
-    """What :func:`cost_pool` registers for a Pool: 0/1 labels, (n, 4) costs, weights, scale, start."""
+    """What :func:`cost_pool` registers for a Pool: 0/1 labels, (n, 4) costs, weights, scale, start, the
+    weighted money of the trivial policies (all 0, all 1) and the keys that identify its rows."""
 
     key: tuple
+    sorted_key: tuple
+    c0: float
+    c1: float
     y: np.ndarray
     costs: np.ndarray
     weight: np.ndarray | None
@@ -142,9 +147,21 @@ def _fingerprint(target, weight) -> tuple:
     return t.shape[0], h.hexdigest()
 
 
-def _lookup(target, weight) -> PoolCosts:
+def _sorted_fingerprint(target, weight) -> tuple:
+    """(n, hash) of the sorted targets and weights: the same for any order of the rows."""
+    return _fingerprint(np.sort(np.asarray(target, np.float32)),
+                        None if weight is None else np.sort(np.asarray(weight, np.float32)))
+
+
+def _lookup(target, weight, permuted_ok=False):
+    """``(PoolCosts, in_order)`` of the live cost pool whose rows CatBoost passes; with ``permuted_ok``
+    also a pool whose rows come permuted (the learn set under ordered boosting), ``in_order`` False."""
     key = _fingerprint(target, weight)
     hits = [rec for _, rec in list(_POOLS.values()) if rec.key == key]
+    in_order = bool(hits)
+    if not hits and permuted_ok:
+        skey = _sorted_fingerprint(target, weight)
+        hits = [rec for _, rec in list(_POOLS.values()) if rec.sorted_key == skey]
     if not hits:
         raise ValueError(
             f"a money metric was evaluated on {key[0]} rows that no live cost pool holds: build the training and "
@@ -155,7 +172,18 @@ def _lookup(target, weight) -> PoolCosts:
         if not (np.array_equal(rec.y, first.y) and np.array_equal(rec.costs, first.costs)):
             raise ValueError("two live cost pools have the same targets and weights but different costs, so a "
                              "money metric cannot tell which one it scores; delete one of them")
-    return first
+    return first, in_order
+
+
+def _value_from_regrets(kind, margin, target, weight, rec):
+    """A money metric from the rows' scaled regrets alone (any row order): EC = C0 + scale sum w t s."""
+    s = _aec.sigmoid(margin)
+    t = np.asarray(target, np.float64) * rec.cost_scale
+    w = np.ones_like(t) if weight is None else np.asarray(weight, np.float64)
+    if kind == "aec":
+        return (rec.c0 + float(np.sum(w * t * s))) / float(w.sum())
+    cost = rec.c0 + float(np.sum((w * t)[s > 0.5]) if kind == "savings" else np.sum(w * t * s))
+    return savings_from_costs(cost, min(rec.c0, rec.c1))
 
 
 def _category_frame(X, cat_features):
@@ -251,7 +279,9 @@ def cost_pool(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cos
     data, cats = _category_frame(X, cat_features)
     pool = catboost.Pool(data, label=label, weight=weight, baseline=np.full(y01.shape[0], m0),
                          cat_features=cats, **pool_kwargs)
-    _register(pool, PoolCosts(_fingerprint(label, weight), y01.astype(np.float64), costs, w, scale, m0))
+    c0, c1 = trivial_policy_costs(y01, costs, w)
+    _register(pool, PoolCosts(_fingerprint(label, weight), _sorted_fingerprint(label, weight), c0, c1,
+                              y01.astype(np.float64), costs, w, scale, m0))
     return pool
 
 
@@ -331,9 +361,19 @@ class MoneyMetric:
         -------
         (float, float)
             The metric and weight 1.
+
+        Raises
+        ------
+        ValueError
+            When no live cost pool holds these rows in this order (for savings with
+            ``decision="bmr"``: a learn set under ordered boosting, whose rows CatBoost permutes).
         """
-        rec = _lookup(target, weight)
-        value = _aec.money_metric_value(self.kind, np.ascontiguousarray(approxes[0], dtype=np.float64), rec.y,
+        # the learn set comes permuted under ordered boosting: metrics that need d alone still hold
+        rec, in_order = _lookup(target, weight, permuted_ok=not (self.kind == "savings" and self.decision == "bmr"))
+        margin = np.ascontiguousarray(approxes[0], dtype=np.float64)
+        if not in_order:
+            return float(_value_from_regrets(self.kind, margin, target, weight, rec)), 1.0
+        value = _aec.money_metric_value(self.kind, margin, rec.y,
                                         rec.costs, rec.weight, self.decision, is_margin=True)
         return float(value), 1.0
 
@@ -442,6 +482,7 @@ def aec_params(params=None, *, hessian="abs", hessian_floor=0.1, logloss_weight=
                                                    logloss_weight=logloss_weight)
     params.setdefault("eval_metric", money_metric(metric, decision=decision))
     params.setdefault("allow_writing_files", False)
+    params.setdefault("use_best_model", False)  # CatBoost's default cuts at the best round of any eval set
     return params
 
 

@@ -39,6 +39,9 @@ def _catboost_error(exc, params, cls_name):
                     None)
     if name is None:
         return ValueError(f"{cls_name}: CatBoostError: {msg}")
+    if name not in params:  # CatBoost's internal name (L2LeafRegularizer): the parameter it contains
+        flat = name.lower()
+        name = next((k for k in sorted(params, key=len, reverse=True) if k.replace("_", "").lower() in flat), name)
     name = {v: k for k, v in _NATIVE.items()}.get(name, _ALIASES.get(name, name))
     return ValueError(f"{cls_name}: invalid parameter {name}: {msg}")
 
@@ -169,7 +172,8 @@ validation_fraction : optional
         rounds = _decision_layer.patience(self, evals)
         if rounds is not None:
             params["early_stopping_rounds"] = rounds
-        params.setdefault("use_best_model", rounds is not None)
+        if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
+            params["use_best_model"] = rounds is not None  # as the other hosts: cut at the best round when stopping
         model = self._train(params, dtrain, dvalid)
         self.best_iteration_ = model.get_best_iteration() if rounds is not None else None
         _native.bake_start_margin(model, margin0)
@@ -195,7 +199,8 @@ validation_fraction : optional
             Xv, yv, _, wv = evals[-1]
             dvalid = [catboost.Pool(self._pool_data(Xv)[0], label=yv, weight=wv, cat_features=cats)]
             params["early_stopping_rounds"] = rounds
-        params.setdefault("use_best_model", bool(evals))
+        if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
+            params["use_best_model"] = bool(evals)
         model = self._train(params, dtrain, dvalid)
         best = model.get_best_iteration() if evals else None
         bst = _native.to_deployable(model, self.classes_)
