@@ -313,3 +313,19 @@ def test_metric_on_permuted_rows_of_a_pool(kind):
         metric.evaluate([m], t, wt)[0], rel=1e-6)  # the targets are float32: d to 7 digits
     with pytest.raises(ValueError, match="no live cost pool"):
         ccb.money_metric("savings", decision="bmr").evaluate([m[perm]], t[perm], wt[perm])
+
+
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+
+def _expected_failures(est):
+    # CatBoost's default bootstrap samples rows and its feature borders are chosen from row counts, so
+    # repeated rows differ from weighted ones; the weights enter gradient, hessian and metrics exactly
+    # (test_sample_weight_is_repeated_rows_in_money)
+    return {"check_sample_weight_equivalence_on_dense_data": "CatBoost samples and bins rows by count"}
+
+
+@parametrize_with_checks([CSCatBoostClassifier(n_estimators=5, thread_count=1, random_state=0)],
+                         expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
