@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import weakref
 from typing import NamedTuple
 
 import catboost
 import numpy as np
+from numba import njit
 
 from . import _aec, _aec_kernels, _native_input
 from ..costs import check_costs
@@ -44,22 +46,39 @@ __all__ = [
 ]
 
 START_KEY = "csboost_start_margin"  # model metadata: the start margin baked into the bias
-_EMPTY = np.empty(0, np.float64)
 
 
-def _kernel():
-    """The float32-output AEC kernel itself (AOT export, else the JIT), without the per-call type checks:
-    CatBoost calls the objective on blocks of ~1000 rows, where those checks cost more than the maths."""
-    if _aec_kernels.KERNELS.use_aot():
-        return getattr(_aec_kernels.KERNELS.module(), "grad_hess_m8_o4")
-    return _aec_kernels._grad_hess32_range
+@njit(cache=True, nogil=True)
+def _catboost_ders(m, t, w, policy, floor, alpha):
+    """(n, 2) float64 of minus the AEC gradient and hessian, from margins m, scaled regrets t (float32, as
+    CatBoost passes them) and weights w (empty: none), in one compiled call per block: CatBoost calls the
+    objective on blocks of a few hundred rows, where per-call conversions would cost more than the maths."""
+    n = m.shape[0]
+    out = np.empty((n, 2), np.float64)
+    weighted = w.shape[0] > 0
+    for i in range(n):
+        mi = np.float64(m[i])
+        e = math.exp(-abs(mi))  # one exp: s and 1 - s from e^-|m| without overflow or cancellation
+        big = 1.0 / (1.0 + e)
+        s = big if mi >= 0.0 else e * big
+        ss = s * (e * big if mi >= 0.0 else big)
+        di = np.float64(t[i])
+        gi, hi_ = _aec_kernels._row_grad_hess(di, s, ss, 1.0 if di < 0.0 else 0.0,
+                                              np.float64(w[i]) if weighted else 1.0, policy, floor, alpha,
+                                              weighted)
+        out[i, 0] = -gi
+        out[i, 1] = -hi_
+    return out
+
+
+_NO_WEIGHT = np.empty(0, np.float32)
 
 
 class AECObjective:
     """The AEC as a CatBoost custom objective (``loss_function=AECObjective()``) over a :func:`cost_pool`.
 
     ``calc_ders_range(approxes, targets, weights)`` reads targets as d / scale (scaled regret
-    differences) and returns an (n, 2) float32 array of minus the gradient and minus the hessian of the
+    differences) and returns an (n, 2) float64 array of minus the gradient and minus the hessian of the
     weighted expected cost (CatBoost maximises): one pass of the compiled kernel, no Python loop.
 
     Parameters
@@ -93,19 +112,13 @@ class AECObjective:
 
         Returns
         -------
-        ndarray of shape (n, 2), float32
+        ndarray of shape (n, 2), float64
             Columns -g and -h.
         """
-        m = np.ascontiguousarray(approxes, dtype=np.float64)
-        d = np.ascontiguousarray(targets, dtype=np.float64)
-        n = m.shape[0]
-        w = _EMPTY if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-        y = (d < 0).astype(np.float64) if self.logloss_weight else _EMPTY
-        out = np.empty((2, n), np.float32)
-        _kernel()(m, d, y, w, _aec_kernels.POLICIES[self.hessian], self.hessian_floor, self.logloss_weight,
-                  out[0], out[1], 0, n)
-        np.negative(out, out=out)
-        return out.T
+        m = np.asarray(approxes, dtype=np.float64)
+        t = np.asarray(targets, dtype=np.float32)
+        w = _NO_WEIGHT if weights is None else np.asarray(weights, dtype=np.float32)
+        return _catboost_ders(m, t, w, _aec_kernels.POLICIES[self.hessian], self.hessian_floor, self.logloss_weight)
 
 
 # ----------------------------------------------------------------------------- pools and their costs
@@ -337,6 +350,23 @@ class MoneyMetric:
     def __init__(self, decision="0.5"):
         _aec.check_metric_params(self.kind, decision, "margin")
         self.decision = decision
+        self._found = {}  # (target address, weight address, n) -> lookup, within one fit
+
+    def __getstate__(self):  # CatBoost fits a deep copy: start it without another fit's addresses
+        return {"decision": self.decision}
+
+    def __setstate__(self, state):
+        self.__init__(state["decision"])
+
+    def _find(self, target, weight):
+        """:func:`_lookup`, remembered by the buffers' addresses: CatBoost passes the same buffers of a
+        set every round of a fit, and hashing them each round would cost as much as the metric."""
+        key = (target.ctypes.data, 0 if weight is None else weight.ctypes.data, target.shape[0])
+        hit = self._found.get(key)
+        if hit is None:
+            hit = self._found[key] = _lookup(target, weight, permuted_ok=not (
+                self.kind == "savings" and self.decision == "bmr"))
+        return hit
 
     def is_max_optimal(self):
         """True for the savings (higher is better), False for the AEC.
@@ -369,7 +399,7 @@ class MoneyMetric:
             ``decision="bmr"``: a learn set under ordered boosting, whose rows CatBoost permutes).
         """
         # the learn set comes permuted under ordered boosting: metrics that need d alone still hold
-        rec, in_order = _lookup(target, weight, permuted_ok=not (self.kind == "savings" and self.decision == "bmr"))
+        rec, in_order = self._find(np.asarray(target), None if weight is None else np.asarray(weight))
         margin = np.ascontiguousarray(approxes[0], dtype=np.float64)
         if not in_order:
             return float(_value_from_regrets(self.kind, margin, target, weight, rec)), 1.0
