@@ -329,3 +329,31 @@ def _expected_failures(est):
                          expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_string_cat_features_and_their_deployable_model(tmp_path):
+    """String columns named in cat_features are categorical; the deployed model, fed the same strings
+    (a missing value as "nan") by plain CatBoost in another process, gives our probabilities."""
+    X, y = _frame(1500, seed=2)
+    X = X.assign(shop=X["shop"].astype(object).where(X["shop"].notna(), None))  # plain strings with gaps
+    est = CSCatBoostClassifier(n_estimators=30, decision="0.5", cat_features=["shop"], **FAST)
+    est.fit(X, y, fp_cost=1.0, fn_cost=10.0)
+    assert int(np.argmax(est.feature_importances_)) == 1
+    p = est.predict_proba(X)[:, 1]
+    rows = np.empty((len(X), 3), dtype=object)
+    rows[:, 0], rows[:, 2] = X["x"].to_numpy(), X["noise"].to_numpy()
+    rows[:, 1] = X["shop"].fillna("nan").to_numpy()
+    path, xpath = tmp_path / "m.cbm", tmp_path / "rows.npy"
+    est.to_deployable().save_model(str(path))
+    np.save(xpath, rows, allow_pickle=True)
+    code = textwrap.dedent(f"""
+        import numpy as np
+        from catboost import CatBoostClassifier, Pool
+        m = CatBoostClassifier().load_model({str(path)!r})
+        rows = np.load({str(xpath)!r}, allow_pickle=True)
+        np.save({str(tmp_path / "p.npy")!r}, m.predict_proba(Pool(rows.tolist(), cat_features=[1]))[:, 1])
+    """)
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
+    np.testing.assert_allclose(np.load(tmp_path / "p.npy"), p, rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="cat_features"):
+        CSCatBoostClassifier(n_estimators=3, cat_features=["shop_typo"]).fit(X, y)

@@ -158,6 +158,23 @@ validation_fraction : optional
             p.update(loss_function="Logloss", eval_metric="Logloss")
         return p
 
+    def _read_X(self, X, reset, y=None):
+        """As the other hosts; a DataFrame's ``cat_features`` columns of strings become pandas categories
+        first (CatBoost users keep categorical columns as strings)."""
+        if self.cat_features and hasattr(X, "columns") and hasattr(X, "dtypes"):
+            import pandas as pd
+
+            cols = list(X.columns)
+            names = [cols[c] if isinstance(c, (int, np.integer)) else c for c in self.cat_features]
+            unknown = [c for c in names if c not in cols]
+            if unknown:
+                raise ValueError(f"cat_features names columns {unknown[:5]} that X does not have")
+            text = [c for c in names if not (isinstance(X[c].dtype, pd.CategoricalDtype)
+                                             or pd.api.types.is_numeric_dtype(X[c].dtype))]
+            if text:
+                X = X.astype({c: "category" for c in text})
+        return super()._read_X(X, reset, y)
+
     def _pool_data(self, X):
         """X with categorical columns as strings, and their indices (see :func:`_cat_native.cost_pool`)."""
         return _native._category_frame(X, self.cat_features)
