@@ -158,6 +158,10 @@ def test_deployable_file_in_a_process_without_this_package(tmp_path):
     np.testing.assert_allclose(np.load(tmp_path / "p.npy"), p, rtol=0, atol=1e-6)
     s = 1.0 / (1.0 + np.exp(-est.decision_function(X)))  # the margin holds the start margin
     np.testing.assert_allclose(s, p[:, 1], rtol=0, atol=1e-12)
+    back = CSCatBoostClassifier.load_model(path)
+    np.testing.assert_array_equal(back.predict_proba(X), p)
+    assert back.classes_.tolist() == est.classes_.tolist() and back.start_margin_ == est.start_margin_
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
 
 
 def test_default_decision_auto_like_the_other_hosts():
