@@ -69,11 +69,14 @@ def speed(rows, rounds, threads, repeats):
         "logloss (leaf_estimation_iterations=1)": lambda: catboost.CatBoostClassifier(
             **common, leaf_estimation_iterations=1),
     }
-    out = {}
+    pools = {name: aec_pool if name == "aec" else ll_pool for name in runs}
     for name, make in runs.items():
-        pool = aec_pool if name == "aec" else ll_pool
-        _timed_fit(make(), pool)  # warm-up: kernel load, thread pools
-        out[name] = min(_timed_fit(make(), pool) for _ in range(repeats)) / rounds
+        _timed_fit(make(), pools[name])  # warm-up: kernel load, thread pools
+    times = {name: [] for name in runs}
+    for _ in range(repeats):  # interleaved, so that a change of machine load hits every model alike
+        for name, make in runs.items():
+            times[name].append(_timed_fit(make(), pools[name]))
+    out = {name: min(t) / rounds for name, t in times.items()}
     out["ratio aec / logloss (defaults)"] = out["aec"] / out["logloss (defaults)"]
     out["ratio aec / logloss (leaf_estimation_iterations=1)"] = out["aec"] / out[
         "logloss (leaf_estimation_iterations=1)"]
