@@ -422,19 +422,37 @@ class MoneyMetric:
 
 
 class AEC(MoneyMetric):
-    """Average expected cost (money per row; lower is better), as a CatBoost eval metric."""
+    """Average expected cost (money per row; lower is better), as a CatBoost eval metric.
+
+    Parameters
+    ----------
+    decision : {"0.5", "bmr"}, default "0.5"
+        Decision rule of the savings.
+    """
 
     kind = "aec"
 
 
 class Savings(MoneyMetric):
-    """Savings of the 0/1 decisions (higher is better), as a CatBoost eval metric."""
+    """Savings of the 0/1 decisions (higher is better), as a CatBoost eval metric.
+
+    Parameters
+    ----------
+    decision : {"0.5", "bmr"}, default "0.5"
+        Decision rule of the savings.
+    """
 
     kind = "savings"
 
 
 class ExpectedSavings(MoneyMetric):
-    """Expected savings (higher is better), as a CatBoost eval metric."""
+    """Expected savings (higher is better), as a CatBoost eval metric.
+
+    Parameters
+    ----------
+    decision : {"0.5", "bmr"}, default "0.5"
+        Decision rule of the savings.
+    """
 
     kind = "expected_savings"
 
