@@ -378,3 +378,19 @@ def test_module_recipe_runs_and_books_money(tmp_path, monkeypatch):
     assert ns["test"] > 0 and (tmp_path / "fraud.cbm").exists()
     plain = catboost.CatBoostClassifier().load_model(str(tmp_path / "fraud.cbm"))
     np.testing.assert_allclose(plain.predict_proba(ns["X"][ns["te"]])[:, 1], ns["proba"], atol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [{"scale_pos_weight": 3.0}, {"class_weights": {"no": 1.0, "yes": 3.0}},
+                                {"class_weights": [1.0, 3.0]}])
+def test_class_weights_are_row_weights(kw):
+    """CatBoost's class weighting keywords weight the rows, as sample_weight = 3 on the positives does."""
+    X, y, amount = _fraud(1500)
+    labels = np.where(y == 1, "yes", "no")
+    base = dict(n_estimators=20, decision="0.5", **FAST)
+    got = CSCatBoostClassifier(**base, **kw).fit(X, labels, fp_cost=5.0, fn_cost=amount)
+    want = CSCatBoostClassifier(**base).fit(X, labels, fp_cost=5.0, fn_cost=amount,
+                                            sample_weight=np.where(y == 1, 3.0, 1.0))
+    np.testing.assert_array_equal(got.predict_proba(X), want.predict_proba(X))
+    with pytest.raises(ValueError, match="one of"):
+        CSCatBoostClassifier(**base, scale_pos_weight=2.0, auto_class_weights="Balanced").fit(
+            X, labels, fp_cost=5.0, fn_cost=amount)

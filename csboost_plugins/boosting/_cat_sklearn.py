@@ -27,6 +27,7 @@ _ALIASES = {"iterations": "n_estimators", "num_boost_round": "n_estimators", "nu
             "eta": "learning_rate", "random_seed": "random_state", "max_depth": "depth",
             "objective": "loss_function"}
 _NATIVE = {"n_estimators": "iterations", "random_state": "random_seed"}  # ours -> CatBoost's name
+_CLASS_WEIGHTS = ("class_weights", "scale_pos_weight", "auto_class_weights")  # applied as row weights
 
 
 def _catboost_error(exc, params, cls_name):
@@ -60,7 +61,11 @@ class CSCatBoostClassifier(CostSensitiveBoostingMixin):
     The start margin is every training row's CatBoost ``baseline`` (custom objectives get no
     ``boost_from_average``) and is then put into the model's bias, so ``booster_`` is a
     ``CatBoostClassifier`` whose plain ``predict_proba`` equals ours. pandas ``category`` columns
-    (and ``cat_features``) are categorical features; a missing category is its own value "nan".
+    (and ``cat_features``, also string columns) are categorical features; a missing category is its
+    own value "nan". ``class_weights``, ``scale_pos_weight`` and ``auto_class_weights`` multiply the
+    row weights (CatBoost cannot weight the classes of a custom objective). CatBoost evaluates the
+    last ``eval_set`` (``evals_result_["validation"]``), the one early stopping and
+    ``decision="auto"`` watch.
 
     Parameters
     ----------
@@ -140,6 +145,41 @@ validation_fraction : optional
                 raise ValueError(f"params[{k!r}]: set it as the estimator's own keyword (money metrics only)")
         super()._check_common_params()
 
+    def _class_weight(self, y01, w):
+        """Row weights times CatBoost's class weighting (``class_weights``, ``scale_pos_weight`` or
+        ``auto_class_weights``), applied here for both boosters: CatBoost cannot weight the classes of a
+        custom objective, whose labels are the rows' regret differences."""
+        native = {**self._other_native_params(), **(self.params or {})}
+        given = {k: native[k] for k in _CLASS_WEIGHTS if native.get(k) is not None}
+        if not given:
+            return w
+        if len(given) > 1:
+            raise ValueError(f"give one of {sorted(given)}, not several: each weights the classes")
+        (name, value), = given.items()
+        counts = np.bincount(y01, minlength=2).astype(np.float64)
+        if name == "class_weights":
+            if isinstance(value, dict):
+                unknown = [k for k in value if k not in self.classes_.tolist()]
+                if unknown:
+                    raise ValueError(f"class_weights has labels {unknown} that y does not have")
+                factors = [float(value.get(c, 1.0)) for c in self.classes_.tolist()]
+            else:
+                factors = [float(v) for v in value]
+        elif name == "scale_pos_weight":
+            factors = [1.0, float(value)]
+        elif value in ("Balanced", "SqrtBalanced"):  # CatBoost's: the largest class count over the class's
+            factors = counts.max() / counts
+            factors = np.sqrt(factors) if value == "SqrtBalanced" else factors
+        elif value == "None":
+            return w
+        else:
+            raise ValueError(f"auto_class_weights must be 'Balanced', 'SqrtBalanced' or 'None', got {value!r}")
+        factors = np.asarray(factors, dtype=np.float64)
+        if factors.shape != (2,) or not (np.isfinite(factors).all() and (factors >= 0).all()):
+            raise ValueError(f"{name} must give two finite non-negative class weights, got {value!r}")
+        rows = factors[y01]
+        return rows if w is None else w * rows
+
     def _native_params(self, aec=True):
         """CatBoost parameters of a fit: the keywords, ``**kwargs`` and ``params`` (aliases resolved)."""
         p = {"iterations": self.n_estimators, "learning_rate": self.learning_rate, "depth": self.depth,
@@ -148,7 +188,7 @@ validation_fraction : optional
             p["random_seed"] = native_seed(self.random_state)
         for k, v in {**self._other_native_params(), **(self.params or {})}.items():
             ours = _ALIASES.get(k, k)
-            if ours not in ("loss_function", "cat_features"):
+            if ours not in ("loss_function", "cat_features", *_CLASS_WEIGHTS):
                 p[_NATIVE.get(ours, ours)] = v
         if aec:
             p.update(_native.aec_params(
