@@ -1,9 +1,9 @@
 """csboost_plugins: money metrics, cost conventions, AEC boosting plugins and RIFF rules.
 
 Submodules: ``costs`` (one cost convention), ``metrics`` (money metrics),
-``xgb`` / ``lgb`` (AEC objective and money metrics for xgboost / lightgbm),
+``xgb`` / ``lgb`` / ``catboost`` (AEC objective and money metrics for xgboost / lightgbm / CatBoost),
 ``rules`` (RIFF rule induction), ``tree_protocol`` (how rules read trees).
-``xgb``, ``lgb`` and ``rules`` are imported lazily so that ``import csboost_plugins``
+``xgb``, ``lgb``, ``catboost`` and ``rules`` are imported lazily so that ``import csboost_plugins``
 stays cheap.
 """
 
@@ -24,7 +24,7 @@ from .metrics import (
 
 __version__ = "0.1.0"
 
-_LAZY = {"xgb", "lgb", "rules", "tree_protocol"}
+_LAZY = {"xgb", "lgb", "catboost", "rules", "tree_protocol"}
 
 
 def __getattr__(name):

@@ -1,5 +1,5 @@
 """The boosting hosts' machinery, one concept per module (public paths: ``csboost_plugins.xgb``,
-``csboost_plugins.lgb``, ``csboost_plugins.callback``).
+``csboost_plugins.lgb``, ``csboost_plugins.catboost``, ``csboost_plugins.callback``).
 
 - ``_aec`` / ``_aec_kernels``: the average-expected-cost gradient, hessian and money sums (numba),
   shared by every host.
@@ -9,6 +9,8 @@
 - xgboost: ``_xgb_native`` (native training helpers), ``_xgb_sklearn`` (``CSXGBClassifier``).
 - lightgbm: ``_lgb_data`` (costs on a Dataset), ``_lgb_native``, ``_lgb_callback``, ``_lgb_sklearn``
   (``CSLGBMClassifier``).
+- CatBoost: ``_cat_native`` (cost pools, objective and metric objects, deployable model), ``_cat_sklearn``
+  (``CSCatBoostClassifier``).
 
 Nothing is imported here: ``import csboost_plugins`` stays cheap and each host loads only its library.
 """

@@ -210,6 +210,8 @@ def _fit_logloss(est, y, w, evals):
     Returns ``(booster, fitted)``: ``fitted`` holds the estimator attributes that describe it
     (``best_iteration_`` in the host's convention, ``n_estimators_``, ``start_margin_``, ...).
     """
+    if hasattr(est, "_fit_logloss_booster"):  # a host that fits its logloss booster itself (catboost)
+        return est._fit_logloss_booster(y, w, evals)
     data = est._fit_data  # the AEC fit's own DMatrix / Dataset objects: one construction, one binning
     rounds = patience(est, evals)
     if hasattr(est, "_dmatrix"):  # xgboost

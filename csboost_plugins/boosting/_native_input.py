@@ -12,7 +12,7 @@ from ..costs import check_binary_labels
 
 #: Characters each library refuses in a feature name. lightgbm writes the names into its JSON
 #: model dump unescaped and refuses these at Dataset construction; xgboost refuses these three.
-REFUSED_NAME_CHARS = {"lightgbm": '",:[]{}', "xgboost": "[]<"}
+REFUSED_NAME_CHARS = {"lightgbm": '",:[]{}', "xgboost": "[]<", "catboost": ""}
 #: Libraries that store feature values as float32: a finite float64 beyond its range becomes inf.
 FLOAT32_LIBRARIES = ("xgboost",)
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
