@@ -231,3 +231,20 @@ def test_riff_pool_of_catboost_and_lightgbm_on_categories():
                 np.testing.assert_array_equal(cov[:, k], leaves[:, s["tree"]] == s["node"], err_msg=str(r))
     expect = clf.rule_set_.predict(test, last_rule="include").astype(bool)
     np.testing.assert_array_equal(_sqlite_selected(clf.rule_set_, test), expect)
+
+
+def test_cscatboost_classifier_rules_route_as_its_booster():
+    """extract_rules on the cost-sensitive estimator reads its chosen CatBoost model: rules keep the
+    DataFrame's column names, route rows as the booster's calc_leaf_indexes, and bias + rule values give
+    the estimator's margins (its start margin is baked into the saved model's bias)."""
+    from csboost_plugins.catboost import CSCatBoostClassifier
+    X, y, rng = _credit(n=2000)
+    fn = rng.uniform(50, 500, len(y))
+    est = CSCatBoostClassifier(n_estimators=15, depth=3, decision="0.5", random_state=0,
+                               allow_writing_files=False, thread_count=1).fit(X, y, fp_cost=20.0, fn_cost=fn)
+    rules = extract_rules(est, deduplicate=False)
+    assert {c for r in rules for c in r.feature_names} <= set(X.columns)
+    leaves = est.booster_.calc_leaf_indexes(catboost.Pool(X))
+    _check(rules, leaves, X)
+    margin = _raw_from_rules(rules, X, est.booster_.get_scale_and_bias()[1])
+    np.testing.assert_allclose(margin, est.decision_function(X), rtol=0, atol=1e-9)
