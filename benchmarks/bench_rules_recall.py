@@ -422,6 +422,14 @@ def defaults_methods(seed, imbalance):
         lgb.LGBMClassifier(n_estimators=30, num_leaves=16, max_depth=4, learning_rate=0.05, n_jobs=1, verbose=-1,
                            random_state=seed),
         xgb.XGBClassifier(n_estimators=30, max_depth=4, learning_rate=0.1, n_jobs=1, random_state=seed)]), False)
+    # between the two: one booster at depth 4 or both at depth 5
+    rows["defaults + lgbm depth 4 (xgb depth 6)"] = (dict(estimator=[
+        lgb.LGBMClassifier(n_estimators=30, num_leaves=16, max_depth=4, learning_rate=0.05, n_jobs=1, verbose=-1,
+                           random_state=seed), doc["estimator"][1]]), False)
+    rows["defaults + depth-5 pool"] = (dict(estimator=[
+        lgb.LGBMClassifier(n_estimators=30, num_leaves=16, max_depth=5, learning_rate=0.05, n_jobs=1, verbose=-1,
+                           random_state=seed),
+        xgb.XGBClassifier(n_estimators=30, max_depth=5, learning_rate=0.1, n_jobs=1, random_state=seed)]), False)
     rows["defaults, refine=False"] = (dict(refine=False), False)
     rows.update({
         "paper + positive_rate=None": (dict(paper, positive_rate=None), False),
