@@ -431,6 +431,7 @@ def defaults_methods(seed, imbalance):
                            random_state=seed),
         xgb.XGBClassifier(n_estimators=30, max_depth=5, learning_rate=0.1, n_jobs=1, random_state=seed)]), False)
     rows["defaults, refine=False"] = (dict(refine=False), False)
+    rows["defaults, prune=0.0 (no score given up)"] = (dict(prune=0.0), False)
     rows.update({
         "paper + positive_rate=None": (dict(paper, positive_rate=None), False),
         "paper + lgbm30/xgb30 pool": (dict(paper, estimator=doc["estimator"]), False),

@@ -111,6 +111,31 @@ def test_pruning_never_lowers_the_score_and_drops_redundant_conditions(seed):
     assert [c.feature for c in prune_rule(rules[-1], X, gain, neg).conditions] == [0]
 
 
+@pytest.mark.parametrize("tolerance", [0.0, 0.1, 0.3])
+@pytest.mark.parametrize("seed", range(6))
+def test_pruning_tolerance_floor_and_no_further_drop(seed, tolerance):
+    """The pruned rule scores >= s - tolerance |s| (s: the rule's own score on D'), and no single further
+    drop would keep it there (brute force over the remaining conditions)."""
+    _, X, y = _data(seed + 300, d=4)
+    gain, neg = (y == 1) * 1.0, (y == 0) * 1.0
+    prior, g0, m0 = [0.0, 20.0][seed % 2], gain.mean(), 1.0
+    rules = extract_rules(DecisionTreeClassifier(max_depth=5, random_state=seed).fit(np.nan_to_num(X), y))
+    for r in rules:
+        g, n, _, _ = _stats(r, X, gain, neg)
+        if g + n == 0:
+            continue
+        s = _score(g, n, prior, g0, m0)
+        floor = s - tolerance * abs(s)
+        p = prune_rule(r, X, gain, neg, prior, g0, m0, tolerance=tolerance)
+        gp, np_, _, _ = _stats(p, X, gain, neg)
+        assert _score(gp, np_, prior, g0, m0) >= floor - 1e-15
+        assert {c.key for c in p.conditions} <= {c.key for c in r.conditions} and len(p) >= 1
+        for k in range(len(p) if len(p) > 1 else 0):
+            shorter = Rule([c for i, c in enumerate(p.conditions) if i != k])
+            gk, nk, _, _ = _stats(shorter, X, gain, neg)
+            assert not _score(gk, nk, prior, g0, m0) >= floor - 1e-15
+
+
 def _brute_prior(masks, y, gain, neg, limit, prior, max_rules):
     """Greedy by exact fractions with the shrunk precision (g + p g0) / (g + n + p m0)."""
     total = Fraction(len(y))

@@ -137,6 +137,8 @@ def test_paper_protocol_is_one_call_away():
                                         ({"precision_prior": float("nan")}, "precision_prior"),
                                         ({"max_rules": 0}, "max_rules"),
                                         ({"prune": "yes"}, "prune"),
+                                        ({"prune": 1.0}, "prune"),
+                                        ({"prune": -0.1}, "prune"),
                                         ({"refine": None}, "refine"),
                                         ({"positive_rate": 1.0}, "positive_rate")])
 def test_bad_new_parameters_raise_naming_them(bad, match):
@@ -153,3 +155,23 @@ def test_riff_select_rejects_a_bad_prior_string():
             riff_select(cands, X, y, max_fpr=0.01, precision_prior=bad)
     with pytest.raises(TypeError, match="unexpected keyword"):
         RIFFClassifier.paper(precision=1.0)
+
+
+def test_prune_tolerance_shortens_rules_and_true_means_the_default_tolerance():
+    """riff_select(prune=True) is prune=PRUNE_TOLERANCE; a larger tolerance never gives longer rules on
+    the same candidates than none (each picked rule is pruned further, the greedy may pick others, so the
+    mean is compared); a bad tolerance names prune."""
+    from csboost_plugins.rules._refine import PRUNE_TOLERANCE
+    X, y = _fraud(12000, seed=7)
+    ind, sel = slice(0, 6000), slice(6000, None)
+    cands = extract_rules(DecisionTreeClassifier(max_depth=6, random_state=0).fit(X[ind], y[ind]))
+    kw = dict(max_fpr=0.02, precision_prior=10.0)
+    as_true = riff_select(cands, X[sel], y[sel], prune=True, **kw)
+    as_value = riff_select(cands, X[sel], y[sel], prune=PRUNE_TOLERANCE, **kw)
+    assert _keys(as_true) == _keys(as_value)
+    lengths = {tol: np.mean([len(r) for r in riff_select(cands, X[sel], y[sel], prune=tol, **kw)])
+               for tol in (0.0, 0.5)}
+    assert lengths[0.5] < lengths[0.0]
+    for bad in (1.0, -0.5, "0.1", None):
+        with pytest.raises(ValueError, match="prune"):
+            riff_select(cands, X[sel], y[sel], prune=bad, **kw)

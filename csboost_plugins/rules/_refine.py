@@ -257,17 +257,25 @@ def _readable_cut(b, x, side):
     return float(b)
 
 
-@fill_doc(rows=_ROWS)
-def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
-    """Drop conditions whose removal does not lower the score on D' (greedy, best drop first).
+#: ``prune=True``: the share of a rule's score on D' that shorter conditions may give up
+PRUNE_TOLERANCE = 0.1
 
-    A rule keeps at least one condition.
+
+@fill_doc(rows=_ROWS)
+def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, tolerance=0.0):
+    """Drop conditions, best drop first, while the score on D' stays within ``tolerance`` of the rule's.
+
+    Each step drops the condition whose removal leaves the highest score; it stops before a
+    drop that would bring the score below ``s - tolerance * |s|``, ``s`` the score of the rule
+    as given (``tolerance=0``: never below it). A rule keeps at least one condition.
 
     Parameters
     ----------
     rule : Rule
         The rule to prune.
     %(rows)s
+    tolerance : float in [0, 1), default 0.0
+        Share of the rule's score a shorter rule may give up.
 
     Returns
     -------
@@ -277,17 +285,20 @@ def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
     """
     conds = list(rule.conditions)
     masks = [c.mask(Xf[:, c.feature]) for c in conds]
+    full = np.logical_and.reduce(masks)
+    s0 = _score(gain[full].sum(), gain[full].sum() + neg[full].sum(), prior, g0, m0)
+    if not np.isfinite(s0):  # the rule covers nothing of D' (no prior): nothing to compare with
+        return rule
+    floor = s0 - tolerance * abs(s0)
     pruned = False
     while len(conds) > 1:
-        full = np.logical_and.reduce(masks)
-        cur = _score(gain[full].sum(), gain[full].sum() + neg[full].sum(), prior, g0, m0)
-        best, best_s = None, cur
+        best, best_s = None, -math.inf
         for k in range(len(conds)):
             m = np.logical_and.reduce([mk for i, mk in enumerate(masks) if i != k])
             s = _score(gain[m].sum(), gain[m].sum() + neg[m].sum(), prior, g0, m0)
-            if s >= best_s:
+            if s > best_s:
                 best, best_s = k, s
-        if best is None:
+        if not best_s >= floor:  # also a NaN score (a drop covering nothing) stops
             break
         del conds[best], masks[best]
         pruned = True

@@ -147,8 +147,10 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         ``max_rules`` read as 20 when None. The value used is ``precision_prior_``.
     refine : bool, default True
         Passed to :func:`riff_select`; refined rules are new rules, not the model's paths.
-    prune : bool, default True
-        Passed to :func:`riff_select`; pruned rules are new rules, not the model's paths.
+    prune : bool or float in [0, 1), default True
+        Passed to :func:`riff_select`: True lets a rule give up a tenth of its score on the
+        uncovered selection rows for fewer conditions; pruned rules are new rules, not the
+        model's paths.
     max_rules : int >= 1 or None, default 20
         Passed to :func:`riff_select`. Keep a prior with a cap: without one the cap can be
         used up by small rules of high observed precision far below the budget.
@@ -208,7 +210,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "stop_unprofitable": ["boolean"],
         "precision_prior": [StrOptions({"auto"}), _PInterval(Real, 0, None, closed="left")],
         "refine": ["boolean"],
-        "prune": ["boolean"],
+        "prune": ["boolean", _PInterval(Real, 0, 1, closed="left")],
         "max_rules": [None, _PInterval(Integral, 1, None, closed="left")],
         "cuts": [StrOptions({"simple", "model"})],
         "random_state": ["random_state"],

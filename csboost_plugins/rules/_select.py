@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..costs import _nonzero, check_binary_labels, check_costs
@@ -23,7 +25,7 @@ from ._greedy import (
     selection_stats,
     shrink_base,
 )
-from ._refine import conditions_mask, prune_rule, refine_rule
+from ._refine import PRUNE_TOLERANCE, conditions_mask, prune_rule, refine_rule
 from ._rule import Rule
 from ._ruleset import RuleSet
 from ._simplify import _simplify
@@ -64,14 +66,14 @@ class _Cover:
     def __call__(self, r, remaining):
         Xf, W, uncovered = self.Xf, self.W, self.uncovered
         rule, stop = self.candidates[r], False
-        if self.refine or self.prune:  # on D' = the uncovered rows, with the same score as the ranking
+        if self.refine or self.prune is not None:  # on D' = the uncovered rows, with the same score as the ranking
             Xu, cu = Xf[uncovered], W[uncovered, self.bcol]
             # money: gain = net money and gain + neg = budget weight, so the score is net money per budget unit
             gu, nu = (W[uncovered, NET], cu - W[uncovered, NET]) if self.money else \
                 (W[uncovered, GAIN], W[uncovered, NEG])
             shrink = (self.prior, self.g0, self.m0)
-            if self.prune:
-                rule = prune_rule(rule, Xu, gu, nu, *shrink)
+            if self.prune is not None:
+                rule = prune_rule(rule, Xu, gu, nu, *shrink, tolerance=self.prune)
             if self.refine:
                 rule = refine_rule(rule, Xu, gu, nu, *shrink)
                 if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
@@ -222,9 +224,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         ``max_fpr``) and ``k = max_rules`` (20 when None). Give ``max_rules`` with a prior:
         without one, small rules of high observed precision can use up the cap far below
         the budget. The value used is ``selection["precision_prior"]``.
-    prune : bool, default False
-        After a rule is picked, drop its conditions one at a time (best first) while the
-        score on D' does not fall (``csboost_plugins.rules._refine.prune_rule``).
+    prune : bool or float in [0, 1), default False
+        After a rule is picked, drop its conditions (best drop first) while its score on D'
+        stays within this share of the picked rule's (True: 0.1; 0.0: never below it).
     refine : bool, default False
         After a rule is picked (and pruned), move each finite interval bound to the cut
         between two observed values of D' that maximises the score without giving up
@@ -261,13 +263,12 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     max_rules = _check_max_rules(max_rules)
     candidates = _check_candidates(candidates)
     criterion, budget = _check_budget(max_fpr, max_alert_rate)
-    if not isinstance(stop_unprofitable, (bool, np.bool_)):
-        raise TypeError(f"stop_unprofitable must be True or False, got {stop_unprofitable!r}")
     cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+    prune = _check_prune(prune, stop_unprofitable)
     if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
         return _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior,
                                costs=cost_kw or False, stop_unprofitable=bool(stop_unprofitable), refine=refine,
-                               prune=prune)
+                               prune=prune is not None)
     names, Xf, y, w = _memory_inputs(candidates, X, y, sample_weight)
     n = y.shape[0]
     costs = None if cost_kw is None else check_costs(n, **cost_kw)
@@ -289,6 +290,18 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     rs = _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
     rs.selection["precision_prior"] = prior
     return rs
+
+
+def _check_prune(prune, stop_unprofitable):
+    """None (no pruning) or the tolerance of :func:`prune_rule` (True: ``PRUNE_TOLERANCE``); checks the
+    stop flag too."""
+    if not isinstance(stop_unprofitable, (bool, np.bool_)):
+        raise TypeError(f"stop_unprofitable must be True or False, got {stop_unprofitable!r}")
+    if isinstance(prune, (bool, np.bool_)):
+        return PRUNE_TOLERANCE if prune else None
+    if not isinstance(prune, numbers.Real) or not 0.0 <= float(prune) < 1.0:
+        raise ValueError(f"prune must be True, False or a tolerance in [0, 1), got {prune!r}")
+    return float(prune)
 
 
 def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior, *, costs,
