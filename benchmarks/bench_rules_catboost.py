@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_rules_recall import FPR, at_fpr, deployed, load, riff_conditions, split  # noqa: E402
+from bench_rules_recall import FPR, at_fpr, deployed, documented_kw, load, riff_conditions, split  # noqa: E402
 
 from csboost_plugins.rules import RIFFClassifier  # noqa: E402
 
@@ -28,26 +28,15 @@ RIFF_KW = dict(positive_rate=None, max_rules=20, precision_prior=50.0, prune=Tru
 
 def pools(seed):
     import catboost
-    import lightgbm as lgb
-    import xgboost as xgb
-
-    def lgbm():
-        return lgb.LGBMClassifier(n_estimators=30, num_leaves=16, learning_rate=0.05, n_jobs=1, verbose=-1,
-                                  random_state=seed)
-
-    def xgbm():
-        return xgb.XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1, n_jobs=1, random_state=seed)
-
-    def cat():
-        return catboost.CatBoostClassifier(iterations=30, depth=6, learning_rate=0.1, thread_count=1, verbose=0,
-                                           random_seed=seed, allow_writing_files=False)
-
+    lgbm, xgbm = documented_kw(seed)["estimator"]  # the benchmark's LightGBM and XGBoost (RIFF clones them)
+    cat = catboost.CatBoostClassifier(iterations=30, depth=6, learning_rate=0.1, thread_count=1, verbose=0,
+                                      random_seed=seed, allow_writing_files=False)
     return {
-        "LightGBM candidates": [lgbm()],
-        "XGBoost candidates": [xgbm()],
-        "CatBoost candidates": [cat()],
-        "LightGBM + XGBoost": [lgbm(), xgbm()],
-        "LightGBM + XGBoost + CatBoost": [lgbm(), xgbm(), cat()],
+        "LightGBM candidates": [lgbm],
+        "XGBoost candidates": [xgbm],
+        "CatBoost candidates": [cat],
+        "LightGBM + XGBoost": [lgbm, xgbm],
+        "LightGBM + XGBoost + CatBoost": [lgbm, xgbm, cat],
     }
 
 
