@@ -59,6 +59,7 @@ class _Recorder(ccb.AECObjective):
         return out
 
 
+@pytest.mark.boundscheck  # the objective's kernel is JIT-only: .ci/boundscheck runs it with bounds checks
 @pytest.mark.parametrize("hessian", ["exact", "abs"])
 def test_derivatives_inside_a_catboost_fit_match_finite_differences(hessian):
     X, y, amount = _fraud()
@@ -91,6 +92,7 @@ def test_derivatives_inside_a_catboost_fit_match_finite_differences(hessian):
             np.testing.assert_allclose(-ders[:, 1], h, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.boundscheck
 def test_money_metrics_equal_savings_score_and_expected_cost_on_the_eval_set():
     X, y, amount = _fraud(4000)
     tr, va = slice(0, 2500), slice(2500, None)
