@@ -23,7 +23,8 @@ Defaults vs the documented configuration vs iguanas: ``--suite defaults`` runs p
 ``RIFFClassifier(max_fpr=0.01)`` as a user constructs it, the pooled configuration its docstring Notes
 used to give (``precision_prior=50``, explicit estimators), the paper's protocol (``RIFFClassifier.paper()``),
 the defaults at fixed priors 5..100, PayPal's ``iguanas`` (benchmark-only dependency, ``pip install iguanas``; its README workflow with its
-defaults and with a small tuned grid) and RIFF variants changing one keyword; every rule set is scored as
+defaults and with a small tuned grid) and RIFF variants changing one keyword (with catboost installed,
+also CatBoost candidates alone and added to the default pool); every rule set is scored as
 deployed (``predict``) on the test split: recall, FPR, net money (money caught minus the alerts' cost),
 rules, conditions per rule. ``additive`` is ``make_additive_risk`` (risk additive in many weak features,
 200,000 x scale rows, 2 % positives); ``card_raw`` the card file with raw columns (review cost 5;
@@ -430,6 +431,16 @@ def defaults_methods(seed, imbalance):
         lgb.LGBMClassifier(n_estimators=30, num_leaves=16, max_depth=5, learning_rate=0.05, n_jobs=1, verbose=-1,
                            random_state=seed),
         xgb.XGBClassifier(n_estimators=30, max_depth=5, learning_rate=0.1, n_jobs=1, random_state=seed)]), False)
+    try:  # the catboost extra: CatBoost candidates alone and beside the default pool
+        import catboost
+    except ImportError:
+        catboost = None
+    if catboost is not None:
+        def cat():
+            return catboost.CatBoostClassifier(iterations=30, depth=6, learning_rate=0.1, thread_count=1, verbose=0,
+                                               random_seed=seed, allow_writing_files=False)
+        rows["defaults, CatBoost candidates only"] = (dict(estimator=cat()), False)
+        rows["defaults + CatBoost in the pool"] = (dict(estimator=[*doc["estimator"], cat()]), False)
     rows["defaults, refine=False"] = (dict(refine=False), False)
     rows["defaults, prune=0.0 (no score given up)"] = (dict(prune=0.0), False)
     rows.update({
