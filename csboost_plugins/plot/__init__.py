@@ -1,0 +1,25 @@
+"""Money plots on matplotlib (``pip install 'csboost-plugins[plot]'``), in scikit-learn's Display style:
+``Display.from_predictions(...)`` / ``Display.from_estimator(...)`` draw on ``ax`` (a new figure
+when None) and return the display, which keeps the plotted data as arrays and the artists
+(``ax_``, ``figure_``, ``line_``, ...).
+
+- :class:`MoneyCurveDisplay`: money caught, net money or savings against the alert rate (or
+  FPR) when the top-scored rows are flagged, with a rule set's points on the same axes.
+- :class:`RuleWaterfallDisplay`: each rule's added money caught and alert cost, down to the
+  rule set's net money.
+- :class:`MoneyPerRoundDisplay`: a money metric per boosting round from ``evals_result_`` or
+  ``record_money`` (train vs validation), best iteration marked.
+- :class:`ThresholdScalingDisplay`: savings (or cost) of a probability model as its decision
+  thresholds are scaled around the Bayes minimum risk thresholds (or a constant threshold).
+
+Money is in the costs' own unit. For a flagged row: money caught = ``C_FN - C_TP`` on a
+positive, alert cost = ``C_FP - C_TN`` on a negative, net money = their difference summed,
+i.e. the money saved against flagging nothing (:mod:`csboost_plugins.decision_costs`).
+"""
+
+from ._money_curve import MoneyCurveDisplay
+from ._money_per_round import MoneyPerRoundDisplay
+from ._rule_waterfall import RuleWaterfallDisplay
+from ._threshold_scaling import ThresholdScalingDisplay
+
+__all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay"]

@@ -1,0 +1,94 @@
+"""Each rule's added money caught and alert cost, down to the rule set's net money."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._docstrings import fill_doc
+from ..metrics import _LABEL_DOCS, _BinaryLabels
+from ._common import _Y_DOC, _axes
+
+__all__ = ["RuleWaterfallDisplay"]
+
+
+class RuleWaterfallDisplay:
+    """Waterfall of a rule set's money.
+
+    For rule i, a bar up by the money it catches that no earlier rule catches
+    (``new_money_caught``), then a bar down by its added alert cost
+    (``new_alert_cost``); the last bar is the set's net money (money saved against
+    no rules).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``RuleSet.evaluate(..., per_rule=True)`` computed with costs.
+
+    Attributes
+    ----------
+    caught_bars_, alert_bars_, net_bar_ : matplotlib.container.BarContainer
+        The bars.
+    ax_ : matplotlib.axes.Axes
+        The axes drawn on.
+    figure_ : matplotlib.figure.Figure
+        Its figure.
+    """
+
+    def __init__(self, table):
+        if not hasattr(table, "columns"):
+            raise TypeError(f"table must be the DataFrame of RuleSet.evaluate(..., per_rule=True), got "
+                            f"{type(table).__name__}")
+        missing = {"new_money_caught", "new_alert_cost", "set_net_money"} - set(table.columns)
+        if missing:
+            raise ValueError(f"the per-rule table needs costs (columns {sorted(missing)} are missing)")
+        self.table = table
+
+    @fill_doc
+    def plot(self, ax=None):
+        """Draw the waterfall.
+
+        %(Parameters, ax)s
+
+        Returns
+        -------
+        RuleWaterfallDisplay
+            self.
+        """
+        ax, fig = _axes(ax)
+        t = self.table
+        k = len(t)
+        caught, alert = t["new_money_caught"].to_numpy(), t["new_alert_cost"].to_numpy()
+        before = np.cumsum(np.concatenate([[0.0], caught - alert]))[:-1]  # net money of rules 1..i-1
+        pos = np.arange(1, k + 1)
+        self.caught_bars_ = ax.bar(pos - 0.2, caught, 0.4, bottom=before, color="C2", label="money caught")
+        self.alert_bars_ = ax.bar(pos + 0.2, -alert, 0.4, bottom=before + caught, color="C3", label="alert cost")
+        net = float(t["set_net_money"].iloc[-1]) if k else 0.0
+        self.net_bar_ = ax.bar([k + 1], [net], 0.6, color="C0", label="net money")
+        ax.set_xticks(list(pos) + [k + 1], [str(i) for i in pos] + ["net"])
+        ax.set_xlabel("rule (in order; each bar counts only rows no earlier rule flags)")
+        ax.set_ylabel("money")
+        ax.axhline(0, color="k", lw=0.5)
+        ax.legend(loc="upper left")
+        self.ax_, self.figure_ = ax, fig
+        return self
+
+    @classmethod
+    @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
+    def from_estimator(cls, rules, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                       sample_weight=None, ax=None, pos_label=None):
+        """Waterfall of a rule set on (X, y) (a holdout set) with per-row costs.
+
+        Parameters
+        ----------
+        rules : RuleSet
+            The rule set.
+        %(X, y_labels, costs, sample_weight, ax, pos_label)s
+
+        Returns
+        -------
+        RuleWaterfallDisplay
+        """
+        y = _BinaryLabels(y, None, pos_label).y01  # the rule set counts y == 1 as caught: pos_label is that 1
+        table = rules.evaluate(X, y, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                               cost_matrix=cost_matrix, sample_weight=sample_weight, per_rule=True)
+        return cls(table).plot(ax)
