@@ -200,13 +200,37 @@ def load_bankmarketing() -> Bunch:
 _CARD_FEATURES = [f"V{i}" for i in range(1, 29)]
 
 
-def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = True) -> Bunch:
+def _first_bad_row(bad, what: str, column: str, values) -> None:
+    """ValueError naming ``column`` and its first row flagged in ``bad`` (1-based data row and CSV line)."""
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    value = values[i].item() if isinstance(values[i], np.generic) else values[i]
+    raise ValueError(
+        f"column {column!r} {what}: {int(bad.sum())} bad row(s), the first at data row {i + 1} "
+        f"(CSV line {i + 2}, the header being line 1) with value {value!r}"
+    )
+
+
+def _card_column(table: pd.DataFrame, column: str) -> np.ndarray:
+    """The column as float64; ValueError naming it and its first empty, non-numeric or infinite cell."""
+    cells = table[column]
+    empty = cells.isna().to_numpy()
+    _first_bad_row(empty, "has an empty cell", column, cells.to_numpy())
+    num = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=np.float64)
+    _first_bad_row(np.isnan(num), "is not numeric", column, cells.to_numpy())
+    _first_bad_row(~np.isfinite(num), "is not finite", column, cells.to_numpy())
+    return num
+
+
+def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = True,
+                          drop_zero_amount: bool = True) -> Bunch:
     """The Kaggle / ULB card-fraud file, with the file's own columns or the csboost paper's preprocessing.
 
-    ``path`` is ``creditcard.csv`` or ``creditcard.csv.gz`` (284,807 rows; get it
+    ``path`` is ``creditcard.csv`` or ``creditcard.csv.gz`` (284,807 rows, 492 frauds; get it
     from Kaggle "mlg-ulb/creditcardfraud", Open Database License); by default
-    ``$CSBOOST_DATA_DIR/creditcard.csv.gz`` (the file is too big to ship). Rows with zero
-    amount (no money at stake) are dropped; the rows keep the file's (time) order.
+    ``$CSBOOST_DATA_DIR/creditcard.csv.gz`` (the file is too big to ship). The rows keep the
+    file's (time) order.
 
     * ``raw=True`` (default): features ``V1..V28`` and ``Amount`` exactly as in the
       file, so a rule such as ``Amount > 437.2`` runs on the transactions table itself.
@@ -215,9 +239,15 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
       deviation 1 (``ddof=0``) with the statistics of all loaded rows. Rules read on
       these columns (``log_amount > -0.78``) cannot run on the raw table.
 
-    ``Time`` (seconds since the file's first transaction) is left out in both: it only
-    says when in the two days collected a row falls, not something a model or rule can
-    use on new transactions.
+    ``Time`` is not a feature (it only says when in the two days collected a row falls,
+    which no model or rule can use on new transactions) but is returned as ``time``, so a
+    time-ordered split or a per-day view needs no second read of the file.
+
+    ``drop_zero_amount=True`` (default) drops the rows with ``Amount == 0`` (1,825 rows, 27 of
+    them frauds, in the ULB file; 282,982 rows remain): no money is at stake on them (missing
+    such a fraud costs 0 under C_FN = Amount), log(Amount) is undefined there, and the
+    csboost paper's protocol drops them. ``drop_zero_amount=False`` keeps every row of the
+    file (only with ``raw=True``).
 
     Costs: C_FN = Amount, C_FP = C_TP = ``admin_cost`` (EUR), C_TN = 0. The bunch
     also carries ``amount`` and ``amount_tercile`` (0/1/2 for frauds with amount
@@ -233,23 +263,38 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
     raw : bool, default=True
         True: the file's ``V1..V28`` and ``Amount``, untransformed. False: the paper's
         standardised ``V1..V28`` and ``log_amount``.
+    drop_zero_amount : bool, default=True
+        True: drop the rows with ``Amount == 0`` (no money at stake; the paper's protocol).
+        False: keep them (needs ``raw=True``: log(0) is undefined).
 
     Returns
     -------
     sklearn.utils.Bunch
-        ``data`` (DataFrame, 29 columns), ``target``, the cost columns and
-        ``cost_matrix`` (money per row), ``amount`` and ``amount_tercile``.
+        ``data`` (DataFrame, 29 columns: ``V1..V28`` and ``Amount``, or ``log_amount`` when
+        ``raw=False``), ``feature_names`` (its columns), ``target`` (int64 0/1, the file's
+        ``Class``), ``fp_cost``, ``fn_cost``, ``tp_cost``, ``tn_cost`` and ``cost_matrix``
+        (money per row, EUR), ``amount`` (the file's ``Amount``, EUR), ``amount_tercile``,
+        ``time`` (float64, the file's ``Time``: seconds from the file's first transaction),
+        ``DESCR`` and ``name``. Every array has one entry per loaded row, in file order.
 
     Raises
     ------
     FileNotFoundError
         When the file (or ``CSBOOST_DATA_DIR``) is missing; the message says where to download it.
     ValueError
-        When the file lacks one of the columns ``V1..V28``, ``Amount``, ``Class``.
+        When the file lacks one of the columns ``Time``, ``V1..V28``, ``Amount``, ``Class``; when a
+        cell of those columns is empty, non-numeric or infinite, ``Class`` is not 0 or 1, or
+        ``Amount`` is negative (the message names the column and its first bad row: the 1-based
+        data row and the CSV line); or when ``raw=False`` and ``drop_zero_amount=False``.
     """
-    if not isinstance(raw, (bool, np.bool_)):
-        raise TypeError(f"raw must be True (the file's columns) or False (the paper's standardised columns), "
-                        f"got {raw!r}")
+    for name, value in (("raw", raw), ("drop_zero_amount", drop_zero_amount)):
+        if not isinstance(value, (bool, np.bool_)):
+            what = ("True (the file's columns) or False (the paper's standardised columns)" if name == "raw"
+                    else "True (drop rows with Amount == 0) or False (keep them)")
+            raise TypeError(f"{name} must be {what}, got {value!r}")
+    if not raw and not drop_zero_amount:
+        raise ValueError("raw=False takes log(Amount), undefined on the zero-amount rows: "
+                         "use drop_zero_amount=True with raw=False, or raw=True to keep them")
     if path is None:
         folder = os.environ.get("CSBOOST_DATA_DIR")
         if not folder:
@@ -267,18 +312,24 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
             "(plain or gzip-compressed)."
         )
     table = pd.read_csv(p)
-    missing = [c for c in _CARD_FEATURES + ["Amount", "Class"] if c not in table.columns]
+    columns = ["Time"] + _CARD_FEATURES + ["Amount", "Class"]
+    missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{str(p)!r} is not the card-fraud file: it has no column(s) {missing}")
-    table = table.loc[table["Amount"] > 0].reset_index(drop=True)
-    amount = table["Amount"].to_numpy(dtype=np.float64)
+    num = {c: _card_column(table, c) for c in columns}
+    _first_bad_row((num["Class"] != 0) & (num["Class"] != 1), "must hold 0 or 1", "Class",
+                   table["Class"].to_numpy())
+    _first_bad_row(num["Amount"] < 0, "must not be negative (it is money)", "Amount", table["Amount"].to_numpy())
+    keep = num["Amount"] > 0 if drop_zero_amount else np.ones(len(table), dtype=bool)
+    num = {c: v[keep] for c, v in num.items()}
+    amount = num["Amount"]
     if raw:
-        data = table[_CARD_FEATURES + ["Amount"]].astype(np.float64)
+        data = pd.DataFrame({c: num[c] for c in _CARD_FEATURES + ["Amount"]})
     else:
-        feats = table[_CARD_FEATURES].astype(np.float64).copy()
+        feats = pd.DataFrame({c: num[c] for c in _CARD_FEATURES})
         feats["log_amount"] = np.log(amount)
         data = (feats - feats.mean()) / feats.std(ddof=0)
-    target = table["Class"].to_numpy().astype(np.int64)
+    target = num["Class"].astype(np.int64)
     cm = fraud_cost_matrix(amount, admin_cost)
     b = _bunch(data, target, cm, _descr("Card fraud (ULB)", load_creditcard_fraud.__doc__), "creditcard_fraud")
     terc = np.full(target.shape[0], -1, dtype=np.int64)
@@ -286,6 +337,7 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
     terc[fr] = np.where(amount[fr] < 1.10, 0, np.where(amount[fr] <= 99.99, 1, 2))
     b.amount = amount
     b.amount_tercile = terc
+    b.time = num["Time"]
     return b
 
 

@@ -205,3 +205,66 @@ def test_creditcard_raw_rules_run_on_the_transactions_table(tmp_path):
     want = rs.predict(t[b.feature_names])
     assert want.sum() > 0
     np.testing.assert_array_equal(got, want)
+
+
+def test_creditcard_loader_returns_time_and_keeps_zero_amounts_on_request(tmp_path):
+    """``time`` is the file's Time of each loaded row (a time split needs no second read); zero-amount
+    rows are dropped by default and kept, in file order, with drop_zero_amount=False."""
+    p = tmp_path / "cc.csv"
+    t = _card_like_csv(p)
+    zero = t["Amount"] == 0
+    b = load_creditcard_fraud(p)
+    np.testing.assert_array_equal(b.time, t.loc[~zero, "Time"].to_numpy())
+    assert b.time.dtype == np.float64 and "Time" not in b.data.columns
+    every = load_creditcard_fraud(p, drop_zero_amount=False)
+    assert len(every.target) == len(t) and zero.sum() == 12
+    np.testing.assert_array_equal(every.time, t["Time"].to_numpy())
+    np.testing.assert_array_equal(every.target, t["Class"].to_numpy())
+    pd.testing.assert_frame_equal(every.data, t[every.feature_names].astype(float))
+    np.testing.assert_array_equal(every.fn_cost, t["Amount"].to_numpy())
+    with pytest.raises(ValueError, match="drop_zero_amount=True with raw=False"):
+        load_creditcard_fraud(p, raw=False, drop_zero_amount=False)
+    with pytest.raises(TypeError, match="drop_zero_amount must be True"):
+        load_creditcard_fraud(p, drop_zero_amount="no")
+
+
+@pytest.mark.parametrize("column, cell, what", [
+    ("Class", "", "'Class' has an empty cell"),
+    ("Class", "2", "'Class' must hold 0 or 1"),
+    ("Class", "0.5", "'Class' must hold 0 or 1"),
+    ("Amount", "12,50", "'Amount' is not numeric"),
+    ("Amount", "", "'Amount' has an empty cell"),
+    ("Amount", "-3.5", "'Amount' must not be negative \\(it is money\\)"),
+    ("Amount", "inf", "'Amount' is not finite"),
+    ("Time", "2013-09-01 00:00:01", "'Time' is not numeric"),
+    ("Time", "", "'Time' has an empty cell"),
+    ("V3", "abc", "'V3' is not numeric"),
+])
+def test_creditcard_loader_refuses_a_malformed_file_naming_column_and_row(tmp_path, column, cell, what):
+    """A bad cell at data row 7 (line 8 of the CSV) and another further down: the error names the column
+    and the first one, instead of loading -9223372036854775808 labels, a class 2 or a pandas comparison error."""
+    t = _card_like_csv(tmp_path / "ok.csv", n=60)
+    t["Amount"] = t["Amount"].where(t["Amount"] > 0, 1.0)  # the bad row must not be a dropped zero amount
+    t = t.astype({column: object})
+    t.loc[6, column] = cell
+    t.loc[40, column] = cell
+    p = tmp_path / "bad.csv"
+    t.to_csv(p, index=False)
+    with pytest.raises(ValueError, match=rf"{what}: 2 bad row\(s\), the first at data row 7 \(CSV line 8"):
+        load_creditcard_fraud(p)
+
+
+def test_creditcard_loader_on_the_real_file():
+    """The ULB file: 284,807 rows with 492 frauds, 1,825 zero-amount rows (27 frauds) dropped by default;
+    ``time`` runs from 0 to 172,792 s in file order, equal to a second read of the CSV."""
+    path = creditcard_path()
+    raw = pd.read_csv(path, usecols=["Time", "Amount", "Class"])
+    every = load_creditcard_fraud(path, drop_zero_amount=False)
+    assert len(every.target) == 284_807 and every.target.sum() == 492
+    np.testing.assert_array_equal(every.time, raw["Time"].to_numpy(dtype=float))
+    assert every.time[0] == 0 and every.time[-1] == 172_792 and (np.diff(every.time) >= 0).all()
+    b = load_creditcard_fraud(path)
+    assert len(b.target) == 282_982 and b.target.sum() == 492 - 27
+    kept = (raw["Amount"] > 0).to_numpy()
+    np.testing.assert_array_equal(b.time, every.time[kept])
+    pd.testing.assert_frame_equal(b.data, every.data[kept].reset_index(drop=True))
