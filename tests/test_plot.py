@@ -40,7 +40,8 @@ def _close():
 def test_money_curve_is_flag_the_top_k(fraud):
     gbm, rules, X, y, amount = fraud
     score = np.round(gbm.predict_proba(X)[:, 1], 3)  # ties: rows with one score are flagged together
-    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X)
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X,
+                                              rank_by="score", decisions=False)
     xs, ys = disp.line_.get_data()
     # brute force: flag every row with score >= each distinct score
     cuts = np.unique(score)[::-1]
@@ -60,7 +61,7 @@ def test_money_curve_fpr_savings_and_estimator(fraud):
     gbm, rules, X, y, amount = fraud
     fig, ax = plt.subplots()
     disp = MoneyCurveDisplay.from_estimator(gbm, X, y, fn_cost=amount, fp_cost=10.0, rules=rules, x_axis="fpr",
-                                            y_axis="savings", ax=ax)
+                                            y_axis="savings", ax=ax, rank_by="score")
     assert disp.ax_ is ax
     xs, ys = disp.line_.get_data()
     p = gbm.predict_proba(X)[:, 1]
@@ -113,7 +114,7 @@ def test_money_curve_zooms_to_the_budget(fraud):
     rules_pts = np.c_[np.cumsum(rules_tab["new_tp"] + rules_tab["new_fp"]) / len(y), rules_tab["set_net_money"]]
     # the FPR budget (1 %) on the alert-rate axis: where the score's curve reaches that FPR
     budget_rate = np.interp(0.01, fpr, rate)
-    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X)
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X, rank_by="score", decisions=False)
     hi = 2 * max(budget_rate, rules_rate)
     assert hi < 0.2  # far from the full range: the zoom is what is being tested
     np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, hi), rtol=1e-9)
@@ -125,7 +126,8 @@ def test_money_curve_zooms_to_the_budget(fraud):
 
     # on the FPR axis the budget line is the budget itself
     plt.figure()
-    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X, x_axis="fpr")
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X, x_axis="fpr",
+                                              rank_by="score", decisions=False)
     assert disp.budget_line_.get_xdata()[0] == 0.01
     hi = 2 * max(0.01, rules.evaluate(X, y)["fpr"])
     np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, hi), rtol=1e-9)
@@ -139,23 +141,24 @@ def test_money_curve_full_range_window_and_no_rules(fraud):
     score = np.round(gbm.predict_proba(X)[:, 1], 3)
     rate, _, net = _flag_top(score, y, amount, 10.0)
     # zoom=False: up to flagging every row, and down to its (large negative) net money
-    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X, zoom=False)
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rules=rules, X=X, zoom=False,
+                                              rank_by="score", decisions=False)
     lo, hi = disp.ax_.get_xlim()
     assert lo <= 0.0 and hi >= 1.0
     assert disp.ax_.get_ylim()[0] <= net.min() < 0
     _legend_covers_every_line(disp.ax_)
     # xlim: that window, the vertical range fitted to it
     plt.figure()
-    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, xlim=(0.0, 0.3))
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, xlim=(0.0, 0.3), rank_by="score", decisions=False)
     np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, 0.3))
     np.testing.assert_allclose(disp.ax_.get_ylim(), _fitted(np.c_[rate, net], 0.0, 0.3), rtol=1e-9)
     # no rules, no budget: around the score's best flag-the-top-k; a given budget is drawn and zoomed to
     plt.figure()
-    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0)
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, rank_by="score", decisions=False)
     assert disp.budget_line_ is None and disp.rules_rate_line_ is None
     np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, 2 * rate[np.argmax(net)]), rtol=1e-9)
     plt.figure()
-    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, budget=0.05)
+    disp = MoneyCurveDisplay.from_predictions(y, score, fn_cost=amount, fp_cost=10.0, budget=0.05, rank_by="score", decisions=False)
     np.testing.assert_allclose(disp.ax_.get_xlim(), (0.0, 0.1), rtol=1e-9)
     assert _legend_covers_every_line(disp.ax_)[-1] == "budget: alert rate 5 %"
     for bad, err in ((dict(budget=0.0), ValueError), (dict(budget="1%"), TypeError),
@@ -297,3 +300,158 @@ def test_odd_inputs_are_plotted_or_refused_by_name():
     X = np.random.default_rng(0).normal(size=(6, 2))
     with pytest.raises(TypeError, match="LinearSVC has no predict_proba"):
         ThresholdScalingDisplay.from_estimator(LinearSVC().fit(X, y), X, y, **kw)
+
+
+def _drawn(disp):
+    disp.figure_.canvas.draw()
+    return disp
+
+
+def _waterfall_ends(disp):
+    bars = [*disp.caught_bars_, *disp.alert_bars_, *disp.net_bar_]
+    ends = np.array([[b.get_y(), b.get_y() + b.get_height()] for b in bars])
+    return bars, ends.min(), ends.max()
+
+
+def _tall_first_rule_table():
+    """A first rule catching most of the money (the legend's corner is where its bar is tallest)."""
+    import pandas as pd
+    t = pd.DataFrame({"new_money_caught": [4300.0, 420.0, 300.0, 60.0, 30.0],
+                      "new_alert_cost": [20.0, 10.0, 12.0, 4.0, 0.0]})
+    t["set_net_money"] = np.cumsum(t["new_money_caught"] - t["new_alert_cost"])
+    return t
+
+
+def test_rule_waterfall_shows_every_bar_end_with_a_margin(fraud):
+    """The y-limits hold the cumulative money caught (the top of the highest bar) and the lowest bar end with
+    a margin, instead of stopping at (or below) the tallest bar."""
+    _, rules, X, y, amount = fraud
+    for disp in (RuleWaterfallDisplay.from_estimator(rules, X, y, fn_cost=amount, fp_cost=10.0),
+                 RuleWaterfallDisplay(_tall_first_rule_table()).plot(plt.figure().gca())):
+        _, lo, hi = _waterfall_ends(_drawn(disp))
+        bottom, top = disp.ax_.get_ylim()
+        top_caught = max(b.get_y() + b.get_height() for b in disp.caught_bars_)
+        assert top_caught == pytest.approx(hi)
+        assert top >= hi + 0.04 * (hi - lo) and bottom <= lo - 0.04 * (hi - lo)
+
+
+def test_rule_waterfall_legend_covers_no_bar(fraud):
+    """Measured in display coordinates after drawing: the legend's box overlaps no bar."""
+    _, rules, X, y, amount = fraud
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3))  # a short, narrow axes leaves little free space
+    for disp in (RuleWaterfallDisplay.from_estimator(rules, X, y, fn_cost=amount, fp_cost=10.0, ax=axes[0]),
+                 RuleWaterfallDisplay(_tall_first_rule_table()).plot(axes[1]),
+                 RuleWaterfallDisplay(_tall_first_rule_table()).plot()):
+        bars, _, _ = _waterfall_ends(_drawn(disp))
+        legend = disp.ax_.get_legend()
+        assert legend is disp.legend_
+        box = legend.get_window_extent()
+        hits = [i for i, b in enumerate(bars) if b.get_height() and box.overlaps(b.get_window_extent())]
+        assert not hits, hits
+        assert sorted(t.get_text() for t in legend.get_texts()) == ["alert cost", "money caught", "net money"]
+
+
+def _net_money_of(decisions, y, amount, fp_cost):
+    """Money saved against no alerts by 0/1 decisions, from cost_loss (independent of the display)."""
+    from csboost_plugins.metrics import cost_loss
+    kw = dict(fn_cost=amount, fp_cost=fp_cost)
+    return cost_loss(y, np.zeros_like(y), **kw) - cost_loss(y, decisions, **kw)
+
+
+def test_money_curve_ranks_rows_by_expected_net_money_of_an_alert(fraud):
+    """With per-row costs and a probability, the curve flags rows in decreasing
+    p (C_FN - C_TP) - (1 - p)(C_FP - C_TN) (brute force); at the BMR decisions' alert count it books at
+    least their money, where ranking by probability books less on these rows."""
+    gbm, _, X, y, amount = fraud
+    p = gbm.predict_proba(X)[:, 1]
+    disp = MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0)
+    assert disp.ranked_by == "expected_money"
+    e = p * amount - (1 - p) * 10.0
+    rate, _, net = _flag_top(e, y, amount, 10.0)
+    np.testing.assert_allclose(disp.alert_rate, rate, atol=1e-12)
+    np.testing.assert_allclose(disp.net_money, net, rtol=1e-9, atol=1e-6)
+    bmr = bayes_minimum_risk(p, fn_cost=amount, fp_cost=10.0)
+    bmr_money = _net_money_of(bmr, y, amount, 10.0)
+    k = bmr.mean()
+    at_k = disp.net_money[np.isclose(disp.alert_rate, k, rtol=0, atol=1e-12)]
+    assert len(at_k) == 1 and at_k[0] >= bmr_money - 1e-6
+    by_score = MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0, rank_by="score",
+                                                  ax=plt.figure().gca())
+    assert by_score.ranked_by == "score"
+    assert np.interp(k, by_score.alert_rate, by_score.net_money) < bmr_money - 500  # what the issue saw
+    # equal costs on every row: both orders are the probability's, so "auto" keeps the score
+    flat = MoneyCurveDisplay.from_predictions(y, p, fn_cost=50.0, fp_cost=10.0, ax=plt.figure().gca())
+    assert flat.ranked_by == "score"
+    with pytest.raises(ValueError, match="rank_by='expected_money' needs y_score to be the probability"):
+        MoneyCurveDisplay.from_predictions(y, 3 * p, fn_cost=amount, fp_cost=10.0, rank_by="expected_money")
+    with pytest.raises(ValueError, match="rank_by must be one of"):
+        MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0, rank_by="money")
+
+
+def test_money_curve_marks_the_bmr_decisions(fraud):
+    """The marker sits at the alert rate (or FPR) and money of bayes_minimum_risk's decisions, under every
+    y_axis; it is in the legend; a non-probability score gets none, unless decisions are given."""
+    from csboost_plugins.metrics import savings_score
+    gbm, _, X, y, amount = fraud
+    p = gbm.predict_proba(X)[:, 1]
+    bmr = bayes_minimum_risk(p, fn_cost=amount, fp_cost=10.0)
+    disp = _drawn(MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0))
+    assert disp.decision_x == pytest.approx(bmr.mean(), abs=1e-12)
+    assert disp.decision_y == pytest.approx(_net_money_of(bmr, y, amount, 10.0), rel=1e-9)
+    assert disp.decision_line_.get_xydata().tolist() == [[disp.decision_x, disp.decision_y]]
+    assert _legend_covers_every_line(disp.ax_)[1] == f"BMR decisions (alert rate {100 * bmr.mean():.3g} %)"
+    lo, hi = disp.ax_.get_ylim()
+    assert lo <= disp.decision_y <= hi and disp.ax_.get_xlim()[1] >= disp.decision_x
+    sav = MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0, x_axis="fpr", y_axis="savings",
+                                             ax=plt.figure().gca())
+    assert sav.decision_x == pytest.approx(bmr[y == 0].mean(), abs=1e-12)
+    assert sav.decision_y == pytest.approx(savings_score(y, bmr, fn_cost=amount, fp_cost=10.0), abs=1e-12)
+    # weights count in the marker as in the curve
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    wd = MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0, sample_weight=w,
+                                            ax=plt.figure().gca())
+    assert wd.decision_x == pytest.approx(w @ bmr / w.sum())
+    assert wd.decision_y == pytest.approx(w @ (bmr * np.where(y == 1, amount, -10.0)))
+    # a score outside [0, 1] is no probability: no BMR marker; given decisions are drawn; bad ones refused
+    margin = np.log(p / (1 - p))
+    assert MoneyCurveDisplay.from_predictions(y, margin, fn_cost=amount, fp_cost=10.0,
+                                              ax=plt.figure().gca()).decision_line_ is None
+    given = MoneyCurveDisplay.from_predictions(y, margin, fn_cost=amount, fp_cost=10.0, decisions=bmr == 1,
+                                               ax=plt.figure().gca())
+    assert given.decision_y == pytest.approx(disp.decision_y)
+    assert MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0, decisions=False,
+                                              ax=plt.figure().gca()).decision_line_ is None
+    for bad, msg in ((bmr[:-1], "one 0/1 decision per row"), (2 * bmr, "0/1 decisions"), ("bmr", "decisions must be")):
+        with pytest.raises(ValueError, match=msg):
+            MoneyCurveDisplay.from_predictions(y, p, fn_cost=amount, fp_cost=10.0, decisions=bad)
+
+
+def test_money_curve_from_estimator_marks_its_own_decisions(fraud):
+    """A plain classifier: BMR on its probabilities. A cost-sensitive one: its predict with the rows' costs
+    (here decision="bmr", so again bayes_minimum_risk's decisions); string labels with pos_label alike."""
+    gbm, _, X, y, amount = fraud
+    disp = MoneyCurveDisplay.from_estimator(gbm, X, y, fn_cost=amount, fp_cost=10.0)
+    bmr = bayes_minimum_risk(gbm.predict_proba(X)[:, 1], fn_cost=amount, fp_cost=10.0)
+    assert disp.decision_y == pytest.approx(_net_money_of(bmr, y, amount, 10.0), rel=1e-9)
+    assert disp.decision_point["label"] == "BMR decisions"
+
+    half = len(y) // 2
+    cs = CSLGBMClassifier(n_estimators=15, decision="bmr", random_state=0).fit(
+        X[:half], y[:half], fn_cost=amount[:half], fp_cost=10.0)
+    Xt, yt, at = X[half:], y[half:], amount[half:]
+    own = MoneyCurveDisplay.from_estimator(cs, Xt, yt, fn_cost=at, fp_cost=10.0, ax=plt.figure().gca())
+    pred = cs.predict(Xt, fn_cost=at, fp_cost=10.0)
+    np.testing.assert_array_equal(pred, bayes_minimum_risk(cs.predict_proba(Xt), fn_cost=at, fp_cost=10.0))
+    assert own.decision_point["label"] == "CSLGBMClassifier.predict"
+    assert own.decision_x == pytest.approx(pred.mean(), abs=1e-12)
+    assert own.decision_y == pytest.approx(_net_money_of(pred, yt, at, 10.0), rel=1e-9)
+
+    labels = np.where(y == 1, "fraud", "ok")
+    text = lgb.LGBMClassifier(n_estimators=20, num_leaves=12, verbose=-1).fit(X, labels)
+    named = MoneyCurveDisplay.from_estimator(text, X, labels, fn_cost=amount, fp_cost=10.0, pos_label="fraud",
+                                             ax=plt.figure().gca())
+    p_fraud = text.predict_proba(X)[:, list(text.classes_).index("fraud")]
+    bmr_text = bayes_minimum_risk(p_fraud, fn_cost=amount, fp_cost=10.0)
+    assert named.decision_y == pytest.approx(_net_money_of(bmr_text, y, amount, 10.0), rel=1e-9)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        MoneyCurveDisplay.from_estimator(gbm, X, y, fn_cost=amount, fp_cost=10.0, colour="k")

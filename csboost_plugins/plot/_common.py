@@ -10,11 +10,11 @@ _Y_DOC = "y : array-like of shape (n_samples,)\n    Binary labels, with ``pos_la
 _ZOOM_DOC = """budget : float, optional
     Alert budget drawn as a labelled vertical line, on the horizontal axis's scale.
     Default: the budget ``rules`` were selected under (``rules.selection``); an FPR
-    budget on the alert-rate axis is drawn at the score's alert rate where its FPR
+    budget on the alert-rate axis is drawn at the curve's alert rate where its FPR
     reaches the budget.
 zoom : bool, default=True
     Show alert rates from 0 to ``ZOOM_FACTOR`` (2) times the larger of the budget and
-    the rule set's alert rate (without either: of the alert rate where the score's net
+    the rule set's alert rate (without either: of the alert rate where the curve's net
     money peaks), the vertical range fitted to the curve inside that window. False:
     the full range, up to flagging every row.
 xlim : (float, float), optional
@@ -86,7 +86,7 @@ def _pct(rate):
 def _rules_budget(rules, x_axis, rates):
     """The budget a RuleSet was selected under, on the ``x_axis`` scale, and its legend label.
 
-    An FPR budget on the alert-rate axis sits where the score's curve reaches that FPR
+    An FPR budget on the alert-rate axis sits where the curve reaches that FPR
     (the rates are non-decreasing along the curve); (None, None) without a recorded budget."""
     sel = getattr(rules, "selection", None) or {}
     criterion, budget = sel.get("criterion"), sel.get("budget")
@@ -98,7 +98,7 @@ def _rules_budget(rules, x_axis, rates):
     at = float(np.interp(budget, rates[criterion], rates[x_axis]))
     if not np.isfinite(at) or at <= 0:
         return None, None
-    return at, f"budget: {names[criterion]} {_pct(budget)} (the score's {names[x_axis]} there)"
+    return at, f"budget: {names[criterion]} {_pct(budget)} (the curve's {names[x_axis]} there)"
 
 
 _LOWER_IS_BETTER = ("aec", "cost", "logloss", "binary_logloss", "error", "rmse")

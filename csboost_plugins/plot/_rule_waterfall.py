@@ -17,7 +17,8 @@ class RuleWaterfallDisplay:
     For rule i, a bar up by the money it catches that no earlier rule catches
     (``new_money_caught``), then a bar down by its added alert cost
     (``new_alert_cost``); the last bar is the set's net money (money saved against
-    no rules).
+    no rules). The y-limits hold every bar end (the cumulative money caught included)
+    with a 5 % margin of the money range, and headroom for the legend above the bars.
 
     Parameters
     ----------
@@ -28,6 +29,8 @@ class RuleWaterfallDisplay:
     ----------
     caught_bars_, alert_bars_, net_bar_ : matplotlib.container.BarContainer
         The bars.
+    legend_ : matplotlib.legend.Legend
+        One row across the top of the axes; the y-limits leave it free of bars.
     ax_ : matplotlib.axes.Axes
         The axes drawn on.
     figure_ : matplotlib.figure.Figure
@@ -68,9 +71,26 @@ class RuleWaterfallDisplay:
         ax.set_xlabel("rule (in order; each bar counts only rows no earlier rule flags)")
         ax.set_ylabel("money")
         ax.axhline(0, color="k", lw=0.5)
-        ax.legend(loc="upper left")
+        # one row of legend across the top, in headroom the y-limits leave free above every bar
+        self.legend_ = ax.legend(loc="upper left", ncol=3, fontsize="small")
+        ax.set_ylim(*self._ylim(ax, [before, before + caught, before + caught - alert, [0.0, net]]))
         self.ax_, self.figure_ = ax, fig
         return self
+
+    MARGIN = 0.05  # share of the bars' money range left free below the lowest and above the highest bar end
+
+    def _ylim(self, ax, ends):
+        """y-limits holding every bar end (cumulative money caught included) with ``MARGIN`` of the range on
+        both sides, the top raised so the highest bar end sits below the legend's lower edge."""
+        v = np.concatenate([np.asarray(e, dtype=np.float64) for e in ends])
+        v = v[np.isfinite(v)]
+        lo, hi = min(v.min(initial=0.0), 0.0), max(v.max(initial=0.0), 0.0)
+        pad = self.MARGIN * (hi - lo) if hi > lo else 1.0
+        lo, hi = lo - pad, hi + pad
+        # the legend is anchored to the axes' corner: its lower edge is a fixed share of the axes height
+        box = self.legend_.get_window_extent().transformed(ax.transAxes.inverted())
+        free = min(max(box.y0, 0.5), 1.0)  # a legend taller than half the axes: keep at least half for bars
+        return lo, lo + (hi - lo) / free
 
     @classmethod
     @fill_doc(**_LABEL_DOCS, y_labels=_Y_DOC)
