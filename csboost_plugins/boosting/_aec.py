@@ -58,6 +58,7 @@ import numpy as np
 from scipy.special import expit
 
 from . import _aec_kernels
+from .._metric_names import MONEY_METRICS
 from ..decision_costs import decision_costs, regret_difference, savings_from_costs
 
 __all__ = [
@@ -408,8 +409,8 @@ def check_hessian_params(hessian, hessian_floor, logloss_weight):
 # money metrics on (margin or probability, label, costs), shared by both plugins
 # --------------------------------------------------------------------------------------
 
-#: metric name -> higher is better
-METRICS = {"aec": False, "savings": True, "expected_savings": True}
+#: metric name -> higher is better (the library's one registry of metric names)
+METRICS = MONEY_METRICS
 
 
 def money_metric_value(kind, s, y, costs, sample_weight=None, decision="bmr", *, is_margin=False):

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _aec, _aec_kernels
+from .._metric_names import MONEY_METRICS
 from .._params import store_init_args
 
 #: Decision rule of every savings metric unless told otherwise: s > 1/2, the AEC model's own decision
@@ -26,7 +27,7 @@ DEFAULT_DECISION = "0.5"
 #: Metric early stopping watches unless told otherwise: the AEC is smooth (lower is better), while the
 #: savings of 0/1 decisions stay flat while every s is on one side of 1/2 and stop a run at round 0.
 DEFAULT_WATCH = "aec"
-METRIC_NAMES = ("aec", "expected_savings", "savings")
+METRIC_NAMES = tuple(MONEY_METRICS)  # evaluation order
 #: The objective and money-metric names both plugins export first (``__all__`` of ``_xgb_native`` / ``_lgb_native``).
 PLUGIN_NAMES = ("AECObjective", "aec_objective", "MoneyMetric", "money_metric", "aec_metric", "savings_metric",
                 "expected_savings_metric", "MoneyMetrics", "money_metrics")

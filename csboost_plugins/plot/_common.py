@@ -100,5 +100,3 @@ def _rules_budget(rules, x_axis, rates):
         return None, None
     return at, f"budget: {names[criterion]} {_pct(budget)} (the curve's {names[x_axis]} there)"
 
-
-_LOWER_IS_BETTER = ("aec", "cost", "logloss", "binary_logloss", "error", "rmse")

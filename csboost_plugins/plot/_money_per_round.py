@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._docstrings import fill_doc
-from ._common import _axes, _LOWER_IS_BETTER
+from .._metric_names import lower_is_better
+from ._common import _axes
 
 __all__ = ["MoneyPerRoundDisplay"]
 
@@ -74,7 +75,7 @@ class MoneyPerRoundDisplay:
             self.best_line_ = ax.axvline(self.best_iteration + 1, color="k", ls="--", lw=0.8,
                                          label=f"best iteration ({self.best_iteration + 1})")
         ax.set_xlabel("boosting round")
-        ax.set_ylabel(self.metric + (" (lower is better)" if self.metric in _LOWER_IS_BETTER else ""))
+        ax.set_ylabel(self.metric + (" (lower is better)" if lower_is_better(self.metric) else ""))
         ax.legend()
         self.ax_, self.figure_ = ax, fig
         return self

@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._metric_names import MONEY_METRICS
 from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
 from csboost_plugins.metrics import expected_cost_loss, savings_score
@@ -396,7 +397,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         self.cv_scores_ = scores
         mean = scores.mean(axis=1)
         # ties go to the larger lambda (the simpler model); candidates are sorted descending
-        best = int(np.argmin(mean)) if self.scoring == "aec" else int(np.argmax(mean))
+        best = int(np.argmax(mean)) if MONEY_METRICS[self.scoring] else int(np.argmin(mean))
         self.lambda_ = float(self.lambdas_[best])
         self.best_estimator_ = self._base(self.lambda_)._fit_arrays(X, yi, costs, w)
         self.best_estimator_.classes_ = classes
