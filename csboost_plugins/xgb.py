@@ -24,8 +24,8 @@ Native use::
 
 Which decision: the AEC pushes s towards 0/1 and already holds the costs, so its
 natural decision is s > 1/2 (margin > 0), the default of every money metric
-(``csboost_plugins.boosting._money_eval.DEFAULT_DECISION``) and of the estimators'
-``predict``; Bayes minimum risk on its probabilities counts the costs twice
+(``csboost_plugins.boosting._money_eval.DEFAULT_METRIC_DECISION``) and the estimators'
+``predict`` under ``decision="0.5"``; Bayes minimum risk on its probabilities counts the costs twice
 (benchmarks/results/boosting.md). For a logloss model use
 ``money_metric("savings", decision="bmr", preds="probability")``. Early stopping
 watches the smooth ``"aec"`` by default: savings of 0/1 decisions are flat while

@@ -57,7 +57,7 @@ def test_native_objective_in_params_and_feval(fraud):
     clgb.bake_start_margin(bst, dtr)
     s = clgb.predict_proba(bst, X[3000:4500])
     yv, Cv = y[3000:4500], C[3000:4500]
-    # default decision s > 1/2, the estimators' predict (one constant: _money_eval.DEFAULT_DECISION)
+    # default decision s > 1/2, the estimators' predict (one constant: _money_eval.DEFAULT_METRIC_DECISION)
     assert res["val"]["savings"][-1] == pytest.approx(
         savings_score(yv, (s > 0.5).astype(int), cost_matrix=Cv), abs=1e-9)
     bmr = clgb.money_metric("savings", decision="bmr")(bst.predict(X[3000:4500], raw_score=True), dva)
@@ -289,7 +289,7 @@ def test_metric_factory_cannot_be_confused_with_a_metric(fraud):
 
 
 def test_record_money_uses_valid_names_and_the_shared_decision(fraud):
-    from csboost_plugins.boosting._money_eval import DEFAULT_DECISION
+    from csboost_plugins.boosting._money_eval import DEFAULT_METRIC_DECISION
 
     X, y, C = fraud
     dtr, dva, _ = _sets(fraud)
@@ -303,7 +303,7 @@ def test_record_money_uses_valid_names_and_the_shared_decision(fraud):
     assert bst.best_iteration == int(np.argmin(res["val"]["aec"])) + 1 > 1
     # record_money, the feval and the estimator's default decide the same way
     assert rec["val"]["savings"] == pytest.approx(res["val"]["savings"], abs=1e-12)
-    assert clgb.CSLGBMClassifier(decision="0.5").decision == clgb.money_metric("savings").decision == DEFAULT_DECISION
+    assert clgb.CSLGBMClassifier(decision="0.5").decision == clgb.money_metric("savings").decision == DEFAULT_METRIC_DECISION
     est = clgb.CSLGBMClassifier(decision="0.5", n_estimators=20, num_leaves=8, n_jobs=1, random_state=0)
     est.fit(X[:3000], y[:3000], cost_matrix=C[:3000], eval_set=[(X[3000:4500], y[3000:4500])],
             eval_costs=[{"cost_matrix": C[3000:4500]}])

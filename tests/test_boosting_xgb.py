@@ -53,7 +53,7 @@ def test_native_train_metrics_match_metrics_module(fraud):
     margin = bst.predict(dva, output_margin=True)
     s = expit(margin.astype(np.float64))
     yv, Cv = y[3000:], C[3000:]
-    # default decision s > 1/2, the estimators' predict (one constant: _money_eval.DEFAULT_DECISION)
+    # default decision s > 1/2, the estimators' predict (one constant: _money_eval.DEFAULT_METRIC_DECISION)
     assert res["val"]["savings"][-1] == pytest.approx(
         savings_score(yv, (s > 0.5).astype(int), cost_matrix=Cv), abs=1e-6)
     assert cxgb.money_metric("savings", decision="bmr")(margin, dva)[1] == pytest.approx(
@@ -323,12 +323,12 @@ def test_metric_factory_cannot_be_confused_with_a_metric(fraud):
 
 
 def test_one_decision_default_estimator_agrees_with_recorded_history(fraud):
-    from csboost_plugins.boosting._money_eval import DEFAULT_DECISION
+    from csboost_plugins.boosting._money_eval import DEFAULT_METRIC_DECISION
 
     X, y, C = fraud
-    assert DEFAULT_DECISION == "0.5"
-    assert cxgb.money_metric("savings").decision == cxgb.savings_metric.decision == DEFAULT_DECISION
-    assert cxgb.money_metrics().decision == cxgb.CSXGBClassifier(decision="0.5").decision == DEFAULT_DECISION
+    assert DEFAULT_METRIC_DECISION == "0.5"
+    assert cxgb.money_metric("savings").decision == cxgb.savings_metric.decision == DEFAULT_METRIC_DECISION
+    assert cxgb.money_metrics().decision == cxgb.CSXGBClassifier(decision="0.5").decision == DEFAULT_METRIC_DECISION
     # the estimator's predict and the money metric's history agree on the same data (issue: 0.137 vs 0.191)
     est = cxgb.CSXGBClassifier(decision="0.5", n_estimators=25, max_depth=3, n_jobs=1, random_state=0)
     est.fit(X[:3000], y[:3000], cost_matrix=C[:3000], eval_set=[(X[3000:], y[3000:])],

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _cat_native as _native
 from . import _decision_layer
-from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
+from ._decision_layer import DEFAULT_ESTIMATOR_DECISION, VALIDATION_FRACTION, metric_decision
 from ._money_eval import DEFAULT_WATCH
 from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, native_seed
 from .._docstrings import fill_doc
@@ -125,7 +125,7 @@ validation_fraction : optional
     def __init__(self, *, n_estimators=300, learning_rate=0.1, depth=6, random_state=None, cat_features=None,
                  thread_count=-1, verbose=False, loss_function=None, hessian="abs", hessian_floor=0.1,
                  logloss_weight=0.0, start_margin="cost_prior", early_stopping_rounds=None,
-                 eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, validation_fraction=VALIDATION_FRACTION,
+                 eval_metric=DEFAULT_WATCH, decision=DEFAULT_ESTIMATOR_DECISION, validation_fraction=VALIDATION_FRACTION,
                  params=None, **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)

@@ -52,7 +52,7 @@ from . import _aec
 from ..costs import FN, FP
 from ..decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
 
-__all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
+__all__ = ["DECISIONS", "DEFAULT_ESTIMATOR_DECISION", "RULES", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
            "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
@@ -60,7 +60,7 @@ logger = logging.getLogger("csboost_plugins")
 #: accepted values of the estimators' ``decision`` parameter; the first is the default
 DECISIONS = ("auto", "0.5", "bmr")
 #: the estimators' default ``decision``
-DEFAULT_DECISION = DECISIONS[0]
+DEFAULT_ESTIMATOR_DECISION = DECISIONS[0]
 #: share of the training rows ``decision="auto"`` holds out when ``fit`` gets no ``eval_set``
 VALIDATION_FRACTION = 0.2
 #: fewest rows of each class in the held-out part; with fewer, logloss + BMR decides without a choice

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._aec import money_metric_from_sums
 from ._lgb_data import MoneyMetric, get_costs, preds_kind
-from ._money_eval import COSTS_ATTR, DEFAULT_DECISION, DEFAULT_WATCH
+from ._money_eval import COSTS_ATTR, DEFAULT_METRIC_DECISION, DEFAULT_WATCH
 from .._params import store_init_args
 
 __all__ = ["early_stopping", "record_money"]
@@ -146,7 +146,7 @@ class _RecordMoneyCallback:
                 rec.setdefault(metric_name, []).append(float(np.mean([f[name][metric_name] for f in folds])))
 
 
-def record_money(eval_result, *, decision=DEFAULT_DECISION):
+def record_money(eval_result, *, decision=DEFAULT_METRIC_DECISION):
     """Record savings and expected savings of every eval set (and the training set if it has costs) each round.
 
     Values are computed from lightgbm's cached raw scores with each set's own costs,

@@ -17,7 +17,7 @@ from .._docstrings import fill_doc
 from ._lgb_data import (_IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, check_feval_call, get_costs,
                         reference_margin)
 from ._lgb_callback import early_stopping, record_money
-from ._money_eval import DEFAULT_DECISION, DEFAULT_WATCH
+from ._money_eval import DEFAULT_METRIC_DECISION, DEFAULT_WATCH
 from ..costs import check_costs
 
 __all__ = [
@@ -266,7 +266,7 @@ class MoneyMetrics(_money_eval.MoneyMetricsBase):
 
     _metric = MoneyMetric
 
-    def __init__(self, *, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+    def __init__(self, *, watch=DEFAULT_WATCH, decision=DEFAULT_METRIC_DECISION, preds="margin"):
         super().__init__(watch=watch, decision=decision, preds=preds)
         self.parts.insert(0, self.parts.pop())  # lightgbm stops on the first metric, xgboost on the last
 

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _lgb_native as _native
 from . import _aec, _decision_layer, _money_eval
-from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
+from ._decision_layer import DEFAULT_ESTIMATOR_DECISION, VALIDATION_FRACTION, metric_decision
 from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from .._docstrings import fill_doc
 from .._params import store_init_args
@@ -160,7 +160,7 @@ validation_fraction, params : optional
                  min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,
                  reg_alpha=0.0, reg_lambda=0.0, random_state=None, n_jobs=None, importance_type="split",
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_DECISION, validation_fraction=VALIDATION_FRACTION, params=None,
+                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_ESTIMATOR_DECISION, validation_fraction=VALIDATION_FRACTION, params=None,
                  **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)

@@ -21,9 +21,10 @@ from .._metric_names import MONEY_METRICS
 from .._params import store_init_args
 
 #: Decision rule of every savings metric unless told otherwise: s > 1/2, the AEC model's own decision
-#: (``predict(X)`` of the estimators). Bayes minimum risk on AEC probabilities counts the costs twice
+#: (``predict(X)`` of the estimators under ``decision="0.5"``; their default ``decision`` is
+#: ``_decision_layer.DEFAULT_ESTIMATOR_DECISION``). Bayes minimum risk on AEC probabilities counts the costs twice
 #: (benchmarks/results/boosting.md); use ``decision="bmr"`` for calibrated (logloss) probabilities.
-DEFAULT_DECISION = "0.5"
+DEFAULT_METRIC_DECISION = "0.5"
 #: Metric early stopping watches unless told otherwise: the AEC is smooth (lower is better), while the
 #: savings of 0/1 decisions stay flat while every s is on one side of 1/2 and stop a run at round 0.
 DEFAULT_WATCH = "aec"
@@ -186,7 +187,7 @@ class MoneyMetricBase:
 
     _io: DataAccess
 
-    def __init__(self, metric="savings", *, decision=DEFAULT_DECISION, preds="margin"):
+    def __init__(self, metric="savings", *, decision=DEFAULT_METRIC_DECISION, preds="margin"):
         _aec.check_metric_params(metric, decision, preds)
         self.metric, self.decision, self.preds = metric, decision, preds
         self.__name__ = metric
@@ -231,7 +232,7 @@ class MoneyMetricsBase:
 
     _metric: type
 
-    def __init__(self, *, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+    def __init__(self, *, watch=DEFAULT_WATCH, decision=DEFAULT_METRIC_DECISION, preds="margin"):
         if watch not in METRIC_NAMES:
             raise ValueError(f"watch must be one of {METRIC_NAMES}, got {watch!r}")
         self.parts = [self._metric(k, decision=decision, preds=preds)
@@ -255,7 +256,7 @@ def metric_factories(metric_cls, metrics_cls):
     Both are module-level functions of the plugin (``__module__`` set to it) with one docstring.
     """
 
-    def money_metric(metric="savings", *args, decision=DEFAULT_DECISION, preds="margin"):
+    def money_metric(metric="savings", *args, decision=DEFAULT_METRIC_DECISION, preds="margin"):
         """Build a :class:`MoneyMetric`: ``money_metric("aec")``, ``money_metric("savings", decision="bmr")``.
 
         A factory, not a metric: handed to the library uncalled (``custom_metric=money_metric``)
@@ -269,8 +270,8 @@ def metric_factories(metric_cls, metrics_cls):
             Refused: present only to turn the library calling the factory as a metric
             (``custom_metric=money_metric`` uncalled) into a clear ``TypeError``.
         decision : {"0.5", "bmr"}, default "0.5"
-            Decision rule of "savings": s > 1/2 (``DEFAULT_DECISION``, the estimators'
-            ``predict``) or Bayes minimum risk with the rows' costs.
+            Decision rule of "savings": s > 1/2 (``DEFAULT_METRIC_DECISION``, the estimators'
+            ``predict`` under ``decision="0.5"``) or Bayes minimum risk with the rows' costs.
         preds : {"margin", "probability"}, default "margin"
             What the library passes: margins (custom objective) or probabilities.
 
@@ -285,7 +286,7 @@ def metric_factories(metric_cls, metrics_cls):
                 "aec_metric, savings_metric, expected_savings_metric, money_metrics")
         return metric_cls(metric, decision=decision, preds=preds)
 
-    def money_metrics(*args, watch=DEFAULT_WATCH, decision=DEFAULT_DECISION, preds="margin"):
+    def money_metrics(*args, watch=DEFAULT_WATCH, decision=DEFAULT_METRIC_DECISION, preds="margin"):
         """Build a :class:`MoneyMetrics` reporting aec, expected_savings and savings; usable uncalled.
 
         Parameters

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _money_eval
 from . import _xgb_native as _native
-from ._decision_layer import DEFAULT_DECISION, VALIDATION_FRACTION, metric_decision
+from ._decision_layer import DEFAULT_ESTIMATOR_DECISION, VALIDATION_FRACTION, metric_decision
 from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, check_margins, native_error, native_seed
 from .._docstrings import fill_doc
 from .._params import store_init_args
@@ -209,7 +209,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                  feature_types=None, feature_weights=None, max_cat_to_onehot=None, max_cat_threshold=None,
                  multi_strategy=None, eval_metric=DEFAULT_WATCH, early_stopping_rounds=None, callbacks=None,
                  hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 decision=DEFAULT_DECISION, validation_fraction=VALIDATION_FRACTION, params=None, **kwargs):
+                 decision=DEFAULT_ESTIMATOR_DECISION, validation_fraction=VALIDATION_FRACTION, params=None, **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
 
