@@ -45,13 +45,13 @@ SIGNATURES = {}
 for _mode, _data in _MODES.items():
     SIGNATURES[f"grow_{_mode}"] = ("tree._builder", "_grow", _GROW_RET, _grow_args("none", *_data))
     SIGNATURES[f"grow_{_mode}_perm"] = ("tree._builder", "_grow", _GROW_RET, _grow_args(I1, *_data))
-SIGNATURES["bin_codes_into"] = ("tree._builder", "_bin_codes_into", "none", (RF2, RF2, RI1, U8_2))
+SIGNATURES["bin_codes_into"] = ("_binning", "_bin_codes_into", "none", (RF2, RF2, RI1, U8_2))
 SIGNATURES["apply_forest"] = ("_apply", "apply_forest", I2, (RF2, RI1, RI1, RI1, RI1, RF1, _read("bool", 1), "b1"))
 SIGNATURES["prune_kernel"] = ("tree._pruning", "prune_kernel", "none", (I1, I1, F1, "i8", "f8", F1, I1, B1))
 
 # FIGS / FIGU (csdt.figs._*): binned codes are uint8 (max_bins <= 255) or uint16
 for _code, _CODES in (("u8", U8_2), ("u16", U16_2)):
-    SIGNATURES[f"figs_assign_bins_{_code}"] = ("figs._binning", "_assign_bins", "none",
+    SIGNATURES[f"figs_assign_bins_{_code}"] = ("_binning", "_assign_bins", "none",
                                                (RF2, F2, I1, _CODES, F2, F2))
     SIGNATURES[f"figs_build_histogram_{_code}"] = ("figs._histogram", "build_histogram", "none",
                                                    (_CODES, I1, F1, RF1, B1, F3, F3, I32_3, "i8"))

@@ -330,7 +330,7 @@ def test_figs_binned_equals_brute_force(seed):
     """Quantile-binned FIGS (max_bins=6) against a from-scratch FIGS restricted to the same
     bin-boundary thresholds: checks the incremental residual histograms over several trees
     (seed 1 grows one tree; the others 2-3)."""
-    from csdt.figs._binning import bin_features
+    from csdt._binning import bin_features
 
     rng = np.random.default_rng(200 + seed)
     n = 120
@@ -426,7 +426,7 @@ def test_missing_values_one_tree_is_cart(seed, model_cls):
 
 def test_binned_search_finds_best_boundary_split():
     """With few bins the first split is the brute-force best over the bin-boundary thresholds."""
-    from csdt.figs._binning import bin_features
+    from csdt._binning import bin_features
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(2000, 3))
@@ -450,7 +450,7 @@ def test_binned_search_finds_best_boundary_split():
 
 @pytest.mark.parametrize("n", [5000, 230_000])  # the second takes the sampled-quantile path
 def test_binning_bins_are_ordered_and_exact(n):
-    from csdt.figs._binning import bin_features
+    from csdt._binning import bin_features
 
     rng = np.random.default_rng(n)
     X = np.column_stack([rng.normal(size=n), rng.integers(0, 5, n), np.round(rng.exponential(size=n), 1),

@@ -4,7 +4,7 @@ Papers: Y. S. Tan et al., "Fast Interpretable Greedy-Tree Sums" (FIGS, 2022; eac
 fitted to the residuals of the others, ``r_i = y - sum_{j != i} f_j(x)``, which the RIFF
 paper writes as eq. 1) and "RIFF: Inducing Rules for Fraud Detection from Decision Trees"
 (FIGU, section 3.1 and eq. 2: a leaf of tree i is scored on the rows no other tree covers).
-``_binning`` bins the features, ``_histogram`` holds the numba histogram and split
+``csdt._binning`` bins the features (shared with CSDT), ``_histogram`` holds the numba histogram and split
 kernels, ``_builder`` the greedy loop and ``_classifier`` the estimators,
 :class:`FIGSClassifier` and :class:`FIGUClassifier`.
 """

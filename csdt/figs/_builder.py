@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _aot
-from ._binning import _CODE_NAMES
+from .._binning import _CODE_NAMES
 from ._histogram import (
     best_splits,
     build_histogram,

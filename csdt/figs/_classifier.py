@@ -70,7 +70,7 @@ from .._export import (
 )
 from .._params import StrOptions, count, fraction, non_negative, validate_params
 from .._weights import check_fit_sample_weight
-from ._binning import bin_features
+from .._binning import bin_features
 from ._builder import grow_trees
 
 __all__ = ["FIGSClassifier", "FIGUClassifier"]

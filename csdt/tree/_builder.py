@@ -34,6 +34,7 @@ from csboost_plugins.tree_protocol import TreeArrays
 
 from .. import _aot
 from .._apply import apply_one
+from .._binning import bin_codes, bin_edges
 from .._weights import integer_copies, scale_costs
 from ._apply import node_sums
 from ._criterion import (
@@ -507,85 +508,6 @@ def presort(X):
         for f in range(d):
             _sort_column(X, order, codes, f)
     return order, codes
-
-
-def bin_codes(X, edges, nbins):
-    """uint8 bin of every value: the first edge >= x (lower bound) of edges[f, :nbins-1]; NaN -> 255.
-
-    Two threads on the two halves of the rows for large X (the kernel releases the GIL).
-    """
-    n, d = X.shape
-    out = np.empty((n, d), np.uint8)
-    if n * d >= 2_000_000 and n > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        h = n // 2
-        with ThreadPoolExecutor(2) as ex:
-            list(ex.map(lambda s: _aot.run("bin_codes_into", _bin_codes_into, X[s], edges, nbins,
-                                           out[s]),
-                        (slice(0, h), slice(h, n))))
-    else:
-        _aot.run("bin_codes_into", _bin_codes_into, X, edges, nbins, out)
-    return out
-
-
-@nb.njit(cache=True, nogil=True)
-def _bin_codes_into(X, edges, nbins, out):
-    n, d = X.shape
-    for i in range(n):
-        for f in range(d):
-            x = X[i, f]
-            if np.isnan(x):
-                out[i, f] = NAN_BIN
-                continue
-            m = nbins[f] - 1  # number of edges
-            if m == 0:
-                out[i, f] = 0
-                continue
-            base = 0
-            while m > 1:  # branch-free lower bound (compiles to conditional moves)
-                half = m >> 1
-                base = base + half if edges[f, base + half] < x else base
-                m -= half
-            out[i, f] = base + (1 if edges[f, base] < x else 0)
-
-
-def bin_edges(X, max_bins, rng_seed=0, sample=200_000, sample_weight=None):
-    """Quantile bin edges per feature (at most ``max_bins`` bins, LightGBM-style).
-
-    Edges are midpoints between consecutive distinct values of (a sample of) the
-    column; when a column has more distinct values than bins, the edges are the
-    midpoints nearest to evenly spaced quantiles. Returns (edges (d, 255), nbins (d,)).
-    With ``sample_weight`` the quantiles are weighted (a row of weight w counts w times).
-    """
-    n, d = X.shape
-    if n > sample:
-        idx = np.random.default_rng(rng_seed).choice(n, sample, replace=False)
-        idx.sort()
-        Xs = X[idx]
-        ws = None if sample_weight is None else sample_weight[idx]
-    else:
-        Xs, ws = X, sample_weight
-    edges = np.full((d, NAN_BIN), np.inf)
-    nbins = np.ones(d, np.int64)
-    for f in range(d):
-        v = Xs[:, f]
-        ok = ~np.isnan(v)
-        u, inv, cnt = np.unique(v[ok], return_inverse=True, return_counts=True)
-        if ws is not None:
-            cnt = np.bincount(inv, weights=ws[ok], minlength=u.size)
-        if u.size <= 1:
-            continue
-        mids = u[:-1] / 2.0 + u[1:] / 2.0
-        if mids.size > max_bins - 1:
-            # counts of each distinct value -> cut at evenly spaced cumulative shares
-            cum = np.cumsum(cnt) / cnt.sum()
-            targets = np.arange(1, max_bins) / max_bins
-            pos = np.unique(np.clip(np.searchsorted(cum[:-1], targets), 0, mids.size - 1))
-            mids = mids[pos]
-        edges[f, : mids.size] = mids
-        nbins[f] = mids.size + 1
-    return edges, nbins
 
 
 def row_stats(y, costs, crit, ncol=4, money=True):

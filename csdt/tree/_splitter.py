@@ -33,10 +33,10 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from .._binning import NAN_BIN
 from ._criterion import _INTERNAL, DIRECT_COST, split_gain, weighted_cost_pair
 
 NAN_CODE = np.int32(2147483647)
-NAN_BIN = 255
 #: the cut "every non-missing row left, missing right" (threshold +inf)
 CUT_INF = -2
 

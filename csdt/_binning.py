@@ -1,40 +1,136 @@
-"""Feature binning for the FIGS/FIGU split search.
+"""Quantile binning of feature columns, for the histogram split searches of CSDT and FIGS / FIGU.
 
-Each column is mapped once to small integer bins so that every candidate split
-of every leaf is found from a per-leaf histogram by one prefix-sum scan
-(O(bins) per feature) instead of refitting a stump per candidate.
+Both map each column once to small integer codes so a node's (or leaf's) best split is found from a
+histogram by one prefix-sum scan over the bins. Both place their quantile cuts on the same fixed,
+seeded sample of at most ``_SAMPLE`` rows (:func:`_sample_rows`: the same bins run to run) and give
+a column with few distinct values one bin per value.
 
-* A column with at most ``max_bins`` distinct values gets one bin per value, so
-  the search is exact: it sees the same candidate thresholds as scikit-learn's
-  ``DecisionTreeRegressor`` (midpoints between adjacent distinct values).
-* A column with more distinct values is cut at (at most ``max_bins - 1``)
-  quantiles, so splits fall on bin boundaries only (as in lightgbm). The
-  quantiles are taken from at most ``_SAMPLE`` rows (a fixed, seeded sample).
-
-For every bin the smallest and largest training value in it are kept; a split
-between the non-empty bins ``a < b`` of a leaf uses the threshold
-``bin_max[a] / 2 + bin_min[b] / 2`` (scikit-learn's midpoint formula), so the
-raw-value rule ``x <= threshold`` sends exactly the same training rows left.
+* CSDT (:func:`bin_edges`, :func:`bin_codes`), histogram mode of
+  :class:`csdt.tree.CostSensitiveDecisionTreeClassifier`, LightGBM-style: at most 255 bins, uint8
+  codes, NaN in bin :data:`NAN_BIN`; the edges are midpoints between consecutive distinct values of
+  the column (a sample of it), cut at evenly spaced cumulative (weighted) counts when there are
+  more of them than bins. The edges are the tree's thresholds.
+* FIGS / FIGU (:func:`bin_features`): cuts are data values at evenly spaced row quantiles, up to
+  65,535 bins (uint8 or uint16 codes, NaN one past the value bins). Each bin keeps its smallest
+  and largest training value, so a split between the non-empty bins ``a < b`` of a leaf gets the
+  threshold ``bin_max[a] / 2 + bin_min[b] / 2`` (scikit-learn's midpoint formula) and the raw-value
+  rule ``x <= threshold`` sends exactly the training rows of those bins left. A column with at
+  most ``max_bins`` distinct values then sees the same thresholds as scikit-learn's
+  ``DecisionTreeRegressor`` (midpoints between the leaf's adjacent distinct values).
 """
+
+# Cuts differ on purpose: CSDT's thresholds are fixed weighted edges, FIGS's per-leaf sklearn midpoints of bin min/max.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
-from numba import njit
 
-from .. import _aot
+from . import _aot
 
-__all__ = ["bin_features"]
+__all__ = ["NAN_BIN", "bin_edges", "bin_codes", "bin_features"]
 
-_SAMPLE = 200_000  # rows used to place quantile cuts (as lightgbm's bin_construct_sample_cnt)
+#: rows the quantile cuts are placed on (as lightgbm's bin_construct_sample_cnt)
+_SAMPLE = 200_000
+#: CSDT's bin code of a missing value (one past the 255 value bins of a uint8 code)
+NAN_BIN = 255
 
 
+def _sample_rows(n, sample=_SAMPLE, seed=0):
+    """Sorted indices of a fixed random sample of ``sample`` of the ``n`` rows; None when ``n <= sample``."""
+    if n <= sample:
+        return None
+    idx = np.random.default_rng(seed).choice(n, sample, replace=False)
+    idx.sort()
+    return idx
+
+
+# ----------------------------------------------------------------- CSDT (histogram mode)
+def bin_codes(X, edges, nbins):
+    """uint8 bin of every value: the first edge >= x (lower bound) of edges[f, :nbins-1]; NaN -> 255.
+
+    Two threads on the two halves of the rows for large X (the kernel releases the GIL).
+    """
+    n, d = X.shape
+    out = np.empty((n, d), np.uint8)
+    if n * d >= 2_000_000 and n > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        h = n // 2
+        with ThreadPoolExecutor(2) as ex:
+            list(ex.map(lambda s: _aot.run("bin_codes_into", _bin_codes_into, X[s], edges, nbins,
+                                           out[s]),
+                        (slice(0, h), slice(h, n))))
+    else:
+        _aot.run("bin_codes_into", _bin_codes_into, X, edges, nbins, out)
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _bin_codes_into(X, edges, nbins, out):
+    n, d = X.shape
+    for i in range(n):
+        for f in range(d):
+            x = X[i, f]
+            if np.isnan(x):
+                out[i, f] = NAN_BIN
+                continue
+            m = nbins[f] - 1  # number of edges
+            if m == 0:
+                out[i, f] = 0
+                continue
+            base = 0
+            while m > 1:  # branch-free lower bound (compiles to conditional moves)
+                half = m >> 1
+                base = base + half if edges[f, base + half] < x else base
+                m -= half
+            out[i, f] = base + (1 if edges[f, base] < x else 0)
+
+
+def bin_edges(X, max_bins, rng_seed=0, sample=_SAMPLE, sample_weight=None):
+    """Quantile bin edges per feature (at most ``max_bins`` bins, LightGBM-style).
+
+    Edges are midpoints between consecutive distinct values of (a sample of) the
+    column; when a column has more distinct values than bins, the edges are the
+    midpoints nearest to evenly spaced quantiles. Returns (edges (d, 255), nbins (d,)).
+    With ``sample_weight`` the quantiles are weighted (a row of weight w counts w times).
+    """
+    n, d = X.shape
+    idx = _sample_rows(n, sample, rng_seed)
+    if idx is not None:
+        Xs = X[idx]
+        ws = None if sample_weight is None else sample_weight[idx]
+    else:
+        Xs, ws = X, sample_weight
+    edges = np.full((d, NAN_BIN), np.inf)
+    nbins = np.ones(d, np.int64)
+    for f in range(d):
+        v = Xs[:, f]
+        ok = ~np.isnan(v)
+        u, inv, cnt = np.unique(v[ok], return_inverse=True, return_counts=True)
+        if ws is not None:
+            cnt = np.bincount(inv, weights=ws[ok], minlength=u.size)
+        if u.size <= 1:
+            continue
+        mids = u[:-1] / 2.0 + u[1:] / 2.0
+        if mids.size > max_bins - 1:
+            # counts of each distinct value -> cut at evenly spaced cumulative shares
+            cum = np.cumsum(cnt) / cnt.sum()
+            targets = np.arange(1, max_bins) / max_bins
+            pos = np.unique(np.clip(np.searchsorted(cum[:-1], targets), 0, mids.size - 1))
+            mids = mids[pos]
+        edges[f, : mids.size] = mids
+        nbins[f] = mids.size + 1
+    return edges, nbins
+
+
+# ----------------------------------------------------------------- FIGS / FIGU
 _BLOCK = 2048  # rows per block of the binning pass
 _LUT_CELLS = 1024  # uniform cells between the first and last cut, each narrowing the binary search
 _CODE_NAMES = {np.uint8: "u8", np.uint16: "u16"}  # suffix of the AOT kernels per bin-code dtype
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True)
 def _cell_ranges(cuts, m):
     """For each uniform cell over [cuts[0], cuts[m-1]], the range of possible bin indices."""
     cell_lo = np.zeros(_LUT_CELLS + 1, np.int64)
@@ -59,7 +155,7 @@ def _cell_ranges(cuts, m):
     return cell_lo, cell_hi, scale
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True)
 def _assign_bins(X, cuts, n_cuts, X_binned, lo, hi):
     """One pass over the rows: bin k of feature f holds cuts[f, k-1] < x <= cuts[f, k].
 
@@ -123,8 +219,9 @@ def bin_features(X: np.ndarray, max_bins: int):
     """
     n, d = X.shape
     dtype = np.uint8 if max_bins <= 255 else np.uint16  # room for the missing-value code
-    sampled = n > _SAMPLE
-    S = X[np.sort(np.random.default_rng(0).choice(n, _SAMPLE, replace=False))] if sampled else X
+    idx = _sample_rows(n)
+    sampled = idx is not None
+    S = X[idx] if sampled else X
     all_cuts = []
     for f in range(d):
         part = np.sort(S[:, f])
