@@ -269,3 +269,37 @@ def test_reference_periods_not_in_the_data_are_refused(reference):
     X, y, amount, periods = _data(300)
     with pytest.raises(ValueError, match="reference"):
         _rules().monitor(X, y, periods, reference=reference)
+
+
+# ----------------------------------------------------------------- displays
+def test_displays_draw_the_tables_values():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from csboost_plugins.plot import MoneyByPeriodDisplay, RuleMonitorDisplay
+
+    X, y, amount, periods = _data()
+    rs = _rules()
+    table = money_by_period(y, rs.predict(X), periods, fn_cost=amount, fp_cost=5.0)
+    d = MoneyByPeriodDisplay.from_predictions(y, rs.predict(X), periods, fn_cost=amount, fp_cost=5.0)
+    np.testing.assert_allclose(d.net_line_.get_ydata(), table["net_money"])
+    np.testing.assert_allclose([b.get_height() for b in d.alert_bars_], -table["alert_cost"])
+    np.testing.assert_allclose(d.alerts_line_.get_ydata(), table["alerts"])
+    mon = rs.monitor(X, y, periods, fn_cost=amount, fp_cost=5.0, alpha=0.5)
+    r = RuleMonitorDisplay.from_rule_set(rs, X, y, periods, fn_cost=amount, fp_cost=5.0, alpha=0.5,
+                                         value="net_money")
+    assert list(r.rules) == ["rule_1", "rule_2", "rule_3", ALL_RULES] and list(r.periods) == sorted(set(periods))
+    np.testing.assert_allclose(r.values[1], mon.xs("rule_2", level="rule")["net_money"])
+    marked = {(int(round(yy)), int(round(xx))) for xx, yy in r.drift_markers_.get_offsets()}
+    assert marked == set(zip(*np.nonzero(r.drift)))
+    assert r.drift.sum() == mon["drift"].sum()
+    p = RuleMonitorDisplay.from_monitor(mon)
+    np.testing.assert_array_equal(np.ma.filled(p.image_.get_array(), np.nan), p.values)
+    with pytest.raises(ValueError, match="value must be one of"):
+        RuleMonitorDisplay.from_monitor(mon, value="recall")
+    with pytest.raises(ValueError, match="compute it with costs"):
+        RuleMonitorDisplay.from_monitor(rs.monitor(X, y, periods), value="net_money")
+    with pytest.raises(ValueError, match="fn_cost"):
+        MoneyByPeriodDisplay.from_predictions(y, rs.predict(X), periods)
+    plt.close("all")
