@@ -119,7 +119,7 @@ def test_fisher_pvalues_match_scipy_on_random_and_edge_tables():
                                      [1, 1, 1, 1], [0, 5, 0, 7], [2000, 198000, 2100, 197000])]
     T = np.array(tables)
     want = [fisher_exact(t.reshape(2, 2)).pvalue for t in T]
-    np.testing.assert_allclose(fisher_exact_pvalues(*T.T), want, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(fisher_exact_pvalues(*T.T), want, rtol=1e-8, atol=1e-300)  # log-pmf start: ~1e-9
 
 
 def test_monitor_pvalues_are_scipys_fisher_test_on_a_hand_made_table():
@@ -137,8 +137,8 @@ def test_monitor_pvalues_are_scipys_fisher_test_on_a_hand_made_table():
     rs = RuleSet([Rule([Interval(0, lower=1.0)])])
     tab = rs.monitor(X, y, periods, alpha=0.05)
     row = tab.loc[("b", "rule_1")]
-    assert row["precision_pvalue"] == pytest.approx(fisher_exact([[5, 20], [20, 10]]).pvalue, rel=1e-12)
-    assert row["alert_rate_pvalue"] == pytest.approx(fisher_exact([[25, 775], [30, 970]]).pvalue, rel=1e-12)
+    assert row["precision_pvalue"] == pytest.approx(fisher_exact([[5, 20], [20, 10]]).pvalue, rel=1e-9)
+    assert row["alert_rate_pvalue"] == pytest.approx(fisher_exact([[25, 775], [30, 970]]).pvalue, rel=1e-9)
     level = 0.05 / (2 * 2 * 1)  # two tests x (one rule + the set) x one monitored period
     assert tab.attrs["level"] == pytest.approx(level)
     assert bool(row["drift"]) == (min(row["precision_pvalue"], row["alert_rate_pvalue"]) < level)
@@ -163,7 +163,7 @@ def test_monitor_pooled_reference_and_periods_without_alerts():
     hit = X[:600, 0] >= 1.0
     a, t = int(hit.sum()), int(y[:600][hit].sum())
     assert tab.loc[(3, "rule_1"), "alert_rate_pvalue"] == pytest.approx(
-        fisher_exact([[0, 300], [a, 600 - a]]).pvalue, rel=1e-12)
+        fisher_exact([[0, 300], [a, 600 - a]]).pvalue, rel=1e-9)
     assert tab.loc[(1, "rule_1"), "tp"] + tab.loc[(2, "rule_1"), "tp"] == t
 
 

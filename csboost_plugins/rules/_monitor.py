@@ -68,8 +68,6 @@ def fisher_exact_pvalues(a, b, c, d):
     ndarray of float64
         The p-values, in [0, 1].
     """
-    from scipy.stats import hypergeom
-
     a, b, c, d = np.broadcast_arrays(*(np.asarray(v, dtype=np.int64) for v in (a, b, c, d)))
     shape = a.shape
     a, b, c, d = (v.ravel() for v in (a, b, c, d))
@@ -96,12 +94,43 @@ def fisher_exact_pvalues(a, b, c, d):
         new_hi = np.where(left, np.where(ok, mid, s_hi), np.where(ok, s_hi, mid - 1))
         s_lo, s_hi = np.where(go, new_lo, s_lo), np.where(go, new_hi, s_hi)
     y = s_lo
-    near = hypergeom.cdf(x, M, n1, k)
-    far = hypergeom.sf(x - 1, M, n1, k)
-    pv = np.where(left, near + hypergeom.sf(y - 1, M, n1, k), far + hypergeom.cdf(y, M, n1, k))
+    step = np.where(left, -1, 1)  # away from the mode on the observed side; the far side goes the other way
+    pv = _tail(x, step, lo, hi, M, n1, k) + _tail(y, -step, lo, hi, M, n1, k)
     pv = np.where(x == mode, 1.0, pv)
     p[live] = np.minimum(pv, 1.0)
     return p.reshape(shape)
+
+
+def _tail(start, step, lo, hi, M, n1, k):
+    """Sum of the hypergeometric probabilities from ``start`` outwards (``step`` = -1: down to ``lo``, +1: up to
+    ``hi``); 0 where ``start`` is outside [lo, hi]. Away from the mode the terms shrink (the pmf is log-concave), so
+    the sum stops once the rest, bounded by a geometric series, is below 1e-16 of it: O(spread) steps, where the
+    library's cdf / sf sum the whole support."""
+    n2 = M - n1
+    out = np.zeros(start.shape[0])
+    idx = np.flatnonzero((start >= lo) & (start <= hi))
+    j = start[idx].astype(np.float64)
+    term = np.exp(_logpmf(start[idx], M[idx], n1[idx], k[idx]))
+    total = term.copy()
+    N1, N2, K, LO, HI, S = (v[idx].astype(np.float64) for v in (n1, n2, k, lo, hi, step))
+    while idx.size:
+        up = S > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(up, (N1 - j) * (K - j) / ((j + 1) * (N2 - K + j + 1)),
+                             j * (N2 - K + j) / ((N1 - j + 1) * (K - j + 1)))
+        edge = np.where(up, j >= HI, j <= LO)
+        ratio = np.where(edge, 0.0, ratio)
+        term = term * ratio
+        total += term
+        j += S
+        with np.errstate(divide="ignore", invalid="ignore"):
+            done = edge | (term == 0) | ((ratio < 1) & (term * ratio / (1 - ratio) <= 1e-16 * total))
+        if done.any():
+            out[idx[done]] = total[done]
+            keep = ~done
+            idx, j, term, total = idx[keep], j[keep], term[keep], total[keep]
+            N1, N2, K, LO, HI, S = (v[keep] for v in (N1, N2, K, LO, HI, S))
+    return out
 
 
 # ----------------------------------------------------------------- the sums
