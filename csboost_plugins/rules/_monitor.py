@@ -141,36 +141,31 @@ def _rows(v, a, b):
 def monitor_sums(rs, X, y, codes, n_periods, w, costs):
     """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set."""
     from ..decision_costs import misclassification_costs
+    from ._monitor_kernels import add_cell_sums
 
     k = len(rs.rules)
-    kk = k + 1
-    cell = np.zeros((n_periods * kk, len(_CELL)))
+    n = y.shape[0]
+    if not (codes.shape[0] == w.shape[0] == n and (n == 0 or 0 <= codes.min() <= codes.max() < n_periods)):
+        raise ValueError("monitor: period codes, weights and labels do not match the rows")
+    cell = np.zeros((n_periods, k + 1, len(_CELL)))
     per = np.zeros((n_periods, len(_PERIOD)))
-    net_row = None
+    net_row = np.zeros(n)
     if costs is not None:
         caught, alert = misclassification_costs(costs)
         net_row = np.where(y == 1, caught, -alert)
-    n = y.shape[0]
+    yf, codes = y.astype(np.float64), np.ascontiguousarray(codes, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
     for a in range(0, n, _BLOCK):
         b = min(n, a + _BLOCK)
-        cb, wb, yb = codes[a:b], w[a:b], y[a:b]
+        cb, wb = codes[a:b], w[a:b]
         per[:, 0] += np.bincount(cb, weights=wb, minlength=n_periods)
         per[:, 1] += np.bincount(cb, weights=wb * wb, minlength=n_periods)
-        cover = rs.coverage(_rows(X, a, b)) if k else np.zeros((b - a, 0), bool)
-        ncov = cover.sum(axis=1)
-        r, j = np.nonzero(cover)
-        flagged = np.flatnonzero(ncov)
-        rows = np.concatenate([r, flagged])
-        key = np.concatenate([cb[r] * kk + j, cb[flagged] * kk + k])
-        alone = np.concatenate([ncov[r] == 1, np.ones(flagged.shape[0], bool)])  # the set: all it flags
-        ww = wb[rows]
-        vals = [ww, ww * ww, ww * yb[rows]]
-        if net_row is not None:
-            net = ww * net_row[a:b][rows]
-            vals += [net, net * alone]
-        for q, v in enumerate(vals):
-            cell[:, q] += np.bincount(key, weights=v, minlength=n_periods * kk)
-    return np.hstack([cell.reshape(n_periods, kk * len(_CELL)), per])
+        if k:
+            cover = np.ascontiguousarray(rs.coverage(_rows(X, a, b)))
+            if cover.shape != (b - a, k):
+                raise ValueError(f"monitor: the coverage of rows {a}..{b} has shape {cover.shape}, not {(b - a, k)}")
+            add_cell_sums(cover, cb, wb, yf[a:b], net_row[a:b], cell)
+    return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
 
 
 # ----------------------------------------------------------------- the table
