@@ -129,6 +129,7 @@ def speed(args):
     got = tab.xs("rule_1", level="rule")["alerts"].to_numpy()
     want = np.array([t.loc[1, "flagged"] for t in base])
     assert np.array_equal(got, want)
+    pd.set_option("display.width", 200)
     print(pd.DataFrame({"wall s": [t_mon, t_base], "CPU s (both cores)": [c_mon, c_base],
                         "wall ratio to monitor": [1.0, t_base / t_mon]},
                        index=["RuleSet.monitor (one pass, with tests)", "evaluate(per_rule=True) per period loop"]))

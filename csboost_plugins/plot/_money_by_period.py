@@ -96,8 +96,9 @@ class MoneyByPeriodDisplay:
         self.alerts_ax_.set_ylabel("alerts")
         self.alerts_ax_.set_ylim(0, max(1.0, float(np.nanmax(t["alerts"].to_numpy(), initial=0))) * 1.15)
         handles = [self.caught_bars_, self.alert_bars_, self.net_line_, self.alerts_line_]
-        ax.legend(handles, [h.get_label() for h in handles], loc="upper left", fontsize=8, ncol=2)
-        ax.set_title("money per period")
+        # above the axes: inside, it would hide the first periods' bars
+        ax.legend(handles, [h.get_label() for h in handles], loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                  fontsize=8, ncol=4, frameon=False)
         self.ax_, self.figure_ = ax, fig
         return self
 

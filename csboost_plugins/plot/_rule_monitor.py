@@ -131,7 +131,7 @@ class RuleMonitorDisplay:
                                       extend="both" if money and n_rules > 1 else "neither")
         self.colorbar_.set_label(_LABELS[self.value])
         level = f", family-wise alpha={self.alpha:g}" if self.alpha is not None else ""
-        ax.set_title(f"{self.value} per rule and period; X = drift (Fisher exact, Bonferroni{level}); "
+        ax.set_title(f"{self.value} per rule and period\nX = drift (Fisher exact, Bonferroni{level}); "
                      "grey = no alert", fontsize=9)
         self.ax_, self.figure_ = ax, fig
         return self
