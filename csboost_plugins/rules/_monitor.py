@@ -235,7 +235,7 @@ def table_from_sums(names, labels, S, reference, alpha, has_costs):
     index = pd.MultiIndex.from_product([pd.Index(labels, name="period"),
                                         pd.Index([*names, ALL_RULES], name="rule")])
     out = pd.DataFrame({k: np.asarray(v).reshape(-1) for k, v in cols.items()}, index=index)
-    out.attrs.update(alpha=alpha, level=level, reference=[labels[i] for i in ref], test="Fisher exact, two-sided")
+    out.attrs.update(alpha=alpha, level=level, reference=pd.Index(labels)[ref].tolist(), test="Fisher exact, two-sided")
     return out
 
 
