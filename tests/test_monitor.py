@@ -303,3 +303,24 @@ def test_displays_draw_the_tables_values():
     with pytest.raises(ValueError, match="fn_cost"):
         MoneyByPeriodDisplay.from_predictions(y, rs.predict(X), periods)
     plt.close("all")
+
+
+def test_dask_arrays_equal_memory_and_periods_must_be_partitioned_like_x():
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    X, y, amount, periods = _data(3000, seed=7)
+    rs = _rules()
+    Xa = X.to_numpy()
+    codes = np.searchsorted(np.unique(periods), periods)  # integer labels for a dask array
+    chunks = (700,)
+    with dask.config.set(scheduler="synchronous"):
+        got = rs.monitor(da.from_array(Xa, chunks=(700, 3)), da.from_array(y, chunks=chunks),
+                         da.from_array(codes, chunks=chunks), fn_cost=da.from_array(amount, chunks=chunks),
+                         fp_cost=5.0)
+        with pytest.raises(TypeError, match="periods must be a dask collection"):
+            rs.monitor(da.from_array(Xa, chunks=(700, 3)), da.from_array(y, chunks=chunks), codes)
+        with pytest.raises(ValueError, match="periods has 3 partitions but X has 5"):
+            rs.monitor(da.from_array(Xa, chunks=(700, 3)), da.from_array(y, chunks=chunks),
+                       da.from_array(codes, chunks=(1000,)))
+    pd.testing.assert_frame_equal(got, rs.monitor(Xa, y, codes, fn_cost=amount, fp_cost=5.0), rtol=1e-12)
