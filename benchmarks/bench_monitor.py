@@ -86,7 +86,8 @@ def detection(args):
             rows.append({"seed": seed, "reference": ref_name, "fading flagged at drift": bool(drift.loc[6, "rule_1"]),
                          "emerging flagged at drift": bool(drift.loc[6, "rule_2"]), "false flags": false,
                          "stationary cells": n_cells, "raw p<0.05 share": float((raw < 0.05).mean()),
-                         "fading alerts at drift": float(tab.loc[(6, "rule_1"), "alerts"]), "level": tab.attrs["level"]})
+                         "fading alerts at drift": float(tab.loc[(6, "rule_1"), "alerts"]),
+                         "level": tab.attrs["level"]})
     df = pd.DataFrame(rows)
     summary = df.groupby("reference").agg(
         seeds=("seed", "size"),

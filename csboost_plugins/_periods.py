@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_alpha", "check_periods", "money_by_period", "period_codes"]
+__all__ = ["check_alpha", "money_by_period", "period_codes"]
 
 # additive sums per period (columns of the (n_periods, len(_SUMS)) array a partition returns)
 _SUMS = ("rows", "alerts", "npos", "tp", "fp", "money_caught", "alert_cost", "cost", "cost_no_alerts",
@@ -62,9 +62,6 @@ def period_codes(periods, n, name="periods"):
     except TypeError as exc:
         raise ValueError(f"{name} holds labels that cannot be sorted (mixed kinds?): {exc}") from None
     return codes.astype(np.int64), np.asarray(labels)
-
-
-check_periods = period_codes
 
 
 def check_alpha(alpha):

@@ -218,8 +218,8 @@ def table_from_sums(names, labels, S, reference, alpha, has_costs):
     monitored = np.ones(n_periods, bool)
     monitored[ref] = False
     shape = (n_periods, kk)
-    p_prec = _pvalues(precision, _effective(alerts, alerts_w2),
-                      np.broadcast_to(r_prec, shape), np.broadcast_to(_effective(r_alerts, alerts_w2[ref].sum(0)), shape))
+    r_alerts_eff = np.broadcast_to(_effective(r_alerts, alerts_w2[ref].sum(0)), shape)
+    p_prec = _pvalues(precision, _effective(alerts, alerts_w2), np.broadcast_to(r_prec, shape), r_alerts_eff)
     p_prec = np.where(alerts > 0, p_prec, np.nan)
     p_rate = _pvalues(rate, np.broadcast_to(_effective(rows, rows_w2), shape), np.broadcast_to(r_rate, shape),
                       np.broadcast_to(_effective(r_rows, rows_w2[ref].sum(0)), shape))
