@@ -324,3 +324,26 @@ def test_dask_arrays_equal_memory_and_periods_must_be_partitioned_like_x():
             rs.monitor(da.from_array(Xa, chunks=(700, 3)), da.from_array(y, chunks=chunks),
                        da.from_array(codes, chunks=(1000,)))
     pd.testing.assert_frame_equal(got, rs.monitor(Xa, y, codes, fn_cost=amount, fp_cost=5.0), rtol=1e-12)
+
+
+def test_weighted_tests_use_kish_effective_counts():
+    rng = np.random.default_rng(11)
+    n = 2000
+    X = np.c_[rng.normal(size=n)]
+    y = (rng.random(n) < 0.2 + 0.3 * (X[:, 0] > 1)).astype(int)
+    periods = np.repeat(["a", "b"], n // 2)
+    w = rng.choice([1.0, 4.0], n)
+    rs = RuleSet([Rule([Interval(0, lower=0.8)])])
+    tab = rs.monitor(X, y, periods, sample_weight=w)
+    hit = X[:, 0] >= 0.8
+
+    def effective(m):  # (effective alerts, effective true alerts) of the rows m the rule covers
+        ww = w[m & hit]
+        n_eff = ww.sum() ** 2 / (ww ** 2).sum()
+        return round(n_eff), round((ww * y[m & hit]).sum() / ww.sum() * round(n_eff))
+
+    na, ta = effective(periods == "a")
+    nb, tb = effective(periods == "b")
+    want = fisher_exact([[tb, nb - tb], [ta, na - ta]]).pvalue
+    assert tab.loc[("b", "rule_1"), "precision_pvalue"] == pytest.approx(want, rel=1e-9)
+    assert tab.loc[("b", "rule_1"), "alerts"] == pytest.approx(w[(periods == "b") & hit].sum())
