@@ -34,6 +34,7 @@ from ._emp import (
     mpcs_score,
 )
 from ._labels import _as_float, _BinaryLabels, _check_pos_label, _scores
+from ._periods import money_by_period
 from .costs import check_costs, check_same_index
 from .decision_costs import (
     bayes_thresholds,
@@ -55,6 +56,7 @@ __all__ = [
     "expected_row_costs",
     "make_savings_scorer",
     "make_expected_savings_scorer",
+    "money_by_period",
     *_emp.__all__,  # the expected maximum profit metrics and their scorers
 ]
 

@@ -39,6 +39,7 @@ __all__ = [
     "load_creditcard_fraud",
     "make_fraud_transactions",
     "make_additive_risk",
+    "make_drifting_fraud",
     "make_nsep_oc",
     "make_multi_oc",
 ]
@@ -508,6 +509,117 @@ def make_additive_risk(n_samples: int = 100_000, positive_rate: float = 0.02, ra
     cm = np.column_stack([admin_cost + 0.02 * amount, amount, np.full(n, float(admin_cost)), np.zeros(n)])
     return _bunch(pd.DataFrame(data), y, cm, _descr("Synthetic transactions with additive risk",
                                                     make_additive_risk.__doc__), "additive_risk")
+
+
+def _check_count(value, name, low):
+    """TypeError unless an integer, ValueError below ``low``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    return int(value)
+
+
+# fraud probability of a row in each pattern, before the drift (the fading one halves per period after it)
+_DRIFT_PATTERNS = {"fading": 0.6, "emerging": 0.5, "stationary": 0.15, "background": 0.001}
+
+
+def make_drifting_fraud(n_periods: int = 12, rows_per_period: int = 20_000, drift_period: int = 6,
+                        random_state=None, *, fade: float = 0.5, admin_cost: float = 10.0) -> Bunch:
+    """Card transactions over periods (weeks) in which one fraud pattern fades and another appears.
+
+    Made to test monitoring over time. Unlike :func:`make_fraud_transactions` (each class draws
+    its own features) and :func:`make_additive_risk` (a logistic sum of weak effects), the
+    features of every row are drawn first from one stationary population, and the label from
+    the **pattern** (a box of feature values) the row falls in, with a fraud probability that
+    changes with the period ``t``:
+
+    * features: ``amount`` ~ LogNormal(3.6, 1.1); ``velocity_1h`` ~ Poisson(0.8) (the card's
+      transactions in the last hour); ``new_device`` ~ Bernoulli(0.08); ``foreign`` ~
+      Bernoulli(0.06); ``hour`` ~ Uniform(0, 24); ``account_age_days`` ~ Gamma(2, 300);
+      ``merchant_risk`` ~ Beta(2, 5); ``noise_0``, ``noise_1`` ~ N(0, 1);
+    * **fading** pattern (card testing), ``amount < 10`` and ``velocity_1h >= 3`` (about 0.6 %
+      of rows): fraud probability 0.6 before ``drift_period``, then ``0.6 fade^(t - drift_period
+      + 1)`` (with ``fade=0.5`` a rule on this box sees its precision halve at ``drift_period``);
+    * **emerging** pattern (account takeover), ``new_device == 1`` and ``amount > 150`` (about
+      0.8 %): fraud probability 0.02 before ``drift_period``, 0.5 from it on;
+    * **stationary** pattern, ``foreign == 1``, ``hour < 5`` and ``10 <= amount <= 150`` (about
+      1 %): 0.15 in every period;
+    * any other row: 0.001. The patterns are disjoint (by amount), so a rule on the
+      stationary box is stationary.
+    * costs as :func:`make_fraud_transactions`: C_FN = amount, C_FP = C_TP = ``admin_cost``,
+      C_TN = 0.
+
+    Parameters
+    ----------
+    n_periods : int, default=12
+        Number of periods (at least 2).
+    rows_per_period : int, default=20_000
+        Rows in every period (at least 2).
+    drift_period : int, default=6
+        The first period of the new regime, in [1, n_periods - 1].
+    random_state : int, RandomState instance or None, default=None
+        Seed of the generator.
+    fade : float in [0, 1), default=0.5
+        Factor by which the fading pattern's fraud probability is multiplied each period from
+        ``drift_period`` on.
+    admin_cost : float, default=10.0
+        C_a, the cost of an alert (``C_FP = C_TP``, money).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data`` (DataFrame of the features above, ``amount`` included; no period column),
+        ``target`` (int64 0/1), ``periods`` (int64 period of each row, 0 .. n_periods - 1, rows
+        in period order), ``pattern`` (str array: ``"fading"``, ``"emerging"``, ``"stationary"``
+        or ``"background"``), ``drift_period``, ``fp_cost``, ``fn_cost``, ``tp_cost``,
+        ``tn_cost`` and ``cost_matrix`` (money per row), ``feature_names``, ``DESCR`` and
+        ``name``. In short: ``b = make_drifting_fraud(random_state=0)``; ``X, y, amount,
+        periods = b.data, b.target, b.fn_cost, b.periods``.
+    """
+    n_periods = _check_count(n_periods, "n_periods", 2)
+    rows = _check_count(rows_per_period, "rows_per_period", 2)
+    drift_period = _check_count(drift_period, "drift_period", 1)
+    if drift_period > n_periods - 1:
+        raise ValueError(f"drift_period must lie in [1, n_periods - 1] = [1, {n_periods - 1}], got {drift_period}")
+    if isinstance(fade, (bool, np.bool_)) or not isinstance(fade, (numbers.Real, np.floating)) or not 0 <= fade < 1:
+        raise ValueError(f"fade must be a number in [0, 1), got {fade!r}")
+    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
+            or not np.isfinite(admin_cost):
+        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
+    rng = check_random_state(random_state)
+    n = n_periods * rows
+    t = np.repeat(np.arange(n_periods, dtype=np.int64), rows)
+    amount = np.round(rng.lognormal(3.6, 1.1, n), 2) + 0.01
+    data = pd.DataFrame({
+        "amount": amount,
+        "velocity_1h": rng.poisson(0.8, n).astype(np.float64),
+        "new_device": (rng.random_sample(n) < 0.08).astype(np.float64),
+        "foreign": (rng.random_sample(n) < 0.06).astype(np.float64),
+        "hour": rng.uniform(0.0, 24.0, n),
+        "account_age_days": rng.gamma(2.0, 300.0, n),
+        "merchant_risk": rng.beta(2.0, 5.0, n),
+        "noise_0": rng.normal(size=n),
+        "noise_1": rng.normal(size=n),
+    })
+    pattern = np.full(n, "background", dtype=object)
+    pattern[(amount < 10) & (data["velocity_1h"].to_numpy() >= 3)] = "fading"
+    pattern[(data["new_device"].to_numpy() == 1) & (amount > 150)] = "emerging"
+    pattern[(data["foreign"].to_numpy() == 1) & (data["hour"].to_numpy() < 5) & (amount >= 10)
+            & (amount <= 150)] = "stationary"
+    after = t >= drift_period
+    p = np.full(n, _DRIFT_PATTERNS["background"])
+    p[pattern == "stationary"] = _DRIFT_PATTERNS["stationary"]
+    fading = pattern == "fading"
+    p[fading] = _DRIFT_PATTERNS["fading"] * np.where(after[fading], float(fade) ** (t[fading] - drift_period + 1), 1.0)
+    emerging = pattern == "emerging"
+    p[emerging] = np.where(after[emerging], _DRIFT_PATTERNS["emerging"], 0.02)
+    y = (rng.random_sample(n) < p).astype(np.int64)
+    b = _bunch(data, y, fraud_cost_matrix(amount, admin_cost),
+               _descr("Synthetic card transactions with drifting fraud patterns", make_drifting_fraud.__doc__),
+               "drifting_fraud")
+    b.periods, b.pattern, b.drift_period = t, pattern.astype(str), drift_period
+    return b
 
 
 # ---------------------------------------------------------------------------------------------

@@ -203,7 +203,25 @@ def run(case):
         from csboost_plugins.lgb import CSLGBMClassifier
         from csboost_plugins.xgb import CSXGBClassifier
         return len(extract_rules(CSXGBClassifier() if case["model"] == "xgb" else CSLGBMClassifier()))
+    if t in ("money_by_period", "rules_monitor"):  # hostile periods / reference / alpha
+        _, rs = _rules()
+        X = pd.DataFrame(rng.normal(size=(N, P)), columns=[f"c{j}" for j in range(P)])
+        y = make_y("ok", rng)
+        periods = _periods(case["periods"], rng)
+        if t == "money_by_period":
+            return metrics.money_by_period(y, rs.predict(X), periods, fn_cost=np.ones(N), fp_cost=0.5)
+        return rs.monitor(X, y, periods, reference=case["reference"], alpha=case["alpha"])
     raise KeyError(t)
+
+
+def _periods(kind, rng):
+    """Period labels of N rows: good ones, or one of the ways they go wrong."""
+    good = rng.integers(0, 4, N)
+    days = pd.to_datetime(good, unit="D").to_numpy()
+    return {"ok": good, "nan": np.where(np.arange(N) == 2, np.nan, good), "none": [None] * N,
+            "short": good[:-1], "long": np.r_[good, 1], "scalar": 3, "2d": good.reshape(-1, 2),
+            "mixed": np.array([1, "a"] * (N // 2), dtype=object), "strings": good.astype(str),
+            "nat": np.where(np.arange(N) == 0, np.datetime64("NaT"), days)}[kind]
 
 
 def main():

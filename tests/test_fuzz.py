@@ -30,6 +30,7 @@ COST_KINDS = ["ok", "none", "negative", "nan", "inf", "huge", "tiny", "zero", "s
 ESTIMATORS = ["csdt", "csdt_hist", "csdt_costcla", "ensemble", "stacking", "cslr", "bmr", "thresholding",
               "figs", "figu", "cal5oc"]
 
+PERIOD_KINDS = ["ok", "nan", "none", "short", "long", "scalar", "2d", "mixed", "strings", "nat"]
 floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
     [5e-324, -0.0, 1e308, -1e308, 2.2250738585072014e-308, 1e-300, 0.5])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70), floats, st.text(max_size=4))
@@ -77,6 +78,10 @@ api_case = st.one_of(
                            "x_shape": st.sampled_from(["ok", "frame", "short"]), "y": st.sampled_from(Y_KINDS),
                            "max_fpr": scalars}),
     st.fixed_dictionaries({"target": st.just("hand_rule"), "feature": scalars}),
+    st.fixed_dictionaries({"target": st.sampled_from(["money_by_period", "rules_monitor"]),
+                           "periods": st.sampled_from(PERIOD_KINDS),
+                           "reference": scalars | st.lists(scalars, max_size=3),
+                           "alpha": scalars}),
     st.fixed_dictionaries({"target": st.just("params"), "estimator": st.sampled_from(ESTIMATORS),
                            "k": st.integers(0, 30), "value": scalars}),
 )
@@ -102,6 +107,12 @@ KNOWN = [
     {"target": "extract_unfitted_boosting", "model": "lgb"},
 ] + [
     {"target": "extract_rules", "model": m} for m in ("none", "int", "str", "empty", "unfitted_csdt", "unfitted_figs")
+] + [  # operating over time: bad periods, reference periods not in the data, alpha outside (0, 1)
+    {"target": t, "periods": k, "reference": None, "alpha": 0.01} for t in ("money_by_period", "rules_monitor")
+    for k in ("nan", "none", "short", "long", "scalar", "nat")
+] + [
+    {"target": "rules_monitor", "periods": "ok", "reference": r, "alpha": a}
+    for r, a in ((99, 0.01), ([0, "x"], 0.01), (None, 0), (None, 1), (None, -1e-9), (None, float("nan")))
 ] + [
     {"target": "fit", "estimator": e, "seed": 0, "x_cols": ["huge", "normal"], "x_shape": "ok", "y": "ok",
      "costs": c} for e in ("cslr", "bmr", "thresholding", "csdt") for c in ("ok", "huge")
@@ -159,6 +170,11 @@ def test_known_hostile_inputs_fail_cleanly():
                               "make_fraud_transactions", "extract_unfitted_boosting", "extract_rules"):
             assert outcome(case)["outcome"] == "error", case
     assert outcome(KNOWN[-1])["outcome"] == "error"  # csdt with costs near the float64 limit
+    for case in KNOWN:  # each bad period / reference / alpha: a ValueError naming the argument
+        if case["target"] in ("money_by_period", "rules_monitor"):
+            rec = outcome(case)
+            word = "periods" if case["periods"] != "ok" else "reference" if case["reference"] is not None else "alpha"
+            assert rec["outcome"] == "error" and rec["type"] == "ValueError" and word in rec["message"], (case, rec)
 
 
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -9,6 +9,10 @@ when None) and return the display, which keeps the plotted data as arrays and th
   rule set's net money.
 - :class:`MoneyPerRoundDisplay`: a money metric per boosting round from ``evals_result_`` or
   ``record_money`` (train vs validation), best iteration marked.
+- :class:`MoneyByPeriodDisplay`: money caught, alert cost, net money and alerts per period
+  (week, day, ...) from :func:`csboost_plugins.metrics.money_by_period`.
+- :class:`RuleMonitorDisplay`: heat map of each rule's precision (or money) per period with the
+  drift flags of :meth:`csboost_plugins.rules.RuleSet.monitor`.
 - :class:`ThresholdScalingDisplay`: savings (or cost) of a probability model as its decision
   thresholds are scaled around the Bayes minimum risk thresholds (or a constant threshold).
 
@@ -17,9 +21,12 @@ positive, alert cost = ``C_FP - C_TN`` on a negative, net money = their differen
 i.e. the money saved against flagging nothing (:mod:`csboost_plugins.decision_costs`).
 """
 
+from ._money_by_period import MoneyByPeriodDisplay
 from ._money_curve import MoneyCurveDisplay
 from ._money_per_round import MoneyPerRoundDisplay
+from ._rule_monitor import RuleMonitorDisplay
 from ._rule_waterfall import RuleWaterfallDisplay
 from ._threshold_scaling import ThresholdScalingDisplay
 
-__all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay"]
+__all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay",
+           "MoneyByPeriodDisplay", "RuleMonitorDisplay"]

@@ -462,6 +462,79 @@ class RuleSet:
             return per_rule_table(rs, rs.coverage(X), rs.apply(X), y, w, c)
         return set_metrics(p, y, w, c, len(rs.rules))
 
+    def monitor(self, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None,
+                fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """Each rule's alerts, precision and money per period, with drift flagged beyond sampling noise.
+
+        The rules are those deployed (``last_rule="round"``, as :meth:`predict`). For period
+        ``t`` and rule ``r`` (weights ``w_i``, 1 without ``sample_weight``), over the rows ``r``
+        covers: ``alerts`` = sum w_i; ``alert_rate`` = alerts / sum of w_i over the period;
+        ``tp`` = sum w_i y_i; ``precision`` = tp / alerts; with costs ``net_money`` = sum over
+        its positives of w_i (C_FN - C_TP) minus sum over its negatives of w_i (C_FP - C_TN),
+        the rule's money alone; ``unique_net_money`` = net money of the set minus net money of
+        the set without ``r`` in that period, i.e. the net money of the rows no other rule
+        covers (what ``r`` adds alone). The row ``"(all rules)"`` is the whole set (an alert
+        iff a rule covers the row); its ``unique_net_money`` is its ``net_money``.
+
+        **Drift.** In every period not among the reference periods, each rule's precision
+        and alert rate are compared with those of the pooled reference periods by a
+        two-sided **Fisher exact test** on the 2 x 2 table (this period / the reference
+        x true / false alerts, resp. alerts / rows without alert), exact at any count. ``drift``
+        is True when either p-value is below ``alpha / m``, Bonferroni over
+        ``m = 2 x (rules + 1) x monitored periods`` tests (two per rule, the set included,
+        and period), so that on stationary rules the chance of any false flag in the table
+        is at most ``alpha``. A period where the rule (or the reference) raises no alert has
+        no precision: NaN ``precision_pvalue``; reference periods get NaN p-values and
+        ``drift`` False. With ``sample_weight`` the counts and money are weighted sums and
+        each test uses Kish's effective counts: ``n_eff = (sum w)^2 / sum w^2`` rows, of
+        which ``round(rate x n_eff)`` hits (the counts themselves with unit or equal weights).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The rows (pandas columns matched by name).
+        y : array-like of shape (n_samples,)
+            0/1 labels (1 = fraud).
+        periods : array-like of shape (n_samples,)
+            The period of each row (week, day, ...); sorted in the result. No missing label.
+        reference : label or list of labels, optional
+            The periods every other period is compared with (pooled). Default: the first period.
+        alpha : float in (0, 1), default=0.01
+            Family-wise level of the drift flags.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights.
+        fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``); with ``fn_cost`` alone
+            ``fp_cost`` is 0; without costs the money columns are left out.
+        cost_matrix : array-like of shape (n_samples, 4), optional
+            ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by (``period``, ``rule``), periods sorted, the rules in order (named by
+            ``rule.name`` / the set's names when given, else ``rule_1``, ``rule_2``, ...) then
+            ``"(all rules)"``; columns ``alerts``, ``alert_rate``, ``tp``, ``precision``,
+            ``net_money``, ``unique_net_money`` (with costs), ``precision_pvalue``,
+            ``alert_rate_pvalue`` (raw two-sided p-values) and ``drift`` (bool). ``attrs``
+            holds ``alpha``, ``level`` (``alpha / m``), ``reference`` and ``test``.
+
+        Raises
+        ------
+        ValueError
+            ``periods`` of the wrong length or with a missing label, ``reference`` periods
+            not in ``periods``, ``alpha`` outside (0, 1).
+
+        Notes
+        -----
+        Dask collections (X, y, periods, weights and per-row costs partitioned alike) are read
+        in one pass over their partitions; the sums per (period, rule) add across partitions.
+        """
+        from ._monitor import monitor
+
+        return monitor(self, X, y, periods, reference=reference, alpha=alpha, sample_weight=sample_weight,
+                       fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+
     def _in_force(self, last_rule) -> "RuleSet":
         """The rules ``last_rule`` deploys, all always in force (``"expected"``: the randomised set itself)."""
         if last_rule == "expected" or self.last_rule_probability == 1.0:

@@ -1,0 +1,298 @@
+"""Money and alerts per period (day, week, ...): :func:`money_by_period`.
+
+Every figure is a sum over the period's rows, so the table of a data set split in
+partitions is the sum of the partitions' tables (dask collections are read in one pass).
+The definitions are those of :meth:`csboost_plugins.rules.RuleSet.evaluate`, per period.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["check_alpha", "money_by_period", "period_codes"]
+
+# additive sums per period (columns of the (n_periods, len(_SUMS)) array a partition returns)
+_SUMS = ("rows", "alerts", "npos", "tp", "fp", "money_caught", "alert_cost", "cost", "cost_no_alerts",
+         "cost_flag_all")
+_COLUMNS = ("rows", "alerts", "alert_rate", "tp", "fp", "recall", "precision", "money_caught", "alert_cost",
+            "net_money", "savings")
+
+
+def period_codes(periods, n, name="periods"):
+    """``(codes, labels)``: each row's position among the sorted distinct ``labels`` of ``periods``.
+
+    Parameters
+    ----------
+    periods : array-like of shape (n,)
+        One label per row (int, str, date, ...).
+    n : int
+        The number of rows the labels must cover.
+    name : str, default="periods"
+        Argument name for the messages.
+
+    Returns
+    -------
+    codes : ndarray of int64, shape (n,)
+        ``labels[codes[i]]`` is row i's label.
+    labels : ndarray
+        The distinct labels, sorted.
+
+    Raises
+    ------
+    ValueError
+        Wrong length, a missing label (NaN, None, NaT), or labels that do not sort.
+    """
+    import pandas as pd
+
+    if periods is None:
+        raise ValueError(f"{name} is required: one period label per row")
+    if isinstance(periods, (str, bytes)) or np.ndim(periods) == 0:
+        raise ValueError(f"{name} must hold one label per row, got the scalar {periods!r}")
+    values = periods.to_numpy() if hasattr(periods, "to_numpy") else np.asarray(periods)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one label per row), got shape {values.shape}")
+    if values.shape[0] != n:
+        raise ValueError(f"{name} has {values.shape[0]} labels but there are {n} rows")
+    missing = pd.isna(values)
+    if missing.any():
+        raise ValueError(f"{name} has {int(missing.sum())} missing label(s) (NaN / None / NaT), e.g. at row "
+                         f"{int(np.flatnonzero(missing)[0])}: every row needs a period")
+    try:
+        codes, labels = pd.factorize(values, sort=True)
+    except TypeError as exc:
+        raise ValueError(f"{name} holds labels that cannot be sorted (mixed kinds?): {exc}") from None
+    return codes.astype(np.int64), np.asarray(labels)
+
+
+def check_alpha(alpha):
+    """``alpha`` as a float in (0, 1) (ValueError naming it otherwise)."""
+    if isinstance(alpha, (bool, np.bool_)):
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1) (the test's level), got {alpha!r}")
+    return a
+
+
+def period_sums(codes, k, y, d, w, costs):
+    """(k, len(_SUMS)) additive sums per period code of decisions ``d`` (0/1) on labels ``y`` (0/1)."""
+    from .decision_costs import decision_costs, misclassification_costs
+
+    def per(v):
+        return np.bincount(codes, weights=v, minlength=k)
+
+    out = np.zeros((k, len(_SUMS)))
+    pos, neg = w * (y == 1), w * (y == 0)
+    out[:, 0], out[:, 1], out[:, 2] = per(w), per(w * d), per(pos)
+    out[:, 3], out[:, 4] = per(pos * d), per(neg * d)
+    if costs is not None:
+        caught, alert = misclassification_costs(costs)
+        c0, c1 = decision_costs(y, costs)
+        out[:, 5], out[:, 6] = per(pos * d * caught), per(neg * d * alert)
+        out[:, 7] = per(w * np.where(d == 1, c1, c0))
+        out[:, 8], out[:, 9] = per(w * c0), per(w * c1)
+    return out
+
+
+def table_from_sums(labels, S, has_costs):
+    """The DataFrame of :func:`money_by_period` from its sums (rows: sorted labels)."""
+    import pandas as pd
+
+    s = dict(zip(_SUMS, S.T))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cols = {"rows": s["rows"], "alerts": s["alerts"],
+                "alert_rate": np.where(s["rows"] > 0, s["alerts"] / s["rows"], np.nan),
+                "tp": s["tp"], "fp": s["fp"],
+                "recall": np.where(s["npos"] > 0, s["tp"] / s["npos"], np.nan),
+                "precision": np.where(s["alerts"] > 0, s["tp"] / s["alerts"], np.nan)}
+        if has_costs:
+            base = np.minimum(s["cost_no_alerts"], s["cost_flag_all"])
+            cols.update(money_caught=s["money_caught"], alert_cost=s["alert_cost"],
+                        net_money=s["money_caught"] - s["alert_cost"],
+                        savings=np.where(base != 0, (base - s["cost"]) / np.abs(base), np.nan))
+    return pd.DataFrame(cols, index=pd.Index(labels, name="period"))
+
+
+def _has_costs(fp_cost, fn_cost, cost_matrix):
+    return fp_cost is not None or fn_cost is not None or cost_matrix is not None
+
+
+def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
+                    cost_matrix=None, sample_weight=None):
+    """Alerts, precision and money of 0/1 decisions, period by period.
+
+    For the rows of period ``t`` (weights ``w_i``, 1 without ``sample_weight``; decisions
+    ``d_i`` in {0, 1}; labels ``y_i``, 1 = positive), as :meth:`RuleSet.evaluate` for one
+    period:
+
+    - ``rows`` = sum w_i; ``alerts`` = sum w_i d_i; ``alert_rate`` = alerts / rows;
+    - ``tp`` = sum w_i d_i y_i; ``fp`` = sum w_i d_i (1 - y_i); ``recall`` = tp / sum w_i y_i;
+      ``precision`` = tp / alerts (NaN where the denominator is 0);
+    - with costs (money, in the costs' own unit): ``money_caught`` = sum over flagged positives
+      of w_i (C_FN - C_TP); ``alert_cost`` = sum over flagged negatives of w_i (C_FP - C_TN);
+      ``net_money`` = money_caught - alert_cost, the money saved against raising no alert;
+      ``savings`` = (Cost_l - Cost) / |Cost_l| (ECSDT eq. 5) with Cost the period's total cost
+      and Cost_l the cheaper of "no alerts" and "flag all" in that period (NaN when 0).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        0/1 labels (1 = positive, e.g. fraud), or booleans / {-1, 1}.
+    y_pred : array-like of shape (n_samples,)
+        0/1 decisions (1 = alert), e.g. ``est.predict(X)`` or ``rules.predict(X)``.
+    periods : array-like of shape (n_samples,)
+        The period of each row (week number, date, ``"2026-W07"``, ...); no missing labels.
+    fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
+        Money per row (``C_FP``, ``C_FN``); with ``fn_cost`` alone ``fp_cost`` is 0. Without any
+        cost only the counting columns are returned.
+    tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
+        ``C_TP``, ``C_TN``.
+    cost_matrix : array-like of shape (n_samples, 4), optional
+        ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights (every count and money figure is a weighted sum).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by period (``period``, sorted), columns ``rows``, ``alerts``, ``alert_rate``,
+        ``tp``, ``fp``, ``recall``, ``precision`` and, with costs, ``money_caught``,
+        ``alert_cost``, ``net_money``, ``savings``. Summing ``net_money`` over the periods
+        gives ``RuleSet.evaluate``'s ``net_money`` on all rows.
+
+    Notes
+    -----
+    Dask collections (y_true, y_pred, periods, weights and per-row costs partitioned alike;
+    0/1 labels) are read in one pass: each partition's per-period sums are added.
+    """
+    from .rules import _dask
+
+    has_costs = _has_costs(fp_cost, fn_cost, cost_matrix)
+    if has_costs and fp_cost is None and cost_matrix is None:
+        fp_cost = 0.0
+    costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+    if _dask.is_dask(y_true) or _dask.is_dask(y_pred) or _dask.is_dask(periods):
+        labels, S = _dask_sums(y_true, y_pred, periods, sample_weight, costs if has_costs else None)
+        return table_from_sums(labels, S, has_costs)
+    y, d, w, c = _prepare(y_true, y_pred, periods, sample_weight, costs if has_costs else None)
+    codes, labels = period_codes(periods, y.shape[0])
+    return table_from_sums(labels, period_sums(codes, len(labels), y, d, w, c), has_costs)
+
+
+def _prepare(y_true, y_pred, periods, sample_weight, costs):
+    """Validated (y 0/1, decisions 0/1, weights, cost array or None) of in-memory arguments."""
+    from ._labels import _BinaryLabels, _scores
+    from .costs import check_costs, check_same_index
+    from .rules._data import check_sample_weight
+
+    named = [("y_true", y_true), ("y_pred", y_pred), ("periods", periods), ("sample_weight", sample_weight)]
+    check_same_index(named + list((costs or {}).items()))
+    if hasattr(y_pred, "to_numpy"):
+        y_pred = y_pred.to_numpy()
+    labels = _BinaryLabels(y_true, y_pred, None)
+    y = labels.y01
+    n = y.shape[0]
+    d = _scores(labels.decisions(y_pred), "y_pred", column=None)
+    if d.shape[0] != n:
+        raise ValueError(f"y_pred has {d.shape[0]} rows but y_true has {n}")
+    if not np.all((d == 0) | (d == 1)):
+        raise ValueError("y_pred must hold 0/1 decisions (1 = alert)")
+    w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
+    c = None if costs is None else check_costs(n, **costs)
+    return y, d, w, c
+
+
+# ----------------------------------------------------------------- dask: one pass, sums per label
+def merge_label_sums(a, b):
+    """Sum of two ``(labels, sums)`` results (rows of ``sums`` follow ``labels``), over the union of labels."""
+    la, sa = a
+    lb, sb = b
+    if len(la) == 0:
+        return b
+    if len(lb) == 0:
+        return a
+    pos = {label: i for i, label in enumerate(la)}
+    extra = [label for label in lb if label not in pos]
+    labels = list(la) + extra
+    out = np.zeros((len(labels),) + sa.shape[1:])
+    out[:len(la)] += sa
+    for label in extra:
+        pos[label] = len(pos)
+    out[[pos[label] for label in lb]] += sb
+    return labels, out
+
+
+def tree_merge(parts):
+    """Pairwise :func:`merge_label_sums` of delayed per-partition results, computed (one small result)."""
+    from dask import delayed
+
+    add = delayed(merge_label_sums, pure=True)
+    while len(parts) > 1:
+        parts = [add(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
+    return parts[0].compute()
+
+
+def sorted_label_sums(result, name="periods"):
+    """``(sorted labels as an array, their sums)`` from a merged result."""
+    import pandas as pd
+
+    labels, S = result
+    idx = pd.Index(list(labels))
+    try:
+        order = idx.argsort()
+    except TypeError as exc:
+        raise ValueError(f"{name} holds labels that cannot be sorted (mixed kinds?): {exc}") from None
+    return idx[order].to_numpy(), S[order]
+
+
+def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
+    """A partition's ``(labels, sums)`` for :func:`money_by_period`."""
+    from .costs import check_costs
+    from .rules._dask import _labels, _values
+    from .rules._data import check_sample_weight
+
+    pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
+    n = pv.reshape(-1).shape[0]
+    y = _labels(yb, n)
+    d = _values(db, "y_pred", n)
+    if not np.all((d == 0) | (d == 1)):
+        raise ValueError("y_pred must hold 0/1 decisions (1 = alert)")
+    w = _values(wb, "sample_weight", n)
+    w = np.ones(n) if w is None else check_sample_weight(w, n)
+    c = None
+    if cost_scalars is not None:
+        kw = dict(cost_scalars)
+        for k, v in cost_parts.items():
+            kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
+        c = check_costs(n, **kw)
+    codes, labels = period_codes(pv.reshape(-1), n)
+    return list(labels), period_sums(codes, len(labels), y, d, w, c)
+
+
+def cost_blocks(costs, k):
+    """(dask costs by partition, scalar costs) of ``costs`` (None: no costs)."""
+    from .rules._dask import _blocks, is_dask
+
+    if costs is None:
+        return {}, None
+    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if is_dask(v) or np.ndim(v)}
+    scalars = {name: v for name, v in costs.items() if not is_dask(v)}
+    return per_part, scalars
+
+
+def _dask_sums(y_true, y_pred, periods, sample_weight, costs):
+    from dask import delayed
+
+    from .rules._dask import _blocks
+
+    ps = _blocks(periods, "periods")
+    k = len(ps)
+    ys, ds, ws = _blocks(y_true, "y_true", k), _blocks(y_pred, "y_pred", k), _blocks(sample_weight, "sample_weight", k)
+    per_part, scalars = cost_blocks(costs, k)
+    f = delayed(_part_sums, pure=True)
+    result = tree_merge([f(ys[i], ds[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, scalars)
+                         for i in range(k)])
+    return sorted_label_sums(result)

@@ -1,0 +1,312 @@
+"""Rule monitoring over periods: each rule's alerts, precision and money per period, and whether its
+precision or alert rate moved beyond sampling noise against reference periods (:meth:`RuleSet.monitor`).
+
+One pass over the rows: per block of rows, the coverage matrix of the rules gives, per (period,
+rule), weighted sums (alerts, true positives, net money, the net money of the rows only that rule
+covers) that add across blocks and across dask partitions. The tests run on the summed table:
+two-sided Fisher exact tests, vectorised over rules and periods (:func:`fisher_exact_pvalues`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._periods import check_alpha, cost_blocks, period_codes, sorted_label_sums, tree_merge
+
+__all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
+
+ALL_RULES = "(all rules)"
+_BLOCK = 1 << 18  # rows whose coverage matrix is held at a time (bounds memory at any number of rows)
+_RELATIVE_TIE = 1e-7  # tables whose probability is within this factor of the observed one count as as extreme (R's)
+# per (period, rule) sums, then two per-period sums; a partition returns them flattened, one row per period
+_CELL = ("alerts", "alerts_w2", "tp", "net_money", "unique_net_money")
+_PERIOD = ("rows", "rows_w2")
+
+
+def rule_names(rs):
+    """One name per rule: ``rs.names[i]`` or ``rule.name`` when set, else ``"rule_<i+1>"`` (1-based).
+
+    A name given twice gets `` #<i+1>`` appended so the names index the rules one to one.
+    """
+    given = getattr(rs, "names", None)
+    given = list(given) if given is not None and not callable(given) else []
+    out, seen = [], set()
+    for i, rule in enumerate(rs.rules):
+        name = given[i] if i < len(given) else None
+        name = name if name not in (None, "") else getattr(rule, "name", None)
+        name = str(name) if name not in (None, "") else f"rule_{i + 1}"
+        if name in seen or name == ALL_RULES:
+            name = f"{name} #{i + 1}"
+        seen.add(name)
+        out.append(name)
+    return out
+
+
+# ----------------------------------------------------------------- the test
+def _logpmf(x, M, n, N):
+    from scipy.stats import hypergeom
+
+    return hypergeom.logpmf(x, M, n, N)
+
+
+def fisher_exact_pvalues(a, b, c, d):
+    """Two-sided Fisher exact p-values of the 2 x 2 tables ``[[a, b], [c, d]]``, elementwise.
+
+    As :func:`scipy.stats.fisher_exact`: with the margins fixed, ``a`` is hypergeometric; the
+    p-value sums the probabilities of the tables no more probable than the observed one (within
+    a relative 1e-7, as R's ``fisher.test``). Vectorised: the far tail's end is found by
+    bisection on the hypergeometric log-probability, which is unimodal. A table with an empty
+    row or column gets 1.
+
+    Parameters
+    ----------
+    a, b, c, d : array-like of int
+        The cells (non-negative counts), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        The p-values, in [0, 1].
+    """
+    a, b, c, d = np.broadcast_arrays(*(np.asarray(v, dtype=np.int64) for v in (a, b, c, d)))
+    shape = a.shape
+    a, b, c, d = (v.ravel() for v in (a, b, c, d))
+    n1, n2, k = a + b, c + d, a + c
+    M = n1 + n2
+    p = np.ones(a.shape[0])
+    live = (n1 > 0) & (n2 > 0) & (k > 0) & (k < M)
+    if not live.any():
+        return p.reshape(shape)
+    x, n1, k, M = a[live], n1[live], k[live], M[live]
+    lo, hi = np.maximum(0, k - (M - n1)), np.minimum(n1, k)
+    mode = ((k + 1) * (n1 + 1)) // (M + 2)
+    thr = _logpmf(x, M, n1, k) + np.log1p(_RELATIVE_TIE)
+    left = x < mode
+    # x left of the mode: the smallest y in [mode, hi + 1] with pmf(y) <= pmf(x) (hi + 1: none);
+    # x right of it: the largest y in [lo - 1, mode] with pmf(y) <= pmf(x) (lo - 1: none)
+    s_lo = np.where(left, mode, lo - 1)
+    s_hi = np.where(left, hi + 1, mode)
+    while np.any(s_lo < s_hi):
+        go = s_lo < s_hi
+        mid = np.where(left, (s_lo + s_hi) // 2, (s_lo + s_hi + 1) // 2)  # within [lo, hi] where go
+        ok = _logpmf(np.clip(mid, lo, hi), M, n1, k) <= thr
+        new_lo = np.where(left, np.where(ok, s_lo, mid + 1), np.where(ok, mid, s_lo))
+        new_hi = np.where(left, np.where(ok, mid, s_hi), np.where(ok, s_hi, mid - 1))
+        s_lo, s_hi = np.where(go, new_lo, s_lo), np.where(go, new_hi, s_hi)
+    y = s_lo
+    step = np.where(left, -1, 1)  # away from the mode on the observed side; the far side goes the other way
+    pv = _tail(x, step, lo, hi, M, n1, k) + _tail(y, -step, lo, hi, M, n1, k)
+    pv = np.where(x == mode, 1.0, pv)
+    p[live] = np.minimum(pv, 1.0)
+    return p.reshape(shape)
+
+
+def _tail(start, step, lo, hi, M, n1, k):
+    """Sum of the hypergeometric probabilities from ``start`` outwards (``step`` = -1: down to ``lo``, +1: up to
+    ``hi``); 0 where ``start`` is outside [lo, hi]. Away from the mode the terms shrink (the pmf is log-concave), so
+    the sum stops once the rest, bounded by a geometric series, is below 1e-16 of it: O(spread) steps, where the
+    library's cdf / sf sum the whole support."""
+    n2 = M - n1
+    out = np.zeros(start.shape[0])
+    idx = np.flatnonzero((start >= lo) & (start <= hi))
+    j = start[idx].astype(np.float64)
+    term = np.exp(_logpmf(start[idx], M[idx], n1[idx], k[idx]))
+    total = term.copy()
+    N1, N2, K, LO, HI, S = (v[idx].astype(np.float64) for v in (n1, n2, k, lo, hi, step))
+    while idx.size:
+        up = S > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(up, (N1 - j) * (K - j) / ((j + 1) * (N2 - K + j + 1)),
+                             j * (N2 - K + j) / ((N1 - j + 1) * (K - j + 1)))
+        edge = np.where(up, j >= HI, j <= LO)
+        ratio = np.where(edge, 0.0, ratio)
+        term = term * ratio
+        total += term
+        j += S
+        with np.errstate(divide="ignore", invalid="ignore"):
+            done = edge | (term == 0) | ((ratio < 1) & (term * ratio / (1 - ratio) <= 1e-16 * total))
+        if done.any():
+            out[idx[done]] = total[done]
+            keep = ~done
+            idx, j, term, total = idx[keep], j[keep], term[keep], total[keep]
+            N1, N2, K, LO, HI, S = (v[keep] for v in (N1, N2, K, LO, HI, S))
+    return out
+
+
+# ----------------------------------------------------------------- the sums
+def _rows(v, a, b):
+    return v.iloc[a:b] if hasattr(v, "iloc") else v[a:b]
+
+
+def monitor_sums(rs, X, y, codes, n_periods, w, costs):
+    """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set."""
+    from ..decision_costs import misclassification_costs
+    from ._monitor_kernels import add_cell_sums
+
+    k = len(rs.rules)
+    n = y.shape[0]
+    if not (codes.shape[0] == w.shape[0] == n and (n == 0 or 0 <= codes.min() <= codes.max() < n_periods)):
+        raise ValueError("monitor: period codes, weights and labels do not match the rows")
+    cell = np.zeros((n_periods, k + 1, len(_CELL)))
+    per = np.zeros((n_periods, len(_PERIOD)))
+    net_row = np.zeros(n)
+    if costs is not None:
+        caught, alert = misclassification_costs(costs)
+        net_row = np.where(y == 1, caught, -alert)
+    yf, codes = y.astype(np.float64), np.ascontiguousarray(codes, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    for a in range(0, n, _BLOCK):
+        b = min(n, a + _BLOCK)
+        cb, wb = codes[a:b], w[a:b]
+        per[:, 0] += np.bincount(cb, weights=wb, minlength=n_periods)
+        per[:, 1] += np.bincount(cb, weights=wb * wb, minlength=n_periods)
+        if k:
+            cover = np.ascontiguousarray(rs.coverage(_rows(X, a, b)))
+            if cover.shape != (b - a, k):
+                raise ValueError(f"monitor: the coverage of rows {a}..{b} has shape {cover.shape}, not {(b - a, k)}")
+            add_cell_sums(cover, cb, wb, yf[a:b], net_row[a:b], cell)
+    return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
+
+
+# ----------------------------------------------------------------- the table
+def _reference_codes(reference, labels):
+    """Positions of the reference periods among ``labels`` (default: the first)."""
+    import pandas as pd
+
+    if reference is None:
+        return np.array([0])
+    ref = [reference] if isinstance(reference, (str, bytes)) or np.ndim(reference) == 0 else list(reference)
+    if not ref:
+        raise ValueError("reference must name at least one period (or be None: the first period)")
+    pos = pd.Index(labels).get_indexer(pd.Index(ref))
+    if (pos < 0).any():
+        missing = [r for r, q in zip(ref, pos) if q < 0]
+        raise ValueError(f"reference period(s) {missing[:5]} are not in periods (its periods: "
+                         f"{list(labels[:5])}{' ...' if len(labels) > 5 else ''})")
+    return np.unique(pos)
+
+
+def _effective(total, total_w2):
+    """Kish's effective number of rows ``(sum w)^2 / sum w^2`` (the count itself with unit weights)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total_w2 > 0, total * total / total_w2, 0.0)
+
+
+def _pvalues(hit, n_eff, ref_hit, ref_n_eff):
+    """Fisher p-values of rate ``hit`` on ``n_eff`` effective rows against the reference; NaN without rows."""
+    n, m = np.round(n_eff), np.round(ref_n_eff)
+    a, c = np.round(np.nan_to_num(hit) * n), np.round(np.nan_to_num(ref_hit) * m)
+    p = fisher_exact_pvalues(a, n - a, c, m - c)
+    return np.where((n >= 1) & (m >= 1), p, np.nan)
+
+
+def table_from_sums(names, labels, S, reference, alpha, has_costs):
+    """The DataFrame of :meth:`RuleSet.monitor` from :func:`monitor_sums` (rows: sorted labels)."""
+    import pandas as pd
+
+    n_periods, kk = len(labels), len(names) + 1
+    cell = S[:, :kk * len(_CELL)].reshape(n_periods, kk, len(_CELL))
+    rows, rows_w2 = S[:, -2][:, None], S[:, -1][:, None]
+    alerts, alerts_w2, tp = cell[..., 0], cell[..., 1], cell[..., 2]
+    ref = _reference_codes(reference, labels)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(rows > 0, alerts / rows, np.nan)
+        precision = np.where(alerts > 0, tp / alerts, np.nan)
+        r_rows, r_alerts, r_tp = rows[ref].sum(0), alerts[ref].sum(0), tp[ref].sum(0)
+        r_rate = np.where(r_rows > 0, r_alerts / r_rows, np.nan)
+        r_prec = np.where(r_alerts > 0, r_tp / r_alerts, np.nan)
+    monitored = np.ones(n_periods, bool)
+    monitored[ref] = False
+    shape = (n_periods, kk)
+    r_alerts_eff = np.broadcast_to(_effective(r_alerts, alerts_w2[ref].sum(0)), shape)
+    p_prec = _pvalues(precision, _effective(alerts, alerts_w2), np.broadcast_to(r_prec, shape), r_alerts_eff)
+    p_prec = np.where(alerts > 0, p_prec, np.nan)
+    p_rate = _pvalues(rate, np.broadcast_to(_effective(rows, rows_w2), shape), np.broadcast_to(r_rate, shape),
+                      np.broadcast_to(_effective(r_rows, rows_w2[ref].sum(0)), shape))
+    p_prec[~monitored], p_rate[~monitored] = np.nan, np.nan
+    m = 2 * kk * int(monitored.sum())  # Bonferroni: two tests per rule (and the set) and monitored period
+    level = alpha / m if m else 0.0
+    with np.errstate(invalid="ignore"):
+        drift = (p_prec < level) | (p_rate < level)
+    cols = {"alerts": alerts, "alert_rate": rate, "tp": tp, "precision": precision}
+    if has_costs:
+        cols.update(net_money=cell[..., 3], unique_net_money=cell[..., 4])
+    cols.update(precision_pvalue=p_prec, alert_rate_pvalue=p_rate, drift=drift)
+    index = pd.MultiIndex.from_product([pd.Index(labels, name="period"),
+                                        pd.Index([*names, ALL_RULES], name="rule")])
+    out = pd.DataFrame({k: np.asarray(v).reshape(-1) for k, v in cols.items()}, index=index)
+    out.attrs.update(alpha=alpha, level=level, reference=pd.Index(labels)[ref].tolist(), test="Fisher exact, two-sided")
+    return out
+
+
+# ----------------------------------------------------------------- entry point
+def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None, fn_cost=None,
+            tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    """:meth:`RuleSet.monitor` (documented there)."""
+    from ..costs import check_binary_labels, check_costs, check_same_index
+    from . import _dask
+    from ._data import check_sample_weight
+
+    alpha = check_alpha(alpha)
+    names = rule_names(rs)
+    rs = rs._in_force("round")
+    names = names[:len(rs.rules)]
+    has_costs = fp_cost is not None or fn_cost is not None or cost_matrix is not None
+    if has_costs and fp_cost is None and cost_matrix is None:
+        fp_cost = 0.0
+    costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+    if any(_dask.is_dask(v) for v in (X, y, periods)):
+        labels, S = _dask_sums(rs, X, y, periods, sample_weight, costs if has_costs else None)
+        return table_from_sums(names, labels, S, reference, alpha, has_costs)
+    check_same_index([("X", X), ("y", y), ("periods", periods), ("sample_weight", sample_weight)]
+                     + (list(costs.items()) if has_costs else []))
+    y = check_binary_labels(y, name="y", require_both=False)
+    n = y.shape[0]
+    n_x = X.shape[0] if hasattr(X, "shape") else len(X)
+    if n_x != n:
+        raise ValueError(f"X has {n_x} rows but y has {n}")
+    codes, labels = period_codes(periods, n)
+    _reference_codes(reference, labels)  # refused before the pass over the rows
+    w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
+    c = check_costs(n, **costs) if has_costs else None
+    if not isinstance(X, np.ndarray) and not hasattr(X, "iloc"):
+        X = np.asarray(X)
+    S = monitor_sums(rs, X, y, codes, len(labels), w, c)
+    return table_from_sums(names, labels, S, reference, alpha, has_costs)
+
+
+def _part(xb, yb, pb, wb, cost_parts, rs, cost_scalars):
+    """A partition's ``(labels, sums)`` for :func:`monitor`."""
+    from ..costs import check_costs
+    from ._dask import _labels, _values
+    from ._data import check_sample_weight
+
+    n = len(xb)
+    y = _labels(yb, n)
+    w = _values(wb, "sample_weight", n)
+    w = np.ones(n) if w is None else check_sample_weight(w, n)
+    c = None
+    if cost_scalars is not None:
+        kw = dict(cost_scalars)
+        for k, v in cost_parts.items():
+            kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
+        c = check_costs(n, **kw)
+    pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
+    codes, labels = period_codes(pv.reshape(-1), n)
+    return list(labels), monitor_sums(rs, xb, y, codes, len(labels), w, c)
+
+
+def _dask_sums(rs, X, y, periods, sample_weight, costs):
+    """One pass over the partitions of X, y, periods (and weights / costs), the sums merged by period."""
+    from dask import delayed
+
+    from ._dask import _blocks
+
+    xs = _blocks(X, "X")
+    k = len(xs)
+    ys, ps, ws = _blocks(y, "y", k), _blocks(periods, "periods", k), _blocks(sample_weight, "sample_weight", k)
+    per_part, scalars = cost_blocks(costs, k)
+    f, shared = delayed(_part, pure=True), delayed(rs, traverse=False)
+    result = tree_merge([f(xs[i], ys[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared,
+                           scalars) for i in range(k)])
+    return sorted_label_sums(result)
