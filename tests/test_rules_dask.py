@@ -15,7 +15,7 @@ from _fraud_rules import fraud_rules_case
 from dask import distributed
 
 from csboost_plugins.rules import riff_select
-from csboost_plugins.rules._dask import _step_pass as _STEP
+from csboost_plugins.rules._dask_select import _step_pass as _STEP
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
@@ -48,7 +48,7 @@ def _ddf(X, y, amount, w, nparts, persist=False):
     df["_y"], df["_amount"], df["_w"] = y, amount, w
     ddf = dd.from_pandas(df, npartitions=nparts)
     if persist:  # passes then go to the workers holding the partitions, as futures
-        from csboost_plugins.rules._dask import _partition_futures
+        from csboost_plugins.rules._dask_select import _partition_futures
 
         ddf = ddf.persist()
         assert len(_partition_futures(ddf)) == nparts
@@ -83,7 +83,7 @@ def test_riff_select_on_dask_equals_in_memory(client, fraud, no_pull, nparts, kw
 
 def _forgetful_step(xb, yb, wb, mb, ctx, sid, part, chosen):
     """_step_pass after losing the state of partitions 0, 2, 4 and making that of partition 1 stale."""
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     if part % 2 == 0:
         _dask._STATE.pop((sid, part), None)
@@ -95,7 +95,7 @@ def _forgetful_step(xb, yb, wb, mb, ctx, sid, part, chosen):
 def test_selection_recomputes_a_lost_or_stale_partition_state(client, fraud, no_pull, monkeypatch):
     """A pass whose partition state is missing (another worker, a restarted one) or stale (a retried
     task) recomputes the uncovered rows from the selected rules: the same selection."""
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     X, y, amount, pool = fraud
     Xd, yd, md, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 6, persist=True)
@@ -111,7 +111,7 @@ def test_selection_recomputes_a_lost_or_stale_partition_state(client, fraud, no_
 
 
 def test_selection_scatters_the_trie_again_when_it_is_lost(client, fraud, monkeypatch):
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     X, y, amount, pool = fraud
     Xd, yd, _, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 4)
@@ -210,7 +210,7 @@ def test_dask_input_errors(client, fraud):
 def test_unpickled_trie_arrays_are_made_kernel_ready(fraud):
     # distributed unpickles arrays from network frames: read-only, possibly unaligned; the AOT
     # kernels take only aligned arrays, so a worker copies such arrays before the pass
-    from csboost_plugins.rules._dask import _aligned
+    from csboost_plugins.rules._dask_select import _aligned
     from csboost_plugins.rules._evaluate import ConditionTrie
 
     _, _, _, pool = fraud
@@ -233,7 +233,7 @@ def test_a_failed_selection_leaves_no_partition_state(client, fraud):
     close() had dropped the selection's state, so the masks stayed on the workers for good."""
     import time
 
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     X, y, amount, pool = fraud
     bad = y.astype(float)

@@ -250,3 +250,64 @@ def test_dask_money_selection_equals_in_memory_and_refuses_row_costs_it_cannot_t
         riff_select(pool, Xd, yd, fn_cost=md, fp_cost=np.ones(len(y)))
     with pytest.raises(ValueError, match="tp_cost"):
         riff_select(pool, Xd, yd, fn_cost=md, fp_cost=1.0, tp_cost=float("nan"))
+
+
+def _precision_order(masks, y, w, limit_w, limit):
+    """The paper's greedy by sets and fractions: highest positive share of the newly covered weight, ties to
+    more positive weight, then the lower index; until the covered negative weight reaches the limit."""
+    uncovered, chosen, used, order = set(range(len(y))), set(), Fraction(0), []
+    while used < limit:
+        best = None
+        for k, m in enumerate(masks):
+            rows = [i for i in uncovered if m[i]]
+            pos = sum((Fraction(int(w[i])) for i in rows if y[i] == 1), Fraction(0))
+            tot = sum((Fraction(int(w[i])) for i in rows), Fraction(0))
+            if k in chosen or tot == 0:
+                continue
+            key = (pos / tot, pos)
+            if best is None or key > best[0]:
+                best = (key, k, rows)
+        if best is None:
+            break
+        _, k, rows = best
+        chosen.add(k)
+        order.append(k)
+        used += sum((Fraction(int(limit_w[i])) for i in rows), Fraction(0))
+        uncovered -= set(rows)
+    return order
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rank_by_chooses_the_score_whatever_costs_are_given(seed):
+    X, y, w, (fp, fn, tp, tn), rules = _data(seed + 40)
+    costs = dict(fp_cost=fp, fn_cost=fn, tp_cost=tp, tn_cost=tn)
+    kw = dict(sample_weight=w, max_fpr=0.4, cuts="model")
+    by_money = riff_select(rules, X, y, rank_by="money", **costs, **kw)
+    by_precision = riff_select(rules, X, y, rank_by="precision", **costs, **kw)
+    # None: money with costs, precision without (the inference riff_select always made)
+    assert list(riff_select(rules, X, y, **costs, **kw).selection["candidate_index"]) == \
+        list(by_money.selection["candidate_index"])
+    counts = riff_select(rules, X, y, **kw)
+    assert list(riff_select(rules, X, y, rank_by=None, **kw).selection["candidate_index"]) == \
+        list(counts.selection["candidate_index"])
+    # precision with costs ranks as the paper does (a brute force in fractions), costs or not
+    budget_w = w * (y == 0)
+    order = _precision_order([r.mask(X) for r in rules], y, w, budget_w, _limit(0.4, budget_w))
+    assert list(by_precision.selection["candidate_index"]) == order
+    assert list(counts.selection["candidate_index"]) == order
+    # ... and still reports the money of its rules: net money of each prefix, summed by hand
+    covered, nets = np.zeros(len(y), bool), []
+    for r in by_precision.rules:
+        covered |= r.mask(X)
+        nets.append(float(_net(np.flatnonzero(covered), y, w, (fp, fn, tp, tn))))
+    np.testing.assert_allclose(by_precision.selection["net_money"], nets, rtol=1e-12)
+    assert "net_money" not in counts.selection
+
+
+def test_rank_by_bad_values_are_refused_naming_it():
+    X, y, w, (fp, fn, tp, tn), rules = _data(3)
+    for bad in ("Money", "count", 1, True):
+        with pytest.raises(ValueError, match="rank_by"):
+            riff_select(rules, X, y, fn_cost=fn, rank_by=bad)
+    with pytest.raises(ValueError, match="rank_by='money' needs costs"):
+        riff_select(rules, X, y, rank_by="money")

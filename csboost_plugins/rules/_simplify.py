@@ -251,7 +251,7 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
     """simplify_rules on a float matrix already converted for the rules (riff_select's own); ``W``: the
     selection's per-row weights (``_greedy.row_weights``), which let a drop add rows that cost no budget
     and restate the selection statistics."""
-    from ._greedy import ALL, NEG, NET, selection_stats
+    from ._greedy import ALL, NEG, NET, Budget, selection_stats
     from ._ruleset import RuleSet
 
     is_set = isinstance(rule_set, RuleSet)
@@ -275,7 +275,7 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
     if W is not None and "candidate_index" in sel and out != rules:  # rows a drop added (budget-free ones)
         rho = rule_set.last_rule_probability
         sel = selection_stats(sel["candidate_index"], np.reshape(prefix, (len(out), W.shape[1])), rho, W.sum(axis=0),
-                              sel["criterion"], sel["budget"], sel["n_candidates"], "money_recall" in sel)
+                              Budget(sel["criterion"], sel["budget"]), sel["n_candidates"], "money_recall" in sel)
     missing = [j for j in used if columns[j].has_missing]
     label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
     return RuleSet(out, last_rule_probability=rule_set.last_rule_probability, feature_names=names,
