@@ -462,6 +462,7 @@ def riff_select(candidates, X, y, *, budget, sample_weight=None, fn_cost=None, c
         passes.close()
     sel = selection_stats(order, prefix, rho, totals, budget, len(candidates), money)
     sel["precision_prior"] = precision_prior
+    sel["rank_by"] = rank_by
     sel["passes"] = passes.count
     sel["recomputed_partitions"] = passes.recomputed
     return order, rho, sel

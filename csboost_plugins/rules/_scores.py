@@ -131,9 +131,12 @@ class PrecisionScore(_Score):
         """The score of rules covering positive weight G and negative weight N (arrays or floats)."""
         return self._shrunk(G, G + N)
 
+    gain = POS  # the column a rule must add some of to be taken
+
     def eligible(self, S, totals, stop_unprofitable=True):
-        """Candidates (rows of the sums table S) the greedy may take: those covering weight."""
-        return S[:, POS] + S[:, NEG] > 1e-12 * (totals[POS] + totals[NEG])
+        """Candidates (rows of the sums table S) the greedy may take: those adding positive weight (a rule
+        that adds none would only spend budget)."""
+        return S[:, POS] > 1e-12 * totals[POS]
 
     def rank(self, S, totals):
         """The ranking score of eligible candidates (rows of S)."""
@@ -176,10 +179,13 @@ class MoneyScore(_Score):
         """The score of rules covering net money M and budget weight B (arrays or floats)."""
         return self._shrunk(M, B)
 
+    gain = GAIN  # the column a rule must add some of to be taken
+
     def eligible(self, S, totals, stop_unprofitable=True):
-        """Candidates the greedy may take: those covering weight and, with ``stop_unprofitable``, making
-        money (net money above the float noise of the running sums, :func:`money_eps`)."""
-        ok = S[:, ALL] > 1e-12 * totals[ALL]
+        """Candidates the greedy may take: those adding money caught (column GAIN, above the float noise
+        of the running sums, :func:`money_eps`; a rule that adds none would only spend budget) and, with
+        ``stop_unprofitable``, making money."""
+        ok = (S[:, ALL] > 1e-12 * totals[ALL]) & (S[:, GAIN] > money_eps(totals))
         if stop_unprofitable:
             ok &= S[:, NET] > money_eps(totals)
         return ok

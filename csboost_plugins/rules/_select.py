@@ -49,6 +49,8 @@ class _Cover:
         self.score, self.bcol, self.refine, self.prune = score, budget.column, refine, prune
         self.eps, self.stop_unprofitable = eps, stop_unprofitable
         self.money = score.name == "money"
+        totals = W.sum(axis=0)
+        self.gain_eps = money_eps(totals) if self.money else 1e-12 * totals[POS]
         self.uncovered, self.rules = np.arange(Xf.shape[0], dtype=np.int64), []
 
     def __call__(self, r, remaining):
@@ -64,7 +66,9 @@ class _Cover:
                 if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
                     # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
                     filled = refine_rule(rule, Xu, a, b, score=self.score, cost=cu, max_cost=remaining)
-                    stop, rule = filled is not rule, filled
+                    gained = W[uncovered[conditions_mask(filled.conditions, Xu)], self.score.gain].sum()
+                    if gained > self.gain_eps:  # a cut that catches nothing would only spend budget
+                        stop, rule = filled is not rule, filled
             if self.money and self.stop_unprofitable and rule is not self.candidates[r] \
                     and W[uncovered[conditions_mask(rule.conditions, Xu)], NET].sum() <= self.eps:
                 rule, stop = self.candidates[r], False  # the modified rule would lose money: keep the candidate's own
@@ -156,7 +160,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     so the expected FPR on the selection set equals ``max_fpr`` exactly and the
     expected TPR is ``(1 - rho) TPR(S_{l-1}) + rho TPR(S_l)``.
 
-    Candidates covering no uncovered row are skipped. If all candidates together
+    A candidate that adds no positive weight on D' (with ``rank_by="money"``: no money
+    caught, ``sum_{cov+} w (C_FN - C_TP) <= 0``) is never taken, whatever
+    ``stop_unprofitable``: it would only spend budget. If all candidates together
     stay within budget, every useful rule is kept and rho = 1. Without costs,
     ``precision_prior``, ``prune`` and ``refine`` the selection is the paper's
     Algorithm 1 exactly.
@@ -277,6 +283,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
                    refine=refine, prune=prune, eps=money_eps(totals), stop_unprofitable=stop_unprofitable)
     order, prefix, rho = greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=bool(stop_unprofitable))
     sel = selection_stats(order, prefix, rho, totals, budget, len(candidates), costs is not None)
+    sel["rank_by"] = rank_by
     rs = RuleSet(cover.rules, last_rule_probability=rho, feature_names=names, selection=sel)
     rs = _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
     rs.selection["precision_prior"] = prior

@@ -184,7 +184,10 @@ def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_c
        tolerance is the budget: the removal may also add positive rows (true alerts; rows of
        any class under an alert-rate budget, ``selection["criterion"] == "alert_rate"``, are
        never added), so the rule set's false alerts on ``X`` are the same and its recall can
-       only rise; the selection statistics are restated.
+       only rise; the selection statistics are restated. A rule whose caught rows (positive
+       weight; money caught for a money ranking) all went to an earlier, shorter rule is
+       dropped: it would only spend budget (a dropped last rule leaves the new last rule
+       always in force, rho = 1).
 
     Parameters
     ----------
@@ -251,7 +254,7 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
     """simplify_rules on a float matrix already converted for the rules (riff_select's own); ``W``: the
     selection's per-row weights (``_greedy.row_weights``), which let a drop add rows that cost no budget
     and restate the selection statistics."""
-    from ._greedy import ALL, NEG, NET, Budget, selection_stats
+    from ._greedy import ALL, GAIN, NEG, NET, POS, Budget, selection_stats
     from ._ruleset import RuleSet
 
     is_set = isinstance(rule_set, RuleSet)
@@ -263,20 +266,31 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
             fixed |= W[:, NET] < 0
     used = sorted({c.feature for r in rules for c in r.conditions})
     columns = {j: _Column(Xf[:, j]) for j in used}
-    out, free, prefix = [], np.ones(Xf.shape[0], bool), []  # free: rows no earlier rule covers
-    for r in rules:
-        out.append(_simplify_rule(r, Xf, columns, cuts, drop, free, fixed))
-        new = free & conditions_mask(out[-1].conditions, Xf)
+    gain = GAIN if sel.get("rank_by") == "money" else POS  # what a selected rule must add (riff_select)
+    eps = None if W is None else 1e-12 * abs(W[:, gain].sum())
+    out, kept, prefix = [], [], []
+    free, free0 = np.ones(Xf.shape[0], bool), np.ones(Xf.shape[0], bool)  # rows no earlier rule covers
+    for i, r in enumerate(rules):
+        new_rule = _simplify_rule(r, Xf, columns, cuts, drop, free, fixed)
+        new = free & conditions_mask(new_rule.conditions, Xf)
+        if W is not None:
+            new0 = free0 & conditions_mask(r.conditions, Xf)
+            free0 &= ~new0
+            if W[new, gain].sum() <= eps < W[new0, gain].sum():
+                continue  # the rows it caught went to an earlier shorter rule: it would only spend budget
+        out.append(new_rule)
+        kept.append(i)
         free &= ~new
         if W is not None:
             prefix.append(W[new].sum(axis=0) + (prefix[-1] if prefix else 0.0))
     if not is_set:
         return out
+    rho = rule_set.last_rule_probability if kept and kept[-1] == len(rules) - 1 else 1.0
     if W is not None and "candidate_index" in sel and out != rules:  # rows a drop added (budget-free ones)
-        rho = rule_set.last_rule_probability
-        sel = selection_stats(sel["candidate_index"], np.reshape(prefix, (len(out), W.shape[1])), rho, W.sum(axis=0),
-                              Budget(sel["criterion"], sel["budget"]), sel["n_candidates"], "money_recall" in sel)
+        sel = selection_stats(np.asarray(sel["candidate_index"])[kept], np.reshape(prefix, (len(out), W.shape[1])),
+                              rho, W.sum(axis=0), Budget(sel["criterion"], sel["budget"]), sel["n_candidates"],
+                              "money_recall" in sel) | {k: sel[k] for k in ("rank_by",) if k in sel}
     missing = [j for j in used if columns[j].has_missing]
     label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
-    return RuleSet(out, last_rule_probability=rule_set.last_rule_probability, feature_names=names,
+    return RuleSet(out, last_rule_probability=rho, feature_names=names,
                    selection=sel, missing_columns=[str(label(j)) for j in missing])
