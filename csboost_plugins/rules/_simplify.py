@@ -3,10 +3,11 @@
 The model's cuts are exact but unreadable (``n_tx_24h > 4.500000000000001``,
 ``card_present <= 1.0000000180025095e-35``). On data the rules were fitted to (the
 selection set of :func:`~csboost_plugins.rules.riff_select`) every cut lies in a gap
-between two neighbouring values of its column, and any number in that gap routes those
-rows alike. :func:`simplify_rules` moves each cut to the simplest such number, says
-``or x is missing`` only for columns that had missing values, and drops the conditions
-that do not change a rule's rows; every row of the data routes as before.
+between two neighbouring values of its column, and any number in that gap (either end too,
+with the comparison that excludes the value outside) routes those rows alike.
+:func:`simplify_rules` moves each cut to the simplest such number, says ``or x is missing``
+only for columns that had missing values, and drops the conditions that do not change a
+rule's rows; every row of the data routes as before.
 """
 
 from __future__ import annotations
@@ -29,33 +30,37 @@ _CTX = Context(prec=80)
 
 
 def _simplest_between(a: float, b: float, ref: float) -> float | None:
-    """The float64 with the shortest decimal strictly inside (a, b), the one nearest ``ref`` among the
-    shortest; None when no float64 lies strictly between a and b."""
-    if not a < b or np.nextafter(a, math.inf) >= b:
+    """The float64 with the fewest significant digits in [a, b] (finite ends included), a < b: among
+    those, one other than a first (a cut at b keeps the rule's comparison, one at a turns it), then the
+    one nearest ``ref``. None when a and b are not ordered."""
+    if not a < b:
         return None
-    if a < 0.0 < b:
+    if a <= 0.0 <= b and a != 0.0:
         return 0.0
-    if a == -math.inf:  # nothing below: mirror the search
+    if a == -math.inf:  # nothing below: mirror the search (only the end b counts)
         d = _simplest_between(-b, math.inf, -ref)
         return None if d is None else -d
+    hi = b
     if b == math.inf:  # no value above: the next power of ten's multiple above a
-        b = max(abs(a) * 10.0, 1.0) + abs(a)
-    da, db = Decimal(a), Decimal(b)
-    e = math.floor(math.log10(max(abs(a), abs(b)))) + 1
-    for _ in range(400):  # exponents from above the magnitude down; a float64 gap is reached in ~330 steps
+        hi = max(abs(a) * 10.0, 1.0) + abs(a)
+
+    def key(d):
+        return d == a, abs(d - ref) if math.isfinite(ref) else 0.0, d
+
+    da, dh = Decimal(a), Decimal(hi)
+    e = math.floor(math.log10(max(abs(a), abs(hi)))) + 1
+    for _ in range(400):  # exponents from above the magnitude down; a float64's own digits are reached by ~330
         q = Decimal(1).scaleb(e)
-        k_lo = _CTX.divide(da, q).to_integral_value(rounding="ROUND_FLOOR") + 1
-        k_hi = _CTX.divide(db, q).to_integral_value(rounding="ROUND_CEILING") - 1
-        if k_lo <= k_hi:
-            k = _CTX.divide(Decimal(ref), q).to_integral_value(rounding="ROUND_HALF_EVEN") if math.isfinite(ref) else k_lo
-            k = min(max(k, k_lo), k_hi)
-            # k_lo / k_hi come from the float64's exact value, so an end may sit on a or b itself; the
-            # range is short (the exponent above had none), try it nearest k first
-            ks = [k_lo + i for i in range(int(k_hi - k_lo) + 1)]
-            for kk in sorted(ks, key=lambda v: (abs(v - k), v)):
-                d = float(_CTX.multiply(kk, q))  # the short decimal's own float64: it prints as that decimal
-                if a < d < b:
-                    return d
+        # one quantum wider than [a, b] on each side: the short decimal of an end may lie a hair outside the
+        # end's exact binary value and still be that float64
+        k_lo = _CTX.divide(da, q).to_integral_value(rounding="ROUND_FLOOR")
+        k_hi = _CTX.divide(dh, q).to_integral_value(rounding="ROUND_CEILING")
+        # the short decimal's own float64 (it prints as that decimal); the first exponent with one in the
+        # gap has the fewest significant digits (a coarser multiple would be there otherwise)
+        ok = [d for d in (float(_CTX.multiply(k_lo + i, q)) for i in range(int(k_hi - k_lo) + 1))
+              if a <= d <= b and math.isfinite(d)]
+        if ok:
+            return min(ok, key=key)
         e -= 1
     return None
 
@@ -101,12 +106,12 @@ def _interval(c: Interval, col: _Column):
             return replace(c, missing=missing)
     i, k = idx[0], idx[-1]
     lo, lo_closed, hi, hi_closed = -math.inf, True, math.inf, True
-    if i > 0:  # the first value in is v[i], the last one out v[i-1]
+    if i > 0:  # the first value in is v[i], the last one out v[i-1]: x >= d for d in (v[i-1], v[i]], x > v[i-1]
         d = None if col.integer else _simplest_between(v[i - 1], v[i], c.lower)
-        lo, lo_closed = (v[i], True) if d is None else (d, True)
-    if k < len(v) - 1:
+        lo, lo_closed = (v[i], True) if d is None else (d, d != v[i - 1])
+    if k < len(v) - 1:  # the last value in is v[k], the first one out v[k+1]: x < d for d in (v[k], v[k+1]], x <= v[k]
         d = None if col.integer else _simplest_between(v[k], v[k + 1], c.upper)
-        hi, hi_closed = (v[k], True) if d is None else (d, False)
+        hi, hi_closed = (v[k], True) if d is None else (d, d == v[k])
     if col.integer and col.non_negative and lo == -math.inf and hi == 0.0:
         lo = 0.0  # a count's lowest value: "x = 0"
     lo_same = lo == c.lower and lo_closed == c.lower_closed
@@ -164,11 +169,14 @@ def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_c
     value inside a gap, a missing value in a column that had none) may route differently.
 
     1. **Human cuts** (``cuts=True``): each finite bound moves to the simplest number in the
-       open gap between the two neighbouring values of its column in ``X``: on an
+       gap between the two neighbouring values of its column in ``X``: on an
        integer-valued column the integer on the rule's side (``n_tx_24h >= 5`` for the
        model's ``n_tx_24h > 4.500000000000001``; ``x = 0`` when a non-negative count is cut
-       below 1), else the number with the fewest significant digits (the one nearest the
-       model's cut among them), stored as the float64 that prints as that short decimal, so
+       below 1), else the number with the fewest significant digits in the gap, its ends
+       included (``Amount < 315`` between the values 314.99 and 315; the lower end turns the
+       comparison: ``Amount <= 315`` between 315 and 315.01), the one that keeps the
+       comparison and then the one nearest the model's cut among them, stored as the float64
+       that prints as that short decimal, so
        the text, ``predict``, ``to_sql`` and ``to_pandas_query`` use the same number. A bound
        no value of ``X`` lies beyond is dropped; lightgbm's zero band
        (``abs(x) <= 1e-35`` routed like a missing value) becomes an ordinary bound wherever
