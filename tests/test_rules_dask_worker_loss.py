@@ -129,7 +129,7 @@ def _assert_same_selection(got, ref):
 @pytest.mark.parametrize("when", ["before_pass_3", "during_pass_3"])
 def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_path, when):
     X, y, amount, pool = fraud
-    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=6, cuts="model")  # dask keeps the model's cuts
+    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=6)  # dask: the same rules, text included
     assert len(ref) == 6  # 7 passes: 4 after the kill
     ddf, futs = _persisted(X, y, amount)
     # pass 3 needs each partition's mask after rule 1: in every partition rule 1 covers rows that a later
@@ -184,7 +184,7 @@ def test_riff_select_survives_a_worker_killed_in_pass_1_scatter_or_close(client,
     close() while it drops the selection's state, or is killed as the client scatters the condition trie.
     The selection equals the in-memory one, no call hangs and no worker keeps the selection's state."""
     X, y, amount, pool = fraud
-    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=3, cuts="model")  # dask keeps the model's cuts
+    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=3)  # dask: the same rules, text included
     ddf, futs = _persisted(X, y, amount)
     addr, pid = _victim(client, futs)
     marker = str(tmp_path / "killed")

@@ -300,7 +300,8 @@ def _fewer_digits_in(a, b, p):
     top = 10 ** (p - 1) - 1  # |k| of p - 1 digits at most
     for e in range(-12, 7):
         q = 10.0 ** abs(e)
-        lo, hi = (math.floor(a * q) - 1, math.ceil(b * q) + 1) if e < 0 else (math.floor(a / q) - 1, math.ceil(b / q) + 1)
+        lo, hi = (math.floor(a * q), math.ceil(b * q)) if e < 0 else (math.floor(a / q), math.ceil(b / q))
+        lo, hi = lo - 1, hi + 1
         ks = np.arange(max(lo, -top), min(hi, top) + 1, dtype=np.float64)
         t = ks / q if e < 0 else ks * q
         found += [x for x in t[(t >= a) & (t <= b)].tolist() if x != 0.0 or a <= 0.0 <= b]
@@ -324,9 +325,11 @@ def test_human_cuts_on_decimal_columns_are_the_fewest_digits_brute_force(seed):
         for j in rng.choice(3, size=rng.integers(1, 3), replace=False):
             v = np.unique(X[:, j])
             i, k = np.sort(rng.choice(len(v) - 1, 2, replace=False))
-            lo, hi = v[i] + (v[i + 1] - v[i]) * rng.uniform(0.05, 0.95), v[k] + (v[k + 1] - v[k]) * rng.uniform(0.05, 0.95)
-            conds.append(Interval(int(j), lower=lo if rng.random() < 0.7 else -math.inf, lower_closed=bool(rng.integers(2)),
-                                  upper=hi if rng.random() < 0.7 else math.inf, upper_closed=bool(rng.integers(2))))
+            lo = v[i] + (v[i + 1] - v[i]) * rng.uniform(0.05, 0.95)
+            hi = v[k] + (v[k + 1] - v[k]) * rng.uniform(0.05, 0.95)
+            conds.append(Interval(int(j), lower=lo if rng.random() < 0.7 else -math.inf,
+                                  lower_closed=bool(rng.integers(2)), upper=hi if rng.random() < 0.7 else math.inf,
+                                  upper_closed=bool(rng.integers(2))))
         rules.append(Rule(conds, feature_names=["amount", "rate", "delta"]))
     rules.append(Rule([Interval(0, upper=314.999)], feature_names=["amount", "rate", "delta"]))
     rules.append(Rule([Interval(1, upper=0.765)], feature_names=["amount", "rate", "delta"]))

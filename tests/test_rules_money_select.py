@@ -236,10 +236,11 @@ def test_dask_money_selection_equals_in_memory_and_refuses_row_costs_it_cannot_t
     ddf = dd.from_pandas(df, npartitions=4)
     Xd, yd, md = ddf[list(X.columns)], ddf["_y"], ddf["_amount"]
     for kw in ({"fp_cost": 40.0, "tp_cost": 40.0}, {"fp_cost": 3.0, "tn_cost": 1.0}):
-        ref = riff_select(pool, X, y, fn_cost=amount, max_fpr=0.05, cuts="model", **kw)  # dask keeps the cuts
+        ref = riff_select(pool, X, y, fn_cost=amount, max_fpr=0.05, **kw)
         got = riff_select(pool, Xd, yd, fn_cost=md, max_fpr=0.05, **kw)
         assert len(ref) >= 2
         assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+        assert str(got) == str(ref)
         np.testing.assert_allclose(got.selection["net_money"], ref.selection["net_money"], rtol=1e-12)
         assert got.last_rule_probability == ref.last_rule_probability
     stopped = riff_select(pool, X, y, fn_cost=amount, fp_cost=40.0, tp_cost=40.0, max_fpr=0.05)

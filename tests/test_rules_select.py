@@ -315,6 +315,7 @@ def test_no_rule_adding_nothing_caught_on_dask_either(money, stop):
     dkw = {k: (da.from_array(v, chunks=100) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
     got = riff_select(rules, da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100), **dkw)
     assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert str(got) == str(ref)
     for pos, caught in _added(got, X, y, w, costs["fn_cost"], 2.0):
         assert pos > 0 and (not money or caught > 0)
 

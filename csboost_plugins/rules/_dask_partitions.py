@@ -11,6 +11,8 @@ import numpy as np
 
 __all__ = ["is_dask"]
 
+_BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
+
 
 def is_dask(X) -> bool:
     """Whether X is a dask collection (checked without importing dask when it is not loaded).

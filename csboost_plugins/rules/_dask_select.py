@@ -47,15 +47,15 @@ import uuid
 import numpy as np
 
 from ..costs import check_costs
-from ._dask_partitions import _add, _blocks, _labels, _tree_sum, _values, is_dask
+from ._dask_partitions import _BLOCK, _add, _blocks, _labels, _tree_sum, _values, is_dask
 from ._data import _generated_names, _positions_by_name, as_float_matrix, collect_categories
 from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
 from ._greedy import N_COLUMNS, NEG, POS, greedy, row_weights, selection_stats
+from ._dask_simplify import simplify_selection
 from ._scores import make_score, resolve_prior
 
 __all__ = ["riff_select"]
 
-_BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
 _SCATTER_TRIES = 5  # attempts at scattering the context while workers die (waits 0.1 s, 0.2 s, ... between)
 
 
@@ -385,7 +385,7 @@ def _n_columns(X):
 
 
 def riff_select(candidates, X, y, *, budget, sample_weight=None, fn_cost=None, cost_scalars=None,
-                rank_by="precision", stop_unprofitable=True, max_rules=None, precision_prior=0.0):
+                rank_by="precision", stop_unprofitable=True, max_rules=None, precision_prior=0.0, cuts="simple"):
     """:func:`csboost_plugins.rules.riff_select` on dask collections (see the module doc).
 
     Called by :func:`csboost_plugins.rules.riff_select` once it has validated the candidates
@@ -416,18 +416,25 @@ def riff_select(candidates, X, y, *, budget, sample_weight=None, fn_cost=None, c
         Cap on the number of rules.
     precision_prior : float >= 0 or "auto", default 0
         Pseudo-rows of the shrunk precision, as in :func:`csboost_plugins.rules.riff_select`.
+    cuts : {"simple", "model"}, default "simple"
+        "simple": the selected rules simplified as in memory (human cuts, missing values said
+        only where they occur, short rules: :mod:`._dask_simplify`, 3 more passes); "model":
+        the model's cuts.
 
     Returns
     -------
-    order : list of int
-        Chosen candidates in order: the same as the in-memory selection on the same rows.
+    rules : list of Rule
+        The selected rules in order: the same as the in-memory selection on the same rows.
     rho : float
         Probability of the last rule.
     selection : dict
-        The selection statistics; ``selection["passes"]`` is the number of passes over the data,
-        ``selection["recomputed_partitions"]`` how many partition passes found their
-        uncovered-row mask missing or stale and recomputed it (0 when every partition stayed
-        on its worker).
+        The selection statistics; ``selection["passes"]`` is the number of passes of the
+        greedy selection (1 + 1 per selected rule), ``selection["simplify_passes"]`` that of
+        the simplification, ``selection["recomputed_partitions"]`` how many partition passes
+        found their uncovered-row mask missing or stale and recomputed it (0 when every
+        partition stayed on its worker).
+    missing : list of int or None
+        With ``cuts="simple"``, the columns the rules read that have a missing value.
     """
     if y is None:
         raise ValueError("y is required")
@@ -450,19 +457,25 @@ def riff_select(candidates, X, y, *, budget, sample_weight=None, fn_cost=None, c
             raise ValueError("y (with sample_weight) must have positive weight on both classes")
         precision_prior = resolve_prior(precision_prior, totals, budget, max_rules)
         score = make_score(rank_by, totals, budget, precision_prior)
-        chosen = []
+        chosen, took = [], []
 
         def cover(r, remaining):
             chosen.append(candidates[r])
-            dS, took = passes.run(_step_pass, list(chosen))
-            return took, dS
+            dS, t = passes.run(_step_pass, list(chosen))
+            took.append(t)
+            return t, dS
 
         order, prefix, rho = greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=stop_unprofitable)
+        sel = selection_stats(order, prefix, rho, totals, budget, len(candidates), money)
+        sel["rank_by"] = rank_by
+        rules, missing, n_select = [candidates[i] for i in order], None, passes.count
+        if cuts == "simple":
+            rules, rho, sel, missing = simplify_selection(passes, rules, rho, sel, np.reshape(took, (-1, N_COLUMNS)),
+                                                          totals)
     finally:
         passes.close()
-    sel = selection_stats(order, prefix, rho, totals, budget, len(candidates), money)
     sel["precision_prior"] = precision_prior
-    sel["rank_by"] = rank_by
-    sel["passes"] = passes.count
+    sel["passes"] = n_select
+    sel["simplify_passes"] = passes.count - n_select
     sel["recomputed_partitions"] = passes.recomputed
-    return order, rho, sel
+    return rules, rho, sel, missing

@@ -7,7 +7,8 @@ import numbers
 import numpy as np
 
 from ..costs import _nonzero, check_binary_labels, check_costs
-from . import _dask
+from . import _dask_select
+from ._dask_partitions import is_dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
 from ._greedy import NEG, NET, POS, Budget, greedy, row_weights, selection_stats
@@ -175,7 +176,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         The selection set. Dask collections (data larger than memory; ``y``,
         ``sample_weight`` and ``fn_cost`` partitioned like X; ``fp_cost``, ``tp_cost`` and
         ``tn_cost`` scalars) take one pass over the partitions per greedy step and give the
-        same selection (:mod:`csboost_plugins.rules._dask`); ``prune``, ``refine``,
+        same selection (:mod:`csboost_plugins.rules._dask_select`); ``prune``, ``refine``,
         ``cost_matrix`` and per-row ``fp_cost`` / ``tp_cost`` / ``tn_cost`` raise
         NotImplementedError there.
     y : array-like of shape (n_rows,)
@@ -234,8 +235,8 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         removal adds no row that counts against the budget to the rows the rule adds (so the
         selection's false alerts, or alerts under an alert-rate budget, are unchanged and its
         recall can only rise; the statistics are restated). "model": the
-        model's own cuts and missing-value routing. Dask input keeps the model's cuts (the
-        simplification needs the rows in memory: call :func:`simplify_rules` on them).
+        model's own cuts and missing-value routing. Dask input gives the same rules as memory
+        (3 more passes over the partitions).
     rank_by : {"precision", "money"} or None, default None
         The ranking score (:mod:`csboost_plugins.rules._scores`): "precision" (the paper; costs,
         if given, still give the money statistics), "money" (net money per budget unit; needs
@@ -264,10 +265,18 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
     rank_by = check_rank_by(rank_by, cost_kw is not None)
     prune = _check_prune(prune, stop_unprofitable)
-    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+    if is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
         return _select_on_dask(candidates, X, y, budget, sample_weight, max_rules, prior, costs=cost_kw or False,
                                rank_by=rank_by, stop_unprofitable=bool(stop_unprofitable), refine=refine,
-                               prune=prune is not None)
+                               prune=prune is not None, cuts=cuts)
+    return _select_in_memory(candidates, X, y, budget, sample_weight, max_rules, prior, cost_kw=cost_kw,
+                             rank_by=rank_by, stop_unprofitable=bool(stop_unprofitable), refine=refine, prune=prune,
+                             cuts=cuts)
+
+
+def _select_in_memory(candidates, X, y, budget, sample_weight, max_rules, prior, *, cost_kw, rank_by,
+                      stop_unprofitable, refine, prune, cuts):
+    """riff_select on rows in memory (validated arguments)."""
     names, Xf, y, w = _memory_inputs(candidates, X, y, sample_weight)
     n = y.shape[0]
     costs = None if cost_kw is None else check_costs(n, **cost_kw)
@@ -281,7 +290,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
     cover = _Cover(candidates, Xf, W, trie, compile_conditions(candidates), score=score, budget=budget,
                    refine=refine, prune=prune, eps=money_eps(totals), stop_unprofitable=stop_unprofitable)
-    order, prefix, rho = greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=bool(stop_unprofitable))
+    order, prefix, rho = greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=stop_unprofitable)
     sel = selection_stats(order, prefix, rho, totals, budget, len(candidates), costs is not None)
     sel["rank_by"] = rank_by
     rs = RuleSet(cover.rules, last_rule_probability=rho, feature_names=names, selection=sel)
@@ -303,7 +312,7 @@ def _check_prune(prune, stop_unprofitable):
 
 
 def _select_on_dask(candidates, X, y, budget, sample_weight, max_rules, prior, *, costs, rank_by,
-                    stop_unprofitable, refine, prune):
+                    stop_unprofitable, refine, prune, cuts):
     """riff_select's greedy on dask collections (validated arguments); refine/prune need rows in memory."""
     for name, on in (("refine", refine), ("prune", prune)):
         if on:
@@ -317,16 +326,18 @@ def _select_on_dask(candidates, X, y, budget, sample_weight, max_rules, prior, *
             raise NotImplementedError("cost_matrix is not supported on dask input: give fn_cost (partitioned "
                                       "like X) and fp_cost / tp_cost / tn_cost as scalars")
         for name in ("fp_cost", "tp_cost", "tn_cost"):
-            if np.ndim(costs[name]) != 0 or _dask.is_dask(costs[name]):
+            if np.ndim(costs[name]) != 0 or is_dask(costs[name]):
                 raise NotImplementedError(f"{name} must be a scalar on dask input (only fn_cost may vary by row)")
         fn_cost = costs["fn_cost"]
         # the scalars validated once here (fn_cost is checked partition by partition)
         check_costs(1, fp_cost=costs["fp_cost"], fn_cost=0.0, tp_cost=costs["tp_cost"], tn_cost=costs["tn_cost"],
                     warn=False)
         scalars = tuple(float(costs[k]) for k in ("fp_cost", "tp_cost", "tn_cost"))
-    order, rho, sel = _dask.riff_select(candidates, X, y, budget=budget, sample_weight=sample_weight,
-                                        fn_cost=fn_cost, cost_scalars=scalars, rank_by=rank_by,
-                                        stop_unprofitable=stop_unprofitable, max_rules=max_rules,
-                                        precision_prior=prior)
+    rules, rho, sel, missing = _dask_select.riff_select(candidates, X, y, budget=budget, sample_weight=sample_weight,
+                                                 fn_cost=fn_cost, cost_scalars=scalars, rank_by=rank_by,
+                                                 stop_unprofitable=stop_unprofitable, max_rules=max_rules,
+                                                 precision_prior=prior, cuts=cuts)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
-    return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
+    label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
+    return RuleSet(rules, last_rule_probability=rho, feature_names=names, selection=sel,
+                   missing_columns=None if missing is None else [str(label(j)) for j in missing])

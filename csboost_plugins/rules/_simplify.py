@@ -76,6 +76,30 @@ class _Column:
         self.integer = bool(len(v)) and bool(np.all(v == np.round(v))) and bool(np.all(np.abs(v) < 2.0 ** 53))
         self.non_negative = bool(len(self.values)) and bool(self.values[0] >= 0)
 
+    @classmethod
+    def from_summary(cls, values, has_missing, integer):
+        """The column known only through some of its values: those :func:`_interval` reads (the data's
+        least and greatest value, and around every bound and the zero band the values next to it and
+        on it; :func:`cut_points`), whether it has a missing value and whether it is integer-valued
+        (the dask path, which never holds a column)."""
+        col = cls(np.zeros(0))
+        col.has_missing, col.values, col.integer = bool(has_missing), np.unique(values), bool(integer)
+        col.non_negative = bool(len(col.values)) and bool(col.values[0] >= 0)
+        return col
+
+
+def cut_points(rules):
+    """Per column the values :func:`_interval` compares data with: every finite bound of the rules'
+    interval conditions on it, and the zero band's ends and 0 (lightgbm's missing-value band). The data's
+    values next to (and on) these, with its least and greatest, are all the cuts need of a column."""
+    pts = {}
+    for r in rules:
+        for c in r.conditions:
+            p = pts.setdefault(c.feature, {-ZERO_THRESHOLD, 0.0, ZERO_THRESHOLD})
+            if isinstance(c, Interval):
+                p.update(b for b in (c.lower, c.upper) if math.isfinite(b))
+    return {j: np.array(sorted(p)) for j, p in pts.items()}
+
 
 def _interval(c: Interval, col: _Column):
     """The condition with human cuts routing every value of ``col`` as ``c`` does; None when it holds for
@@ -138,27 +162,49 @@ def _drop_redundant(conds, Xf, rows, fixed):
     return conds
 
 
-def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool, rows, fixed) -> Rule:
+def _cut_conditions(rule: Rule, columns, cuts: bool):
+    """Steps 1 and 2 of :func:`simplify_rules` on one rule: its conditions with human cuts (``cuts``) and
+    missing values said only where the column has some, the bounds on one column merged."""
     conds = []
     for c in rule.conditions:
         col = columns[c.feature]
-        if isinstance(c, CategorySet):
+        if isinstance(c, CategorySet) or not cuts:
             new = replace(c, missing=c.missing if col.has_missing else False)
-        elif cuts:
-            new = _interval(c, col)
         else:
-            new = replace(c, missing=c.missing if col.has_missing else False)
+            new = _interval(c, col)
         if new is not None:
             conds.append(new)
-    conds = Rule(conds).conditions  # merges the bounds on one column into one interval
-    if drop:
-        conds = _drop_redundant(list(conds), Xf, rows, fixed)
+    return list(Rule(conds).conditions)  # merges the bounds on one column into one interval
+
+
+def _drop_by_patterns(conds, patterns):
+    """:func:`_drop_redundant` from the rows' failure patterns: ``patterns`` holds, for every row that may
+    not be added (free and counting against the budget), the set of ``conds`` it fails as a bit mask (bit
+    k: condition k). Dropping k adds such a row iff the row fails k and no other kept condition."""
+    kept = (1 << len(conds)) - 1
+    k = len(conds) - 1
+    while k >= 0 and bin(kept).count("1") > 1:
+        if not any(p & kept == 1 << k for p in patterns):
+            kept &= ~(1 << k)
+        k -= 1
+    return [c for k, c in enumerate(conds) if kept >> k & 1]
+
+
+def _finish(rule: Rule, conds) -> Rule:
+    """``rule`` itself when ``conds`` are its conditions, else the new rule (sources marked simplified)."""
     if [c.key for c in conds] == [c.key for c in rule.conditions]:
         return rule
     sources = [dict(s, modified=(s["modified"] + "+simplified") if "modified" in s else "simplified")
                for s in rule.sources] or [{"modified": "simplified"}]
     return Rule(conds, feature_names=rule.feature_names, sources=sources, value=rule.value,
                 categories=rule.categories)
+
+
+def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool, rows, fixed) -> Rule:
+    conds = _cut_conditions(rule, columns, cuts)
+    if drop:
+        conds = _drop_redundant(conds, Xf, rows, fixed)
+    return _finish(rule, conds)
 
 
 def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_conditions=True):
