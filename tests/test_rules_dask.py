@@ -15,7 +15,7 @@ from _fraud_rules import fraud_rules_case
 from dask import distributed
 
 from csboost_plugins.rules import riff_select
-from csboost_plugins.rules._dask import _step_pass as _STEP
+from csboost_plugins.rules._dask_select import _step_pass as _STEP
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
@@ -48,7 +48,7 @@ def _ddf(X, y, amount, w, nparts, persist=False):
     df["_y"], df["_amount"], df["_w"] = y, amount, w
     ddf = dd.from_pandas(df, npartitions=nparts)
     if persist:  # passes then go to the workers holding the partitions, as futures
-        from csboost_plugins.rules._dask import _partition_futures
+        from csboost_plugins.rules._dask_select import _partition_futures
 
         ddf = ddf.persist()
         assert len(_partition_futures(ddf)) == nparts
@@ -66,9 +66,7 @@ def test_riff_select_on_dask_equals_in_memory(client, fraud, no_pull, nparts, kw
     money, weights, persist = kw.pop("money", False), kw.pop("weights", False), kw.pop("persist", False)
     w = np.random.default_rng(1).integers(1, 4, y.shape[0]).astype(np.float64) if weights else np.ones(y.shape[0])
     Xd, yd, md, wd = _ddf(X, y, amount, w, nparts, persist)
-    # on dask collections riff_select keeps the model's cuts (simplify_rules needs the rows in memory)
-    ref = riff_select(pool, X, y, fn_cost=amount if money else None, sample_weight=w if weights else None,
-                      cuts="model", **kw)
+    ref = riff_select(pool, X, y, fn_cost=amount if money else None, sample_weight=w if weights else None, **kw)
     got = riff_select(pool, Xd, yd, fn_cost=md if money else None, sample_weight=wd if weights else None, **kw)
     assert len(ref) >= 2
     assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
@@ -76,14 +74,21 @@ def test_riff_select_on_dask_equals_in_memory(client, fraud, no_pull, nparts, kw
     for k in ("fpr", "tpr", "alert_rate") + (("money_recall",) if money else ()):
         np.testing.assert_array_equal(got.selection[k], ref.selection[k])
         assert got.selection["expected_" + k] == ref.selection["expected_" + k]
-    assert got.selection["passes"] == 1 + len(got)  # the first pass, then one per selected rule
+    assert str(got) == str(ref)  # the same rule set, text included: human cuts, missing values, short rules
+    assert got.missing_columns == ref.missing_columns
+    model = riff_select(pool, Xd, yd, fn_cost=md if money else None, sample_weight=wd if weights else None,
+                        cuts="model", **kw)
+    assert str(model) == str(riff_select(pool, X, y, fn_cost=amount if money else None,
+                                         sample_weight=w if weights else None, cuts="model", **kw))
+    assert got.selection["passes"] == 1 + len(model)  # the first pass, then one per selected rule
+    # columns, failure patterns, statistics; the last two again after a rule whose catch went to an earlier one
+    assert got.selection["simplify_passes"] == 3 + 2 * (len(model) - len(got))
     assert got.selection["recomputed_partitions"] == 0  # each partition's uncovered-row mask stayed on its worker
-    assert [str(r) for r in got] == [str(r) for r in ref]
 
 
 def _forgetful_step(xb, yb, wb, mb, ctx, sid, part, chosen):
     """_step_pass after losing the state of partitions 0, 2, 4 and making that of partition 1 stale."""
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     if part % 2 == 0:
         _dask._STATE.pop((sid, part), None)
@@ -95,7 +100,7 @@ def _forgetful_step(xb, yb, wb, mb, ctx, sid, part, chosen):
 def test_selection_recomputes_a_lost_or_stale_partition_state(client, fraud, no_pull, monkeypatch):
     """A pass whose partition state is missing (another worker, a restarted one) or stale (a retried
     task) recomputes the uncovered rows from the selected rules: the same selection."""
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     X, y, amount, pool = fraud
     Xd, yd, md, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 6, persist=True)
@@ -104,6 +109,7 @@ def test_selection_recomputes_a_lost_or_stale_partition_state(client, fraud, no_
     got = riff_select(pool, Xd, yd, max_fpr=0.01, fn_cost=md)
     assert len(ref) >= 3
     assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert str(got) == str(ref)
     assert got.last_rule_probability == ref.last_rule_probability
     steps = got.selection["passes"] - 1
     assert got.selection["recomputed_partitions"] == 3 * steps + (steps - 1)
@@ -111,7 +117,7 @@ def test_selection_recomputes_a_lost_or_stale_partition_state(client, fraud, no_
 
 
 def test_selection_scatters_the_trie_again_when_it_is_lost(client, fraud, monkeypatch):
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     X, y, amount, pool = fraud
     Xd, yd, _, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 4)
@@ -127,7 +133,9 @@ def test_selection_scatters_the_trie_again_when_it_is_lost(client, fraud, monkey
     ref = riff_select(pool, X, y, max_alert_rate=0.02)
     got = riff_select(pool, Xd, yd, max_alert_rate=0.02)
     assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
-    assert len(set(scattered)) == got.selection["passes"] - 1  # a new copy for every pass after the first
+    assert str(got) == str(ref)
+    # a new copy for every pass after the first (the selection's, then the simplification's)
+    assert len(set(scattered)) == got.selection["passes"] + got.selection["simplify_passes"] - 1
 
 
 def test_per_rule_table_on_dask_equals_in_memory(client, fraud, no_pull):
@@ -156,6 +164,7 @@ def test_riff_select_on_dask_array_with_float_money(client, fraud):
                       fn_cost=da.from_array(money, chunks=5000))
     assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
     assert got.last_rule_probability == pytest.approx(ref.last_rule_probability, rel=1e-9)
+    assert str(got) == str(ref)
 
 
 def _close(v):
@@ -210,7 +219,7 @@ def test_dask_input_errors(client, fraud):
 def test_unpickled_trie_arrays_are_made_kernel_ready(fraud):
     # distributed unpickles arrays from network frames: read-only, possibly unaligned; the AOT
     # kernels take only aligned arrays, so a worker copies such arrays before the pass
-    from csboost_plugins.rules._dask import _aligned
+    from csboost_plugins.rules._dask_select import _aligned
     from csboost_plugins.rules._evaluate import ConditionTrie
 
     _, _, _, pool = fraud
@@ -233,7 +242,7 @@ def test_a_failed_selection_leaves_no_partition_state(client, fraud):
     close() had dropped the selection's state, so the masks stayed on the workers for good."""
     import time
 
-    from csboost_plugins.rules import _dask
+    from csboost_plugins.rules import _dask_select as _dask
 
     X, y, amount, pool = fraud
     bad = y.astype(float)
@@ -247,3 +256,35 @@ def test_a_failed_selection_leaves_no_partition_state(client, fraud):
         assert time.monotonic() < deadline, "the failed pass's tasks never finished"
         time.sleep(0.05)
     assert set(_dask._STATE) == before
+
+
+@pytest.mark.parametrize("money", [False, True])
+def test_dask_rules_read_as_memory_ones_with_boosters_cuts(client, no_pull, money):
+    """LightGBM and XGBoost candidates (cuts like ``card_present <= 1.0000000180025095e-35 or card_present is
+    missing`` and ``terminal_risk > 0.13765848633132408``) on a frame with missing values in one column
+    only: on dask the selected rules are the in-memory ones, text included (human cuts, 'is missing' only
+    on that column, short rules)."""
+    import lightgbm as lgb
+    import xgboost as xgb
+
+    from csdt.datasets import make_fraud_transactions
+
+    b = make_fraud_transactions(12000, fraud_rate=0.03, random_state=3)
+    X, y, amount = b.data.copy(), np.asarray(b.target).astype(np.int64), np.round(np.asarray(b.fn_cost))
+    gaps = X.columns[-1]
+    X.loc[np.random.default_rng(0).random(len(X)) < 0.05, gaps] = np.nan
+    fit, sel = slice(0, 6000), slice(6000, None)
+    from csboost_plugins.rules import extract_rules
+    pool = extract_rules([lgb.LGBMClassifier(n_estimators=10, num_leaves=16, verbose=-1, n_jobs=1,
+                                             random_state=0).fit(X[fit], y[fit]),
+                          xgb.XGBClassifier(n_estimators=5, max_depth=4, n_jobs=1, random_state=0).fit(X[fit], y[fit])])
+    Xs, ys, ms = X[sel].reset_index(drop=True), y[sel], amount[sel]
+    kw = dict(max_fpr=0.01) if not money else dict(max_fpr=0.02, fp_cost=5.0)
+    Xd, yd, md, _ = _ddf(Xs, ys, ms, np.ones(len(ys)), 4)
+    ref = riff_select(pool, Xs, ys, fn_cost=ms if money else None, **kw)
+    got = riff_select(pool, Xd, yd, fn_cost=md if money else None, **kw)
+    model = str(riff_select(pool, Xd, yd, fn_cost=md if money else None, cuts="model", **kw))
+    assert str(got) == str(ref) != model  # the model's cuts are the boosters' own
+    assert "e-35" not in str(got) and got.missing_columns == ref.missing_columns
+    for r in got.rules:
+        assert all(not c.missing or r.feature_names[c.feature] == gaps for c in r.conditions)

@@ -22,7 +22,7 @@ import pytest
 from _fraud_rules import fraud_rules_case
 from dask import distributed
 
-from csboost_plugins.rules import _dask, riff_select
+from csboost_plugins.rules import _dask_evaluate, _dask_select, riff_select
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
@@ -71,7 +71,7 @@ def _persisted(X, y, amount, nparts=4):
     df["_y"], df["_amount"] = y, amount
     ddf = dd.from_pandas(df, npartitions=nparts).persist()
     distributed.wait(ddf)
-    futs = _dask._partition_futures(ddf)
+    futs = _dask_select._partition_futures(ddf)
     assert futs is not None and len(futs) == nparts
     return ddf, futs
 
@@ -97,8 +97,9 @@ def _kill_once(marker):
 
 # The partition functions as imported, before a test patches them: the patched ones below are pickled
 # by reference, so a worker process imports this module and calls its own unpatched originals.
-_ORIGINAL = {name: getattr(_dask, name) for name in ("_first_pass", "_step_pass", "_predict_part", "_coverage_part",
-                                                      "_forget")}
+_MODULE = {"_first_pass": _dask_select, "_step_pass": _dask_select, "_forget": _dask_select,
+           "_predict_part": _dask_evaluate, "_coverage_part": _dask_evaluate}
+_ORIGINAL = {name: getattr(module, name) for name, module in _MODULE.items()}
 
 
 def _killing(name, pid, marker, *args):
@@ -128,7 +129,7 @@ def _assert_same_selection(got, ref):
 @pytest.mark.parametrize("when", ["before_pass_3", "during_pass_3"])
 def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_path, when):
     X, y, amount, pool = fraud
-    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=6, cuts="model")  # dask keeps the model's cuts
+    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=6)  # dask: the same rules, text included
     assert len(ref) == 6  # 7 passes: 4 after the kill
     ddf, futs = _persisted(X, y, amount)
     # pass 3 needs each partition's mask after rule 1: in every partition rule 1 covers rows that a later
@@ -140,7 +141,7 @@ def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_pa
     marker = str(tmp_path / "killed")
 
     if when == "before_pass_3":  # from the client, between passes 2 and 3
-        run = _dask._Passes.run
+        run = _dask_select._Passes.run
 
         def killing_run(self, fn, *consts):
             if self.count == 2:
@@ -149,9 +150,9 @@ def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_pa
                 _wait_gone(client, addr)  # pass 3 sees the partitions and masks of that worker lost
             return run(self, fn, *consts)
 
-        monkeypatch.setattr(_dask._Passes, "run", killing_run)
+        monkeypatch.setattr(_dask_select._Passes, "run", killing_run)
     else:  # the worker kills itself in a partition's task of pass 3
-        monkeypatch.setattr(_dask, "_step_pass", functools.partial(_killing, "_step_pass", pid, marker))
+        monkeypatch.setattr(_dask_select, "_step_pass", functools.partial(_killing, "_step_pass", pid, marker))
 
     got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fn_cost=ddf["_amount"],
                                      max_rules=6))
@@ -161,7 +162,7 @@ def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_pa
     assert got.selection["passes"] == 1 + len(got)  # the killed pass was not counted twice
     # the partitions of the killed worker found no mask at pass 3 (at least) and recomputed it
     assert got.selection["recomputed_partitions"] >= held
-    assert set(client.run(lambda: len(_dask._STATE)).values()) == {0}  # the selection's state dropped
+    assert set(client.run(lambda: len(_dask_select._STATE)).values()) == {0}  # the selection's state dropped
 
 
 @pytest.mark.parametrize("method,part_fn", [("predict", "_predict_part"), ("coverage", "_coverage_part")])
@@ -171,7 +172,7 @@ def test_ruleset_predict_survives_a_killed_worker(client, fraud, monkeypatch, tm
     ddf, futs = _persisted(X, y, amount)
     _, pid = _victim(client, futs)
     marker = str(tmp_path / "killed")
-    monkeypatch.setattr(_dask, part_fn, functools.partial(_killing, part_fn, pid, marker))
+    monkeypatch.setattr(_MODULE[part_fn], part_fn, functools.partial(_killing, part_fn, pid, marker))
     got = _within(lambda: getattr(rs, method)(ddf[list(X.columns)]).compute())
     assert os.path.exists(marker), "no worker was killed"
     np.testing.assert_array_equal(got, getattr(rs, method)(X))
@@ -183,12 +184,12 @@ def test_riff_select_survives_a_worker_killed_in_pass_1_scatter_or_close(client,
     close() while it drops the selection's state, or is killed as the client scatters the condition trie.
     The selection equals the in-memory one, no call hangs and no worker keeps the selection's state."""
     X, y, amount, pool = fraud
-    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=3, cuts="model")  # dask keeps the model's cuts
+    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=3)  # dask: the same rules, text included
     ddf, futs = _persisted(X, y, amount)
     addr, pid = _victim(client, futs)
     marker = str(tmp_path / "killed")
     if when == "during_pass_1":
-        monkeypatch.setattr(_dask, "_first_pass", functools.partial(_killing, "_first_pass", pid, marker))
+        monkeypatch.setattr(_dask_select, "_first_pass", functools.partial(_killing, "_first_pass", pid, marker))
     elif when == "during_scatter":  # SIGKILL as the client starts scattering the trie to every worker
         scatter = distributed.Client.scatter
 
@@ -200,7 +201,7 @@ def test_riff_select_survives_a_worker_killed_in_pass_1_scatter_or_close(client,
 
         monkeypatch.setattr(distributed.Client, "scatter", killing_scatter)
     else:
-        monkeypatch.setattr(_dask, "_forget", functools.partial(_killing, "_forget", pid, marker))
+        monkeypatch.setattr(_dask_select, "_forget", functools.partial(_killing, "_forget", pid, marker))
 
     got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fn_cost=ddf["_amount"],
                                      max_rules=3))
@@ -209,4 +210,4 @@ def test_riff_select_survives_a_worker_killed_in_pass_1_scatter_or_close(client,
     assert got.selection["passes"] == 1 + len(got)
     _wait_gone(client, addr)
     assert pid not in client.run(os.getpid).values()
-    assert set(client.run(lambda: len(_dask._STATE)).values()) == {0}  # the selection's state dropped
+    assert set(client.run(lambda: len(_dask_select._STATE)).values()) == {0}  # the selection's state dropped

@@ -228,7 +228,8 @@ def test_lightgbm_zero_threshold_becomes_a_human_cut():
 
 
 def test_simplest_number_in_the_gap_brute_force():
-    """The cut has the fewest significant digits of any number strictly between the neighbours."""
+    """The cut has the fewest significant digits of any number between the neighbours, the neighbours
+    included: the upper one keeps ``x < d``, the lower one turns it to ``x <= d``."""
     rng = np.random.default_rng(3)
     checked = 0
     for _ in range(300):
@@ -240,13 +241,14 @@ def test_simplest_number_in_the_gap_brute_force():
         a, b = v[k], v[k + 1]
         cut = a + (b - a) * rng.uniform(0.01, 0.99)
         rs = RuleSet([Rule([Interval(0, upper=cut)], feature_names=["x"])])
-        d = simplify_rules(rs, v.reshape(-1, 1)).rules[0].conditions[0].upper
-        assert a < d < b and float(exact_decimal(d)) == d
+        c = simplify_rules(rs, v.reshape(-1, 1)).rules[0].conditions[0]
+        d = c.upper
+        assert a <= d <= b and float(exact_decimal(d)) == d and c.upper_closed == (d == a)
         p = _digits(exact_decimal(d))
-        grid = np.linspace(a, b, 4001)[1:-1]  # every short number in (a, b) is what some grid point rounds to
+        grid = np.linspace(a, b, 4001)  # every short number in [a, b] is what some grid point rounds to
         for q in range(1, p):
             shorter = [float(f"{x:.{q - 1}e}") for x in grid]
-            assert not any(a < t < b for t in shorter), (a, b, d, q)
+            assert not any(a <= t <= b for t in shorter), (a, b, d, q)
         checked += 1
     assert checked > 100
 
@@ -255,7 +257,10 @@ def test_data_needing_digits_keeps_them():
     X = np.array([[1.0000001], [1.0000002], [3.0]])
     rs = RuleSet([Rule([Interval(0, lower=1.00000015, lower_closed=False)], feature_names=["x"])])
     c = simplify_rules(rs, X).rules[0].conditions[0]
-    assert 1.0000001 < c.lower < 1.0000002 and exact_decimal(c.lower) == "1.00000015"
+    assert c.lower == 1.0000002 and c.lower_closed and exact_decimal(c.lower) == "1.0000002"  # 8 digits, the gap's end
+    rs = RuleSet([Rule([Interval(0, lower=1.00000015, lower_closed=False)], feature_names=["x"])])
+    c = simplify_rules(rs, np.array([[1.0000001], [1.0000004], [3.0]])).rules[0].conditions[0]
+    assert 1.0000001 < c.lower < 1.0000004 and exact_decimal(c.lower) == "1.0000002"  # inside, nearest the cut
 
 
 def test_cuts_model_keeps_the_models_cuts_and_validates():
@@ -286,3 +291,68 @@ def test_mean_conditions_at_most_four_without_losing_recall(case):
     assert np.mean([len(r) for r in simple]) <= 4
     pm, ps = model.predict(Xt), simple.predict(Xt)
     assert ps[yt == 1].sum() >= pm[yt == 1].sum() - 2  # holdout: near-identical or better
+
+
+def _fewer_digits_in(a, b, p):
+    """Numbers k 10^e with fewer than p significant digits in [a, b] (all exponents from 1e-12 to 1e6),
+    each the float64 its decimal text gives (k / 10^-e is correctly rounded, as float("k e e") is)."""
+    found = []
+    top = 10 ** (p - 1) - 1  # |k| of p - 1 digits at most
+    for e in range(-12, 7):
+        q = 10.0 ** abs(e)
+        lo, hi = (math.floor(a * q), math.ceil(b * q)) if e < 0 else (math.floor(a / q), math.ceil(b / q))
+        lo, hi = lo - 1, hi + 1
+        ks = np.arange(max(lo, -top), min(hi, top) + 1, dtype=np.float64)
+        t = ks / q if e < 0 else ks * q
+        found += [x for x in t[(t >= a) & (t <= b)].tolist() if x != 0.0 or a <= 0.0 <= b]
+    return found
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_human_cuts_on_decimal_columns_are_the_fewest_digits_brute_force(seed):
+    """Amount-like columns (2 or 3 decimals, some negative): every bound of the simplified rules lies in the
+    gap between its neighbouring fit values, routes every fit row as the model's cut, and no number with
+    fewer significant digits lies in that gap, its ends included (the comparison turns to allow them)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    X = np.column_stack([np.round(rng.lognormal(3, 1.5, n), 2),          # amounts: 314.99, 315.0, ...
+                         np.round(rng.uniform(0, 1, n), 2),             # rates: 0.76, 0.77, ...
+                         np.round(rng.normal(0, 5, n), 3)])             # signed, 3 decimals
+    X[:4, 0], X[:4, 1] = [314.99, 315.0, 99.99, 100.01], [0.76, 0.77, 0.3, 0.31]
+    rules = []
+    for _ in range(40):
+        conds = []
+        for j in rng.choice(3, size=rng.integers(1, 3), replace=False):
+            v = np.unique(X[:, j])
+            i, k = np.sort(rng.choice(len(v) - 1, 2, replace=False))
+            lo = v[i] + (v[i + 1] - v[i]) * rng.uniform(0.05, 0.95)
+            hi = v[k] + (v[k + 1] - v[k]) * rng.uniform(0.05, 0.95)
+            conds.append(Interval(int(j), lower=lo if rng.random() < 0.7 else -math.inf,
+                                  lower_closed=bool(rng.integers(2)), upper=hi if rng.random() < 0.7 else math.inf,
+                                  upper_closed=bool(rng.integers(2))))
+        rules.append(Rule(conds, feature_names=["amount", "rate", "delta"]))
+    rules.append(Rule([Interval(0, upper=314.999)], feature_names=["amount", "rate", "delta"]))
+    rules.append(Rule([Interval(1, upper=0.765)], feature_names=["amount", "rate", "delta"]))
+    simple = simplify_rules(rules, X, drop_conditions=False)
+    checked = 0
+    for r, s in zip(rules, simple):
+        np.testing.assert_array_equal(s.mask(X), r.mask(X), err_msg=str(s))  # every fit row routes as before
+        for c in s.conditions:
+            v = np.unique(X[:, c.feature])
+            for side, d in (("lower", c.lower), ("upper", c.upper)):
+                if not math.isfinite(d):
+                    continue
+                if side == "lower":
+                    inside = v[(v >= d) if c.lower_closed else (v > d)]
+                else:
+                    inside = v[(v <= d) if c.upper_closed else (v < d)]
+                outside = np.setdiff1d(v, inside)
+                a, b = (outside.max(), inside.min()) if side == "lower" else (inside.max(), outside.min())
+                assert a <= d <= b and float(exact_decimal(d)) == d
+                p = _digits(exact_decimal(d))
+                shorter = [] if d == 0.0 else _fewer_digits_in(a, b, p)
+                assert not shorter, (str(s), side, a, b, d, shorter[:3])
+                checked += 1
+    assert checked > 40
+    text = [str(s) for s in simple[-2:]]
+    assert text == ["amount < 315", "rate < 0.77"]

@@ -236,10 +236,11 @@ def test_dask_money_selection_equals_in_memory_and_refuses_row_costs_it_cannot_t
     ddf = dd.from_pandas(df, npartitions=4)
     Xd, yd, md = ddf[list(X.columns)], ddf["_y"], ddf["_amount"]
     for kw in ({"fp_cost": 40.0, "tp_cost": 40.0}, {"fp_cost": 3.0, "tn_cost": 1.0}):
-        ref = riff_select(pool, X, y, fn_cost=amount, max_fpr=0.05, cuts="model", **kw)  # dask keeps the cuts
+        ref = riff_select(pool, X, y, fn_cost=amount, max_fpr=0.05, **kw)
         got = riff_select(pool, Xd, yd, fn_cost=md, max_fpr=0.05, **kw)
         assert len(ref) >= 2
         assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+        assert str(got) == str(ref)
         np.testing.assert_allclose(got.selection["net_money"], ref.selection["net_money"], rtol=1e-12)
         assert got.last_rule_probability == ref.last_rule_probability
     stopped = riff_select(pool, X, y, fn_cost=amount, fp_cost=40.0, tp_cost=40.0, max_fpr=0.05)
@@ -250,3 +251,64 @@ def test_dask_money_selection_equals_in_memory_and_refuses_row_costs_it_cannot_t
         riff_select(pool, Xd, yd, fn_cost=md, fp_cost=np.ones(len(y)))
     with pytest.raises(ValueError, match="tp_cost"):
         riff_select(pool, Xd, yd, fn_cost=md, fp_cost=1.0, tp_cost=float("nan"))
+
+
+def _precision_order(masks, y, w, limit_w, limit):
+    """The paper's greedy by sets and fractions: highest positive share of the newly covered weight, ties to
+    more positive weight, then the lower index; until the covered negative weight reaches the limit."""
+    uncovered, chosen, used, order = set(range(len(y))), set(), Fraction(0), []
+    while used < limit:
+        best = None
+        for k, m in enumerate(masks):
+            rows = [i for i in uncovered if m[i]]
+            pos = sum((Fraction(int(w[i])) for i in rows if y[i] == 1), Fraction(0))
+            tot = sum((Fraction(int(w[i])) for i in rows), Fraction(0))
+            if k in chosen or tot == 0:
+                continue
+            key = (pos / tot, pos)
+            if best is None or key > best[0]:
+                best = (key, k, rows)
+        if best is None:
+            break
+        _, k, rows = best
+        chosen.add(k)
+        order.append(k)
+        used += sum((Fraction(int(limit_w[i])) for i in rows), Fraction(0))
+        uncovered -= set(rows)
+    return order
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rank_by_chooses_the_score_whatever_costs_are_given(seed):
+    X, y, w, (fp, fn, tp, tn), rules = _data(seed + 40)
+    costs = dict(fp_cost=fp, fn_cost=fn, tp_cost=tp, tn_cost=tn)
+    kw = dict(sample_weight=w, max_fpr=0.4, cuts="model")
+    by_money = riff_select(rules, X, y, rank_by="money", **costs, **kw)
+    by_precision = riff_select(rules, X, y, rank_by="precision", **costs, **kw)
+    # None: money with costs, precision without (the inference riff_select always made)
+    assert list(riff_select(rules, X, y, **costs, **kw).selection["candidate_index"]) == \
+        list(by_money.selection["candidate_index"])
+    counts = riff_select(rules, X, y, **kw)
+    assert list(riff_select(rules, X, y, rank_by=None, **kw).selection["candidate_index"]) == \
+        list(counts.selection["candidate_index"])
+    # precision with costs ranks as the paper does (a brute force in fractions), costs or not
+    budget_w = w * (y == 0)
+    order = _precision_order([r.mask(X) for r in rules], y, w, budget_w, _limit(0.4, budget_w))
+    assert list(by_precision.selection["candidate_index"]) == order
+    assert list(counts.selection["candidate_index"]) == order
+    # ... and still reports the money of its rules: net money of each prefix, summed by hand
+    covered, nets = np.zeros(len(y), bool), []
+    for r in by_precision.rules:
+        covered |= r.mask(X)
+        nets.append(float(_net(np.flatnonzero(covered), y, w, (fp, fn, tp, tn))))
+    np.testing.assert_allclose(by_precision.selection["net_money"], nets, rtol=1e-12)
+    assert "net_money" not in counts.selection
+
+
+def test_rank_by_bad_values_are_refused_naming_it():
+    X, y, w, (fp, fn, tp, tn), rules = _data(3)
+    for bad in ("Money", "count", 1, True):
+        with pytest.raises(ValueError, match="rank_by"):
+            riff_select(rules, X, y, fn_cost=fn, rank_by=bad)
+    with pytest.raises(ValueError, match="rank_by='money' needs costs"):
+        riff_select(rules, X, y, rank_by="money")

@@ -274,6 +274,7 @@ def test_precision_prior_on_dask_equals_in_memory_and_refine_is_refused():
         got = riff_select(pool, Xd, yd, max_fpr=0.05, precision_prior=20.0, max_rules=6)
         assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
         assert got.last_rule_probability == ref.last_rule_probability
+        assert str(got) == str(ref)
         plain = riff_select(pool, X, y, max_fpr=0.05, max_rules=6)
         assert list(plain.selection["candidate_index"]) != list(ref.selection["candidate_index"])
         for opt in ("refine", "prune"):

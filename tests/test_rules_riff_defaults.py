@@ -95,13 +95,14 @@ def test_riff_select_auto_prior_on_dask_matches_memory():
     tree = DecisionTreeClassifier(max_leaf_nodes=16, random_state=0).fit(X[:3000], y[:3000])
     cands = extract_rules(tree)
     Xs, ys = X.iloc[3000:].reset_index(drop=True), y[3000:]
-    mem = riff_select(cands, Xs, ys, max_fpr=0.02, precision_prior="auto", cuts="model")
+    mem = riff_select(cands, Xs, ys, max_fpr=0.02, precision_prior="auto")
     dX = dd.from_pandas(Xs, npartitions=3)
     dy = dd.from_pandas(pd.Series(ys), npartitions=3)
     dsk = riff_select(cands, dX, dy, max_fpr=0.02, precision_prior="auto")
     assert dsk.selection["precision_prior"] == pytest.approx(mem.selection["precision_prior"], rel=1e-12)
     assert mem.selection["precision_prior"] == pytest.approx(0.02 * (ys == 0).sum() / 20, rel=1e-12)
     assert _keys(dsk) == _keys(mem)
+    assert str(dsk) == str(mem)
 
 
 def test_paper_protocol_is_one_call_away():

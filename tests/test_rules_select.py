@@ -141,9 +141,13 @@ def test_money_variant_catches_more_money():
 def test_pool_within_budget_keeps_every_useful_rule():
     X = np.arange(20.0).reshape(-1, 1)
     y = (X[:, 0] >= 15).astype(int)
+    y[0] = 1
     r = Rule([Interval(0, lower=15.0)])
-    rs = riff_select([r, Rule([Interval(0, upper=2.0, upper_closed=False)])], X, y, max_fpr=0.5)
+    useful = Rule([Interval(0, upper=2.0, upper_closed=False)])  # rows 0 and 1: one positive
+    idle = Rule([Interval(0, lower=5.0, upper=8.0)])  # negatives only: it would only spend budget
+    rs = riff_select([r, idle, useful], X, y, max_fpr=0.5)
     assert len(rs) == 2 and rs.last_rule_probability == 1.0
+    assert list(rs.selection["candidate_index"]) == [0, 2]
     rs = riff_select([r], X, y, max_fpr=0.5, max_rules=1)
     assert len(rs) == 1
 
@@ -154,7 +158,8 @@ def test_selection_pandas_and_errors():
     y = (df.a > 1).astype(int)
     rules = extract_rules(DecisionTreeClassifier(max_depth=3).fit(df, y))
     rs = riff_select(rules, df[["b", "a"]], y, max_fpr=0.05)  # matched by column name
-    assert rs.evaluate(df, y, last_rule="expected")["fpr"] == pytest.approx(0.05)
+    ev = rs.evaluate(df, y, last_rule="expected")  # the pure leaf; the others catch nothing and stay out
+    assert ev["tpr"] == 1.0 and ev["fpr"] == 0.0
     with pytest.raises(ValueError, match="not both"):
         riff_select(rules, df, y, max_fpr=0.1, max_alert_rate=0.1)
     with pytest.raises(ValueError, match="max_fpr"):
@@ -240,3 +245,92 @@ def test_threaded_first_match_and_coverage_equal_numpy_masks():
     first = np.where(C.any(axis=1), C.argmax(axis=1), -1)
     assert (C.sum(axis=1) > 1).all()  # every row is covered by one rule per tree
     np.testing.assert_array_equal(first_match(Xc, cc), first)
+
+
+def _catching_data(seed, n=120, d=3):
+    """Small integer data with NaN, few positives (so late candidates cover negatives only), integer weights
+    and integer per-row costs; some positives are worth nothing to catch (C_FN = C_TP)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 7, size=(n, d)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (rng.random(n) < 0.12).astype(int)
+    y[:2] = [0, 1]
+    w = rng.integers(1, 4, n).astype(float)
+    fn = rng.integers(0, 30, n).astype(float)
+    fn[rng.random(n) < 0.3] = 2.0  # = tp_cost: such a positive adds no money when caught
+    return X, y, w, dict(fp_cost=rng.integers(1, 6, n).astype(float), fn_cost=fn, tp_cost=2.0), \
+        random_rules(rng, d, 30)
+
+
+def _added(rs, X, y, w, fn=None, tp=0.0):
+    """Per rule of rs, in order: (positive weight, money caught) of the rows it adds, from Rule.mask."""
+    covered, out = np.zeros(len(y), bool), []
+    for r in rs.rules:
+        new = r.mask(X) & ~covered
+        pos = float((w * (y == 1))[new].sum())
+        money = None if fn is None else float((w * (y == 1) * (fn - tp))[new].sum())
+        out.append((pos, money))
+        covered |= new
+    return out
+
+
+_MODES = [dict(), dict(precision_prior=5.0), dict(prune=True), dict(refine=True),
+          dict(money=True), dict(money=True, stop_unprofitable=False),
+          dict(money=True, stop_unprofitable=False, precision_prior=5.0),
+          dict(money=True, stop_unprofitable=False, refine=True, prune=True)]
+
+
+@pytest.mark.parametrize("mode", range(len(_MODES)))
+@pytest.mark.parametrize("cuts", ["simple", "model"])
+def test_no_selected_rule_adds_nothing_caught(mode, cuts):
+    """A rule that adds no positive weight on the rows no earlier rule covers (ranked by money: no money
+    caught) is never selected, even with budget left and ``stop_unprofitable=False``; checked rule by rule
+    from the returned rules' own masks on wide budgets, where the candidates that catch something run out."""
+    kw = dict(_MODES[mode])
+    money = kw.pop("money", False)
+    seen_short = 0
+    for seed in range(10):
+        X, y, w, costs, rules = _catching_data(seed)
+        for budget in ({"max_fpr": 0.6}, {"max_fpr": 1.0}, {"max_alert_rate": 0.9}):
+            rs = riff_select(rules, X, y, sample_weight=w, cuts=cuts, **(costs if money else {}), **budget, **kw)
+            added = _added(rs, X, y, w, costs["fn_cost"], costs["tp_cost"])
+            for k, (pos, caught) in enumerate(added):
+                assert pos > 0, (seed, budget, k)
+                if money:
+                    assert caught > 0, (seed, budget, k)
+            seen_short += rs.selection["expected_fpr" if "max_fpr" in budget else "expected_alert_rate"] < \
+                list(budget.values())[0] - 1e-9
+    assert seen_short  # some selections stopped for want of a rule that catches anything
+
+
+@pytest.mark.parametrize("money", [False, True])
+@pytest.mark.parametrize("stop", [True, False])
+def test_no_rule_adding_nothing_caught_on_dask_either(money, stop):
+    import dask.array as da
+    X, y, w, costs, rules = _catching_data(3, n=300)
+    kw = dict(sample_weight=w, max_fpr=1.0, stop_unprofitable=stop)
+    if money:
+        kw |= dict(fp_cost=3.0, fn_cost=costs["fn_cost"], tp_cost=2.0)
+    ref = riff_select(rules, X, y, **kw)
+    dkw = {k: (da.from_array(v, chunks=100) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    got = riff_select(rules, da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100), **dkw)
+    assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
+    assert str(got) == str(ref)
+    for pos, caught in _added(got, X, y, w, costs["fn_cost"], 2.0):
+        assert pos > 0 and (not money or caught > 0)
+
+
+def test_a_rule_whose_catch_went_to_an_earlier_shorter_rule_is_dropped():
+    """Short rules: dropping x1 >= 3 from the first rule adds the one positive the second rule caught (no
+    negative, so the budget allows it); the second rule would then add a false alert only, and goes."""
+    X = np.array([[5, 5], [5, 0], [0, 0], [0, 5]], dtype=float)
+    y = np.array([1, 1, 0, 0])
+    first = Rule([Interval(0, lower=3), Interval(1, lower=3)])
+    second = Rule([Interval(1, upper=1)])
+    model = riff_select([first, second], X, y, max_fpr=1.0, cuts="model")
+    assert len(model) == 2 and list(model.selection["fpr"]) == [0.0, 0.5]
+    rs = riff_select([first, second], X, y, max_fpr=1.0)
+    assert len(rs) == 1 and list(rs.selection["candidate_index"]) == [0]
+    np.testing.assert_array_equal(rs.predict(X), [1, 1, 0, 0])
+    assert list(rs.selection["tpr"]) == [1.0] and list(rs.selection["fpr"]) == [0.0]
+    assert rs.last_rule_probability == 1.0

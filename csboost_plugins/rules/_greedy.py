@@ -54,188 +54,94 @@ def row_weights(y, w, costs=None):
     return W
 
 
-def check_prior(precision_prior):
-    """``precision_prior`` as a float >= 0 or the string "auto" (ValueError naming it otherwise)."""
-    if isinstance(precision_prior, str):
-        if precision_prior == "auto":
-            return "auto"
-        raise ValueError(f"precision_prior must be 'auto' or a finite number >= 0, got {precision_prior!r}")
-    try:
-        prior = float(precision_prior)
-    except (TypeError, ValueError):
-        raise ValueError(f"precision_prior must be 'auto' or a finite number >= 0, got {precision_prior!r}") from None
-    if not (np.isfinite(prior) and prior >= 0):
-        raise ValueError(f"precision_prior must be 'auto' or a finite number >= 0, got {precision_prior!r}")
-    return prior
-
-
-#: rules the "auto" prior spreads the budget over when ``max_rules`` is None
-AUTO_PRIOR_RULES = 20
-
-
-def resolve_prior(prior, totals, criterion, budget, max_rules):
-    """The number of pseudo-rows of a checked ``precision_prior`` (:func:`check_prior`).
-
-    "auto": one rule's share of the budget, ``budget * totals[bcol] / k`` with ``k = max_rules``
-    (:data:`AUTO_PRIOR_RULES` when None) and ``totals[bcol]`` the selection set's negative weight
-    (FPR budget) or all its weight (alert-rate budget), at least 1. A rule that covers that much is
-    pulled halfway to the base rate, so the greedy prefers rules that can carry their share of the
-    budget. Numbers are returned as they are.
+class Budget:
+    """What a selection's budget bounds and its rate: ``kind`` "fpr" (covered negative weight over
+    all negative weight <= rate) or "alert_rate" (covered weight over all weight <= rate). The
+    public ``selection["criterion"]`` / ``selection["budget"]`` keys hold ``kind`` / ``rate``.
 
     Parameters
     ----------
-    prior : float or "auto"
-        The checked prior.
-    totals : array of shape (N_COLUMNS,)
-        Sums over the selection rows (:func:`row_weights`).
-    criterion : {"fpr", "alert_rate"}
+    kind : {"fpr", "alert_rate"}
         What the budget bounds.
-    budget : float
-        The rate budget in (0, 1].
-    max_rules : int or None
-        Cap on the number of rules.
-
-    Returns
-    -------
-    float
+    rate : float in (0, 1]
+        The rate.
     """
-    if prior != "auto":
-        return float(prior)
-    k = AUTO_PRIOR_RULES if max_rules is None else int(max_rules)
-    return max(1.0, float(budget * totals[budget_column(criterion)] / k))
+
+    KINDS = ("fpr", "alert_rate")
+
+    def __init__(self, kind, rate):
+        if kind not in self.KINDS:
+            raise ValueError(f"budget kind must be 'fpr' or 'alert_rate', got {kind!r}")
+        self.kind, self.rate = kind, float(rate)
+
+    @property
+    def column(self):
+        """The row-weight column the budget bounds: negatives (FPR) or all rows (alert rate)."""
+        return NEG if self.kind == "fpr" else ALL
+
+    def limit(self, totals):
+        """The budget in weight: ``rate * totals[column]``."""
+        return self.rate * totals[self.column]
+
+    def __repr__(self):
+        return f"Budget({self.kind!r}, {self.rate!r})"
 
 
-def shrink_base(totals, money=False, criterion="fpr"):
-    """(g0, m0): the pseudo-row of the prior, per row of the selection set.
+def greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=True):
+    """Select rules by ``score`` on the uncovered rows until the budget is used.
 
-    Counts: the average gain and gain + negative weight (the shrunk precision
-    ``(G + p g0) / (G + N + p m0)``). Money: the average net money and budget weight
-    (the shrunk net money per budget unit ``(M + p g0) / (B + p m0)``).
-    """
-    if money:
-        return totals[NET] / totals[ALL], totals[budget_column(criterion)] / totals[ALL]
-    return totals[GAIN] / totals[ALL], (totals[GAIN] + totals[NEG]) / totals[ALL]
-
-
-def budget_column(criterion):
-    """The weight column the budget bounds: negatives (FPR) or all rows (alert rate)."""
-    return NEG if criterion == "fpr" else ALL
-
-
-def money_scores(S, totals, criterion, precision_prior=0.0):
-    """Money ranking score of each candidate: net money per unit of budget on the uncovered rows.
-
-    ``M / B`` with M = the candidate's net money (column NET) and B its budget weight
-    (negative weight for an FPR budget, all weight for an alert-rate budget); with
-    ``precision_prior`` p, ``(M + p g0) / (B + p m0)`` (:func:`shrink_base`). Without a
-    prior a candidate with B = 0 scores +inf if it makes money, -inf otherwise, so the
-    score is positive exactly when the net money is.
+    The next rule is the eligible candidate (``score.eligible``) with the highest
+    ``score.rank``; ties go to the larger ``score.tie`` column, then to the earlier
+    candidate. :class:`._scores.PrecisionScore` is the paper's Algorithm 1;
+    :class:`._scores.MoneyScore` ranks by net money per budget unit, and with
+    ``stop_unprofitable`` only candidates whose net money on the uncovered rows is > 0
+    are eligible, so selection also stops when no candidate makes money (without a prior
+    the best-scored candidate makes money whenever any does).
 
     Parameters
     ----------
     S : array of shape (n_candidates, N_COLUMNS)
-        Sums over the uncovered rows.
-    totals : array of shape (N_COLUMNS,)
-        Sums over all rows.
-    criterion : {"fpr", "alert_rate"}
-        What the budget bounds.
-    precision_prior : float, default 0
-        p pseudo-rows.
-
-    Returns
-    -------
-    array of shape (n_candidates,)
-    """
-    bcol = budget_column(criterion)
-    M, B = S[:, NET], S[:, bcol]
-    if precision_prior:
-        g0, m0 = shrink_base(totals, money=True, criterion=criterion)
-        return (M + precision_prior * g0) / (B + precision_prior * m0)
-    eps_b = 1e-12 * totals[bcol]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(B > eps_b, M / np.where(B > eps_b, B, 1.0), np.where(M > 0, np.inf, -np.inf))
-
-
-def money_eps(totals):
-    """Net money below which a candidate counts as not making money (float noise of the running sums)."""
-    return 1e-12 * (abs(totals[GAIN]) + abs(totals[NET] - totals[GAIN]))
-
-
-def greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=0.0, money=False, stop_unprofitable=True):
-    """Select rules by (shrunk) precision, or net money per budget unit, on the uncovered rows.
-
-    Counts (``money=False``, the paper's Algorithm 1): the next rule is the candidate with
-    the highest (shrunk) precision; selection goes on until the budget is used.
-
-    Money (``money=True``): the next rule is the candidate with the highest
-    :func:`money_scores`; with ``stop_unprofitable`` only candidates whose net money on
-    the uncovered rows is > 0 are eligible, so selection also stops when no candidate
-    makes money (without a prior the best-scored candidate makes money whenever any does).
-
-    Parameters
-    ----------
-    S : array of shape (n_candidates, 4)
         Each candidate's weight sums over all rows; updated in place to the uncovered rows.
-    totals : array of shape (4,)
+    totals : array of shape (N_COLUMNS,)
         The weight sums of all rows.
-    criterion : {"fpr", "alert_rate"}
-        What the budget bounds.
-    budget : float
-        The rate budget in (0, 1].
+    budget : Budget
+        What the budget bounds and its rate.
     max_rules : int or None
         Cap on the number of rules.
     cover : callable
         ``cover(r, remaining)`` takes the newly chosen rule r off the uncovered rows
         (``remaining``: budget weight left before r) and returns ``(sums of the rows it took
-        (4,), their per-candidate sums (n_candidates, 4) or None)``, optionally with a third
-        item ``stop`` (True: the rule as taken spends the budget, e.g. a budget-filling
-        refinement; selection ends after it).
-    precision_prior : float, default 0
-        p pseudo-rows: rank by ``(G + p g0) / (G + N + p m0)`` (:func:`shrink_base`)
-        instead of ``G / (G + N)`` (money: see :func:`money_scores`).
-    money : bool, default False
-        Rank by net money per budget unit (column NET of ``S``).
+        (N_COLUMNS,), their per-candidate sums (n_candidates, N_COLUMNS) or None)``, optionally
+        with a third item ``stop`` (True: the rule as taken spends the budget, e.g. a
+        budget-filling refinement; selection ends after it).
+    score : PrecisionScore or MoneyScore
+        The ranking (:mod:`._scores`).
     stop_unprofitable : bool, default True
-        With ``money``: never take a candidate whose net money on the uncovered rows is <= 0.
+        Passed to ``score.eligible`` (money: never take a candidate whose net money on the
+        uncovered rows is <= 0).
 
     Returns
     -------
     order : list of int
         Chosen candidates, in order.
-    prefix : array of shape (len(order), 4)
+    prefix : array of shape (len(order), N_COLUMNS)
         Weight sums covered by each prefix of the order.
     rho : float
         Probability of the last rule (the budget is met exactly in expectation).
     """
-    bcol = budget_column(criterion)
-    limit = budget * totals[bcol]
-    eps = 1e-12 * (totals[GAIN] + totals[NEG])
-    eps_rows, eps_money = 1e-12 * totals[ALL], money_eps(totals)
-    g0, m0 = shrink_base(totals)
+    bcol = budget.column
+    limit = budget.limit(totals)
     chosen = np.zeros(S.shape[0], dtype=bool)
     order, used, prefix = [], np.zeros(S.shape[1]), []
     while used[bcol] < limit and (max_rules is None or len(order) < max_rules):
-        if money:  # tie on the score: more net money, then the earlier candidate
-            ok = ~chosen & (S[:, ALL] > eps_rows)
-            if stop_unprofitable:
-                ok &= S[:, NET] > eps_money
-            tie = NET
-        else:  # tie on the precision: more gain, then the earlier candidate
-            mass = S[:, GAIN] + S[:, NEG]
-            ok = ~chosen & (mass > eps)
-            tie = GAIN
+        ok = ~chosen & score.eligible(S, totals, stop_unprofitable)
         if not ok.any():
             break
         idx = np.flatnonzero(ok)
-        if money:
-            prec = money_scores(S[idx], totals, criterion, precision_prior)
-        elif precision_prior:
-            prec = (S[idx, GAIN] + precision_prior * g0) / (mass[idx] + precision_prior * m0)
-        else:
-            prec = S[idx, GAIN] / mass[idx]
-        best = idx[prec == prec.max()]
+        rank = score.rank(S[idx], totals)
+        best = idx[rank == rank.max()]
         if len(best) > 1:
-            g = S[best, tie]
+            g = S[best, score.tie]
             best = best[g == g.max()]
         r = int(best[0])
         chosen[r] = True
@@ -255,23 +161,21 @@ def greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=0.0, 
     return order, prefix, rho
 
 
-def selection_stats(order, prefix, rho, totals, criterion, budget, n_candidates, money):
+def selection_stats(order, prefix, rho, totals, budget, n_candidates, money):
     """The ``selection`` dict of a RuleSet: per-prefix rates and their expectations under rho.
 
     Parameters
     ----------
     order, prefix, rho
         As returned by :func:`greedy`.
-    totals : array of shape (4,)
+    totals : array of shape (N_COLUMNS,)
         The weight sums of all rows.
-    criterion : str
-        What the budget bounds.
-    budget : float
-        The budget.
+    budget : Budget
+        What the budget bounds and its rate.
     n_candidates : int
         Number of candidates.
     money : bool
-        Whether rules were ranked by money (adds ``money_recall`` and ``net_money``).
+        Whether the selection had costs (adds ``money_recall`` and ``net_money``).
 
     Returns
     -------
@@ -285,7 +189,7 @@ def selection_stats(order, prefix, rho, totals, criterion, budget, n_candidates,
     if money:
         rates["money_recall"] = prefix[:, GAIN] / totals[GAIN] if totals[GAIN] > 0 else prefix[:, GAIN] * 0
         rates["net_money"] = prefix[:, NET].copy()
-    sel = {"criterion": criterion, "budget": budget, "n_candidates": n_candidates,
+    sel = {"criterion": budget.kind, "budget": budget.rate, "n_candidates": n_candidates,
            "candidate_index": np.asarray(order, dtype=np.int64)}
     for k, v in rates.items():
         sel[k] = v

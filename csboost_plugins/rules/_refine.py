@@ -5,12 +5,11 @@ routes rows like the tree node it came from. Its ``sources`` keep the original
 entries with ``"modified": "refined"`` / ``"pruned"`` added, so exports show that it
 is not the model's own path.
 
-Score of a rule on the rows D' it acts on (the rows no earlier rule covers), with
-G = covered gain (positive weight, or money) and N = covered negative weight:
-
-    score = (G + prior * g0) / (G + N + prior * m0)
-
-(the shrunk precision of :func:`riff_select`; prior = 0 is plain precision).
+A rule is scored on the rows D' it acts on (the rows no earlier rule covers) by the
+selection's own score (:mod:`._scores`): the functions take that score's two per-row
+columns (``score.columns(W)``) and the score object. Without one, ``prior, g0, m0`` give
+the shrunk precision ``(G + prior * g0) / (G + N + prior * m0)`` of positive gain G and
+negative weight N (prior = 0 is plain precision).
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import numpy as np
 
 from .._docstrings import fill_doc
 from ._rule import ZERO_THRESHOLD, Interval, Rule
+from ._scores import PrecisionScore
 
 __all__ = ["conditions_mask", "prune_rule", "refine_rule", "rule_score"]
 
@@ -29,15 +29,17 @@ __all__ = ["conditions_mask", "prune_rule", "refine_rule", "rule_score"]
 _ROWS = ("Xf : ndarray of float64, shape (n_rows, n_features)\n"
          "    The rows D' (those no earlier rule covers), converted by ``as_float_matrix``.\n"
          "gain, neg : ndarray of float64, shape (n_rows,)\n"
-         "    Positive gain (weight or money) and negative weight per row.\n"
+         "    The score's two per-row columns (``score.columns``): positive gain and negative weight\n"
+         "    (precision), net money and budget weight (money).\n"
          "prior, g0, m0 : float, default=0.0\n"
-         "    Score parameters (see the module docstring): pseudo-rows, the per-row average gain and\n"
-         "    gain + negative weight.")
+         "    Without ``score``: the shrunk precision's pseudo-rows, per-row average gain and gain +\n"
+         "    negative weight (see the module docstring).\n"
+         "score : PrecisionScore or MoneyScore, optional\n"
+         "    The selection's score (:mod:`csboost_plugins.rules._scores`); replaces prior, g0, m0.")
 
 
-def _score(g, mass, prior, g0, m0):
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (g + prior * g0) / (mass + prior * m0)
+def _the_score(score, prior, g0, m0):
+    return PrecisionScore(prior, g0, m0) if score is None else score
 
 
 def conditions_mask(conditions, Xf):
@@ -61,7 +63,7 @@ def conditions_mask(conditions, Xf):
 
 
 @fill_doc(rows=_ROWS)
-def rule_score(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
+def rule_score(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, score=None):
     """Score of a rule on the rows D' of ``Xf``.
 
     Parameters
@@ -73,12 +75,11 @@ def rule_score(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0):
     Returns
     -------
     tuple of float
-        (score, covered gain G, covered mass G + N).
+        (score, covered ``gain``, covered ``neg``).
     """
     m = conditions_mask(rule.conditions, Xf)
-    g = float(gain[m].sum())
-    mass = g + float(neg[m].sum())
-    return float(_score(g, mass, prior, g0, m0)), g, mass
+    g, n = float(gain[m].sum()), float(neg[m].sum())
+    return float(_the_score(score, prior, g0, m0)(g, n)), g, n
 
 
 def _others_mask(conds, k, Xf):
@@ -148,7 +149,8 @@ def _modified(rule, conds, tag):
 
 
 @fill_doc(rows=_ROWS)
-def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, max_cost=None, max_passes=2):
+def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, score=None, cost=None, max_cost=None,
+                max_passes=2):
     """Move finite interval bounds of ``rule`` to better cuts on D' (coordinate ascent).
 
     One bound at a time (upper,
@@ -186,13 +188,14 @@ def refine_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, *, cost=None, ma
         ``rule`` itself if nothing moved, else a new rule whose sources are tagged
         ``"modified": "refined"``.
     """
+    score = _the_score(score, prior, g0, m0)
     fill = max_cost is not None
     # widening mode: C counts covered rows, and a cut is allowed iff it covers at least as many
     cost = (neg if cost is None else cost) if fill else np.ones(Xf.shape[0])
     conds = list(rule.conditions)
 
     def key(G, N, C, c_now):  # larger is better (lexicographic)
-        s = _score(G, G + N, prior, g0, m0)
+        s = score(G, N)
         s = np.where(np.isnan(s), -np.inf, s)
         if fill:
             return (C <= max_cost) * 1.0, np.where(C <= max_cost, G, -C), s
@@ -262,7 +265,7 @@ PRUNE_TOLERANCE = 0.1
 
 
 @fill_doc(rows=_ROWS)
-def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, tolerance=0.0):
+def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, tolerance=0.0, *, score=None):
     """Drop conditions, best drop first, while the score on D' stays within ``tolerance`` of the rule's.
 
     Each step drops the condition whose removal leaves the highest score; it stops before a
@@ -283,10 +286,11 @@ def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, tolerance=0.0):
         ``rule`` itself if no condition can go, else a new rule whose sources are
         tagged ``"modified": "pruned"``.
     """
+    score = _the_score(score, prior, g0, m0)
     conds = list(rule.conditions)
     masks = [c.mask(Xf[:, c.feature]) for c in conds]
     full = np.logical_and.reduce(masks)
-    s0 = _score(gain[full].sum(), gain[full].sum() + neg[full].sum(), prior, g0, m0)
+    s0 = score(gain[full].sum(), neg[full].sum())
     if not np.isfinite(s0):  # the rule covers nothing of D' (no prior): nothing to compare with
         return rule
     floor = s0 - tolerance * abs(s0)
@@ -295,7 +299,7 @@ def prune_rule(rule, Xf, gain, neg, prior=0.0, g0=0.0, m0=0.0, tolerance=0.0):
         best, best_s = None, -math.inf
         for k in range(len(conds)):
             m = np.logical_and.reduce([mk for i, mk in enumerate(masks) if i != k])
-            s = _score(gain[m].sum(), gain[m].sum() + neg[m].sum(), prior, g0, m0)
+            s = score(gain[m].sum(), neg[m].sum())
             if s > best_s:
                 best, best_s = k, s
         if not best_s >= floor:  # also a NaN score (a drop covering nothing) stops

@@ -351,7 +351,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             else {"max_fpr": self.max_fpr}
         self.rule_set_ = riff_select(self.candidates_, _safe_indexing(X, sel), yb[sel],
                                      sample_weight=None if w is None else w[sel],
-                                     cost_matrix=None if self.rank_by != "money" else costs[sel],
+                                     cost_matrix=None if self.rank_by != "money" else costs[sel], rank_by=self.rank_by,
                                      stop_unprofitable=self.stop_unprofitable,
                                      precision_prior=self.precision_prior, refine=self.refine, prune=self.prune,
                                      max_rules=self.max_rules, cuts=self.cuts, **budget)

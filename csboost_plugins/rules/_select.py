@@ -7,27 +7,15 @@ import numbers
 import numpy as np
 
 from ..costs import _nonzero, check_binary_labels, check_costs
-from . import _dask
+from . import _dask_select
+from ._dask_partitions import is_dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
-from ._greedy import (
-    ALL,
-    GAIN,
-    NEG,
-    NET,
-    POS,
-    budget_column,
-    check_prior,
-    resolve_prior,
-    greedy,
-    money_eps,
-    row_weights,
-    selection_stats,
-    shrink_base,
-)
+from ._greedy import NEG, NET, POS, Budget, greedy, row_weights, selection_stats
 from ._refine import PRUNE_TOLERANCE, conditions_mask, prune_rule, refine_rule
 from ._rule import Rule
 from ._ruleset import RuleSet
+from ._scores import check_prior, check_rank_by, make_score, money_eps, resolve_prior
 from ._simplify import _simplify
 
 __all__ = ["riff_select"]
@@ -53,14 +41,17 @@ def _check_max_rules(max_rules):
 
 class _Cover:
     """The greedy loop's ``cover`` callback in memory: takes candidate ``r`` (pruned / refined on the
-    uncovered rows D' when asked), removes the rows it covers from D' and returns their weight sums and
-    the candidates' sums over them (:func:`csboost_plugins.rules._greedy.greedy`)."""
+    uncovered rows D' with the selection's score when asked), removes the rows it covers from D' and
+    returns their weight sums and the candidates' sums over them
+    (:func:`csboost_plugins.rules._greedy.greedy`)."""
 
-    def __init__(self, candidates, Xf, W, trie, cc, *, money, refine, prune, prior, base, bcol, eps,
-                 stop_unprofitable):
+    def __init__(self, candidates, Xf, W, trie, cc, *, score, budget, refine, prune, eps, stop_unprofitable):
         self.candidates, self.Xf, self.W, self.trie, self.cc = candidates, Xf, W, trie, cc
-        self.money, self.refine, self.prune, self.prior = money, refine, prune, prior
-        (self.g0, self.m0), self.bcol, self.eps, self.stop_unprofitable = base, bcol, eps, stop_unprofitable
+        self.score, self.bcol, self.refine, self.prune = score, budget.column, refine, prune
+        self.eps, self.stop_unprofitable = eps, stop_unprofitable
+        self.money = score.name == "money"
+        totals = W.sum(axis=0)
+        self.gain_eps = money_eps(totals) if self.money else 1e-12 * totals[POS]
         self.uncovered, self.rules = np.arange(Xf.shape[0], dtype=np.int64), []
 
     def __call__(self, r, remaining):
@@ -68,18 +59,17 @@ class _Cover:
         rule, stop = self.candidates[r], False
         if self.refine or self.prune is not None:  # on D' = the uncovered rows, with the same score as the ranking
             Xu, cu = Xf[uncovered], W[uncovered, self.bcol]
-            # money: gain = net money and gain + neg = budget weight, so the score is net money per budget unit
-            gu, nu = (W[uncovered, NET], cu - W[uncovered, NET]) if self.money else \
-                (W[uncovered, GAIN], W[uncovered, NEG])
-            shrink = (self.prior, self.g0, self.m0)
+            a, b = self.score.columns(W[uncovered])
             if self.prune is not None:
-                rule = prune_rule(rule, Xu, gu, nu, *shrink, tolerance=self.prune)
+                rule = prune_rule(rule, Xu, a, b, tolerance=self.prune, score=self.score)
             if self.refine:
-                rule = refine_rule(rule, Xu, gu, nu, *shrink)
+                rule = refine_rule(rule, Xu, a, b, score=self.score)
                 if cu[conditions_mask(rule.conditions, Xu)].sum() > remaining:
                     # the rule crosses the budget: the cut that fills it with the most gain, not a coin flip
-                    filled = refine_rule(rule, Xu, gu, nu, *shrink, cost=cu, max_cost=remaining)
-                    stop, rule = filled is not rule, filled
+                    filled = refine_rule(rule, Xu, a, b, score=self.score, cost=cu, max_cost=remaining)
+                    gained = W[uncovered[conditions_mask(filled.conditions, Xu)], self.score.gain].sum()
+                    if gained > self.gain_eps:  # a cut that catches nothing would only spend budget
+                        stop, rule = filled is not rule, filled
             if self.money and self.stop_unprofitable and rule is not self.candidates[r] \
                     and W[uncovered[conditions_mask(rule.conditions, Xu)], NET].sum() <= self.eps:
                 rule, stop = self.candidates[r], False  # the modified rule would lose money: keep the candidate's own
@@ -95,8 +85,8 @@ class _Cover:
 
 
 def _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
-    """The cost keywords of a money selection, or None (rank by counts). Any cost given (tp_cost /
-    tn_cost alone too: check_costs then names what is missing) ranks by money; fn_cost alone means
+    """The cost keywords of a selection, or None (no costs). Any cost given (tp_cost / tn_cost alone
+    too: check_costs then names what is missing) counts (and ranks by money by default); fn_cost alone means
     alerts cost nothing (money caught per false positive)."""
     if not (any(v is not None for v in (fp_cost, fn_cost, cost_matrix)) or _nonzero(tp_cost) or _nonzero(tn_cost)):
         return None
@@ -106,12 +96,12 @@ def _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
 
 
 def _check_budget(max_fpr, max_alert_rate):
-    """``(criterion, budget)`` of riff_select: the FPR (default 0.01) or the alert rate."""
+    """The :class:`Budget` of riff_select: the FPR (default 0.01) or the alert rate."""
     if max_fpr is not None and max_alert_rate is not None:
         raise ValueError("give max_fpr= or max_alert_rate=, not both")
     if max_alert_rate is not None:
-        return "alert_rate", _check_rate(max_alert_rate, "max_alert_rate")
-    return "fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr")
+        return Budget("alert_rate", _check_rate(max_alert_rate, "max_alert_rate"))
+    return Budget("fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr"))
 
 
 def _memory_inputs(candidates, X, y, sample_weight):
@@ -143,16 +133,18 @@ def _check_candidates(candidates):
 
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fp_cost=None,
                 fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, stop_unprofitable=True, max_rules=None,
-                precision_prior=0.0, refine=False, prune=False, cuts="simple") -> RuleSet:
+                precision_prior=0.0, refine=False, prune=False, cuts="simple", rank_by=None) -> RuleSet:
     """Greedy low-FPR rule selection (RIFF Algorithm 1) on a selection set.
 
     Starting from no rule, repeatedly add the best candidate on the rows not yet
     covered (D') and remove the rows it covers, while ``FPR(S) < max_fpr``:
 
-    - without costs (the paper), the candidate with the highest precision on D',
+    - ``rank_by="precision"`` (the paper; the default without costs), the candidate with the
+      highest precision on D',
       ``Precision(c; D') = |cov(c; D'+)| / |cov(c; D')|`` (weighted by ``sample_weight``);
       ties go to the rule covering more positive weight, then to the earlier candidate;
-    - with costs, the candidate with the most net money per unit of budget on D',
+    - ``rank_by="money"`` (the default with costs), the candidate with the most net money per
+      unit of budget on D',
       ``M(c; D') / B(c; D')``, where the net money of the rows it newly covers is
       ``M = sum_{cov+} w (C_FN - C_TP) - sum_{cov-} w (C_FP - C_TN)`` (money caught minus
       the alerts' cost) and ``B`` is their budget weight (negative weight for ``max_fpr``,
@@ -169,7 +161,9 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     so the expected FPR on the selection set equals ``max_fpr`` exactly and the
     expected TPR is ``(1 - rho) TPR(S_{l-1}) + rho TPR(S_l)``.
 
-    Candidates covering no uncovered row are skipped. If all candidates together
+    A candidate that adds no positive weight on D' (with ``rank_by="money"``: no money
+    caught, ``sum_{cov+} w (C_FN - C_TP) <= 0``) is never taken, whatever
+    ``stop_unprofitable``: it would only spend budget. If all candidates together
     stay within budget, every useful rule is kept and rho = 1. Without costs,
     ``precision_prior``, ``prune`` and ``refine`` the selection is the paper's
     Algorithm 1 exactly.
@@ -182,7 +176,7 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         The selection set. Dask collections (data larger than memory; ``y``,
         ``sample_weight`` and ``fn_cost`` partitioned like X; ``fp_cost``, ``tp_cost`` and
         ``tn_cost`` scalars) take one pass over the partitions per greedy step and give the
-        same selection (:mod:`csboost_plugins.rules._dask`); ``prune``, ``refine``,
+        same selection (:mod:`csboost_plugins.rules._dask_select`); ``prune``, ``refine``,
         ``cost_matrix`` and per-row ``fp_cost`` / ``tp_cost`` / ``tn_cost`` raise
         NotImplementedError there.
     y : array-like of shape (n_rows,)
@@ -197,17 +191,18 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     fp_cost, fn_cost : float or array-like of shape (n_rows,), optional
         Cost of a false alert (C_FP, e.g. the review cost) and of a missed positive (C_FN,
         e.g. the amount), money per row. Giving costs switches the ranking to net money
-        (see above); the budget is unchanged. ``fn_cost`` alone means alerts cost nothing
-        (``fp_cost=0``): the ranking is then money caught per false positive.
+        (see above; unless ``rank_by="precision"``); the budget is unchanged. ``fn_cost``
+        alone means alerts cost nothing (``fp_cost=0``): the ranking is then money caught per
+        false positive.
     tp_cost, tn_cost : float or array-like of shape (n_rows,), default 0.0
         Cost of a caught positive (C_TP, e.g. the review cost of a true alert) and of a
         passed negative (C_TN).
     cost_matrix : array-like of shape (n_rows, 4), optional
         ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords (never both).
     stop_unprofitable : bool, default True
-        With costs: stop before a rule whose net money on the uncovered selection rows is
-        <= 0 (False: fill the budget as without costs, ranking by money). Ignored without
-        costs.
+        With ``rank_by="money"``: stop before a rule whose net money on the uncovered selection rows is
+        <= 0 (False: fill the budget as without costs, ranking by money). Ignored by the
+        precision ranking.
     max_rules : int >= 1, optional
         Cap on the number of rules.
     precision_prior : float >= 0 or "auto", default 0
@@ -240,8 +235,12 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         removal adds no row that counts against the budget to the rows the rule adds (so the
         selection's false alerts, or alerts under an alert-rate budget, are unchanged and its
         recall can only rise; the statistics are restated). "model": the
-        model's own cuts and missing-value routing. Dask input keeps the model's cuts (the
-        simplification needs the rows in memory: call :func:`simplify_rules` on them).
+        model's own cuts and missing-value routing. Dask input gives the same rules as memory
+        (3 more passes over the partitions).
+    rank_by : {"precision", "money"} or None, default None
+        The ranking score (:mod:`csboost_plugins.rules._scores`): "precision" (the paper; costs,
+        if given, still give the money statistics), "money" (net money per budget unit; needs
+        costs) or None: "money" when any cost is given, else "precision".
 
     Returns
     -------
@@ -262,30 +261,38 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     prior = check_prior(precision_prior)
     max_rules = _check_max_rules(max_rules)
     candidates = _check_candidates(candidates)
-    criterion, budget = _check_budget(max_fpr, max_alert_rate)
+    budget = _check_budget(max_fpr, max_alert_rate)
     cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+    rank_by = check_rank_by(rank_by, cost_kw is not None)
     prune = _check_prune(prune, stop_unprofitable)
-    if _dask.is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
-        return _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior,
-                               costs=cost_kw or False, stop_unprofitable=bool(stop_unprofitable), refine=refine,
-                               prune=prune is not None)
+    if is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+        return _select_on_dask(candidates, X, y, budget, sample_weight, max_rules, prior, costs=cost_kw or False,
+                               rank_by=rank_by, stop_unprofitable=bool(stop_unprofitable), refine=refine,
+                               prune=prune is not None, cuts=cuts)
+    return _select_in_memory(candidates, X, y, budget, sample_weight, max_rules, prior, cost_kw=cost_kw,
+                             rank_by=rank_by, stop_unprofitable=bool(stop_unprofitable), refine=refine, prune=prune,
+                             cuts=cuts)
+
+
+def _select_in_memory(candidates, X, y, budget, sample_weight, max_rules, prior, *, cost_kw, rank_by,
+                      stop_unprofitable, refine, prune, cuts):
+    """riff_select on rows in memory (validated arguments)."""
     names, Xf, y, w = _memory_inputs(candidates, X, y, sample_weight)
     n = y.shape[0]
     costs = None if cost_kw is None else check_costs(n, **cost_kw)
-    money = costs is not None
     W = row_weights(y, w, costs)
     totals = W.sum(axis=0)
     if totals[NEG] <= 0 or totals[POS] <= 0:
         raise ValueError("y (with sample_weight) must have positive weight on both classes")
-    prior = resolve_prior(prior, totals, criterion, budget, max_rules)
+    prior = resolve_prior(prior, totals, budget, max_rules)
+    score = make_score(rank_by, totals, budget, prior)
     trie = ConditionTrie(candidates)
     S = trie.sums(Xf, np.arange(n, dtype=np.int64), W)  # per rule: sums over the uncovered rows D'
-    cover = _Cover(candidates, Xf, W, trie, compile_conditions(candidates), money=money, refine=refine, prune=prune,
-                   prior=prior, base=shrink_base(totals, money=money, criterion=criterion),
-                   bcol=budget_column(criterion), eps=money_eps(totals), stop_unprofitable=stop_unprofitable)
-    order, prefix, rho = greedy(S, totals, criterion, budget, max_rules, cover, precision_prior=prior, money=money,
-                                stop_unprofitable=bool(stop_unprofitable))
-    sel = selection_stats(order, prefix, rho, totals, criterion, budget, len(candidates), money)
+    cover = _Cover(candidates, Xf, W, trie, compile_conditions(candidates), score=score, budget=budget,
+                   refine=refine, prune=prune, eps=money_eps(totals), stop_unprofitable=stop_unprofitable)
+    order, prefix, rho = greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=stop_unprofitable)
+    sel = selection_stats(order, prefix, rho, totals, budget, len(candidates), costs is not None)
+    sel["rank_by"] = rank_by
     rs = RuleSet(cover.rules, last_rule_probability=rho, feature_names=names, selection=sel)
     rs = _simplify(rs, rs.rules, Xf, names, True, True, W) if cuts == "simple" else rs
     rs.selection["precision_prior"] = prior
@@ -304,8 +311,8 @@ def _check_prune(prune, stop_unprofitable):
     return float(prune)
 
 
-def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rules, prior, *, costs,
-                    stop_unprofitable, refine, prune):
+def _select_on_dask(candidates, X, y, budget, sample_weight, max_rules, prior, *, costs, rank_by,
+                    stop_unprofitable, refine, prune, cuts):
     """riff_select's greedy on dask collections (validated arguments); refine/prune need rows in memory."""
     for name, on in (("refine", refine), ("prune", prune)):
         if on:
@@ -319,16 +326,18 @@ def _select_on_dask(candidates, X, y, criterion, budget, sample_weight, max_rule
             raise NotImplementedError("cost_matrix is not supported on dask input: give fn_cost (partitioned "
                                       "like X) and fp_cost / tp_cost / tn_cost as scalars")
         for name in ("fp_cost", "tp_cost", "tn_cost"):
-            if np.ndim(costs[name]) != 0 or _dask.is_dask(costs[name]):
+            if np.ndim(costs[name]) != 0 or is_dask(costs[name]):
                 raise NotImplementedError(f"{name} must be a scalar on dask input (only fn_cost may vary by row)")
         fn_cost = costs["fn_cost"]
         # the scalars validated once here (fn_cost is checked partition by partition)
         check_costs(1, fp_cost=costs["fp_cost"], fn_cost=0.0, tp_cost=costs["tp_cost"], tn_cost=costs["tn_cost"],
                     warn=False)
         scalars = tuple(float(costs[k]) for k in ("fp_cost", "tp_cost", "tn_cost"))
-    order, rho, sel = _dask.riff_select(candidates, X, y, criterion=criterion, budget=budget,
-                                        sample_weight=sample_weight, fn_cost=fn_cost, cost_scalars=scalars,
-                                        stop_unprofitable=stop_unprofitable, max_rules=max_rules,
-                                        precision_prior=prior)
+    rules, rho, sel, missing = _dask_select.riff_select(candidates, X, y, budget=budget, sample_weight=sample_weight,
+                                                 fn_cost=fn_cost, cost_scalars=scalars, rank_by=rank_by,
+                                                 stop_unprofitable=stop_unprofitable, max_rules=max_rules,
+                                                 precision_prior=prior, cuts=cuts)
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
-    return RuleSet([candidates[i] for i in order], last_rule_probability=rho, feature_names=names, selection=sel)
+    label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
+    return RuleSet(rules, last_rule_probability=rho, feature_names=names, selection=sel,
+                   missing_columns=None if missing is None else [str(label(j)) for j in missing])

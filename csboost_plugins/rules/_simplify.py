@@ -3,10 +3,11 @@
 The model's cuts are exact but unreadable (``n_tx_24h > 4.500000000000001``,
 ``card_present <= 1.0000000180025095e-35``). On data the rules were fitted to (the
 selection set of :func:`~csboost_plugins.rules.riff_select`) every cut lies in a gap
-between two neighbouring values of its column, and any number in that gap routes those
-rows alike. :func:`simplify_rules` moves each cut to the simplest such number, says
-``or x is missing`` only for columns that had missing values, and drops the conditions
-that do not change a rule's rows; every row of the data routes as before.
+between two neighbouring values of its column, and any number in that gap (either end too,
+with the comparison that excludes the value outside) routes those rows alike.
+:func:`simplify_rules` moves each cut to the simplest such number, says ``or x is missing``
+only for columns that had missing values, and drops the conditions that do not change a
+rule's rows; every row of the data routes as before.
 """
 
 from __future__ import annotations
@@ -29,33 +30,37 @@ _CTX = Context(prec=80)
 
 
 def _simplest_between(a: float, b: float, ref: float) -> float | None:
-    """The float64 with the shortest decimal strictly inside (a, b), the one nearest ``ref`` among the
-    shortest; None when no float64 lies strictly between a and b."""
-    if not a < b or np.nextafter(a, math.inf) >= b:
+    """The float64 with the fewest significant digits in [a, b] (finite ends included), a < b: among
+    those, one other than a first (a cut at b keeps the rule's comparison, one at a turns it), then the
+    one nearest ``ref``. None when a and b are not ordered."""
+    if not a < b:
         return None
-    if a < 0.0 < b:
+    if a <= 0.0 <= b and a != 0.0:
         return 0.0
-    if a == -math.inf:  # nothing below: mirror the search
+    if a == -math.inf:  # nothing below: mirror the search (only the end b counts)
         d = _simplest_between(-b, math.inf, -ref)
         return None if d is None else -d
+    hi = b
     if b == math.inf:  # no value above: the next power of ten's multiple above a
-        b = max(abs(a) * 10.0, 1.0) + abs(a)
-    da, db = Decimal(a), Decimal(b)
-    e = math.floor(math.log10(max(abs(a), abs(b)))) + 1
-    for _ in range(400):  # exponents from above the magnitude down; a float64 gap is reached in ~330 steps
+        hi = max(abs(a) * 10.0, 1.0) + abs(a)
+
+    def key(d):
+        return d == a, abs(d - ref) if math.isfinite(ref) else 0.0, d
+
+    da, dh = Decimal(a), Decimal(hi)
+    e = math.floor(math.log10(max(abs(a), abs(hi)))) + 1
+    for _ in range(400):  # exponents from above the magnitude down; a float64's own digits are reached by ~330
         q = Decimal(1).scaleb(e)
-        k_lo = _CTX.divide(da, q).to_integral_value(rounding="ROUND_FLOOR") + 1
-        k_hi = _CTX.divide(db, q).to_integral_value(rounding="ROUND_CEILING") - 1
-        if k_lo <= k_hi:
-            k = _CTX.divide(Decimal(ref), q).to_integral_value(rounding="ROUND_HALF_EVEN") if math.isfinite(ref) else k_lo
-            k = min(max(k, k_lo), k_hi)
-            # k_lo / k_hi come from the float64's exact value, so an end may sit on a or b itself; the
-            # range is short (the exponent above had none), try it nearest k first
-            ks = [k_lo + i for i in range(int(k_hi - k_lo) + 1)]
-            for kk in sorted(ks, key=lambda v: (abs(v - k), v)):
-                d = float(_CTX.multiply(kk, q))  # the short decimal's own float64: it prints as that decimal
-                if a < d < b:
-                    return d
+        # one quantum wider than [a, b] on each side: the short decimal of an end may lie a hair outside the
+        # end's exact binary value and still be that float64
+        k_lo = _CTX.divide(da, q).to_integral_value(rounding="ROUND_FLOOR")
+        k_hi = _CTX.divide(dh, q).to_integral_value(rounding="ROUND_CEILING")
+        # the short decimal's own float64 (it prints as that decimal); the first exponent with one in the
+        # gap has the fewest significant digits (a coarser multiple would be there otherwise)
+        ok = [d for d in (float(_CTX.multiply(k_lo + i, q)) for i in range(int(k_hi - k_lo) + 1))
+              if a <= d <= b and math.isfinite(d)]
+        if ok:
+            return min(ok, key=key)
         e -= 1
     return None
 
@@ -70,6 +75,30 @@ class _Column:
         v = self.values[np.isfinite(self.values)]
         self.integer = bool(len(v)) and bool(np.all(v == np.round(v))) and bool(np.all(np.abs(v) < 2.0 ** 53))
         self.non_negative = bool(len(self.values)) and bool(self.values[0] >= 0)
+
+    @classmethod
+    def from_summary(cls, values, has_missing, integer):
+        """The column known only through some of its values: those :func:`_interval` reads (the data's
+        least and greatest value, and around every bound and the zero band the values next to it and
+        on it; :func:`cut_points`), whether it has a missing value and whether it is integer-valued
+        (the dask path, which never holds a column)."""
+        col = cls(np.zeros(0))
+        col.has_missing, col.values, col.integer = bool(has_missing), np.unique(values), bool(integer)
+        col.non_negative = bool(len(col.values)) and bool(col.values[0] >= 0)
+        return col
+
+
+def cut_points(rules):
+    """Per column the values :func:`_interval` compares data with: every finite bound of the rules'
+    interval conditions on it, and the zero band's ends and 0 (lightgbm's missing-value band). The data's
+    values next to (and on) these, with its least and greatest, are all the cuts need of a column."""
+    pts = {}
+    for r in rules:
+        for c in r.conditions:
+            p = pts.setdefault(c.feature, {-ZERO_THRESHOLD, 0.0, ZERO_THRESHOLD})
+            if isinstance(c, Interval):
+                p.update(b for b in (c.lower, c.upper) if math.isfinite(b))
+    return {j: np.array(sorted(p)) for j, p in pts.items()}
 
 
 def _interval(c: Interval, col: _Column):
@@ -101,12 +130,12 @@ def _interval(c: Interval, col: _Column):
             return replace(c, missing=missing)
     i, k = idx[0], idx[-1]
     lo, lo_closed, hi, hi_closed = -math.inf, True, math.inf, True
-    if i > 0:  # the first value in is v[i], the last one out v[i-1]
+    if i > 0:  # the first value in is v[i], the last one out v[i-1]: x >= d for d in (v[i-1], v[i]], x > v[i-1]
         d = None if col.integer else _simplest_between(v[i - 1], v[i], c.lower)
-        lo, lo_closed = (v[i], True) if d is None else (d, True)
-    if k < len(v) - 1:
+        lo, lo_closed = (v[i], True) if d is None else (d, d != v[i - 1])
+    if k < len(v) - 1:  # the last value in is v[k], the first one out v[k+1]: x < d for d in (v[k], v[k+1]], x <= v[k]
         d = None if col.integer else _simplest_between(v[k], v[k + 1], c.upper)
-        hi, hi_closed = (v[k], True) if d is None else (d, False)
+        hi, hi_closed = (v[k], True) if d is None else (d, d == v[k])
     if col.integer and col.non_negative and lo == -math.inf and hi == 0.0:
         lo = 0.0  # a count's lowest value: "x = 0"
     lo_same = lo == c.lower and lo_closed == c.lower_closed
@@ -133,27 +162,49 @@ def _drop_redundant(conds, Xf, rows, fixed):
     return conds
 
 
-def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool, rows, fixed) -> Rule:
+def _cut_conditions(rule: Rule, columns, cuts: bool):
+    """Steps 1 and 2 of :func:`simplify_rules` on one rule: its conditions with human cuts (``cuts``) and
+    missing values said only where the column has some, the bounds on one column merged."""
     conds = []
     for c in rule.conditions:
         col = columns[c.feature]
-        if isinstance(c, CategorySet):
+        if isinstance(c, CategorySet) or not cuts:
             new = replace(c, missing=c.missing if col.has_missing else False)
-        elif cuts:
-            new = _interval(c, col)
         else:
-            new = replace(c, missing=c.missing if col.has_missing else False)
+            new = _interval(c, col)
         if new is not None:
             conds.append(new)
-    conds = Rule(conds).conditions  # merges the bounds on one column into one interval
-    if drop:
-        conds = _drop_redundant(list(conds), Xf, rows, fixed)
+    return list(Rule(conds).conditions)  # merges the bounds on one column into one interval
+
+
+def _drop_by_patterns(conds, patterns):
+    """:func:`_drop_redundant` from the rows' failure patterns: ``patterns`` holds, for every row that may
+    not be added (free and counting against the budget), the set of ``conds`` it fails as a bit mask (bit
+    k: condition k). Dropping k adds such a row iff the row fails k and no other kept condition."""
+    kept = (1 << len(conds)) - 1
+    k = len(conds) - 1
+    while k >= 0 and bin(kept).count("1") > 1:
+        if not any(p & kept == 1 << k for p in patterns):
+            kept &= ~(1 << k)
+        k -= 1
+    return [c for k, c in enumerate(conds) if kept >> k & 1]
+
+
+def _finish(rule: Rule, conds) -> Rule:
+    """``rule`` itself when ``conds`` are its conditions, else the new rule (sources marked simplified)."""
     if [c.key for c in conds] == [c.key for c in rule.conditions]:
         return rule
     sources = [dict(s, modified=(s["modified"] + "+simplified") if "modified" in s else "simplified")
                for s in rule.sources] or [{"modified": "simplified"}]
     return Rule(conds, feature_names=rule.feature_names, sources=sources, value=rule.value,
                 categories=rule.categories)
+
+
+def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool, rows, fixed) -> Rule:
+    conds = _cut_conditions(rule, columns, cuts)
+    if drop:
+        conds = _drop_redundant(conds, Xf, rows, fixed)
+    return _finish(rule, conds)
 
 
 def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_conditions=True):
@@ -164,11 +215,14 @@ def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_c
     value inside a gap, a missing value in a column that had none) may route differently.
 
     1. **Human cuts** (``cuts=True``): each finite bound moves to the simplest number in the
-       open gap between the two neighbouring values of its column in ``X``: on an
+       gap between the two neighbouring values of its column in ``X``: on an
        integer-valued column the integer on the rule's side (``n_tx_24h >= 5`` for the
        model's ``n_tx_24h > 4.500000000000001``; ``x = 0`` when a non-negative count is cut
-       below 1), else the number with the fewest significant digits (the one nearest the
-       model's cut among them), stored as the float64 that prints as that short decimal, so
+       below 1), else the number with the fewest significant digits in the gap, its ends
+       included (``Amount < 315`` between the values 314.99 and 315; the lower end turns the
+       comparison: ``Amount <= 315`` between 315 and 315.01), the one that keeps the
+       comparison and then the one nearest the model's cut among them, stored as the float64
+       that prints as that short decimal, so
        the text, ``predict``, ``to_sql`` and ``to_pandas_query`` use the same number. A bound
        no value of ``X`` lies beyond is dropped; lightgbm's zero band
        (``abs(x) <= 1e-35`` routed like a missing value) becomes an ordinary bound wherever
@@ -184,7 +238,10 @@ def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_c
        tolerance is the budget: the removal may also add positive rows (true alerts; rows of
        any class under an alert-rate budget, ``selection["criterion"] == "alert_rate"``, are
        never added), so the rule set's false alerts on ``X`` are the same and its recall can
-       only rise; the selection statistics are restated.
+       only rise; the selection statistics are restated. A rule whose caught rows (positive
+       weight; money caught for a money ranking) all went to an earlier, shorter rule is
+       dropped: it would only spend budget (a dropped last rule leaves the new last rule
+       always in force, rho = 1).
 
     Parameters
     ----------
@@ -251,7 +308,7 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
     """simplify_rules on a float matrix already converted for the rules (riff_select's own); ``W``: the
     selection's per-row weights (``_greedy.row_weights``), which let a drop add rows that cost no budget
     and restate the selection statistics."""
-    from ._greedy import ALL, NEG, NET, selection_stats
+    from ._greedy import ALL, GAIN, NEG, NET, POS, Budget, selection_stats
     from ._ruleset import RuleSet
 
     is_set = isinstance(rule_set, RuleSet)
@@ -263,20 +320,31 @@ def _simplify(rule_set, rules, Xf, names, cuts, drop, W=None):
             fixed |= W[:, NET] < 0
     used = sorted({c.feature for r in rules for c in r.conditions})
     columns = {j: _Column(Xf[:, j]) for j in used}
-    out, free, prefix = [], np.ones(Xf.shape[0], bool), []  # free: rows no earlier rule covers
-    for r in rules:
-        out.append(_simplify_rule(r, Xf, columns, cuts, drop, free, fixed))
-        new = free & conditions_mask(out[-1].conditions, Xf)
+    gain = GAIN if sel.get("rank_by") == "money" else POS  # what a selected rule must add (riff_select)
+    eps = None if W is None else 1e-12 * abs(W[:, gain].sum())
+    out, kept, prefix = [], [], []
+    free, free0 = np.ones(Xf.shape[0], bool), np.ones(Xf.shape[0], bool)  # rows no earlier rule covers
+    for i, r in enumerate(rules):
+        new_rule = _simplify_rule(r, Xf, columns, cuts, drop, free, fixed)
+        new = free & conditions_mask(new_rule.conditions, Xf)
+        if W is not None:
+            new0 = free0 & conditions_mask(r.conditions, Xf)
+            free0 &= ~new0
+            if W[new, gain].sum() <= eps < W[new0, gain].sum():
+                continue  # the rows it caught went to an earlier shorter rule: it would only spend budget
+        out.append(new_rule)
+        kept.append(i)
         free &= ~new
         if W is not None:
             prefix.append(W[new].sum(axis=0) + (prefix[-1] if prefix else 0.0))
     if not is_set:
         return out
+    rho = rule_set.last_rule_probability if kept and kept[-1] == len(rules) - 1 else 1.0
     if W is not None and "candidate_index" in sel and out != rules:  # rows a drop added (budget-free ones)
-        rho = rule_set.last_rule_probability
-        sel = selection_stats(sel["candidate_index"], np.reshape(prefix, (len(out), W.shape[1])), rho, W.sum(axis=0),
-                              sel["criterion"], sel["budget"], sel["n_candidates"], "money_recall" in sel)
+        sel = selection_stats(np.asarray(sel["candidate_index"])[kept], np.reshape(prefix, (len(out), W.shape[1])),
+                              rho, W.sum(axis=0), Budget(sel["criterion"], sel["budget"]), sel["n_candidates"],
+                              "money_recall" in sel) | {k: sel[k] for k in ("rank_by",) if k in sel}
     missing = [j for j in used if columns[j].has_missing]
     label = (lambda j: names[j] if names is not None and j < len(names) else f"x{j}")
-    return RuleSet(out, last_rule_probability=rule_set.last_rule_probability, feature_names=names,
+    return RuleSet(out, last_rule_probability=rho, feature_names=names,
                    selection=sel, missing_columns=[str(label(j)) for j in missing])
