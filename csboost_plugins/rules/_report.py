@@ -116,6 +116,7 @@ def table_from_sums(rules, s):
     cum_tp, cum_fp = np.cumsum(new_tp), np.cumsum(new_fp)
     with np.errstate(invalid="ignore", divide="ignore"):
         cols = {
+            "name": list(getattr(rules, "names", [f"riff_{i + 1}" for i in range(k)])),
             "rule": [str(r) for r in rules],
             "probability": prob,
             "flagged": tp + fp,
