@@ -150,8 +150,15 @@ class _Translator:
 
     # -- conditions
     def cond(self, node):
-        exp = self.exp
         node = self.unparen(node)
+        out = self._cond(node)
+        inner = node.this if isinstance(node, self.exp.Escape) else node
+        if node.args.get("negate") or inner.args.get("negate"):  # sqlglot's NOT LIKE / NOT ILIKE
+            out = ("not", out)
+        return out
+
+    def _cond(self, node):
+        exp = self.exp
         if isinstance(node, (exp.And, exp.Or)):
             op = "and" if isinstance(node, exp.And) else "or"
             parts, stack = [], [node]
@@ -299,9 +306,9 @@ class _Translator:
             return ("div", self.value(node.this), self.value(node.expression), typed)
         if isinstance(node, exp.Abs):
             return ("abs", self.value(node.this))
+        if isinstance(node, (exp.Lower, exp.Upper)):  # sqlglot writes ILIKE as LOWER(x) LIKE LOWER(p) for some
+            return ("lower" if isinstance(node, exp.Lower) else "upper", self.value(node.this), self.d == "sqlite")
         if isinstance(node, exp.Coalesce):
-            if node.args.get("is_nvl") or node.args.get("is_null"):
-                pass
             args = [node.this] + list(node.expressions)
             return ("coalesce", tuple(self.value(a) for a in args))
         if isinstance(node, exp.Nullif):

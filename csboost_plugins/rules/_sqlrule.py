@@ -10,10 +10,13 @@ Semantics (one documented choice where engines differ):
 
 - NULL is SQL NULL; in a numeric column NaN is NULL (pandas, SQLite and DuckDB's pandas scan).
   A comparison, arithmetic or IN with NULL is unknown; ``IS [NOT] NULL`` is never unknown.
-- ``a / b`` is real division and NULL where ``b = 0`` (DuckDB, SQLite; Postgres would raise).
+- ``a / b`` is real division. Where ``b = 0`` it is NULL (SQLite, Spark, MySQL; Postgres would
+  raise), except in a rule read from DuckDB, which divides in IEEE arithmetic: ``x / 0`` is
+  +-Infinity and ``0 / 0`` NaN, a value DuckDB orders above every number and equal to itself.
+  Such a division is written only for DuckDB; ``a / NULLIF(b, 0)`` means the same everywhere.
   Read from a dialect whose ``/`` divides integers (SQLite, Postgres), integer operands
   divide as integers, truncated toward zero, as that engine does.
-- An arithmetic result that is NaN (``inf - inf``) is NULL (SQLite; DuckDB keeps NaN).
+- An arithmetic result that is NaN (``inf - inf``) is NULL (SQLite), a NaN value in DuckDB.
 - ``LEAST`` / ``GREATEST`` follow the dialect the rule was read in: DuckDB, Postgres and
   Spark ignore NULL arguments (NULL only when all are); SQLite (``MIN(a, b)``), MySQL,
   BigQuery and Snowflake return NULL when any argument is NULL. The export writes each
@@ -51,6 +54,8 @@ BACKSLASH_LIKE = frozenset({"postgres", "redshift", "spark", "spark2", "databric
 # dialects whose LEAST / GREATEST ignore NULL arguments (the others return NULL if any argument is NULL)
 LEAST_IGNORES_NULLS = frozenset({"", "duckdb", "postgres", "redshift", "spark", "spark2", "databricks", "tsql",
                                  "materialize", "risingwave"})
+# dialects whose arithmetic is IEEE: x / 0 is +-inf, 0 / 0 NaN, and NaN a value above every number
+IEEE_DIALECTS = frozenset({"duckdb"})
 # dialects where ``/`` on two integers is integer division
 INT_DIVISION = frozenset({"sqlite", "postgres", "redshift", "tsql", "materialize", "risingwave"})
 
@@ -198,6 +203,7 @@ class _Evaluator:
     def __init__(self, rule, cols: Columns):
         self.rule, self.cols, self.n = rule, cols, cols.n
         self.lits, self.ints = rule.literals, rule._literal_is_int
+        self.ieee = (rule.dialect or "") in IEEE_DIALECTS
 
     def fail(self, msg):
         raise RuleTypeError(f"rule {self.rule.name!r}: {msg}")
@@ -221,6 +227,13 @@ class _Evaluator:
         if op == "cast":
             a = self.num(node[1], "CAST")
             return _Val("num", a.v, a.null, False)
+        if op in ("lower", "upper"):
+            a = self.value(node[1])
+            if a.kind == "num":
+                self.fail(f"{op.upper()} of {_text(node[1])}, which holds numbers; it takes text")
+            fn = _case_fn(op, node[2])
+            v = fn(a.v) if isinstance(a.v, str) else np.asarray([fn(x) for x in a.v], dtype=object)
+            return _Val(a.kind, v, a.null)
         if op in _ARITH:
             return self.arith(node)
         if op == "coalesce":
@@ -258,11 +271,13 @@ class _Evaluator:
                 v = a.v * b.v
             else:
                 v = a.v / b.v
-                null = np.logical_or(null, b.v == 0)  # x / 0 is NULL
+                if not self.ieee:
+                    null = np.logical_or(null, b.v == 0)  # x / 0 is NULL
                 if node[3] and a.is_int and b.is_int:  # the dialect divides integers as integers
                     v = np.trunc(v)
                     return _Val("num", v, np.logical_or(null, np.isnan(v)), True)
-            null = np.logical_or(null, np.isnan(v))  # inf - inf: NULL (as SQLite)
+            if not self.ieee:
+                null = np.logical_or(null, np.isnan(v))  # inf - inf: NULL (as SQLite)
         return _Val("num", v, null, a.is_int and b.is_int and op != "div")
 
     def coalesce(self, node):
@@ -300,7 +315,10 @@ class _Evaluator:
         if "null" in (a.kind, b.kind):
             return np.False_, np.False_
         with np.errstate(invalid="ignore"):
-            r = _CMP[op](a.v, b.v)
+            if self.ieee and a.kind == "num" and (np.isnan(a.v).any() or np.isnan(b.v).any()):
+                r = _ieee_compare(op, a.v, b.v)
+            else:
+                r = _CMP[op](a.v, b.v)
         return np.logical_and(known, r), np.logical_and(known, np.logical_not(r))
 
     def cond(self, node):
@@ -368,6 +386,27 @@ class _Evaluator:
         return np.logical_and(known, hit), np.logical_and(known, np.logical_not(hit))
 
 
+def _ieee_compare(op, a, b):
+    """DuckDB's comparison of doubles: NaN equals NaN and lies above every number (a total order)."""
+    an, bn = np.isnan(a), np.isnan(b)
+    av, bv = np.where(an, 0.0, a), np.where(bn, 0.0, b)
+    lt = (~an & bn) | (~an & ~bn & (av < bv))
+    eq = (an & bn) | (~an & ~bn & (av == bv))
+    return {"<": lt, "<=": lt | eq, ">": ~(lt | eq), ">=": ~lt, "=": eq, "<>": ~eq}[op]
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _case_fn(op, ascii_only):
+    """LOWER / UPPER of one string: ASCII letters only (SQLite) or Unicode."""
+    if ascii_only:
+        table = _ASCII_LOWER if op == "lower" else _ASCII_UPPER
+        return lambda x: x.translate(table)
+    return str.lower if op == "lower" else str.upper
+
+
 def _all(ms):
     out = ms[0]
     for m in ms[1:]:
@@ -416,10 +455,20 @@ class _Writer:
             return exp.Abs(this=self.value(node[1]))
         if op == "cast":
             return exp.Cast(this=self.value(node[1]), to=exp.DataType.build("DOUBLE"))
+        if op in ("lower", "upper"):
+            return (exp.Lower if op == "lower" else exp.Upper)(this=self.value(node[1]))
         if op in _ARITH:
             a, b = self.paren(self.value(node[1])), self.paren(self.value(node[2]))
             if op == "div":
-                return exp.Div(this=a, expression=b, typed=bool(node[3]), safe=True)
+                ieee = (self.rule.dialect or "") in IEEE_DIALECTS
+                guarded = node[2][0] == "nullif" and node[2][2][0] == "num" and \
+                    self.rule.literals[node[2][2][1]] == 0  # a / NULLIF(b, 0): never divides by zero
+                if ieee and not guarded and self.d not in IEEE_DIALECTS:
+                    raise ValueError(
+                        f"rule {self.rule.name!r}: division read from {self.rule.dialect} gives +-Infinity for x / 0 "
+                        f"there, NULL or an error in {self.d or 'generic SQL'}; write it as a / NULLIF(b, 0) to "
+                        "flag the same rows in every engine")
+                return exp.Div(this=a, expression=b, typed=bool(node[3]), safe=not ieee and not guarded)
             return {"add": exp.Add, "sub": exp.Sub, "mul": exp.Mul}[op](this=a, expression=b)
         if op == "coalesce":
             args = [self.value(a) for a in node[1]]
@@ -516,7 +565,7 @@ def children(node) -> tuple:
     op = node[0]
     if op in ("and", "or", "coalesce", "least", "greatest"):
         return node[1]
-    if op in ("not", "neg", "abs", "cast", "isnull", "in", "like"):
+    if op in ("not", "neg", "abs", "cast", "isnull", "in", "like", "lower", "upper"):
         return (node[1],)
     if op in ("add", "sub", "mul", "div", "nullif"):
         return (node[1], node[2])
@@ -537,7 +586,7 @@ def _walk(tree):
 
 
 _NODE_OPS = frozenset({"col", "num", "str", "null", "neg", "abs", "cast", "add", "sub", "mul", "div", "coalesce",
-                       "least", "greatest", "nullif"}) | _BOOL_OPS
+                       "least", "greatest", "nullif", "lower", "upper"}) | _BOOL_OPS
 
 
 class SQLRule:
@@ -735,8 +784,8 @@ def _to_lists(node):
         return [op, _to_lists(node[1]), node[2], node[3], node[4]]
     if op == "cmp":
         return [op, node[1], _to_lists(node[2]), _to_lists(node[3])]
-    if op == "div":
-        return [op, _to_lists(node[1]), _to_lists(node[2]), node[3]]
+    if op == "div" or op in ("lower", "upper"):
+        return [op] + [_to_lists(c) for c in children(node)] + [node[-1]]
     if op in ("col", "num", "str", "bool", "null"):
         return list(node)
     return [op] + [_to_lists(c) for c in node[1:]]
@@ -744,9 +793,9 @@ def _to_lists(node):
 
 _ARITY = {"col": 2, "num": 1, "str": 1, "null": 0, "neg": 1, "abs": 1, "cast": 1, "add": 2, "sub": 2, "mul": 2,
           "div": 3, "coalesce": 1, "least": 2, "greatest": 2, "nullif": 2, "cmp": 3, "and": 1, "or": 1, "not": 1,
-          "between": 3, "in": 4, "isnull": 1, "like": 4, "bool": 1}
+          "between": 3, "in": 4, "isnull": 1, "like": 4, "bool": 1, "lower": 2, "upper": 2}
 _VALUE_OPS = frozenset({"col", "num", "str", "null", "neg", "abs", "cast", "add", "sub", "mul", "div", "coalesce",
-                        "least", "greatest", "nullif"})
+                        "least", "greatest", "nullif", "lower", "upper"})
 
 
 def _from_lists(x, name, n_lits, want="bool", depth=0):
@@ -798,6 +847,8 @@ def _from_lists(x, name, n_lits, want="bool", depth=0):
         return ("cmp", a[0], sub(a[1]), sub(a[2]))
     if op == "div":
         return ("div", sub(a[0]), sub(a[1]), bool(a[2]))
+    if op in ("lower", "upper"):
+        return (op, sub(a[0]), bool(a[1]))
     if op == "in":
         vals, kind = a[1], a[2]
         if kind not in ("num", "str", None) or not isinstance(vals, list) or not all(
