@@ -147,7 +147,7 @@ DUCKDB_ONLY = {
     "ilike": "ch ILIKE 'W%'",
     "not_ilike": "ch NOT ILIKE 'WEB%'",
     "like_case": "ch LIKE 'W%'",
-    "int_div": "k / 2 >= 1",
+    "int_div": "k / 2 > 1",
     "div_zero": "a / b > 1",
     "div_lits": "(a + 1) / (b - 0.5) <= -1",
     "div_nan": "(a - a) / (b - b) > 1",
@@ -159,7 +159,7 @@ SQLITE_ONLY = {
     "like_folds": "ch LIKE 'W%'",
     "glob": "ch GLOB 'w*'",
     "glob_class": "ch GLOB 'a[%]b'",
-    "int_div": "k / 2 >= 1",
+    "int_div": "k / 2 > 1",
     "div_zero": "a / b > 1",
     "div_lits": "(a + 1) / (b - 0.5) <= -1",
 }
@@ -172,8 +172,8 @@ def _check_rule_everywhere(rs, engines):
         try:
             sql = rs.to_sql("t", dialect=name)
         except ValueError as exc:  # DuckDB's IEEE division (x / 0 = inf) has no form in other engines
-            assert "division read from duckdb" in str(exc) and name != "duckdb"
-            assert all("/" in str(r) and "NULLIF" not in str(r) and r.dialect == "duckdb" for r in rs)
+            assert "division read from" in str(exc) and name != rs[0].dialect
+            assert all("/" in str(r) for r in rs)
             continue
         got = _flagged_select(con, sql)
         np.testing.assert_array_equal(got, pred, err_msg=f"{name}: {rs.to_sql('t', dialect=name)}")
@@ -206,7 +206,7 @@ def test_engine_specific_constructs_keep_the_engine_meaning(engines, dialect, co
 def test_the_engines_really_differ_where_the_dialect_matters(engines):
     """The data exercises the differences (else the test above proves nothing)."""
     for a, b in (("LEAST(a, b) > 0", "MIN(a, b) > 0"), ("ch LIKE 'W%'", "ch LIKE 'W%'"),
-                 ("k / 2 >= 1", "k / 2 >= 1"), ("a / b > 1", "a / b > 1"), ("(a + 1) / (b - 0.5) <= -1",) * 2):
+                 ("k / 2 > 1", "k / 2 > 1"), ("a / b > 1", "a / b > 1"), ("(a + 1) / (b - 0.5) <= -1",) * 2):
         assert (_flagged(engines["duckdb"], a) != _flagged(engines["sqlite"], b)).any(), (a, b)
 
 
@@ -245,7 +245,7 @@ def test_round_trip_through_every_dialect_keeps_rows_and_names(engines, dialect)
     # the SQLite-read book (MIN that returns NULL, LIKE folding ASCII) too
     rs2 = RuleSet.from_sql(SQLITE_ONLY, dialect="sqlite")
     if dialect not in ("sqlite", "postgres"):  # integer division is written only where the engine has it
-        rs2 = rs2.drop([rs2.names.index("int_div")])
+        rs2 = rs2.drop([rs2.names.index(n) for n in ("int_div", "div_zero", "div_lits")])
     back2 = RuleSet.from_sql(rs2.to_sql("t", dialect=dialect), dialect=dialect)
     np.testing.assert_array_equal(back2.coverage(DF), rs2.coverage(DF))
 
@@ -286,7 +286,7 @@ def test_literal_slots_are_addressable_and_retuned_sql_runs_in_duckdb(engines):
 
 PANDAS_OK = ["cmp_col_lit", "cmp_le_cols", "add", "sub_mul", "neg_expr", "and", "or", "not", "not_or", "deep",
              "between", "not_between", "in_num", "not_in_num", "in_text", "not_in_text", "is_null",
-             "is_not_null", "text_eq", "not_unknown", "true", "false", "in_null", "not_in_null", "mixed_text_num"]
+             "is_not_null", "text_eq", "not_unknown", "or_true", "and_false", "in_null", "not_in_null", "mixed_text_num"]
 
 
 @pytest.mark.parametrize("name", PANDAS_OK)
@@ -352,7 +352,7 @@ def test_unsupported_constructs_are_refused_naming_rule_and_construct(cond, what
 def test_statements_other_than_one_select_or_condition_are_refused(sql, what):
     with pytest.raises(ValueError, match=what):
         RuleSet.from_sql(sql)
-    if sql:
+    if sql and what != "given twice":  # (as one rule of a dict, the OR of the branches is the rule)
         with pytest.raises(ValueError):
             RuleSet.from_sql({"r": sql})
 

@@ -15,7 +15,7 @@ import re
 import sys
 import threading
 
-from ._sqlrule import BACKSLASH_LIKE, INT_DIVISION, MAX_DEPTH, SQLRule, children
+from ._sqlrule import BACKSLASH_LIKE, INT_DIVISION, MAX_DEPTH, SQLRule, _case_fn, children
 
 __all__ = ["rules_from_sql"]
 
@@ -247,6 +247,11 @@ class _Translator:
                 self.refuse(node, "an ESCAPE other than one character")
             escape, node = e.this, node.this
         pat = self.unparen(node.expression)
+        if isinstance(pat, (exp.Lower, exp.Upper)) and isinstance(self.unparen(pat.this), exp.Literal) \
+                and self.unparen(pat.this).is_string:  # LOWER('W%'): sqlglot's ILIKE for engines without it
+            text = self.unparen(pat.this).this
+            fn = _case_fn("lower" if isinstance(pat, exp.Lower) else "upper", self.d == "sqlite")
+            pat = exp.Literal.string(fn(text))
         if not (isinstance(pat, exp.Literal) and pat.is_string):
             self.refuse(node, "LIKE with a pattern other than a text literal")
         if isinstance(node, exp.Glob):
@@ -410,7 +415,21 @@ def _statement_rules(tree, dialect):
             tree.find(exp.Select) is not None and not isinstance(tree, exp.Condition):
         raise ValueError(f"a {type(tree).__name__.upper()} statement is not a rule; give one SELECT ... WHERE or "
                          "one condition (nothing is executed)")
-    return [(None, tree)]
+    # a condition whose top-level OR branches all carry /* rule: name */ comments (to_sql(where_only=True))
+    node = tree
+    while isinstance(node, exp.Paren):
+        node = node.this
+    branches, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, exp.Or):
+            stack += [n.expression, n.this]
+        else:
+            branches.append(n)
+    named = [_comment_name(b) for b in branches]
+    if len(branches) > 1 and all(named):
+        return list(zip(named, branches))
+    return [(_comment_name(tree) or (named[0] if len(branches) == 1 else None), tree)]
 
 
 def _condition(text, dialect, name):

@@ -386,6 +386,22 @@ class _Evaluator:
         return np.logical_and(known, hit), np.logical_and(known, np.logical_not(hit))
 
 
+def _may_be_int(node, rule) -> bool:
+    """Whether a value may be integer-typed (a column may; a CAST to a float or a fractional literal is not)."""
+    op = node[0]
+    if op == "num":
+        return rule._literal_is_int[node[1]]
+    if op in ("cast", "str", "null"):
+        return False
+    if op == "div":
+        return bool(node[3]) and _may_be_int(node[1], rule) and _may_be_int(node[2], rule)
+    if op in ("add", "sub", "mul", "neg", "abs", "nullif"):
+        return all(_may_be_int(c, rule) for c in children(node))
+    if op in ("coalesce", "least", "greatest"):
+        return all(_may_be_int(c, rule) for c in children(node))
+    return True
+
+
 def _ieee_compare(op, a, b):
     """DuckDB's comparison of doubles: NaN equals NaN and lies above every number (a total order)."""
     an, bn = np.isnan(a), np.isnan(b)
@@ -468,6 +484,12 @@ class _Writer:
                         f"rule {self.rule.name!r}: division read from {self.rule.dialect} gives +-Infinity for x / 0 "
                         f"there, NULL or an error in {self.d or 'generic SQL'}; write it as a / NULLIF(b, 0) to "
                         "flag the same rows in every engine")
+                if node[3] and self.d not in INT_DIVISION and _may_be_int(node[1], self.rule) \
+                        and _may_be_int(node[2], self.rule):
+                    raise ValueError(
+                        f"rule {self.rule.name!r}: division read from {self.rule.dialect} divides integers as "
+                        f"integers there, not in {self.d or 'generic SQL'}; write CAST(a AS REAL) / b (real "
+                        "division) to flag the same rows in every engine")
                 return exp.Div(this=a, expression=b, typed=bool(node[3]), safe=not ieee and not guarded)
             return {"add": exp.Add, "sub": exp.Sub, "mul": exp.Mul}[op](this=a, expression=b)
         if op == "coalesce":
@@ -920,7 +942,7 @@ class _PandasWriter:
             return f"({v} != {v})"
         if op == "in":
             if node[4] and not node[2]:
-                return "False"
+                return f"({self.known(node[1])} and False)"
             return f"({self.known(node[1])} and {self.value(node[1])}.isin({list(node[2])!r}))"
         self.refuse(op.upper())
 
@@ -942,7 +964,7 @@ class _PandasWriter:
             v = self.value(node[1])
             return f"({v} == {v})"
         if op == "in":
-            if node[4]:
-                return "False"  # x NOT IN (..., NULL) is never true
+            if node[4]:  # x NOT IN (..., NULL) is never true
+                return f"({self.known(node[1])} and False)"
             return f"({self.known(node[1])} and ~{self.value(node[1])}.isin({list(node[2])!r}))"
         self.refuse(op.upper())
