@@ -58,8 +58,9 @@ def _deep(fn, *args):
     return out["value"]
 
 
-def _token_depth(sql: str, dialect: str, what: str) -> None:
-    """Refuse text nested deeper than MAX_DEPTH (parentheses plus runs of prefix NOT / minus), token by token."""
+def _token_depth(sql: str, dialect: str, what: str):
+    """Refuse text nested deeper than MAX_DEPTH (parentheses plus runs of prefix NOT / minus), token by token;
+    return the tokens."""
     from sqlglot.dialects.dialect import Dialect
     from sqlglot.errors import TokenError
     from sqlglot.tokens import TokenType
@@ -81,9 +82,65 @@ def _token_depth(sql: str, dialect: str, what: str) -> None:
         if worst > MAX_DEPTH:
             raise ValueError(f"{what} is nested more than {MAX_DEPTH} levels deep (parentheses, NOT or minus "
                              "signs); split it into simpler rules")
+    return tokens
 
 
-def _parse(sql: str, dialect: str, what: str):
+_LONG_IN = 64  # IN lists at least this long are read from the tokens (sqlglot parses ~10k list items a second)
+
+
+def _lift_in_lists(sql, tokens, marker):
+    """Replace each long ``IN (literal, ...)`` list by one string literal ``marker<k>``; return (text, {k: list}).
+
+    Only lists of plain numbers (optionally signed), strings and NULL are lifted; the rest is left to sqlglot."""
+    from sqlglot.tokens import TokenType
+
+    lists, cuts, i, n = {}, [], 0, len(tokens)
+    while i < n - 1:
+        if tokens[i].token_type == TokenType.IN and tokens[i + 1].token_type == TokenType.L_PAREN:
+            j, vals, ok = i + 2, [], True
+            while j < n:
+                t = tokens[j]
+                sign = 1.0
+                if t.token_type in (TokenType.DASH, TokenType.PLUS) and j + 1 < n \
+                        and tokens[j + 1].token_type == TokenType.NUMBER:
+                    sign = -1.0 if t.token_type == TokenType.DASH else 1.0
+                    j += 1
+                    t = tokens[j]
+                if t.token_type == TokenType.NUMBER:
+                    vals.append(("num", sign * float(t.text), t.text))
+                elif t.token_type == TokenType.STRING and sign == 1.0:
+                    vals.append(("str", t.text, None))
+                elif t.token_type == TokenType.NULL and sign == 1.0:
+                    vals.append(("null", None, None))
+                else:
+                    ok = False
+                    break
+                j += 1
+                if j < n and tokens[j].token_type == TokenType.COMMA:
+                    j += 1
+                    continue
+                ok = j < n and tokens[j].token_type == TokenType.R_PAREN
+                break
+            if ok and len(vals) >= _LONG_IN:
+                k = len(lists)
+                lists[k] = vals
+                cuts.append((tokens[i + 2].start, tokens[j - 1].end + 1, f"'{marker}{k}'"))
+                i = j
+        i += 1
+    if not cuts:
+        return sql, lists
+    out, pos = [], 0
+    for a, b, text in cuts:
+        out.append(sql[pos:a])
+        out.append(text)
+        pos = b
+    out.append(sql[pos:])
+    return "".join(out), lists
+
+def _parse(sql: str, dialect: str, what: str, lifted: dict):
+    """The one statement of ``sql`` (long IN lists lifted into ``lifted``, keyed by their marker)."""
+    import secrets
+
     import sqlglot
     from sqlglot.errors import ParseError, TokenError
 
@@ -91,6 +148,10 @@ def _parse(sql: str, dialect: str, what: str):
         raise TypeError(f"{what} must be SQL text (a string), got {type(sql).__name__}")
     if not sql.strip():
         raise ValueError(f"{what} is empty")
+    tokens = _token_depth(sql, dialect, what)
+    marker = f"\x00csboost-in-{secrets.token_hex(8)}-"
+    sql, lists = _lift_in_lists(sql, tokens, marker)
+    lifted.update({f"{marker}{k}": v for k, v in lists.items()})
     try:
         trees = sqlglot.parse(sql, read=dialect or None)
     except (ParseError, TokenError) as exc:
@@ -121,10 +182,11 @@ def _tree_depth(node) -> int:
 class _Translator:
     """sqlglot condition -> SQLRule tree (numeric literals collected as slots)."""
 
-    def __init__(self, name, dialect):
+    def __init__(self, name, dialect, lifted=None):
         from sqlglot import exp
 
         self.exp, self.name, self.d = exp, name, dialect or ""
+        self.lifted = lifted or {}
         self.literals, self.is_int = [], []
 
     def refuse(self, node, what=None):
@@ -216,6 +278,19 @@ class _Translator:
         if node.args.get("query") or node.args.get("unnest") or node.args.get("field"):
             self.refuse(node, "IN with a subquery")
         vals, kinds, has_null = [], set(), False
+        if len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal) \
+                and node.expressions[0].this in self.lifted:  # a long list read from the tokens
+            for kind, v, _ in self.lifted[node.expressions[0].this]:
+                if kind == "null":
+                    has_null = True
+                elif kind == "num" and not math.isfinite(v):
+                    raise _Refused(f"rule {self.name!r}: a number in IN is out of float64 range")
+                else:
+                    vals.append(v)
+                    kinds.add(kind)
+            if len(kinds) > 1:
+                raise _Refused(f"rule {self.name!r}: IN mixes numbers and text")
+            return ("in", self.value(node.this), tuple(vals), kinds.pop() if kinds else None, has_null)
         for e in node.expressions:
             e = self.unparen(e)
             neg = False
@@ -360,10 +435,10 @@ class _Translator:
         self.refuse(node, "CASE")
 
 
-def _rule(name, node, dialect):
+def _rule(name, node, dialect, lifted=None):
     if _tree_depth(node) > 2 * MAX_DEPTH:
         raise ValueError(f"rule {name!r} is nested more than {MAX_DEPTH} levels deep; split it into simpler rules")
-    tr = _Translator(name, dialect)
+    tr = _Translator(name, dialect, lifted)
     tree = tr.cond(node)
     depth = 0
     stack = [(tree, 1)]
@@ -432,10 +507,10 @@ def _statement_rules(tree, dialect):
     return [(_comment_name(tree) or (named[0] if len(branches) == 1 else None), tree)]
 
 
-def _condition(text, dialect, name):
+def _condition(text, dialect, name, lifted):
     from sqlglot import exp
 
-    tree = _parse(text, dialect, f"rule {name!r}")
+    tree = _parse(text, dialect, f"rule {name!r}", lifted)
     if isinstance(tree, exp.Select):  # "SELECT ... WHERE cond" given as one rule: its WHERE is the rule
         pairs = _statement_rules(tree, dialect)
         return pairs[0][1] if len(pairs) == 1 else exp.or_(*[p for _, p in pairs])
@@ -448,24 +523,18 @@ def rules_from_sql(rules, dialect=None) -> list:
     from ._export import _dialect
 
     d = _dialect(dialect)
-    if isinstance(rules, str):
-        _token_depth(rules, d, "the SQL")
-    elif isinstance(rules, (dict, list, tuple)):
-        pairs = rules.items() if isinstance(rules, dict) else ((f"rule_{i + 1}", r) for i, r in enumerate(rules))
-        for name, text in pairs:
-            if isinstance(text, str):
-                _token_depth(text, d, f"rule {name!r}")
     return _deep(_rules_from_sql, rules, d)
 
 
 def _rules_from_sql(rules, d):
+    lifted: dict = {}
     if isinstance(rules, str):
-        tree = _parse(rules, d, "the SQL")
+        tree = _parse(rules, d, "the SQL", lifted)
         pairs = _statement_rules(tree, d)
-        out, names = [], set()
+        out = []
         for i, (name, node) in enumerate(pairs):
             name = name or f"rule_{i + 1}"
-            out.append(_rule(name, node, d))
+            out.append(_rule(name, node, d, lifted))
         _check_unique([r.name for r in out])
         return out
     if isinstance(rules, dict):
@@ -482,8 +551,8 @@ def _rules_from_sql(rules, d):
     for name, text in items:
         if not isinstance(text, str):
             raise TypeError(f"rule {name!r} must be SQL text, got {type(text).__name__}")
-        node = _condition(text, d, name)
-        out.append(_rule(name, node, d))
+        node = _condition(text, d, name, lifted)
+        out.append(_rule(name, node, d, lifted))
     _check_unique([r.name for r in out])
     return out
 

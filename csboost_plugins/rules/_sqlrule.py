@@ -535,6 +535,12 @@ class _Writer:
                                high=self.value(node[3]))
         if op == "isnull":
             return exp.Is(this=self.paren(self.value(node[1])), expression=exp.Null())
+        if op == "in" and len(node[2]) >= 64:  # long lists written as text at once (sqlglot: ~10k items a second)
+            parts = [_fast_string(v, self.d) if isinstance(v, str) else
+                     ("-" if v < 0 else "") + exact_decimal(abs(v), point=False) for v in node[2]]
+            if node[4]:
+                parts.append("NULL")
+            return exp.In(this=self.paren(self.value(node[1])), expressions=[exp.Var(this=", ".join(parts))])
         if op == "in":
             vals = [exp.Literal.string(v) if isinstance(v, str) else self._number(v) for v in node[2]]
             if node[4]:
@@ -564,6 +570,18 @@ class _Writer:
         if escape is not None:
             e = exp.Escape(this=e, expression=exp.Literal.string(escape))
         return e
+
+
+_PLAIN = re.compile(r"[\w .,:;@#%&()+=/*?!<>\[\]{}|^~$-]*")
+
+
+def _fast_string(v, dialect):
+    """A string literal for ``dialect``: quoted directly when it holds no quote or backslash, else by sqlglot."""
+    if _PLAIN.fullmatch(v) and v.isprintable():
+        return f"'{v}'"
+    from sqlglot import exp
+
+    return exp.Literal.string(v).sql(dialect=dialect or None)
 
 
 def like_to_glob(pattern, escape) -> str:
@@ -657,6 +675,7 @@ class SQLRule:
             if node[0] == "col" and node[1] not in cols:
                 cols.append(node[1])
         self.columns = cols
+        self._sql_cache: dict = {}
         # what a RuleSet sets on every rule (an SQL rule reads columns by name: nothing to index)
         self.feature_names = None
         self.missing_policy = False
@@ -751,7 +770,9 @@ class SQLRule:
         from ._export import _dialect
 
         d = _dialect(dialect)
-        return self.to_expression(d).sql(dialect=d)
+        if d not in self._sql_cache:
+            self._sql_cache[d] = self.to_expression(d).sql(dialect=d)
+        return self._sql_cache[d]
 
     def to_dict(self) -> dict:
         """JSON-ready dict: ``kind`` ("sql"), ``name``, ``dialect``, ``tree`` (nested lists), ``literals``,
