@@ -719,12 +719,37 @@ class SQLRule:
         return SQLRule(self.name, self.tree, values, ints, self.dialect)
 
     def renamed(self, name) -> "SQLRule":
-        """The same rule under another name."""
+        """The same rule under another name.
+
+        Parameters
+        ----------
+        name : str
+            The new name.
+
+        Returns
+        -------
+        SQLRule
+        """
         return SQLRule(name, self.tree, self.literals, self._literal_is_int, self.dialect)
 
     # -- evaluation
     def truth(self, X, feature_names=None, columns=None):
-        """(true mask, false mask) of the condition on X's rows (unknown is neither)."""
+        """Where the condition is TRUE and where it is FALSE (UNKNOWN is neither), SQL's three values.
+
+        Parameters
+        ----------
+        X : DataFrame, or array of shape (n_samples, n_features) with ``feature_names``
+            The rows.
+        feature_names : list of str, optional
+            Names of a numpy X's columns.
+        columns : Columns, optional
+            Columns already read from X (shared by the rules of a set).
+
+        Returns
+        -------
+        true, false : ndarray of bool, shape (n_samples,)
+            Disjoint masks; rows in neither are UNKNOWN.
+        """
         cols = columns if columns is not None else Columns(X, feature_names)
         t, f = _Evaluator(self, cols).cond(self.tree)
         return (np.broadcast_to(t, (cols.n,)).copy(), np.broadcast_to(f, (cols.n,)).copy())
@@ -752,7 +777,23 @@ class SQLRule:
 
     # -- export
     def to_expression(self, dialect=None):
-        """The condition as a sqlglot expression written for ``dialect`` (the same rows there)."""
+        """The condition as a sqlglot expression written for ``dialect`` (the same rows there).
+
+        Parameters
+        ----------
+        dialect : str, optional
+            The target sqlglot dialect ("" or None: generic).
+
+        Returns
+        -------
+        sqlglot.exp.Expression
+
+        Raises
+        ------
+        ValueError
+            A construct whose meaning ``dialect`` cannot state (DuckDB's IEEE ``x / 0`` elsewhere,
+            integer division where ``/`` divides reals); the message names the rule.
+        """
         return _Writer(self, dialect).cond(self.tree)
 
     def to_sql(self, dialect=None) -> str:
@@ -775,14 +816,30 @@ class SQLRule:
         return self._sql_cache[d]
 
     def to_dict(self) -> dict:
-        """JSON-ready dict: ``kind`` ("sql"), ``name``, ``dialect``, ``tree`` (nested lists), ``literals``,
-        ``literal_is_int`` and ``sql`` (the text, for reading only)."""
+        """JSON-ready dict of the rule.
+
+        Returns
+        -------
+        dict
+            ``kind`` ("sql"), ``name``, ``dialect``, ``tree`` (nested lists), ``literals``,
+            ``literal_is_int`` and ``sql`` (the text, for reading only).
+        """
         return {"kind": "sql", "name": self.name, "dialect": self.dialect, "tree": _to_lists(self.tree),
                 "literals": list(self.literals), "literal_is_int": list(self._literal_is_int), "sql": str(self)}
 
     @classmethod
     def from_dict(cls, d: dict) -> "SQLRule":
-        """Inverse of :meth:`to_dict` (the tree is checked node by node; ValueError naming the rule)."""
+        """Inverse of :meth:`to_dict` (the tree is checked node by node; ValueError naming the rule).
+
+        Parameters
+        ----------
+        d : dict
+            As returned by :meth:`to_dict`.
+
+        Returns
+        -------
+        SQLRule
+        """
         name = d.get("name")
         if not isinstance(name, str) or not name:
             raise ValueError(f"rule set JSON: an SQL rule needs a non-empty string name, got {name!r:.80}")
@@ -810,6 +867,10 @@ class SQLRule:
         comparisons are false in pandas) and, under NOT, when it is false. Constructs pandas
         evaluates differently (division, ABS, COALESCE, LEAST / GREATEST, CAST, NULLIF,
         LIKE) raise a ValueError naming the construct.
+
+        Returns
+        -------
+        str
         """
         return _PandasWriter(self).true(self.tree)
 
