@@ -30,8 +30,9 @@ class RuleSet:
 
     Parameters
     ----------
-    rules : list of Rule
-        The rules, in selection order.
+    rules : list of Rule or SQLRule
+        The rules, in selection order: induced (:class:`Rule`) and read from SQL
+        (:class:`SQLRule`, see :meth:`from_sql`) may be mixed.
     last_rule_probability : float, default=1.0
         rho, the probability with which the last rule is in force (RIFF section
         3.2); every other rule is always in force. With rho < 1 the expected FPR on
@@ -49,6 +50,11 @@ class RuleSet:
         condition. ``predict``, ``to_sql`` and ``to_pandas_query`` follow the same policy, which
         the conditions' own ``missing`` flags carry. None (the model's rules as extracted): each
         condition sends a missing value where the model does, as its text says.
+    names : list of str, optional
+        One name per rule. By default a rule read from SQL (:class:`SQLRule`) keeps its own name
+        and an induced rule is named ``riff_<k>`` (the lowest k not taken, in order). Names are
+        unique (ValueError otherwise) and carried through slicing, ``drop``, JSON, pickling and
+        the ``/* rule: name */`` comments of :meth:`to_sql`.
 
     Attributes
     ----------
@@ -62,6 +68,8 @@ class RuleSet:
         Selection-set statistics (``tpr``, ``fpr`` per prefix of the rules, ...).
     missing_columns : list of str or None
         As the parameter.
+    names : list of str
+        The rules' names, in order (the ``name`` column of ``evaluate(per_rule=True)``).
 
     Notes
     -----
@@ -493,7 +501,13 @@ class RuleSet:
             return _dask.evaluate(rs, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
                                   tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, per_rule=per_rule)
         y = check_binary_labels(y, name="y", require_both=False)
-        p = rs.predict_proba(X)
+        cover = first = None
+        if rs.has_sql_rules:  # one pass over the SQL rules gives coverage, first match and probabilities
+            cover = rs.coverage(X)
+            first = _first_of(cover.T)
+            p = np.append(rs.rule_probabilities, 0.0)[first]
+        else:
+            p = rs.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
         w = np.ones(len(y)) if sample_weight is None else check_sample_weight(sample_weight, len(y))
@@ -502,8 +516,8 @@ class RuleSet:
             c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
                             fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         if per_rule:
-            cover = rs.coverage(X)
-            first = _first_of(cover.T) if rs.has_sql_rules else rs.apply(X)
+            if cover is None:
+                cover, first = rs.coverage(X), rs.apply(X)
             return per_rule_table(rs, cover, first, y, w, c)
         return set_metrics(p, y, w, c, len(rs.rules))
 

@@ -61,17 +61,36 @@ INT_DIVISION = frozenset({"sqlite", "postgres", "redshift", "tsql", "materialize
 
 _CMP = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "=": np.equal,
         "<>": np.not_equal}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
 _ARITH = ("add", "sub", "mul", "div")
 _BOOL_OPS = frozenset({"cmp", "and", "or", "not", "between", "in", "isnull", "like", "bool"})
 
 
 class _Val:
-    """A value expression evaluated on rows: kind ("num", "str" or "null"), values, NULL mask, integer typed."""
+    """A value expression evaluated on rows: kind ("num", "str" or "null"), values, NULL mask, integer typed.
 
-    __slots__ = ("kind", "v", "null", "is_int")
+    A text column is held factorized (``fac = (codes, uniques)``, code -1 for NULL): equality, IN, LIKE and
+    LOWER work on the distinct values and map back through the codes; ``v`` (one string per row, ``""`` for
+    NULL) is built only when an operation needs it."""
 
-    def __init__(self, kind, v, null, is_int=False):
-        self.kind, self.v, self.null, self.is_int = kind, v, null, is_int
+    __slots__ = ("kind", "_v", "null", "is_int", "fac")
+
+    def __init__(self, kind, v, null, is_int=False, fac=None):
+        self.kind, self._v, self.null, self.is_int, self.fac = kind, v, null, is_int, fac
+
+    @property
+    def v(self):
+        if self._v is None and self.fac is not None:
+            codes, uniques = self.fac
+            self._v = np.append(np.asarray(uniques, dtype=object), "")[codes]
+        return self._v
+
+    def per_row(self, fn_of_uniques, fill):
+        """fn over the distinct values, mapped to rows (``fill`` on NULL rows); None without factorization."""
+        if self.fac is None:
+            return None
+        codes, uniques = self.fac
+        return np.append(np.asarray(fn_of_uniques(np.asarray(uniques, dtype=object))), fill)[codes]
 
 
 class RuleTypeError(ValueError):
@@ -158,21 +177,22 @@ class Columns:
             if pd.api.types.is_numeric_dtype(cats.dtype) and not pd.api.types.is_bool_dtype(cats.dtype):
                 v = col.astype(np.float64).to_numpy()
                 return _Val("num", v, np.isnan(v), pd.api.types.is_integer_dtype(cats.dtype))
-            col = col.astype(object)
-            dt = col.dtype
+            dt = np.dtype(object)
         if pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
             v = col.to_numpy(dtype=np.float64, na_value=np.nan)
             return _Val("num", v, np.isnan(v), pd.api.types.is_integer_dtype(dt) or pd.api.types.is_bool_dtype(dt))
         if pd.api.types.is_object_dtype(dt) or pd.api.types.is_string_dtype(dt):
-            null = col.isna().to_numpy()
-            v = col.to_numpy(dtype=object, na_value=None).copy()
-            v[null] = ""
-            bad = [x for x in v[:200000] if not isinstance(x, str)]
-            if bad or not all(isinstance(x, str) for x in v):
-                x = bad[0] if bad else next(x for x in v if not isinstance(x, str))
-                raise ValueError(f"rule {rule!r}: column {self.names[i]!r} holds {type(x).__name__} values; a "
-                                 "text column must hold strings (NULL / NaN for missing)")
-            return _Val("str", v, null)
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                codes, uniques = col.cat.codes.to_numpy(), np.asarray(col.cat.categories, dtype=object)
+            else:
+                codes, uniques = pd.factorize(col, use_na_sentinel=True)
+                uniques = np.asarray(uniques, dtype=object)
+            bad = [x for x in uniques if not isinstance(x, str)]
+            if bad:
+                raise ValueError(f"rule {rule!r}: column {self.names[i]!r} holds {type(bad[0]).__name__} values; "
+                                 "a text column must hold strings (NULL / NaN for missing)")
+            codes = np.asarray(codes, dtype=np.int64)
+            return _Val("str", None, codes < 0, fac=(codes, uniques))
         raise ValueError(f"rule {rule!r}: column {self.names[i]!r} has dtype {dt}, which SQL rules do not read "
                          "(numbers, booleans, text and categories)")
 
@@ -232,6 +252,8 @@ class _Evaluator:
             if a.kind == "num":
                 self.fail(f"{op.upper()} of {_text(node[1])}, which holds numbers; it takes text")
             fn = _case_fn(op, node[2])
+            if a.fac is not None:
+                return _Val(a.kind, None, a.null, fac=(a.fac[0], np.asarray([fn(x) for x in a.fac[1]], dtype=object)))
             v = fn(a.v) if isinstance(a.v, str) else np.asarray([fn(x) for x in a.v], dtype=object)
             return _Val(a.kind, v, a.null)
         if op in _ARITH:
@@ -315,7 +337,11 @@ class _Evaluator:
         if "null" in (a.kind, b.kind):
             return np.False_, np.False_
         with np.errstate(invalid="ignore"):
-            if self.ieee and a.kind == "num" and (np.isnan(a.v).any() or np.isnan(b.v).any()):
+            if a.kind == "str" and a.fac is not None and b.fac is None and isinstance(b.v, str):
+                r = a.per_row(lambda u: _CMP[op](u, b.v).astype(bool), False)
+            elif b.kind == "str" and b.fac is not None and a.fac is None and isinstance(a.v, str):
+                r = b.per_row(lambda u: _CMP[_FLIP[op]](u, a.v).astype(bool), False)
+            elif self.ieee and a.kind == "num" and (np.isnan(a.v).any() or np.isnan(b.v).any()):
                 r = _ieee_compare(op, a.v, b.v)
             else:
                 r = _CMP[op](a.v, b.v)
@@ -364,8 +390,10 @@ class _Evaluator:
         if kind is not None and a.kind != kind:
             self.fail(f"IN compares {_text(node[1])} ({'text' if a.kind == 'str' else 'a number'}) with "
                       f"{'text' if kind == 'str' else 'numbers'}")
-        v = np.broadcast_to(np.asarray(a.v, dtype=object if a.kind == "str" else np.float64), (self.n,))
-        hit = pd.Series(v).isin(values).to_numpy() if values else np.zeros(self.n, bool)
+        hit = a.per_row(lambda u: pd.Index(u, dtype=object).isin(values), False) if values else None
+        if hit is None:
+            v = np.broadcast_to(np.asarray(a.v, dtype=object if a.kind == "str" else np.float64), (self.n,))
+            hit = pd.Series(v).isin(values).to_numpy() if values else np.zeros(self.n, bool)
         known = np.logical_not(a.null)
         t = np.logical_and(known, hit)
         f = np.logical_and(known, np.logical_not(hit)) if not has_null else np.False_
@@ -380,8 +408,10 @@ class _Evaluator:
         if a.kind == "null":
             return np.False_, np.False_
         rx = like_regex(node[2], node[3], node[4])
-        v = np.broadcast_to(np.asarray(a.v, dtype=object), (self.n,))
-        hit = pd.Series(v, dtype=object).map(lambda s: rx.fullmatch(s) is not None).to_numpy(dtype=bool)
+        hit = a.per_row(lambda u: np.fromiter((rx.fullmatch(s) is not None for s in u), bool, len(u)), False)
+        if hit is None:
+            v = np.broadcast_to(np.asarray(a.v, dtype=object), (self.n,))
+            hit = pd.Series(v, dtype=object).map(lambda s: rx.fullmatch(s) is not None).to_numpy(dtype=bool)
         known = np.logical_not(a.null)
         return np.logical_and(known, hit), np.logical_and(known, np.logical_not(hit))
 
