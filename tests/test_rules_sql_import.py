@@ -499,3 +499,15 @@ def test_mixed_set_money_curve_display(mixed):
     disp = MoneyCurveDisplay.from_predictions(y, scores, fn_cost=X.amount.to_numpy(), fp_cost=5.0, rules=rs, X=X)
     tab = rs.evaluate(X, y, per_rule=True, fn_cost=X.amount.to_numpy(), fp_cost=5.0)
     assert len(disp.rule_x) == len(rs) and np.allclose(disp.rule_y, tab["set_net_money"])
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "sqlite", "postgres"])
+def test_a_single_rule_that_is_an_or_reads_back_as_one_rule(dialect):
+    rs = RuleSet.from_sql({"one": "a > 0 OR b > 0 OR ch = 'web'"}, dialect=dialect)
+    for text in (rs.to_sql("t", dialect=dialect), rs.to_sql(dialect=dialect, where_only=True)):
+        back = RuleSet.from_sql(text, dialect=dialect)
+        assert back.names == ["one"], text
+        np.testing.assert_array_equal(back.predict(DF), rs.predict(DF))
+    # without a naming comment, each top-level OR branch of a SELECT is a rule
+    assert len(RuleSet.from_sql("SELECT * FROM t WHERE (a > 0 OR b > 0)")) == 2
+    assert len(RuleSet.from_sql("a > 0 OR b > 0")) == 1  # a bare condition is one rule

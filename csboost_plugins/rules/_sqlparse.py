@@ -474,37 +474,36 @@ def _statement_rules(tree, dialect):
         where = tree.args.get("where")
         if where is None:
             raise ValueError("the SELECT has no WHERE; its WHERE holds the rules (an OR of conditions)")
-        node = where.this
-        while isinstance(node, exp.Paren) and isinstance(node.this, exp.Or):
-            node = node.this
-        branches, stack = [], [node]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, exp.Or):
-                stack += [n.expression, n.this]
-            else:
-                branches.append(n)
-        return [(_comment_name(b) or (_comment_name(b.this) if isinstance(b, exp.Paren) else None), b)
-                for b in branches]
+        return _split(where.this)
     if isinstance(tree, (exp.Query, exp.DDL, exp.DML, exp.Command, exp.Use, exp.Set, exp.Transaction)) or \
             tree.find(exp.Select) is not None and not isinstance(tree, exp.Condition):
         raise ValueError(f"a {type(tree).__name__.upper()} statement is not a rule; give one SELECT ... WHERE or "
                          "one condition (nothing is executed)")
     # a condition whose top-level OR branches all carry /* rule: name */ comments (to_sql(where_only=True))
-    node = tree
+    pairs = _split(tree)
+    if len(pairs) > 1 and all(name for name, _ in pairs):
+        return pairs
+    return [(pairs[0][0] if len(pairs) == 1 else None, tree)]
+
+
+def _split(node):
+    """(name or None, branch) of the top-level OR branches; a parenthesis named by a comment is one rule."""
+    from sqlglot import exp
+
     while isinstance(node, exp.Paren):
+        name = _comment_name(node)
+        if name:
+            return [(name, node)]
         node = node.this
     branches, stack = [], [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, exp.Or):
+        if isinstance(n, exp.Or) and not _comment_name(n):
             stack += [n.expression, n.this]
         else:
             branches.append(n)
-    named = [_comment_name(b) for b in branches]
-    if len(branches) > 1 and all(named):
-        return list(zip(named, branches))
-    return [(_comment_name(tree) or (named[0] if len(branches) == 1 else None), tree)]
+    return [(_comment_name(b) or (_comment_name(b.this) if isinstance(b, exp.Paren) else None), b)
+            for b in branches]
 
 
 def _condition(text, dialect, name, lifted):
