@@ -212,7 +212,7 @@ def run(case):
 SQL_KINDS = {
     "nest_paren": lambda n: "(" * n + "a > 1" + ")" * n,
     "nest_not": lambda n: "NOT " * n + "a > 1",
-    "nest_minus": lambda n: "-" * n + "a > 1",
+    "nest_minus": lambda n: "- " * n + "a > 1",  # (no space: "--" starts a comment)
     "nest_not_paren": lambda n: "NOT (" * n + "a > 1" + ")" * n,
     "nest_abs": lambda n: "ABS(" * n + "a" + ")" * n + " > 1",
     "and_chain": lambda n: " AND ".join(f"a > {i % 7 - 3}" for i in range(n)),

@@ -425,9 +425,13 @@ class RuleSet:
             return _dask.coverage(self, X)
         if not self.rules:
             return np.zeros((as_float_matrix(X, []).shape[0], 0), bool)
-        if self.has_sql_rules:
-            masks = list(self._masks(X))
-            return np.column_stack(masks) if masks else np.zeros((0, 0), bool)
+        if self.has_sql_rules:  # column-major: the per-rule sums read it a rule (column) at a time
+            out = None
+            for j, m in enumerate(self._masks(X)):
+                if out is None:
+                    out = np.empty((len(m), len(self.rules)), dtype=bool, order="F")
+                out[:, j] = m
+            return out
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 

@@ -153,7 +153,12 @@ def _parse(sql: str, dialect: str, what: str, lifted: dict):
     sql, lists = _lift_in_lists(sql, tokens, marker)
     lifted.update({f"{marker}{k}": v for k, v in lists.items()})
     try:
-        trees = sqlglot.parse(sql, read=dialect or None)
+        if lists:
+            trees = sqlglot.parse(sql, read=dialect or None)
+        else:  # the tokens of the depth check, not a second tokenization
+            from sqlglot.dialects.dialect import Dialect
+
+            trees = Dialect.get_or_raise(dialect or None).parser().parse(tokens, sql)
     except (ParseError, TokenError) as exc:
         raise ValueError(f"{what} is not valid SQL in dialect {dialect or 'generic'!r}: "
                          f"{str(exc).splitlines()[0][:200]}") from None
