@@ -318,6 +318,8 @@ REFUSED = [
     ("CAST(a AS INTEGER) > 1", "CAST to INT"),
     ("CAST(a AS DECIMAL(10, 2)) > 1", "CAST to DECIMAL"),
     ("a", "a column or literal used as a condition"),
+    ("a + 1", "a value where a condition belongs"),
+    ("NULL", "a value where a condition belongs"),
     ("CASE WHEN a > 1 THEN 1 ELSE 0 END = 1", "CASE"),
     ("a IN (b, 2)", "IN with something other than"),
     ("k IN (1, 'x')", "IN mixes numbers and text"),

@@ -262,6 +262,9 @@ class _Translator:
             return self.like(node)
         if isinstance(node, (exp.Column, exp.Literal)):
             self.refuse(node, "a column or literal used as a condition (compare it, e.g. flag = 1)")
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Abs, exp.Coalesce, exp.Least,
+                             exp.Greatest, exp.Cast, exp.Nullif, exp.Null)):
+            self.refuse(node, "a value where a condition belongs (compare it, e.g. a + b > 0)")
         self.refuse(node, self.construct(node))
 
     def construct(self, node):
