@@ -73,10 +73,11 @@ class _Val:
     LOWER work on the distinct values and map back through the codes; ``v`` (one string per row, ``""`` for
     NULL) is built only when an operation needs it."""
 
-    __slots__ = ("kind", "_v", "null", "is_int", "fac")
+    __slots__ = ("kind", "_v", "null", "is_int", "fac", "nan")
 
-    def __init__(self, kind, v, null, is_int=False, fac=None):
+    def __init__(self, kind, v, null, is_int=False, fac=None, nan=False):
         self.kind, self._v, self.null, self.is_int, self.fac = kind, v, null, is_int, fac
+        self.nan = nan  # may hold NaN values that are not NULL (DuckDB's IEEE arithmetic)
 
     @property
     def v(self):
@@ -240,13 +241,13 @@ class _Evaluator:
             return _Val("null", np.float64(0.0), True)
         if op == "neg":
             a = self.num(node[1], "unary minus")
-            return _Val("num", -a.v, a.null, a.is_int)
+            return _Val("num", -a.v, a.null, a.is_int, nan=a.nan)
         if op == "abs":
             a = self.num(node[1], "ABS")
-            return _Val("num", np.abs(a.v), a.null, a.is_int)
+            return _Val("num", np.abs(a.v), a.null, a.is_int, nan=a.nan)
         if op == "cast":
             a = self.num(node[1], "CAST")
-            return _Val("num", a.v, a.null, False)
+            return _Val("num", a.v, a.null, False, nan=a.nan)
         if op in ("lower", "upper"):
             a = self.value(node[1])
             if a.kind == "num":
@@ -300,7 +301,9 @@ class _Evaluator:
                     return _Val("num", v, np.logical_or(null, np.isnan(v)), True)
             if not self.ieee:
                 null = np.logical_or(null, np.isnan(v))  # inf - inf: NULL (as SQLite)
-        return _Val("num", v, null, a.is_int and b.is_int and op != "div")
+                return _Val("num", v, null, a.is_int and b.is_int and op != "div")
+            nan = bool(np.any(np.isnan(v) & ~np.asarray(null)))
+        return _Val("num", v, null, a.is_int and b.is_int and op != "div", nan=nan)
 
     def coalesce(self, node):
         args = [self.value(a) for a in node[1]]
@@ -312,7 +315,7 @@ class _Evaluator:
         for a in args[1:]:
             v = np.where(null, a.v, v)
             null = np.logical_and(null, a.null)
-        return _Val(kind, v, null, all(a.is_int for a in args if a.kind != "null"))
+        return _Val(kind, v, null, all(a.is_int for a in args if a.kind != "null"), nan=any(a.nan for a in args))
 
     def extreme(self, node):
         op, nodes, ignore = node[0], node[1], node[2]
@@ -330,7 +333,7 @@ class _Evaluator:
             for a in args[1:]:
                 v = pick(v, a.v)
                 null = np.logical_or(null, a.null)
-        return _Val("num", v, null, all(a.is_int for a in args))
+        return _Val("num", v, null, all(a.is_int for a in args), nan=any(a.nan for a in args))
 
     def compare(self, op, a, b):
         known = np.logical_not(np.logical_or(a.null, b.null))
@@ -341,7 +344,7 @@ class _Evaluator:
                 r = a.per_row(lambda u: _CMP[op](u, b.v).astype(bool), False)
             elif b.kind == "str" and b.fac is not None and a.fac is None and isinstance(a.v, str):
                 r = b.per_row(lambda u: _CMP[_FLIP[op]](u, a.v).astype(bool), False)
-            elif self.ieee and a.kind == "num" and (np.isnan(a.v).any() or np.isnan(b.v).any()):
+            elif a.nan or b.nan:
                 r = _ieee_compare(op, a.v, b.v)
             else:
                 r = _CMP[op](a.v, b.v)
@@ -391,8 +394,10 @@ class _Evaluator:
             self.fail(f"IN compares {_text(node[1])} ({'text' if a.kind == 'str' else 'a number'}) with "
                       f"{'text' if kind == 'str' else 'numbers'}")
         hit = a.per_row(lambda u: pd.Index(u, dtype=object).isin(values), False) if values else None
-        if hit is None:
-            v = np.broadcast_to(np.asarray(a.v, dtype=object if a.kind == "str" else np.float64), (self.n,))
+        if hit is None and a.kind == "num":
+            hit = np.isin(np.broadcast_to(a.v, (self.n,)), np.asarray(values, dtype=np.float64))
+        elif hit is None:
+            v = np.broadcast_to(np.asarray(a.v, dtype=object), (self.n,))
             hit = pd.Series(v).isin(values).to_numpy() if values else np.zeros(self.n, bool)
         known = np.logical_not(a.null)
         t = np.logical_and(known, hit)
