@@ -92,7 +92,9 @@ def per_rule_sums(cover, first, y, w, costs) -> dict:
     # per rule: the sums of every part over the rows it covers, one row gather per rule (no float copy of cover)
     names = list(parts)
     P = np.column_stack([np.asarray(parts[name], dtype=np.float64) for name in names])
-    alone = np.array([P[cover[:, j]].sum(axis=0) for j in range(k)], dtype=np.float64).reshape(k, len(names))
+    alone = np.zeros((k, len(names)))
+    for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
+        alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
     for i, name in enumerate(names):
         s[name], s["first_" + name] = alone[:, i].copy(), first_flag(parts[name])
     return s
