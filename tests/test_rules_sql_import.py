@@ -514,3 +514,18 @@ def test_a_single_rule_that_is_an_or_reads_back_as_one_rule(dialect):
     # without a naming comment, each top-level OR branch of a SELECT is a rule
     assert len(RuleSet.from_sql("SELECT * FROM t WHERE (a > 0 OR b > 0)")) == 2
     assert len(RuleSet.from_sql("a > 0 OR b > 0")) == 1  # a bare condition is one rule
+
+
+def test_rule_interface_truth_masks_and_numpy_input(engines):
+    """SQLRule on its own: mask (TRUE rows), truth (TRUE and FALSE, UNKNOWN neither) against the engine's
+    WHERE cond and WHERE NOT cond; numpy input through feature names."""
+    r = RuleSet.from_sql({"r": "a > 0 AND (b < 1 OR k IN (1, NULL))"}, dialect="duckdb")[0]
+    t, f = r.truth(DF)
+    np.testing.assert_array_equal(t, _flagged(engines["duckdb"], str(r)).astype(bool))
+    np.testing.assert_array_equal(f, _flagged(engines["duckdb"], f"NOT ({r})").astype(bool))
+    assert not (t & f).any() and (~t & ~f).any()  # some rows are UNKNOWN
+    np.testing.assert_array_equal(r.mask(DF), t)
+    X = DF[["b", "a", "k"]].astype(float).to_numpy()
+    np.testing.assert_array_equal(r.mask(X, feature_names=["b", "a", "k"]), t)
+    assert SQLRule.from_dict(json.loads(json.dumps(r.to_dict()))) == r
+    assert pickle.loads(pickle.dumps(r)) == r and r.columns == ["a", "b", "k"]
