@@ -109,6 +109,14 @@ KNOWN = [
     {"target": "hand_rule", "feature": f} for f in (-1, -3, -1_000_000, -2 ** 40, 2 ** 40, 1.7, 10 ** 30)
 ] + [
     {"target": "from_json_text", "text": t} for t in ("[1,2]", "", "[" * 100_000, '{"x": 1}', '{"rules": 5}')
+] + [  # rules read from SQL, saved as JSON trees: a bad slot, a bad node, a tree nested too deeply
+    {"target": "from_json_text", "text": json.dumps({"rules": [dict({"kind": "sql", "name": "x", "literals": [1.0]},
+                                                                    tree=t)]})}
+    for t in (["cmp", ">", ["col", "a", False], ["num", 5]], ["cmp", "~", ["col", "a", False], ["num", 0]],
+              ["drop", "t"], ["like", ["col", "a", False], "x", "ab", None], ["in", ["col", "a", False], [1, "x"],
+                                                                                "num", False],
+              ["not", None], "not an op",
+              json.loads('["not", ' * 400 + '["bool", true]' + "]" * 400))
 ] + [
     {"target": "from_json_field", "path": p, "value": v} for p, v in (
         (["rules", 0, "conditions", 0, "feature"], 1e30), (["rules", 0, "conditions", 0, "feature"], 1.7),
