@@ -25,8 +25,7 @@ _FLOAT_TYPES = ("DOUBLE", "FLOAT", "REAL", "DOUBLE PRECISION", "FLOAT64", "FLOAT
 _FRAMES_PER_LEVEL = 40
 
 
-class _Refused(ValueError):
-    pass
+_Refused = ValueError  # a refused construct: a plain ValueError naming the rule and the construct
 
 
 def _deep(fn, *args):
@@ -203,7 +202,10 @@ class _Translator:
                        "ILIKE, TRUE / FALSE")
 
     def number(self, text: str, negative=False):
-        v = float(text)
+        try:
+            v = float(text)
+        except ValueError:
+            raise _Refused(f"rule {self.name!r}: the number {text[:40]!r} is not a decimal number") from None
         if not math.isfinite(v):
             raise _Refused(f"rule {self.name!r}: the number {text[:40]} is out of float64 range")
         self.literals.append(-v if negative else v)
@@ -310,7 +312,10 @@ class _Translator:
                 vals.append(e.this)
                 kinds.add("str")
             elif isinstance(e, exp.Literal):
-                v = float(e.this)
+                try:
+                    v = float(e.this)
+                except ValueError:
+                    raise _Refused(f"rule {self.name!r}: {e.this[:40]!r} in IN is not a decimal number") from None
                 if not math.isfinite(v):
                     raise _Refused(f"rule {self.name!r}: the number {e.this[:40]} in IN is out of float64 range")
                 vals.append(-v if neg else v)
