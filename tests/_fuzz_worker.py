@@ -191,6 +191,8 @@ def run(case):
         cands, _ = _rules()
         X = make_x(case, rng)
         return len(riff_select(cands, X, make_y(case["y"], rng), max_fpr=case["max_fpr"]))
+    if t == "from_sql":
+        return _from_sql_case(case)
     if t == "hand_rule":
         from csboost_plugins.rules._rule import Interval, Rule
         rs = RuleSet([Rule([Interval(case["feature"], upper=0.0)])])
@@ -222,6 +224,42 @@ def _periods(kind, rng):
             "short": good[:-1], "long": np.r_[good, 1], "scalar": 3, "2d": good.reshape(-1, 2),
             "mixed": np.array([1, "a"] * (N // 2), dtype=object), "strings": good.astype(str),
             "nat": np.where(np.arange(N) == 0, np.datetime64("NaT"), days)}[kind]
+
+# hostile SQL rule books: each must be read (and then predict, export, JSON round trip) or refused cleanly
+SQL_KINDS = {
+    "nest_paren": lambda n: "(" * n + "a > 1" + ")" * n,
+    "nest_not": lambda n: "NOT " * n + "a > 1",
+    "nest_minus": lambda n: "- " * n + "a > 1",  # (no space: "--" starts a comment)
+    "nest_not_paren": lambda n: "NOT (" * n + "a > 1" + ")" * n,
+    "nest_abs": lambda n: "ABS(" * n + "a" + ")" * n + " > 1",
+    "and_chain": lambda n: " AND ".join(f"a > {i % 7 - 3}" for i in range(n)),
+    "or_chain": lambda n: " OR ".join(f"(a > {i % 7} AND b < {i % 5})" for i in range(n)),
+    "plus_chain": lambda n: " + ".join(["a"] * n) + " > 1",
+    "in_list": lambda n: "a IN (" + ", ".join(str(i / 10) for i in range(n)) + ")",
+    "in_text": lambda n: "ch IN (" + ", ".join(f"'w{i}'" for i in range(n)) + ")",
+    "not_in_list": lambda n: "a NOT IN (" + ", ".join(str(i) for i in range(n)) + ")",
+    "quoted_names": lambda n: '"a""b" > 1 AND "x y" IS NULL AND "SELECT" < 0',
+    "unicode_names": lambda n: '"montant €" > 1 OR "Größe" = 2 OR "名前" LIKE \'%x%\'',
+    "select_with_names": lambda n: "SELECT * FROM t WHERE (a > 1) /* rule: r\u00e9gle */ OR (b < 0) /* rule: 二 */",
+}
+
+
+def _from_sql_case(case):
+    from csboost_plugins.rules import RuleSet
+
+    kind, n = case["kind"], case.get("n", 10)
+    sql = case["text"] if kind == "text" else SQL_KINDS[kind](n)
+    rs = RuleSet.from_sql(sql if kind.startswith("select") else {"r": sql}, dialect=case.get("dialect"))
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=20), "b": rng.normal(size=20), "ch": ["w1", None] * 10,
+                       'a"b': rng.normal(size=20), "x y": [np.nan, 1.0] * 10, "SELECT": rng.normal(size=20),
+                       "montant €": rng.normal(size=20), "Größe": [2] * 20, "名前": ["xx", "y"] * 10})
+    out = rs.predict(df)
+    back = RuleSet.from_json(rs.to_json())
+    assert (back.predict(df) == out).all()
+    again = RuleSet.from_sql(rs.to_sql("t", dialect=case.get("dialect")), dialect=case.get("dialect"))
+    assert (again.predict(df) == out).all() and again.names == rs.names
+    return out.tolist()
 
 
 def main():

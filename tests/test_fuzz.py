@@ -86,11 +86,42 @@ api_case = st.one_of(
                            "k": st.integers(0, 30), "value": scalars}),
 )
 
+SQL_TEXT = st.text(alphabet="ab() NOTANDOR<>=!'\"%_-+*/0123456789.,;INLIKEBETWEENSELECT", max_size=40)
+sql_case = st.one_of(
+    st.fixed_dictionaries({"target": st.just("from_sql"), "kind": st.just("text"), "text": SQL_TEXT,
+                           "dialect": st.sampled_from([None, "duckdb", "sqlite", "postgres"])}),
+    st.fixed_dictionaries({"target": st.just("from_sql"),
+                           "kind": st.sampled_from(["nest_paren", "nest_not", "nest_minus", "nest_abs", "and_chain",
+                                                    "plus_chain", "in_list", "in_text"]),
+                           "n": st.integers(0, 300), "dialect": st.sampled_from([None, "duckdb", "sqlite"])}))
+api_case = api_case | sql_case
+
+# rule books read from SQL: deep nesting (10,000 levels), long chains, 100,000-element IN lists, quoted and
+# unicode column names; (case, whether it must be read rather than refused)
+SQL_KNOWN = [
+    ({"target": "from_sql", "kind": k, "n": 10_000, "dialect": "duckdb"}, False)
+    for k in ("nest_paren", "nest_not", "nest_minus", "nest_not_paren", "nest_abs", "plus_chain")
+] + [
+    ({"target": "from_sql", "kind": k, "n": n, "dialect": d}, True)
+    for k, n, d in (("in_list", 100_000, "duckdb"), ("in_text", 100_000, "sqlite"), ("not_in_list", 100_000, None),
+                    ("and_chain", 10_000, "duckdb"), ("or_chain", 2_000, "sqlite"), ("quoted_names", 0, "duckdb"),
+                    ("quoted_names", 0, "sqlite"), ("unicode_names", 0, "duckdb"), ("unicode_names", 0, "postgres"),
+                    ("select_with_names", 0, "duckdb"), ("nest_paren", 60, "duckdb"), ("nest_not", 60, "sqlite"))
+]
+
 # the issue's findings, always in the batch
 KNOWN = [
     {"target": "hand_rule", "feature": f} for f in (-1, -3, -1_000_000, -2 ** 40, 2 ** 40, 1.7, 10 ** 30)
 ] + [
     {"target": "from_json_text", "text": t} for t in ("[1,2]", "", "[" * 100_000, '{"x": 1}', '{"rules": 5}')
+] + [  # rules read from SQL, saved as JSON trees: a bad slot, a bad node, a tree nested too deeply
+    {"target": "from_json_text", "text": json.dumps({"rules": [dict({"kind": "sql", "name": "x", "literals": [1.0]},
+                                                                    tree=t)]})}
+    for t in (["cmp", ">", ["col", "a", False], ["num", 5]], ["cmp", "~", ["col", "a", False], ["num", 0]],
+              ["drop", "t"], ["like", ["col", "a", False], "x", "ab", None], ["in", ["col", "a", False], [1, "x"],
+                                                                                "num", False],
+              ["not", None], "not an op",
+              json.loads('["not", ' * 400 + '["bool", true]' + "]" * 400))
 ] + [
     {"target": "from_json_field", "path": p, "value": v} for p, v in (
         (["rules", 0, "conditions", 0, "feature"], 1e30), (["rules", 0, "conditions", 0, "feature"], 1.7),
@@ -175,6 +206,20 @@ def test_known_hostile_inputs_fail_cleanly():
             rec = outcome(case)
             word = "periods" if case["periods"] != "ok" else "reference" if case["reference"] is not None else "alpha"
             assert rec["outcome"] == "error" and rec["type"] == "ValueError" and word in rec["message"], (case, rec)
+
+
+def test_hostile_sql_rule_books_are_read_or_refused_cleanly():
+    """Deep nesting, long chains, huge IN lists, quoted / unicode names: read, predicted, exported and read back,
+    or refused with a ValueError naming the problem; never a crash, a RecursionError or a hang."""
+    cases = [c for c, _ in SQL_KNOWN]
+    records = run_batch(cases)
+    _check(cases, records)
+    for rec in records:
+        case, must_work = SQL_KNOWN[rec["case"]]
+        if must_work:
+            assert rec["outcome"] == "ok", (case, rec.get("message"))
+        else:
+            assert rec["outcome"] == "error" and "nested" in rec["message"], (case, rec)
 
 
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -125,7 +125,7 @@ def read_rule_set(text, names):
     if lines and lines[0].startswith("Missing values: "):  # the missing-value policy, stated once on top
         lines = lines[1:]
     for line in lines:
-        m = re.match(r"^\s*\d+\. IF (.*?)(?:   \[in force with probability [^\]]*\])?(?:   \(\+TPR [^)]*\))?$", line)
+        m = re.match(r"^\s*\d+\. \S+: IF (.*?)(?:   \[in force with probability [^\]]*\])?(?:   \(\+TPR [^)]*\))?$", line)
         assert m, line
         out.append(TextRule(m.group(1), names))
     return out

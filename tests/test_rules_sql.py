@@ -252,7 +252,8 @@ def test_infinite_bounds_and_empty_sets():
 def test_where_only_and_pretty():
     rs = RuleSet([Rule([Interval(0, lower=1.5, upper=2.0, upper_closed=False)], feature_names=["x y"])])
     # integral cuts print as the rule text prints them
-    assert rs.to_sql(where_only=True) == '(NOT "x y" IS NULL AND "x y" >= 1.5 AND "x y" < 2)'
+    # each rule in parentheses, followed by a comment naming it
+    assert rs.to_sql(where_only=True) == '((NOT "x y" IS NULL AND "x y" >= 1.5 AND "x y" < 2) /* rule: riff_1 */)'
     assert rs.to_sql("t", dialect="spark", where_only=True).count("`x y`") == 3
     assert "\n" in rs.to_sql("t", pretty=True) and rs.to_sql("t").startswith('SELECT * FROM "t" WHERE ')
 

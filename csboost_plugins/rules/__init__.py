@@ -5,7 +5,8 @@ scikit-learn and this project's trees through ``tree_arrays()``).
 - :func:`riff_select`: greedy selection under an FPR or alert-rate budget (RIFF Algorithm 1).
 - :func:`simplify_rules`: human cuts, missing values said only where they occur, short rules
   (every row of the fit data routed as before; riff_select and RIFFClassifier call it).
-- :class:`RuleSet`: predict / coverage / evaluate / JSON / SQL / pandas query.
+- :class:`RuleSet`: predict / coverage / evaluate / JSON / SQL / pandas query; ``RuleSet.from_sql`` reads a
+  team's SQL rules (:class:`SQLRule`), which live in one set with the induced ones.
 - :class:`RIFFClassifier`: the paper's whole pipeline as a scikit-learn estimator.
 
 Example::
@@ -25,7 +26,7 @@ from importlib import import_module
 # public name -> submodule; imported on first use (PEP 562), so that the numba kernels in
 # ``_evaluate`` import without pandas / scikit-learn (the install compiles them ahead of time)
 _EXPORTS = {"extract_rules": "_extract", "riff_select": "_select", "Rule": "_rule", "RuleSet": "_ruleset",
-            "RIFFClassifier": "_riff", "simplify_rules": "_simplify", "Interval": "_rule", "CategorySet": "_rule"}
+            "RIFFClassifier": "_riff", "simplify_rules": "_simplify", "Interval": "_rule", "CategorySet": "_rule", "SQLRule": "_sqlrule"}
 
 __all__ = list(_EXPORTS)
 

@@ -39,8 +39,9 @@ def _exp():
 class _SQLBuilder:
     """sqlglot expressions for conditions, rules and rule sets (numbers as shortest round-trip decimals)."""
 
-    def __init__(self):
+    def __init__(self, dialect=""):
         self.exp = _exp()
+        self.dialect = dialect
 
     def col(self, name):
         exp = self.exp
@@ -137,8 +138,19 @@ class _SQLBuilder:
                          else self.interval(c, col))
         return exp.and_(*conds, copy=False)
 
-    def rules(self, rules, names, levels):
-        return self.exp.or_(*[self.rule(r, names, levels) for r in rules], copy=False) if rules else self.exp.false()
+    def rules(self, rules, names, levels, labels=None):
+        """The OR of the rules, each in parentheses followed by a ``/* rule: <name> */`` comment."""
+        exp = self.exp
+        if not rules:
+            return exp.false()
+        parts = []
+        for i, r in enumerate(rules):
+            e = r.to_expression(self.dialect) if getattr(r, "kind", None) == "sql" else self.rule(r, names, levels)
+            e = exp.paren(e, copy=False)
+            if labels is not None:
+                e.add_comments([f" rule: {labels[i]} "])
+            parts.append(e)
+        return exp.or_(*parts, copy=False)
 
 
 def _exact_sqlite_numbers(tree):
@@ -208,21 +220,22 @@ def _dialect(dialect):
     return dialect
 
 
-def where_expression(rules, names, levels, dialect=None, pretty=False) -> str:
+def where_expression(rules, names, levels, dialect=None, pretty=False, labels=None) -> str:
     """The SQL boolean expression (in ``dialect``, parenthesised) that is true on the rows some rule covers."""
     d = _dialect(dialect)
-    b = _SQLBuilder()
-    tree = b.exp.paren(b.rules(rules, names, levels), copy=False)
+    b = _SQLBuilder(d)
+    tree = b.exp.paren(b.rules(rules, names, levels, labels), copy=False)
     if d == "sqlite":
         tree = _exact_sqlite_numbers(tree)
     return tree.sql(dialect=d, pretty=pretty)
 
 
-def select_statement(rules, names, levels, table, dialect=None, pretty=False) -> str:
-    """``SELECT * FROM table WHERE <rules>`` in ``dialect``."""
+def select_statement(rules, names, levels, table, dialect=None, pretty=False, labels=None) -> str:
+    """``SELECT * FROM table WHERE <rules>`` in ``dialect`` (each rule followed by a comment naming it)."""
     d = _dialect(dialect)
-    b = _SQLBuilder()
-    tree = b.exp.select("*").from_(_table(table), copy=False).where(b.rules(rules, names, levels), copy=False)
+    b = _SQLBuilder(d)
+    tree = b.exp.select("*").from_(_table(table), copy=False).where(b.rules(rules, names, levels, labels),
+                                                                    copy=False)
     if d == "sqlite":
         tree = _exact_sqlite_numbers(tree)
     return tree.sql(dialect=d, pretty=pretty)

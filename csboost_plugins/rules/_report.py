@@ -80,8 +80,6 @@ def per_rule_sums(cover, first, y, w, costs) -> dict:
     pos, neg = w * (y == 1), w * (y == 0)
     hit = first >= 0
 
-    def alone(v):  # per rule: sum of v over the rows it covers (a column at a time: no float copy of cover)
-        return np.array([v[cover[:, j]].sum() for j in range(k)], dtype=np.float64)
 
     def first_flag(v):  # per rule: sum of v over the rows it is the first to cover
         return np.bincount(first[hit], weights=v[hit], minlength=k).astype(np.float64)
@@ -91,8 +89,14 @@ def per_rule_sums(cover, first, y, w, costs) -> dict:
         caught_per_row, alert_per_row = misclassification_costs(costs)
         parts.update(money_caught=pos * caught_per_row, alert_cost=neg * alert_per_row)
     s = {"npos": np.array([pos.sum()]), "nneg": np.array([neg.sum()])}
-    for name, v in parts.items():
-        s[name], s["first_" + name] = alone(v), first_flag(v)
+    # per rule: the sums of every part over the rows it covers, one row gather per rule (no float copy of cover)
+    names = list(parts)
+    P = np.column_stack([np.asarray(parts[name], dtype=np.float64) for name in names])
+    alone = np.zeros((k, len(names)))
+    for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
+        alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
+    for i, name in enumerate(names):
+        s[name], s["first_" + name] = alone[:, i].copy(), first_flag(parts[name])
     return s
 
 
@@ -116,6 +120,7 @@ def table_from_sums(rules, s):
     cum_tp, cum_fp = np.cumsum(new_tp), np.cumsum(new_fp)
     with np.errstate(invalid="ignore", divide="ignore"):
         cols = {
+            "name": list(getattr(rules, "names", [f"riff_{i + 1}" for i in range(k)])),
             "rule": [str(r) for r in rules],
             "probability": prob,
             "flagged": tp + fp,

@@ -17,6 +17,7 @@ from ._export import rule_query, select_statement, where_expression
 from ._report import per_rule_table, set_metrics
 from ._rule import MISSING_POLICY, Rule
 from ._schema import check_ruleset_dict
+from ._sqlrule import Columns, SQLRule
 
 __all__ = ["RuleSet"]
 
@@ -29,8 +30,9 @@ class RuleSet:
 
     Parameters
     ----------
-    rules : list of Rule
-        The rules, in selection order.
+    rules : list of Rule or SQLRule
+        The rules, in selection order: induced (:class:`Rule`) and read from SQL
+        (:class:`SQLRule`, see :meth:`from_sql`) may be mixed.
     last_rule_probability : float, default=1.0
         rho, the probability with which the last rule is in force (RIFF section
         3.2); every other rule is always in force. With rho < 1 the expected FPR on
@@ -48,6 +50,11 @@ class RuleSet:
         condition. ``predict``, ``to_sql`` and ``to_pandas_query`` follow the same policy, which
         the conditions' own ``missing`` flags carry. None (the model's rules as extracted): each
         condition sends a missing value where the model does, as its text says.
+    names : list of str, optional
+        One name per rule. By default a rule read from SQL (:class:`SQLRule`) keeps its own name
+        and an induced rule is named ``riff_<k>`` (the lowest k not taken, in order). Names are
+        unique (ValueError otherwise) and carried through slicing, ``drop``, JSON, pickling and
+        the ``/* rule: name */`` comments of :meth:`to_sql`.
 
     Attributes
     ----------
@@ -61,6 +68,8 @@ class RuleSet:
         Selection-set statistics (``tpr``, ``fpr`` per prefix of the rules, ...).
     missing_columns : list of str or None
         As the parameter.
+    names : list of str
+        The rules' names, in order (the ``name`` column of ``evaluate(per_rule=True)``).
 
     Notes
     -----
@@ -69,11 +78,13 @@ class RuleSet:
     give a new RuleSet (:meth:`__getitem__`, :meth:`drop`).
     """
 
-    def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None, missing_columns=None):
+    def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None, missing_columns=None,
+                 names=None):
         kind = type(rules).__name__
         rules = None if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__") else list(rules)
-        if rules is None or not all(isinstance(r, Rule) for r in rules):
-            raise TypeError(f"rules must be Rule objects (from extract_rules), e.g. a list of them; got {kind}")
+        if rules is None or not all(isinstance(r, (Rule, SQLRule)) for r in rules):
+            raise TypeError(f"rules must be Rule objects (from extract_rules) or SQLRule objects (from "
+                            f"RuleSet.from_sql), e.g. a list of them; got {kind}")
         if isinstance(feature_names, (str, bytes)):
             raise TypeError(f"feature_names must be a list of column names, got the string {feature_names!r}")
         self.rules = rules
@@ -85,14 +96,16 @@ class RuleSet:
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"last_rule_probability must lie in [0, 1], got {rho}")
         self.last_rule_probability = rho
+        self.names = _rule_names(rules, names)
         if feature_names is None:
             for r in self.rules:
-                if r.feature_names is not None:
+                if isinstance(r, Rule) and r.feature_names is not None:
                     feature_names = r.feature_names
                     break
         self.feature_names = None if feature_names is None else list(feature_names)
         for r in self.rules:
-            r.feature_names = self.feature_names
+            if isinstance(r, Rule):
+                r.feature_names = self.feature_names
         self.selection = dict(selection or {})
         if missing_columns is not None and (isinstance(missing_columns, (str, bytes))
                                             or not hasattr(missing_columns, "__iter__")):
@@ -211,6 +224,7 @@ class RuleSet:
         keeps_last = bool(positions) and positions[-1] == n - 1
         new = copy.copy(self)
         new.rules = [self.rules[i] for i in positions]
+        new.names = [self.names[i] for i in positions]
         new.last_rule_probability = rho if keeps_last else 1.0
         new._compiled = None
         sel = {}
@@ -251,7 +265,7 @@ class RuleSet:
                 d_fpr = fpr[i] - (fpr[i - 1] if i else 0.0)
                 d_money = f", +money recall {money[i] - (money[i - 1] if i else 0.0):.3f}" if len(money) == len(tpr) else ""
                 tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f}{d_money})"
-            lines.append(f"{i + 1:>3}. IF {r}{tag}")
+            lines.append(f"{i + 1:>3}. {self.names[i]}: IF {r}{tag}")
         if self.missing_columns is not None:
             cols = ", ".join(self.missing_columns) if self.missing_columns else "none"
             lines.insert(0, f"Missing values: {MISSING_POLICY}; "
@@ -266,6 +280,21 @@ class RuleSet:
         d["_compiled"] = None
         return d
 
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        if "names" not in d:  # pickled before rules had names
+            self.names = _rule_names(self.rules, None)
+
+    @property
+    def has_sql_rules(self) -> bool:
+        """Whether some rule was read from SQL (:class:`SQLRule`)."""
+        return any(isinstance(r, SQLRule) for r in self.rules)
+
+    def _tree_rules(self):
+        """(positions, rules) of the induced rules (:class:`Rule`), evaluated by the compiled kernels."""
+        pos = [i for i, r in enumerate(self.rules) if isinstance(r, Rule)]
+        return pos, [self.rules[i] for i in pos]
+
     # ------------------------------------------------------------ evaluation
     def _prepare(self, X):
         """(float64 matrix, compiled rules on its columns).
@@ -274,9 +303,10 @@ class RuleSet:
         (pandas) is converted column by column, only the columns the rules use,
         column-major (the kernels scan one column at a time)."""
         if self._compiled is None:
-            used = sorted({c.feature for r in self.rules for c in r.conditions})
-            self._compiled = (used, compile_conditions(self.rules, {j: k for k, j in enumerate(used)}),
-                              compile_conditions(self.rules))
+            _, rules = self._tree_rules()
+            used = sorted({c.feature for r in rules for c in r.conditions})
+            self._compiled = (used, compile_conditions(rules, {j: k for k, j in enumerate(used)}),
+                              compile_conditions(rules))
         used, cc_sub, cc_full = self._compiled
         if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiub":
             Xa = as_float_matrix(X, self.rules)
@@ -303,8 +333,26 @@ class RuleSet:
             return _dask.apply(self, X)
         if not self.rules:
             return np.full(as_float_matrix(X, []).shape[0], -1, np.int64)
+        if self.has_sql_rules:
+            return _first_of(self._masks(X))
         Xu, cc = self._prepare(X)
         return first_match(Xu, cc)
+
+    def _masks(self, X):
+        """Per rule, in order, the bool mask of the rows it flags (induced rules by the kernels, SQL rules by
+        their three-valued evaluation on the columns they name)."""
+        pos, _ = self._tree_rules()
+        tree_cover = None
+        if pos:
+            Xu, cc = self._prepare(X)
+            tree_cover = coverage_matrix(Xu, cc)
+        where = {p: k for k, p in enumerate(pos)}
+        cols = Columns(X, self.feature_names)
+        for i, r in enumerate(self.rules):
+            if i in where:
+                yield tree_cover[:, where[i]]
+            else:
+                yield r.mask(X, columns=cols)
 
     @fill_doc
     def predict_proba(self, X) -> np.ndarray:
@@ -377,6 +425,13 @@ class RuleSet:
             return _dask.coverage(self, X)
         if not self.rules:
             return np.zeros((as_float_matrix(X, []).shape[0], 0), bool)
+        if self.has_sql_rules:  # column-major: the per-rule sums read it a rule (column) at a time
+            out = None
+            for j, m in enumerate(self._masks(X)):
+                if out is None:
+                    out = np.empty((len(m), len(self.rules)), dtype=bool, order="F")
+                out[:, j] = m
+            return out
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 
@@ -450,7 +505,13 @@ class RuleSet:
             return _dask.evaluate(rs, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
                                   tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, per_rule=per_rule)
         y = check_binary_labels(y, name="y", require_both=False)
-        p = rs.predict_proba(X)
+        cover = first = None
+        if rs.has_sql_rules:  # one pass over the SQL rules gives coverage, first match and probabilities
+            cover = rs.coverage(X)
+            first = _first_of(cover.T)
+            p = np.append(rs.rule_probabilities, 0.0)[first]
+        else:
+            p = rs.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
         w = np.ones(len(y)) if sample_weight is None else check_sample_weight(sample_weight, len(y))
@@ -459,7 +520,9 @@ class RuleSet:
             c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
                             fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         if per_rule:
-            return per_rule_table(rs, rs.coverage(X), rs.apply(X), y, w, c)
+            if cover is None:
+                cover, first = rs.coverage(X), rs.apply(X)
+            return per_rule_table(rs, cover, first, y, w, c)
         return set_metrics(p, y, w, c, len(rs.rules))
 
     def monitor(self, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None,
@@ -555,7 +618,7 @@ class RuleSet:
     def _names(self):
         """{feature index: column name} of the features the rules use (``x<j>`` beyond ``feature_names``)."""
         names = list(self.feature_names) if self.feature_names is not None else []
-        used = {c.feature for r in self.rules for c in r.conditions}
+        used = {c.feature for r in self._tree_rules()[1] for c in r.conditions}
         return {j: names[j] if j < len(names) else f"x{j}" for j in used}
 
     def to_dict(self) -> dict:
@@ -569,7 +632,8 @@ class RuleSet:
         """
         return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
                 "last_rule_probability": self.last_rule_probability,
-                "rules": [r.to_dict() for r in self.rules], "missing_columns": self.missing_columns,
+                "rules": [dict(r.to_dict(), name=n) for r, n in zip(self.rules, self.names)],
+                "missing_columns": self.missing_columns,
                 "selection": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.selection.items()}}
 
     def to_json(self, path=None, **kwargs) -> str:
@@ -613,9 +677,64 @@ class RuleSet:
         """
         check_ruleset_dict(d)
         names = d.get("feature_names")
-        rules = [Rule.from_dict(r, feature_names=names) for r in d["rules"]]
+        rules = [SQLRule.from_dict(r) if r.get("kind") == "sql" else Rule.from_dict(r, feature_names=names)
+                 for r in d["rules"]]
+        rule_names = [r.get("name") for r in d["rules"]]
         return cls(rules, last_rule_probability=d.get("last_rule_probability", 1.0), feature_names=names,
-                   selection=d.get("selection"), missing_columns=d.get("missing_columns"))
+                   selection=d.get("selection"), missing_columns=d.get("missing_columns"),
+                   names=None if all(n is None for n in rule_names) else rule_names)
+
+    @classmethod
+    def from_sql(cls, rules, *, dialect=None) -> "RuleSet":
+        """A rule set read from SQL conditions (a team's rule book); nothing is executed.
+
+        Parameters
+        ----------
+        rules : dict, list or str
+            ``{name: condition}``; a list of conditions (named ``rule_1``, ``rule_2``, ...); or one
+            ``SELECT ... FROM table WHERE ...`` whose WHERE is an OR of rules, each top-level OR
+            branch one rule (named by a ``/* rule: name */`` comment after it, as :meth:`to_sql`
+            writes, else ``rule_1``, ...). A condition may also be given as ``SELECT ... WHERE cond``.
+        dialect : str, optional
+            The sqlglot dialect of the text (``"duckdb"``, ``"sqlite"``, ``"postgres"``,
+            ``"snowflake"``, ``"spark"``, ``"bigquery"``, ...); None for generic SQL. It fixes what
+            ``LIKE``, ``LEAST`` / ``GREATEST`` and integer ``/`` mean (see Notes).
+
+        Returns
+        -------
+        RuleSet
+            One :class:`SQLRule` per condition, in order, keeping its name.
+
+        Raises
+        ------
+        ValueError
+            Text that is not one SELECT or one condition per rule (``DROP``, ``DELETE``, several
+            statements), SQL nested more than 100 levels deep, a duplicate name, or a construct
+            outside the list below (subqueries, user or unknown functions, window functions,
+            aggregates, ...): the message names the rule and the construct.
+
+        Notes
+        -----
+        Read: comparisons (``< <= > >= = <> !=``) between columns, numbers, text and arithmetic
+        (``+ - * /``, unary minus, ``ABS``, ``COALESCE``, ``NULLIF``, ``LEAST``, ``GREATEST``,
+        ``CAST`` to ``DOUBLE`` / ``FLOAT`` / ``REAL``); ``AND`` / ``OR`` / ``NOT`` at any depth;
+        ``BETWEEN``; ``IN`` / ``NOT IN`` with numbers or text; ``IS [NOT] NULL``; ``LIKE`` /
+        ``ILIKE`` / ``NOT LIKE`` (and SQLite's ``GLOB``) on text columns; ``TRUE`` / ``FALSE``.
+
+        A rule flags a row iff its condition is TRUE in SQL's three-valued logic: a comparison with
+        NULL (NaN in a numeric column) is unknown, ``NOT unknown`` is unknown, ``unknown OR true``
+        is true, and WHERE keeps only true, so ``predict`` flags the rows the warehouse flags.
+        ``x / 0`` is NULL (DuckDB, SQLite). ``LEAST`` / ``GREATEST`` ignore NULL arguments when
+        read from DuckDB, Postgres, Spark or generic SQL, and return NULL if any argument is NULL
+        when read from SQLite (``MIN(a, b)``), MySQL, BigQuery or Snowflake, as those engines do.
+        ``LIKE`` is case-sensitive except in SQLite (ASCII letters fold); ``ILIKE`` folds case.
+        Columns are matched by name in a DataFrame (an unquoted name also ignoring case); text
+        compared with a numeric column, or a number with a text column, is a ValueError naming
+        the rule at ``predict``.
+        """
+        from ._sqlparse import rules_from_sql
+
+        return cls(rules_from_sql(rules, dialect))
 
     @classmethod
     def from_json(cls, text) -> "RuleSet":
@@ -704,9 +823,10 @@ class RuleSet:
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
+        labels = self.names[:len(rules)]
         if where_only:
-            return where_expression(rules, names, levels, dialect=dialect, pretty=pretty)
-        return select_statement(rules, names, levels, table, dialect=dialect, pretty=pretty)
+            return where_expression(rules, names, levels, dialect=dialect, pretty=pretty, labels=labels)
+        return select_statement(rules, names, levels, table, dialect=dialect, pretty=pretty, labels=labels)
 
     def to_pandas_query(self, *, last_rule="round") -> str:
         """Expression for ``df.query(expr, engine="python")`` selecting the alerts.
@@ -729,11 +849,12 @@ class RuleSet:
         """
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
-        parts = [rule_query(r, names, levels) for r in rules]
+        parts = [r.to_pandas_query() if isinstance(r, SQLRule) else rule_query(r, names, levels) for r in rules]
         while len(parts) > 2:  # pairwise: pandas folds a flat ``or`` chain recursively (RecursionError at ~400)
             parts = [f"({' or '.join(parts[i:i + 2])})" for i in range(0, len(parts), 2)]
         expr = " or ".join(parts) if parts else "False"
-        _check_pandas_parses(expr, names.values())
+        _check_pandas_parses(expr, list(names.values()) + [c for r in rules if isinstance(r, SQLRule)
+                                                            for c in r.columns])
         return expr
 
     def _active_rules(self, last_rule):
@@ -742,6 +863,48 @@ class RuleSet:
         rho = self.last_rule_probability
         on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
         return self.rules if on else self.rules[:-1]
+
+
+def _first_of(masks) -> np.ndarray:
+    """Index of the first True among per-rule masks (an iterable of bool arrays), -1 where none."""
+    out = None
+    for j, m in enumerate(masks):
+        m = np.asarray(m, dtype=bool)
+        if out is None:
+            out = np.full(m.shape[0], -1, np.int64)
+        out[(out < 0) & m] = j
+    return np.zeros(0, np.int64) if out is None else out
+
+
+def _rule_names(rules, names) -> list:
+    """Every rule's name: ``names[i]`` if given, an SQL rule's own name, else ``riff_<k>`` (the lowest k not taken,
+    in order). Duplicates, empty names and names holding ``*/`` (they go into SQL comments) are ValueErrors."""
+    if names is not None:
+        if isinstance(names, (str, bytes)) or not hasattr(names, "__len__") or len(names) != len(rules):
+            raise ValueError(f"names must be a list of one name per rule ({len(rules)}), got {names!r:.80}")
+        given = [None if n is None else n for n in names]
+    else:
+        given = [None] * len(rules)
+    given = [g if g is not None else (r.name if isinstance(r, SQLRule) else getattr(r, "name", None))
+             for g, r in zip(given, rules)]
+    for g in given:
+        if g is not None and (not isinstance(g, str) or not g.strip()):
+            raise ValueError(f"a rule name must be a non-empty string, got {g!r:.80}")
+        if g is not None and ("*/" in g or "\n" in g or "\r" in g):
+            raise ValueError(f"rule name {g!r:.80} holds '*/' or a line break; SQL comments carry the names")
+    taken, out, k = set(g for g in given if g is not None), [], 0
+    seen = set()
+    for g in given:
+        if g is None:
+            k += 1
+            while f"riff_{k}" in taken:
+                k += 1
+            g = f"riff_{k}"
+        if g in seen:
+            raise ValueError(f"rule name {g!r} is given twice; every rule in a set needs its own name")
+        seen.add(g)
+        out.append(g)
+    return out
 
 
 def _check_pandas_parses(expr, names):

@@ -8,7 +8,8 @@ A rule set is an object::
      "selection": null | {...},                          # optional, statistics (not checked further)
      "missing_columns": null | [str, ...],               # optional, columns with missing values in the fit data
      "rules": [rule, ...]}                               # required
-    rule = {"conditions": [condition, ...],              # required
+    rule = {"name": null | str,                           # optional (induced rules get riff_1, ...)
+            "conditions": [condition, ...],              # required
             "sources": null | [{...}, ...], "value": null | number,
             "categories": {"<feature index>": [value, ...]}}       # all optional
     condition = {"kind": "interval", "feature": int >= 0,
@@ -17,6 +18,9 @@ A rule set is an object::
                  "zero_missing": bool (optional), "lower_text": null | str, "upper_text": null | str}
               | {"kind": "category", "feature": int >= 0, "codes": [int, ...],
                  "negate": bool, "missing": bool, "strict_negative": bool (optional)}
+    or a rule read from SQL (``SQLRule.to_dict``):
+         {"kind": "sql", "name": str, "dialect": null | str, "tree": [op, ...],
+          "literals": [number, ...], "literal_is_int": [bool, ...], "sql": str (for reading only)}
 
 Wrong types raise ``TypeError``, wrong values and missing fields ``ValueError``; both name
 the field by its path (``rules[3].conditions[0].feature``).
@@ -96,6 +100,13 @@ def _check_condition(c, where: str, n_names: int | None):
 
 def _check_rule(r, where: str, n_names: int | None):
     _expect(isinstance(r, dict), where, "an object", r)
+    name = r.get("name")
+    _expect(name is None or isinstance(name, str), f"{where}.name", "a string or null", name)
+    if r.get("kind") == "sql":  # a rule read from SQL: its tree is checked node by node by SQLRule.from_dict
+        from ._sqlrule import SQLRule
+
+        SQLRule.from_dict(r)
+        return
     conds = _get(r, "conditions", where)
     _expect(isinstance(conds, list), f"{where}.conditions", "a list", conds)
     for k, c in enumerate(conds):
