@@ -225,6 +225,7 @@ def _periods(kind, rng):
             "mixed": np.array([1, "a"] * (N // 2), dtype=object), "strings": good.astype(str),
             "nat": np.where(np.arange(N) == 0, np.datetime64("NaT"), days)}[kind]
 
+
 # hostile SQL rule books: each must be read (and then predict, export, JSON round trip) or refused cleanly
 SQL_KINDS = {
     "nest_paren": lambda n: "(" * n + "a > 1" + ")" * n,
