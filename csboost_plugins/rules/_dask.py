@@ -57,7 +57,7 @@ from ._data import (
 from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
 from ._greedy import N_COLUMNS, NEG, POS, greedy, resolve_prior, row_weights, selection_stats
 
-__all__ = ["apply", "coverage", "evaluate", "is_dask", "predict", "predict_proba", "riff_select"]
+__all__ = ["apply", "coverage", "evaluate", "is_dask", "overlap_counts", "predict", "predict_proba", "riff_select"]
 
 _SCATTER_TRIES = 5  # attempts at scattering the context while workers die (waits 0.1 s, 0.2 s, ... between)
 _BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
@@ -588,6 +588,20 @@ def _coverage_part(rs, xb):
     return rs.coverage(xb)
 
 
+def _overlap_part(xb, rs):
+    from ._overlap import overlap_counts
+
+    return (overlap_counts(rs.coverage(xb)),)
+
+
+def overlap_counts(rs, X):
+    """:func:`_overlap.overlap_counts` of a dask X, summed over its partitions on the workers."""
+    from dask import delayed
+
+    f, shared = delayed(_overlap_part, pure=True), delayed(rs, traverse=False)
+    return _tree_sum([f(xb, shared) for xb in _blocks(X, "X")])[0]
+
+
 # RuleSet.apply / predict_proba / predict / coverage on a dask X: lazy dask arrays, one row chunk per
 # partition of X (int64 rule index, float64 probability, int64 0/1 alert, bool (n, n_rules) matrix).
 def apply(rs, X):
@@ -626,7 +640,7 @@ def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars, per_rule):
             kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
         c = check_costs(n, **kw)
     if per_rule:
-        return per_rule_sums(rs.coverage(xb), rs.apply(xb), y, w, c)
+        return per_rule_sums(rs.coverage(xb), rs.apply(xb), y, w, c, rs.rule_probabilities)
     s = set_sums(rs.predict_proba(xb), y, w, c)
     return (np.array([s.get(k, 0.0) for k in _EVAL]),)
 

@@ -68,15 +68,39 @@ def set_metrics(p, y, w, costs, n_rules) -> dict:
     return metrics_from_sums(set_sums(p, y, w, costs), n_rules)
 
 
-def per_rule_sums(cover, first, y, w, costs) -> dict:
+def _sole_columns(cover, prob):
+    """Per rule j, one column at a time: the probability that row i is flagged by j and by no other rule.
+
+    ``cover``: (n, k) coverage; ``prob``: (k,) probability each rule is in force (1, or rho for a
+    randomised last rule). Entry i = ``prob_j * cover_ij * prod_{l != j, cover_il} (1 - prob_l)``:
+    what the set expects to lose on row i without rule j.
+    """
+    prob = np.asarray(prob, dtype=np.float64)
+    sure = prob >= 1.0
+    n_sure = cover[:, sure].sum(axis=1) if sure.any() else np.zeros(cover.shape[0], np.int64)
+    rest = np.ones(cover.shape[0])  # prod over covering randomised rules of (1 - p)
+    for j in np.flatnonzero(~sure):
+        rest[cover[:, j]] *= 1.0 - prob[j]
+    for j in range(cover.shape[1]):
+        c = cover[:, j]
+        if sure[j]:
+            yield np.where(c & (n_sure == 1), rest, 0.0)
+        else:  # a randomised rule: its own (1 - p) is not part of "no other rule flags"
+            yield np.where(c & (n_sure == 0), rest / (1.0 - prob[j]) * prob[j], 0.0)
+
+
+def per_rule_sums(cover, first, y, w, costs, prob=None) -> dict:
     """The additive per-rule sums behind :func:`per_rule_table` (partitions of a data set add up).
 
-    ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none).
+    ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none);
+    ``prob``: each rule's probability of being in force (ones when None).
     Keys: ``npos``, ``nneg`` (shape (1,)); per rule (shape (k,)), over the rows it covers: ``tp``,
     ``fp`` (weights), with costs ``money_caught``, ``alert_cost``; the same over the rows it is the
-    first to cover, prefixed ``first_``.
+    first to cover, prefixed ``first_``; and over the rows no other rule in force flags (each row
+    weighted by :func:`_sole_columns`), prefixed ``unique_``.
     """
     k = cover.shape[1]
+    prob = np.ones(k) if prob is None else np.asarray(prob, dtype=np.float64)
     pos, neg = w * (y == 1), w * (y == 0)
     hit = first >= 0
 
@@ -93,6 +117,10 @@ def per_rule_sums(cover, first, y, w, costs) -> dict:
     s = {"npos": np.array([pos.sum()]), "nneg": np.array([neg.sum()])}
     for name, v in parts.items():
         s[name], s["first_" + name] = alone(v), first_flag(v)
+        s["unique_" + name] = np.zeros(k)
+    for j, sole in enumerate(_sole_columns(cover, prob)):
+        for name, v in parts.items():
+            s["unique_" + name][j] = sole @ v
     return s
 
 
@@ -101,7 +129,7 @@ def per_rule_table(rules, cover, first, y, w, costs):
 
     ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none).
     """
-    return table_from_sums(rules, per_rule_sums(cover, first, y, w, costs))
+    return table_from_sums(rules, per_rule_sums(cover, first, y, w, costs, rules.rule_probabilities))
 
 
 def table_from_sums(rules, s):
@@ -129,6 +157,8 @@ def table_from_sums(rules, s):
             "set_recall": cum_tp / npos if npos > 0 else np.full(k, np.nan),
             "set_fpr": cum_fp / nneg if nneg > 0 else np.full(k, np.nan),
             "set_precision": np.where(cum_tp + cum_fp > 0, cum_tp / (cum_tp + cum_fp), np.nan),
+            "unique_tp": s["unique_tp"],
+            "unique_fp": s["unique_fp"],
         }
     if "money_caught" in s:
         caught, alert = s["money_caught"], s["alert_cost"]
@@ -142,5 +172,8 @@ def table_from_sums(rules, s):
             "set_money_caught": np.cumsum(new_caught),
             "set_alert_cost": np.cumsum(new_alert),
             "set_net_money": np.cumsum(new_caught) - np.cumsum(new_alert),
+            "unique_money_caught": s["unique_money_caught"],
+            "unique_alert_cost": s["unique_alert_cost"],
+            "unique_net_money": s["unique_money_caught"] - s["unique_alert_cost"],
         })
     return pd.DataFrame(cols, index=pd.RangeIndex(1, k + 1, name="rule_no"))

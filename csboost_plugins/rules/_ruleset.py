@@ -380,6 +380,28 @@ class RuleSet:
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 
+    @fill_doc
+    def overlap(self, X):
+        """Share of each rule's flagged rows that each other rule also flags.
+
+        %(Parameters, X_nan)s
+
+        Returns
+        -------
+        pandas.DataFrame of shape (n_rules, n_rules)
+            Indexed by rule name both ways (index ``rule``, columns ``also_flagged_by``). Entry
+            (i, j) = |rows i flags and j flags| / |rows i flags|: 1.0 means rule i flags no row
+            that rule j does not (i adds nothing given j); the diagonal is 1.0, and a rule that
+            flags no row has NaN in its row. Rows are counted unweighted, every rule as if in
+            force (the last rule's probability is ignored). A dask X is read in one pass (the
+            counts add over partitions).
+        """
+        from ._overlap import overlap_counts, overlap_frame
+
+        if _dask.is_dask(X):
+            return overlap_frame(self.rules, _dask.overlap_counts(self, X))
+        return overlap_frame(self.rules, overlap_counts(self.coverage(X)))
+
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                  cost_matrix=None, per_rule=False, last_rule="round"):
         """Performance of the rule set on (X, y) (a holdout set), as deployed by ``last_rule``.
@@ -438,8 +460,12 @@ class RuleSet:
         (rows no earlier rule flags, times its probability): ``new_tp``, ``new_fp``,
         ``new_money_caught``, ``new_alert_cost``; and the set of rules 1..i:
         ``set_recall``, ``set_fpr``, ``set_precision``, ``set_money_caught``,
-        ``set_alert_cost``, ``set_net_money`` (the last row equals the dict's figures).
-        Money columns appear only with costs.
+        ``set_alert_cost``, ``set_net_money`` (the last row equals the dict's figures); and what
+        the set loses without the rule, over the rows no other rule in force flags (leave one
+        out; with ``last_rule="expected"`` each row counts with the probability that the rule
+        flags it and no other does): ``unique_tp``, ``unique_fp``, ``unique_money_caught``,
+        ``unique_alert_cost``, ``unique_net_money``. ``unique_net_money`` <= 0 means the set
+        books at least as much without the rule. Money columns appear only with costs.
 
         Dask collections (X, y, weights and per-row costs partitioned alike) are
         evaluated in one pass over their partitions, the per-rule table too (its sums add
