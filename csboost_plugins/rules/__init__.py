@@ -7,6 +7,8 @@ scikit-learn and this project's trees through ``tree_arrays()``).
   (every row of the fit data routed as before; riff_select and RIFFClassifier call it).
 - :class:`RuleSet`: predict / coverage / evaluate / JSON / SQL / pandas query.
 - :class:`RIFFClassifier`: the paper's whole pipeline as a scikit-learn estimator.
+- :func:`optimize_rule_book`: a team's own rules (kept, re-tuned or dropped) together with induced
+  rules, selected in money under the alert budget.
 
 Example::
 
@@ -25,7 +27,8 @@ from importlib import import_module
 # public name -> submodule; imported on first use (PEP 562), so that the numba kernels in
 # ``_evaluate`` import without pandas / scikit-learn (the install compiles them ahead of time)
 _EXPORTS = {"extract_rules": "_extract", "riff_select": "_select", "Rule": "_rule", "RuleSet": "_ruleset",
-            "RIFFClassifier": "_riff", "simplify_rules": "_simplify", "Interval": "_rule", "CategorySet": "_rule"}
+            "RIFFClassifier": "_riff", "simplify_rules": "_simplify", "Interval": "_rule", "CategorySet": "_rule",
+            "optimize_rule_book": "_book"}
 
 __all__ = list(_EXPORTS)
 

@@ -380,6 +380,35 @@ class RuleSet:
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 
+    def diff(self, other, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
+             tn_cost=0.0, cost_matrix=None):
+        """What changed from this rule set to ``other``, one row per rule name in either set.
+
+        Parameters
+        ----------
+        other : RuleSet
+            The new rule set (e.g. from :func:`~csboost_plugins.rules.optimize_rule_book`).
+        X, y : optional
+            Labelled rows: with them each version's own figures are added (``old_net_money`` /
+            ``new_net_money`` with costs, else ``old_tp`` / ``new_tp``), every rule as if alone.
+        sample_weight, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix
+            As in :meth:`evaluate`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``name``, ``change`` (``"kept"``: same name and text; ``"retuned"``: same name,
+            other text; ``"dropped"``: only here; ``"added"``: only in ``other``), ``old_rule`` and
+            ``new_rule`` (texts; None where absent). Rows: this set's names in order, then the
+            names only ``other`` has.
+        """
+        from ._book import rule_book_diff
+
+        if not isinstance(other, RuleSet):
+            raise TypeError(f"other must be a RuleSet, got {type(other).__name__}")
+        return rule_book_diff(self, other, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
+                              tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+
     @fill_doc
     def overlap(self, X):
         """Share of each rule's flagged rows that each other rule also flags.
