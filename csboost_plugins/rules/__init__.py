@@ -8,6 +8,8 @@ scikit-learn and this project's trees through ``tree_arrays()``).
 - :class:`RuleSet`: predict / coverage / evaluate / JSON / SQL / pandas query; ``RuleSet.from_sql`` reads a
   team's SQL rules (:class:`SQLRule`), which live in one set with the induced ones.
 - :class:`RIFFClassifier`: the paper's whole pipeline as a scikit-learn estimator.
+- :func:`optimize_rule_book`: a team's own rules (kept, re-tuned or dropped) together with induced
+  rules, selected in money under the alert budget.
 
 Example::
 
@@ -26,7 +28,8 @@ from importlib import import_module
 # public name -> submodule; imported on first use (PEP 562), so that the numba kernels in
 # ``_evaluate`` import without pandas / scikit-learn (the install compiles them ahead of time)
 _EXPORTS = {"extract_rules": "_extract", "riff_select": "_select", "Rule": "_rule", "RuleSet": "_ruleset",
-            "RIFFClassifier": "_riff", "simplify_rules": "_simplify", "Interval": "_rule", "CategorySet": "_rule", "SQLRule": "_sqlrule"}
+            "RIFFClassifier": "_riff", "simplify_rules": "_simplify", "Interval": "_rule", "CategorySet": "_rule",
+            "SQLRule": "_sqlrule", "optimize_rule_book": "_book"}
 
 __all__ = list(_EXPORTS)
 

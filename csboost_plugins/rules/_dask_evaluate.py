@@ -10,7 +10,7 @@ from ..costs import check_costs
 from ._dask_partitions import _blocks, _labels, _tree_sum, _values, is_dask
 from ._data import check_sample_weight
 
-__all__ = ["apply", "coverage", "evaluate", "predict", "predict_proba"]
+__all__ = ["apply", "coverage", "evaluate", "overlap_counts", "predict", "predict_proba"]
 
 
 def _map_rows(rs, X, fn, dtype, *args, ncols=None):
@@ -40,6 +40,20 @@ def _predict_part(rs, xb, limit):
 
 def _coverage_part(rs, xb):
     return rs.coverage(xb)
+
+
+def _overlap_part(xb, rs):
+    from ._overlap import overlap_counts
+
+    return (overlap_counts(rs.coverage(xb)),)
+
+
+def overlap_counts(rs, X):
+    """:func:`._overlap.overlap_counts` of a dask X, summed over its partitions on the workers."""
+    from dask import delayed
+
+    f, shared = delayed(_overlap_part, pure=True), delayed(rs, traverse=False)
+    return _tree_sum([f(xb, shared) for xb in _blocks(X, "X")])[0]
 
 
 # RuleSet.apply / predict_proba / predict / coverage on a dask X: lazy dask arrays, one row chunk per
@@ -80,7 +94,10 @@ def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars, per_rule):
             kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
         c = check_costs(n, **kw)
     if per_rule:
-        return per_rule_sums(rs.coverage(xb), rs.apply(xb), y, w, c)
+        cover = rs.coverage(xb)  # read once: the first covering rule comes from the same matrix
+        first = np.where(cover.any(axis=1), np.argmax(cover, axis=1), -1) if cover.shape[1] \
+            else np.full(cover.shape[0], -1, np.int64)
+        return per_rule_sums(cover, first, y, w, c, rs.rule_probabilities)
     s = set_sums(rs.predict_proba(xb), y, w, c)
     return (np.array([s.get(k, 0.0) for k in _EVAL]),)
 

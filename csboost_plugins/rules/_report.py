@@ -68,18 +68,51 @@ def set_metrics(p, y, w, costs, n_rules) -> dict:
     return metrics_from_sums(set_sums(p, y, w, costs), n_rules)
 
 
-def per_rule_sums(cover, first, y, w, costs) -> dict:
+def unique_sums(cover, prob, P) -> np.ndarray:
+    """(k, m) sums of the columns of P over the rows each rule flags alone.
+
+    Row i counts for rule j with weight ``prob_j * cover_ij * prod_{l != j, cover_il} (1 - prob_l)``:
+    the probability that j flags it and no other rule in force does, i.e. what the set expects
+    to lose on that row without rule j. Rules always in force (prob 1) are read at once from the
+    rows exactly one of them flags (their owner by ``argmax``); each randomised rule by a mask.
+    """
+    n, k = cover.shape
+    prob = np.asarray(prob, dtype=np.float64)
+    sure = prob >= 1.0
+    out = np.zeros((k, P.shape[1]))
+    if k == 0 or n == 0:
+        return out
+    rest = np.ones(n)  # prod over covering randomised rules of (1 - p)
+    for j in np.flatnonzero(~sure):
+        rest[cover[:, j]] *= 1.0 - prob[j]
+    sure_idx = np.flatnonzero(sure)
+    n_sure = cover[:, sure_idx].sum(axis=1) if len(sure_idx) else np.zeros(n, np.int64)
+    one = np.flatnonzero(n_sure == 1)
+    if len(one):
+        owner = sure_idx[np.argmax(cover[np.ix_(one, sure_idx)], axis=1)]
+        wrow = rest[one][:, None] * P[one]
+        for c in range(P.shape[1]):
+            out[:, c] += np.bincount(owner, weights=wrow[:, c], minlength=k)
+    for j in np.flatnonzero(~sure):  # its own (1 - p) is not part of "no other rule flags"
+        rows = cover[:, j] & (n_sure == 0)
+        out[j] += (rest[rows] / (1.0 - prob[j]) * prob[j]) @ P[rows]
+    return out
+
+
+def per_rule_sums(cover, first, y, w, costs, prob=None) -> dict:
     """The additive per-rule sums behind :func:`per_rule_table` (partitions of a data set add up).
 
-    ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none).
+    ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none);
+    ``prob``: each rule's probability of being in force (ones when None).
     Keys: ``npos``, ``nneg`` (shape (1,)); per rule (shape (k,)), over the rows it covers: ``tp``,
     ``fp`` (weights), with costs ``money_caught``, ``alert_cost``; the same over the rows it is the
-    first to cover, prefixed ``first_``.
+    first to cover, prefixed ``first_``; and over the rows no other rule in force flags (each row
+    weighted as in :func:`unique_sums`), prefixed ``unique_``.
     """
     k = cover.shape[1]
+    prob = np.ones(k) if prob is None else np.asarray(prob, dtype=np.float64)
     pos, neg = w * (y == 1), w * (y == 0)
     hit = first >= 0
-
 
     def first_flag(v):  # per rule: sum of v over the rows it is the first to cover
         return np.bincount(first[hit], weights=v[hit], minlength=k).astype(np.float64)
@@ -95,8 +128,10 @@ def per_rule_sums(cover, first, y, w, costs) -> dict:
     alone = np.zeros((k, len(names)))
     for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
         alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
+    sole = unique_sums(cover, prob, P)
     for i, name in enumerate(names):
         s[name], s["first_" + name] = alone[:, i].copy(), first_flag(parts[name])
+        s["unique_" + name] = sole[:, i].copy()
     return s
 
 
@@ -105,7 +140,7 @@ def per_rule_table(rules, cover, first, y, w, costs):
 
     ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none).
     """
-    return table_from_sums(rules, per_rule_sums(cover, first, y, w, costs))
+    return table_from_sums(rules, per_rule_sums(cover, first, y, w, costs, rules.rule_probabilities))
 
 
 def table_from_sums(rules, s):
@@ -134,6 +169,8 @@ def table_from_sums(rules, s):
             "set_recall": cum_tp / npos if npos > 0 else np.full(k, np.nan),
             "set_fpr": cum_fp / nneg if nneg > 0 else np.full(k, np.nan),
             "set_precision": np.where(cum_tp + cum_fp > 0, cum_tp / (cum_tp + cum_fp), np.nan),
+            "unique_tp": s["unique_tp"],
+            "unique_fp": s["unique_fp"],
         }
     if "money_caught" in s:
         caught, alert = s["money_caught"], s["alert_cost"]
@@ -147,5 +184,8 @@ def table_from_sums(rules, s):
             "set_money_caught": np.cumsum(new_caught),
             "set_alert_cost": np.cumsum(new_alert),
             "set_net_money": np.cumsum(new_caught) - np.cumsum(new_alert),
+            "unique_money_caught": s["unique_money_caught"],
+            "unique_alert_cost": s["unique_alert_cost"],
+            "unique_net_money": s["unique_money_caught"] - s["unique_alert_cost"],
         })
     return pd.DataFrame(cols, index=pd.RangeIndex(1, k + 1, name="rule_no"))

@@ -435,6 +435,57 @@ class RuleSet:
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 
+    def diff(self, other, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
+             tn_cost=0.0, cost_matrix=None):
+        """What changed from this rule set to ``other``, one row per rule name in either set.
+
+        Parameters
+        ----------
+        other : RuleSet
+            The new rule set (e.g. from :func:`~csboost_plugins.rules.optimize_rule_book`).
+        X, y : optional
+            Labelled rows: with them each version's own figures are added (``old_net_money`` /
+            ``new_net_money`` with costs, else ``old_tp`` / ``new_tp``), every rule as if alone.
+        sample_weight, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix
+            As in :meth:`evaluate`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``name``, ``change`` (``"kept"``: same name and text; ``"retuned"``: same name,
+            other text; ``"dropped"``: only here; ``"added"``: only in ``other``), ``old_rule`` and
+            ``new_rule`` (texts; None where absent). Rows: this set's names in order, then the
+            names only ``other`` has.
+        """
+        from ._book import rule_book_diff
+
+        if not isinstance(other, RuleSet):
+            raise TypeError(f"other must be a RuleSet, got {type(other).__name__}")
+        return rule_book_diff(self, other, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
+                              tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+
+    @fill_doc
+    def overlap(self, X):
+        """Share of each rule's flagged rows that each other rule also flags.
+
+        %(Parameters, X_nan)s
+
+        Returns
+        -------
+        pandas.DataFrame of shape (n_rules, n_rules)
+            Indexed by rule name both ways (index ``rule``, columns ``also_flagged_by``). Entry
+            (i, j) = |rows i flags and j flags| / |rows i flags|: 1.0 means rule i flags no row
+            that rule j does not (i adds nothing given j); the diagonal is 1.0, and a rule that
+            flags no row has NaN in its row. Rows are counted unweighted, every rule as if in
+            force (the last rule's probability is ignored). A dask X is read in one pass (the
+            counts add over partitions).
+        """
+        from ._overlap import overlap_counts, overlap_frame
+
+        if _dask.is_dask(X):
+            return overlap_frame(self.names, _dask.overlap_counts(self, X))
+        return overlap_frame(self.names, overlap_counts(self.coverage(X)))
+
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
                  cost_matrix=None, per_rule=False, last_rule="round"):
         """Performance of the rule set on (X, y) (a holdout set), as deployed by ``last_rule``.
@@ -493,8 +544,12 @@ class RuleSet:
         (rows no earlier rule flags, times its probability): ``new_tp``, ``new_fp``,
         ``new_money_caught``, ``new_alert_cost``; and the set of rules 1..i:
         ``set_recall``, ``set_fpr``, ``set_precision``, ``set_money_caught``,
-        ``set_alert_cost``, ``set_net_money`` (the last row equals the dict's figures).
-        Money columns appear only with costs.
+        ``set_alert_cost``, ``set_net_money`` (the last row equals the dict's figures); and what
+        the set loses without the rule, over the rows no other rule in force flags (leave one
+        out; with ``last_rule="expected"`` each row counts with the probability that the rule
+        flags it and no other does): ``unique_tp``, ``unique_fp``, ``unique_money_caught``,
+        ``unique_alert_cost``, ``unique_net_money``. ``unique_net_money`` <= 0 means the set
+        books at least as much without the rule. Money columns appear only with costs.
 
         Dask collections (X, y, weights and per-row costs partitioned alike) are
         evaluated in one pass over their partitions, the per-rule table too (its sums add
@@ -508,7 +563,8 @@ class RuleSet:
         cover = first = None
         if rs.has_sql_rules:  # one pass over the SQL rules gives coverage, first match and probabilities
             cover = rs.coverage(X)
-            first = _first_of(cover.T)
+            first = np.where(cover.any(axis=1), np.argmax(cover, axis=1), -1) if cover.shape[1] \
+                else np.full(cover.shape[0], -1, np.int64)
             p = np.append(rs.rule_probabilities, 0.0)[first]
         else:
             p = rs.predict_proba(X)

@@ -1,0 +1,200 @@
+"""A team's rule book against RIFF's rules and against their combination, at 1 % FPR on held-out rows.
+
+Per data set and seed: a stratified 60/40 train/test split (the card file: its time order, first 60 %
+for training). On the training rows, as a user calls them:
+
+- ``book``: the analysts' book (benchmarks/rule_books.py) as written, every rule in force;
+- ``book selected``: ``optimize_rule_book(book, ..., candidates=None, retune=False)``;
+- ``book retuned``: ``optimize_rule_book(book, ..., candidates=None)``;
+- ``RIFF``: ``RIFFClassifier(max_fpr=0.01, random_state=seed).fit(X, y, cost_matrix=cm)``;
+- ``optimised``: ``optimize_rule_book(book, X, y, max_fpr=0.01, cost_matrix=cm, random_state=seed)``.
+
+Each is scored as deployed (``predict``) on the test rows: recall, FPR, net money (money caught minus
+the alerts' cost, in the costs' unit) and the number of rules.
+
+    python benchmarks/bench_rule_book.py --datasets fraud,additive,card_raw --seeds 3
+    python benchmarks/bench_rule_book.py --speed            # from_sql, predict / evaluate, optimise at scale
+"""
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from csboost_plugins.rules import RIFFClassifier, RuleSet, optimize_rule_book
+
+from rule_books import BOOKS
+
+FPR = 0.01
+
+
+def load(name, seed, scale):
+    from csdt import datasets as ds
+    if name == "fraud":
+        b = ds.make_fraud_transactions(int(200_000 * scale), random_state=seed)
+    elif name == "fraud_confirm":  # a generator seed and size no book rule or default was written on
+        b = ds.make_fraud_transactions(int(300_000 * scale), fraud_rate=0.005, random_state=1000 + seed)
+    elif name == "additive":
+        b = ds.make_additive_risk(int(200_000 * scale), positive_rate=0.02, random_state=seed)
+    elif name == "card_raw":
+        b = ds.load_creditcard_fraud(None, admin_cost=5.0, raw=True)
+    else:
+        raise ValueError(name)
+    return b.data, np.asarray(b.target), np.asarray(b.cost_matrix)
+
+
+def split(name, y, seed):
+    n = len(y)
+    if name == "card_raw":  # time order: train on the first 60 %
+        cut = int(0.6 * n)
+        return np.arange(cut), np.arange(cut, n)
+    from sklearn.model_selection import train_test_split
+    return train_test_split(np.arange(n), test_size=0.4, stratify=y, random_state=seed)
+
+
+def deployed(pred, y, cm):
+    pred = np.asarray(pred).astype(bool)
+    caught = ((cm[:, 1] - cm[:, 2]) * (pred & (y == 1))).sum()
+    alert = ((cm[:, 0] - cm[:, 3]) * (pred & (y == 0))).sum()
+    return {"recall": (pred & (y == 1)).sum() / max((y == 1).sum(), 1),
+            "fpr": (pred & (y == 0)).sum() / max((y == 0).sum(), 1), "net_money": caught - alert}
+
+
+def run(name, seeds, scale):
+    book_sql = BOOKS[name.replace("_confirm", "")]
+    rows = []
+    for seed in range(seeds):
+        X, y, cm = load(name, seed, scale)
+        book = RuleSet.from_sql(book_sql)
+        tr, te = split(name, y, seed)
+        Xtr, ytr, cmtr = X.iloc[tr].reset_index(drop=True), y[tr], cm[tr]
+        Xte, yte, cmte = X.iloc[te].reset_index(drop=True), y[te], cm[te]
+        methods = {
+            "book": lambda: book,
+            "book selected": lambda: optimize_rule_book(book, Xtr, ytr, max_fpr=FPR, cost_matrix=cmtr,
+                                                        candidates=None, retune=False, random_state=seed),
+            "book retuned": lambda: optimize_rule_book(book, Xtr, ytr, max_fpr=FPR, cost_matrix=cmtr,
+                                                       candidates=None, random_state=seed),
+            "RIFF": lambda: RIFFClassifier(max_fpr=FPR, random_state=seed).fit(Xtr, ytr, cost_matrix=cmtr),
+            "optimised": lambda: optimize_rule_book(book, Xtr, ytr, max_fpr=FPR, cost_matrix=cmtr,
+                                                    random_state=seed),
+        }
+        for method, make in methods.items():
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = make()
+            secs = time.perf_counter() - t
+            rs = model.rule_set_ if hasattr(model, "rule_set_") else model
+            r = deployed(model.predict(Xte), yte, cmte)
+            r.update(dataset=name, seed=seed, method=method, n_rules=len(rs), secs=secs)
+            if method == "optimised":
+                origin = list(rs.selection.get("origin", {}).values())
+                r.update(from_book=sum(o in ("book", "retuned") for o in origin), retuned=origin.count("retuned"))
+            rows.append(r)
+            print(f"{name} seed {seed} {method:14s} recall {r['recall']:.3f} fpr {r['fpr']:.4f} "
+                  f"net {r['net_money']:12.1f} rules {len(rs):3d} ({secs:.1f} s)", flush=True)
+    return pd.DataFrame(rows)
+
+
+def table(df):
+    g = df.groupby(["dataset", "method"], sort=False)
+    out = g[["recall", "fpr", "net_money", "n_rules", "secs"]].mean()
+    out["net_money_se"] = g["net_money"].std(ddof=1) / np.sqrt(g.size())
+    return out
+
+
+# ------------------------------------------------------------------------------------------- speed
+def speed(n_rows, n_book):
+    """Times on 2 cores against baselines measured in the same run."""
+    import sqlglot
+
+    rng = np.random.default_rng(0)
+    cols = [f"c{j}" for j in range(20)]
+    X = pd.DataFrame(rng.normal(size=(n_rows, 20)), columns=cols)
+    X.loc[rng.random(n_rows) < 0.01, "c3"] = np.nan
+    y = (X.c0 + X.c1 * X.c2 + rng.normal(size=n_rows) > 3).astype(int).to_numpy()
+    amount = np.exp(rng.normal(3, 1, n_rows))
+
+    def rule(i):
+        a, b, c = rng.choice(20, 3, replace=False)
+        kind = i % 4
+        if kind == 0:
+            return f"c{a} > {rng.normal(1.5, .5):.2f} AND c{b} < {rng.normal(0, 1):.2f}"
+        if kind == 1:
+            return f"c{a} + c{b} > {rng.normal(2.5, .5):.2f} OR c{c} IS NULL"
+        if kind == 2:
+            return f"NOT (c{a} <= {rng.normal(1, .5):.2f}) AND c{b} BETWEEN -1 AND {rng.normal(1, .2):.2f}"
+        return f"ABS(c{a}) > {rng.normal(2.5, .3):.2f} AND COALESCE(c{b}, 0) > {rng.normal(0, .5):.2f}"
+
+    texts = {f"r{i}": rule(i) for i in range(1000)}
+    res = []
+
+    t = time.perf_counter()
+    for v in texts.values():
+        sqlglot.parse_one(f"SELECT * FROM t WHERE {v}")
+    base = time.perf_counter() - t
+    t = time.perf_counter()
+    RuleSet.from_sql(texts)
+    secs = time.perf_counter() - t
+    res.append(("from_sql, 1,000 rules", secs, "sqlglot.parse_one of the same rules", base))
+
+    book = RuleSet.from_sql(dict(list(texts.items())[:n_book]))
+    import duckdb
+    con = duckdb.connect()
+    con.register("t", X)
+    where = " OR ".join(f"({v})" for v in list(texts.values())[:n_book])
+    t = time.perf_counter()
+    con.execute(f"SELECT count(*) FROM t WHERE {where}").fetchall()
+    base = time.perf_counter() - t
+    t = time.perf_counter()
+    book.predict(X)
+    secs = time.perf_counter() - t
+    res.append((f"predict, {n_book}-rule book, {n_rows:,} rows", secs, "DuckDB count(*) WHERE the book", base))
+    t = time.perf_counter()
+    book.evaluate(X, y, fn_cost=amount, fp_cost=5.0, per_rule=True)
+    secs = time.perf_counter() - t
+    res.append((f"evaluate(per_rule=True), {n_book} rules, {n_rows:,} rows", secs,
+                "DuckDB count(*) WHERE the book", base))
+    t = time.perf_counter()
+    RIFFClassifier(random_state=0).fit(X, y, fn_cost=amount, fp_cost=5.0)
+    base = time.perf_counter() - t
+    t = time.perf_counter()
+    optimize_rule_book(book, X, y, max_fpr=FPR, fn_cost=amount, fp_cost=5.0, random_state=0)
+    secs = time.perf_counter() - t
+    res.append((f"optimize_rule_book, {n_book} rules, {n_rows:,} rows", secs, "RIFFClassifier().fit, same rows",
+                base))
+    print(f"\nload average: {os.getloadavg()}")
+    print("| what | seconds | baseline | baseline seconds | ratio |\n|---|---|---|---|---|")
+    for what, secs, bname, b in res:
+        print(f"| {what} | {secs:.2f} | {bname} | {b:.2f} | {secs / b:.2f} |")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datasets", default="fraud,additive,card_raw")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--speed", action="store_true")
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--book", type=int, default=200)
+    a = ap.parse_args()
+    if a.speed:
+        speed(a.rows, a.book)
+        return
+    frames = []
+    for name in a.datasets.split(","):
+        if name == "card_raw" and not (Path(os.environ.get("CSBOOST_DATA_DIR", "")) / "creditcard.csv.gz").exists():
+            print("card_raw: set CSBOOST_DATA_DIR to the folder holding creditcard.csv.gz; skipped")
+            continue
+        frames.append(run(name, 1 if name == "card_raw" else a.seeds, a.scale))
+    print(f"\nload average: {os.getloadavg()}")
+    print(table(pd.concat(frames)).to_markdown(floatfmt=".4g"))
+
+
+if __name__ == "__main__":
+    main()

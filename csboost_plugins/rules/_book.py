@@ -1,0 +1,399 @@
+"""A team's rule book optimised together with RIFF's rules: :func:`optimize_rule_book`.
+
+The rows given are split (stratified by label) into disjoint parts, as RIFFClassifier
+splits induction from selection:
+
+1. **induction** (only with ``candidates="riff"``): RIFFClassifier's default pool is fitted
+   and :func:`riff_select` turns its leaves into a rule set on the selection part;
+2. **re-tuning** (only with ``retune=True``): each numeric literal of a book rule moves,
+   one at a time, to the human number that maximises the rule's ranking score;
+3. **selection**: one greedy pass over the book's rules (as written and re-tuned: at most
+   one version of each) and the induced rules, ranked by net money per unit of budget
+   (counts: shrunk precision) on the rows no rule taken so far flags, each rule taken only
+   if it fits the budget that is left (a book has no randomised rule, so the selection
+   never exceeds the budget on these rows).
+
+A last pass on all the rows given drops, one at a time, the rule whose leave-one-out net
+money (``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is
+lowest while it is <= 0: what remains earns its alerts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._greedy import ALL, GAIN, NEG, NET, POS, budget_column, money_eps, money_scores, resolve_prior, row_weights, \
+    shrink_base
+
+__all__ = ["human_grid", "optimize_rule_book", "retune_rule", "rule_book_diff", "select_fitting"]
+
+#: share of the rows given to each part: induction, re-tuning, selection (parts not used are merged away)
+PART_SHARES = {"induction": 1.0, "retune": 1.0, "selection": 1.0}
+#: candidate values tried per literal when re-tuning (a multiplicative grid around the literal)
+RETUNE_GRID = 24
+#: re-tuning reads at most this many rows (a uniform sample of the re-tuning part)
+RETUNE_ROWS = 200_000
+
+
+# ------------------------------------------------------------------------------------------ numbers
+def _round_sig(v: float, digits: int) -> float:
+    if v == 0 or not math.isfinite(v):
+        return v
+    return float(f"{v:.{digits}g}")
+
+
+def human_grid(value: float, n: int = RETUNE_GRID, *, integer: bool = False) -> np.ndarray:
+    """Human numbers around a literal: ``value * f`` for f log-spaced in [1/4, 4], each rounded
+    to two significant digits (integers stay integers), sorted, without duplicates, ``value``
+    itself included. A zero literal has no scale to move along: it is returned alone."""
+    if value == 0 or not math.isfinite(value):
+        return np.array([value], dtype=np.float64)
+    grid = {float(value)}
+    for f in np.geomspace(0.25, 4.0, n):
+        g = _round_sig(value * f, 2)
+        if integer:
+            g = float(round(g))
+        grid.add(g)
+    return np.array(sorted(grid), dtype=np.float64)
+
+
+# ------------------------------------------------------------------------------------------ rule kinds
+def _literals(rule) -> list:
+    """The numeric literals of a rule that re-tuning may move (none for induced rules)."""
+    lits = getattr(rule, "literals", None)
+    return list(lits) if lits is not None else []
+
+
+def _with_literals(rule, values):
+    return rule.with_literals(list(values))
+
+
+def _name(rule, i):
+    return getattr(rule, "name", None) or f"rule_{i + 1}"
+
+
+# ------------------------------------------------------------------------------------------ scores
+class _Score:
+    """The ranking score of :func:`riff_select` on weight sums S (rows, N_COLUMNS): net money per budget
+    unit (money) or the shrunk precision (counts), both with the prior's pseudo-rows."""
+
+    def __init__(self, totals, criterion, money, prior):
+        self.totals, self.criterion, self.money, self.prior = totals, criterion, money, prior
+        self.g0, self.m0 = shrink_base(totals, money=money, criterion=criterion)
+
+    def __call__(self, S):
+        S = np.atleast_2d(S)
+        if self.money:
+            return money_scores(S, self.totals, self.criterion, self.prior)
+        mass = S[:, GAIN] + S[:, NEG]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (S[:, GAIN] + self.prior * self.g0) / (mass + self.prior * self.m0)
+
+
+def retune_rule(rule, X, W, score, *, passes: int = 2):
+    """The rule with its numeric literals moved to the human numbers (:func:`human_grid`) that
+    maximise ``score`` of its weight sums on (X, W); the rule itself when nothing scores higher.
+
+    Coordinate search: each literal in turn over its grid, the others held, ``passes`` times.
+    """
+    lits = _literals(rule)
+    if not lits:
+        return rule
+    best_vals = list(lits)
+    best = float(score(W[rule.mask(X)].sum(axis=0))[0])
+    start = best
+    for _ in range(passes):
+        moved = False
+        for i, v0 in enumerate(lits):
+            integer = float(v0).is_integer()
+            for g in human_grid(float(v0), integer=integer):
+                if g == best_vals[i]:
+                    continue
+                vals = list(best_vals)
+                vals[i] = g
+                cand = _with_literals(rule, vals)
+                s = float(score(W[cand.mask(X)].sum(axis=0))[0])
+                if s > best + 1e-12 * (abs(best) + 1.0):
+                    best, best_vals, moved = s, vals, True
+        if not moved:
+            break
+    return rule if best <= start else _with_literals(rule, best_vals)
+
+
+# ------------------------------------------------------------------------------------------ selection
+def _column_sums(cover, W):
+    """(k, N_COLUMNS) sums of W over each column's covered rows (no (n, k) float copy)."""
+    return np.stack([W[cover[:, j]].sum(axis=0) for j in range(cover.shape[1])]) if cover.shape[1] \
+        else np.zeros((0, W.shape[1]))
+
+
+def select_fitting(cover, W, totals, criterion, budget, score, *, money, groups):
+    """Greedy selection of columns of ``cover`` (n, k) that never exceeds the budget.
+
+    Each step takes, among candidates whose newly flagged rows fit the budget left and add
+    positive weight (money: net money > 0; counts: a positive row), the best ``score`` (ties:
+    more net money / gain, then the earlier candidate). Taking a candidate excludes the others
+    of its group (the versions of one book rule). Returns the chosen column indices in order
+    and the weight sums they cover.
+    """
+    bcol = budget_column(criterion)
+    limit = budget * totals[bcol]
+    S = _column_sums(cover, W)
+    uncovered = np.ones(cover.shape[0], dtype=bool)
+    excluded = np.zeros(cover.shape[1], dtype=bool)
+    used = np.zeros(W.shape[1])
+    eps_rows, eps_money = 1e-12 * totals[ALL], money_eps(totals)
+    tol = 1e-9 * max(limit, 1e-300)
+    order = []
+    groups = np.asarray(groups)
+    while True:
+        ok = ~excluded & (S[:, ALL] > eps_rows) & (S[:, bcol] <= limit - used[bcol] + tol)
+        ok &= (S[:, NET] > eps_money) if money else (S[:, POS] > 0)
+        if not ok.any():
+            break
+        idx = np.flatnonzero(ok)
+        s = score(S[idx])
+        best = idx[s == s.max()]
+        if len(best) > 1:
+            tie = S[best, NET if money else GAIN]
+            best = best[tie == tie.max()]
+        r = int(best[0])
+        order.append(r)
+        excluded |= groups == groups[r]
+        new = uncovered & cover[:, r]
+        Wn = W[new]
+        used += Wn.sum(axis=0)
+        S -= cover[new].T.astype(np.float64) @ Wn
+        uncovered &= ~new
+    return order, used
+
+
+# ------------------------------------------------------------------------------------------ the book
+def _split(y, shares, rng):
+    """Disjoint stratified parts of range(n) in the given proportions ({name: share}); names kept in order."""
+    names = list(shares)
+    total = sum(shares.values())
+    parts = {k: [] for k in names}
+    for cls in (0, 1):
+        idx = rng.permutation(np.flatnonzero(y == cls))
+        cuts = np.round(np.cumsum([shares[k] / total for k in names]) * len(idx)).astype(int)
+        start = 0
+        for k, stop in zip(names, cuts):
+            parts[k].append(idx[start:stop])
+            start = stop
+    return {k: np.sort(np.concatenate(v)) for k, v in parts.items()}
+
+
+def _subsample(idx, limit, rng):
+    return idx if len(idx) <= limit else np.sort(rng.choice(idx, limit, replace=False))
+
+
+def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candidates="riff", retune=True,
+                       sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                       random_state=None):
+    """Optimise a rule book together with induced rules, in money, under an alert budget.
+
+    Parameters
+    ----------
+    book : RuleSet
+        The team's rules (e.g. :meth:`RuleSet.from_sql`), each with a name.
+    X : pandas DataFrame or array of shape (n_rows, n_features)
+        Labelled rows the book runs on (every column a rule reads).
+    y : array-like of shape (n_rows,)
+        Labels in {0, 1} (1 = the event the rules alert on).
+    max_fpr, max_alert_rate : float in (0, 1], optional
+        The budget (one of the two; default ``max_fpr=0.01``): false-alert rate or alert rate.
+    candidates : "riff", RuleSet, list of rules or None, default "riff"
+        Rules to combine with the book: ``"riff"`` induces them with RIFFClassifier's default
+        pool on a part of the rows; a RuleSet or list uses those; None optimises the book alone.
+    retune : bool, default True
+        Offer each book rule also with its numeric literals moved to human numbers (the rule
+        keeps its structure and name); the selection keeps at most one version.
+    sample_weight : array-like of shape (n_rows,), optional
+        Row weights.
+    fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix
+        Per-row money, as everywhere in this package. With costs, rules are ranked by net money
+        per unit of budget; without, by precision.
+    random_state : int, RandomState or None
+        Seeds the split of the rows and the induced pool.
+
+    Returns
+    -------
+    RuleSet
+        The new book: the book's rules kept as written, re-tuned or dropped, plus induced rules
+        (named ``riff_1``, ...), in selection order, all always in force. ``selection`` holds
+        the budget, the parts' sizes and, per rule, where it came from.
+    """
+    from sklearn.utils import check_random_state
+
+    from ..costs import check_binary_labels, check_costs
+    from ._data import check_sample_weight
+    from ._ruleset import RuleSet
+    from ._select import _cost_keywords
+
+    if not isinstance(book, RuleSet):
+        raise TypeError(f"book must be a RuleSet (e.g. RuleSet.from_sql(...)), got {type(book).__name__}")
+    criterion, budget = _check_budget(max_fpr, max_alert_rate)
+    y = check_binary_labels(y, name="y")
+    n = len(y)
+    if len(X) != n:
+        raise ValueError(f"X has {len(X)} rows but y has {n}")
+    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+    costs = None if cost_kw is None else check_costs(n, **cost_kw)
+    money = costs is not None
+    rng = check_random_state(random_state)
+    induce = isinstance(candidates, str)
+    if induce and candidates != "riff":
+        raise ValueError(f"candidates must be 'riff', a RuleSet, a list of rules or None, got {candidates!r}")
+    shares = {k: v for k, v in PART_SHARES.items()
+              if (k != "induction" or induce) and (k != "retune" or retune)}
+    parts = _split(y, shares, rng)
+    sel = parts["selection"]
+    Xs = _rows(X, sel)
+    W = row_weights(y[sel], None if w is None else w[sel], None if costs is None else costs[sel])
+    totals = W.sum(axis=0)
+    if totals[POS] <= 0 or totals[NEG] <= 0:
+        raise ValueError("too few rows of one class to split into the parts the optimisation needs")
+    prior = resolve_prior("auto", totals, criterion, budget, None)
+    score = _Score(totals, criterion, money, prior)
+
+    pool, origin, groups = [], [], []
+    for i, rule in enumerate(book.rules):
+        pool.append(rule), origin.append("book"), groups.append(i)
+    if retune:
+        rt = _subsample(parts["retune"], RETUNE_ROWS, rng)
+        Xr = _rows(X, rt)
+        Wr = row_weights(y[rt], None if w is None else w[rt], None if costs is None else costs[rt])
+        rscore = _Score(Wr.sum(axis=0), criterion, money, resolve_prior("auto", Wr.sum(axis=0), criterion, budget,
+                                                                          None))
+        for i, rule in enumerate(book.rules):
+            new = retune_rule(rule, Xr, Wr, rscore)
+            if new is not rule:
+                pool.append(new), origin.append("retuned"), groups.append(i)
+    induced = _induced(candidates, X, y, w, costs, parts, criterion, budget, rng)
+    base = len(book.rules)
+    for j, rule in enumerate(induced):
+        pool.append(rule), origin.append("added"), groups.append(base + j)
+    cover = RuleSet(pool, feature_names=_feature_names(X, book)).coverage(Xs) if pool else np.zeros((len(sel), 0), bool)
+    order, used = select_fitting(cover, W, totals, criterion, budget, score, money=money, groups=groups)
+    chosen = [pool[r] for r in order]
+    kinds = [origin[r] for r in order]
+    out = RuleSet(chosen, feature_names=_feature_names(X, book))
+    out, kinds = _drop_unearning(out, kinds, X, y, w, costs)
+    out.selection = {"criterion": criterion, "budget": budget, "precision_prior": prior,
+                     "parts": {k: int(len(v)) for k, v in parts.items()},
+                     "origin": dict(zip([_name(r, i) for i, r in enumerate(out.rules)], kinds)),
+                     "selection_" + ("fpr" if criterion == "fpr" else "alert_rate"): float(used[budget_column(criterion)]
+                                                                                          / totals[budget_column(criterion)])}
+    return out
+
+
+def _check_budget(max_fpr, max_alert_rate):
+    from ._select import _check_budget as check
+
+    return check(max_fpr, max_alert_rate)
+
+
+def _rows(X, idx):
+    from sklearn.utils import _safe_indexing
+
+    return _safe_indexing(X, idx)
+
+
+def _feature_names(X, book):
+    cols = getattr(X, "columns", None)
+    return [str(c) for c in cols] if cols is not None else book.feature_names
+
+
+def _induced(candidates, X, y, w, costs, parts, criterion, budget, rng):
+    """The rules to combine with the book: RIFF's on the induction / selection parts, or the ones given."""
+    from ._ruleset import RuleSet
+
+    if candidates is None:
+        return []
+    if not isinstance(candidates, str):
+        rules = list(candidates.rules if isinstance(candidates, RuleSet) else candidates)
+        return rules
+    from ._extract import extract_rules
+    from ._riff import RIFFClassifier, _default_estimators
+    from ._select import riff_select
+
+    ind, sel = parts["induction"], parts["selection"]
+    Xi = _rows(X, ind)
+    fitted = []
+    for est in _default_estimators(rng):  # RIFFClassifier's default pool, on the induction part only
+        fitted.append(est.fit(Xi, y[ind], sample_weight=None if w is None else w[ind]))
+    cols = getattr(X, "columns", None)
+    names = [str(c) for c in cols] if cols is not None else None
+    cands = extract_rules(fitted, feature_names=names, X=Xi)
+    if not cands:
+        return []
+    d = RIFFClassifier().get_params()  # its defaults: ranking, prior, pruning, refinement, cap, cuts
+    budget_kw = {"max_fpr": budget} if criterion == "fpr" else {"max_alert_rate": budget}
+    rs = riff_select(cands, _rows(X, sel), y[sel], sample_weight=None if w is None else w[sel],
+                     cost_matrix=None if d["rank_by"] != "money" or costs is None else costs[sel],
+                     stop_unprofitable=d["stop_unprofitable"], precision_prior=d["precision_prior"],
+                     refine=d["refine"], prune=d["prune"], max_rules=d["max_rules"], cuts=d["cuts"], **budget_kw)
+    return [_renamed(r, f"riff_{i + 1}") for i, r in enumerate(rs.rules)]
+
+
+def _renamed(rule, name):
+    if hasattr(rule, "with_name"):
+        return rule.with_name(name)
+    try:
+        rule.name = name
+    except AttributeError:
+        pass
+    return rule
+
+
+def _drop_unearning(rs, kinds, X, y, w, costs):
+    """Drop, one at a time, the rule with the lowest leave-one-out net money (counts: unique tp) while <= 0."""
+    kw = {} if costs is None else {"cost_matrix": costs}
+    col = "unique_net_money" if costs is not None else "unique_tp"
+    while len(rs):
+        tab = rs.evaluate(X, y, sample_weight=w, per_rule=True, last_rule="include", **kw)
+        v = tab[col].to_numpy()
+        worst = int(np.argmin(v))
+        if v[worst] > 0:
+            break
+        rs = rs.drop(worst)
+        kinds = kinds[:worst] + kinds[worst + 1:]
+    return rs, kinds
+
+
+# ------------------------------------------------------------------------------------------ diff
+def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
+                   tn_cost=0.0, cost_matrix=None):
+    """What changed from rule set ``old`` to ``new``, rule by rule (see :meth:`RuleSet.diff`)."""
+    import pandas as pd
+
+    olds = {_name(r, i): r for i, r in enumerate(old.rules)}
+    news = {_name(r, i): r for i, r in enumerate(new.rules)}
+    names = list(olds) + [k for k in news if k not in olds]
+    text = lambda rs, r: rs.rule_text(r) if hasattr(rs, "rule_text") else str(r)  # noqa: E731
+    rows = []
+    for k in names:
+        o, n_ = olds.get(k), news.get(k)
+        ot = None if o is None else text(old, o)
+        nt = None if n_ is None else text(new, n_)
+        change = "added" if o is None else "dropped" if n_ is None else "kept" if ot == nt else "retuned"
+        rows.append({"name": k, "change": change, "old_rule": ot, "new_rule": nt})
+    out = pd.DataFrame(rows, columns=["name", "change", "old_rule", "new_rule"])
+    if X is None:
+        if y is not None:
+            raise ValueError("y was given without X: give both to show the money each version books")
+        return out
+    if y is None:
+        raise ValueError("X was given without y: give both to show the money each version books")
+    kw = dict(sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+              cost_matrix=cost_matrix)
+    col = "net_money" if (fn_cost is not None or fp_cost is not None or cost_matrix is not None) else "tp"
+    for label, rs, rules in (("old", old, olds), ("new", new, news)):
+        tab = rs.evaluate(X, y, per_rule=True, last_rule="include", **kw) if len(rs) else None
+        vals = {} if tab is None else dict(zip([_name(r, i) for i, r in enumerate(rs.rules)], tab[col]))
+        out[f"{label}_{col}"] = [vals.get(k, np.nan) for k in names]
+    return out
