@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from ._greedy import ALL, GAIN, NEG, NET, POS, budget_column, money_eps, money_scores, resolve_prior, row_weights, \
-    shrink_base
+from ._greedy import NEG, POS, row_weights
+from ._scores import make_score, resolve_prior
 
 __all__ = ["human_grid", "optimize_rule_book", "retune_rule", "rule_book_diff", "select_fitting"]
 
@@ -70,26 +70,10 @@ def _with_literals(rule, values):
     return rule.with_literals(list(values))
 
 
-def _name(rule, i):
-    return getattr(rule, "name", None) or f"rule_{i + 1}"
-
-
 # ------------------------------------------------------------------------------------------ scores
-class _Score:
-    """The ranking score of :func:`riff_select` on weight sums S (rows, N_COLUMNS): net money per budget
-    unit (money) or the shrunk precision (counts), both with the prior's pseudo-rows."""
-
-    def __init__(self, totals, criterion, money, prior):
-        self.totals, self.criterion, self.money, self.prior = totals, criterion, money, prior
-        self.g0, self.m0 = shrink_base(totals, money=money, criterion=criterion)
-
-    def __call__(self, S):
-        S = np.atleast_2d(S)
-        if self.money:
-            return money_scores(S, self.totals, self.criterion, self.prior)
-        mass = S[:, GAIN] + S[:, NEG]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (S[:, GAIN] + self.prior * self.g0) / (mass + self.prior * self.m0)
+def _rule_score(score, totals):
+    """``f(sums) -> float``: the ranking score of one rule's weight sums (a row of N_COLUMNS)."""
+    return lambda sums: float(score.rank(np.atleast_2d(sums), totals)[0])
 
 
 def retune_rule(rule, X, W, score, *, passes: int = 2):
@@ -102,7 +86,7 @@ def retune_rule(rule, X, W, score, *, passes: int = 2):
     if not lits:
         return rule
     best_vals = list(lits)
-    best = float(score(W[rule.mask(X)].sum(axis=0))[0])
+    best = score(W[rule.mask(X)].sum(axis=0))
     start = best
     for _ in range(passes):
         moved = False
@@ -114,7 +98,7 @@ def retune_rule(rule, X, W, score, *, passes: int = 2):
                 vals = list(best_vals)
                 vals[i] = g
                 cand = _with_literals(rule, vals)
-                s = float(score(W[cand.mask(X)].sum(axis=0))[0])
+                s = score(W[cand.mask(X)].sum(axis=0))
                 if s > best + 1e-12 * (abs(best) + 1.0):
                     best, best_vals, moved = s, vals, True
         if not moved:
@@ -129,7 +113,7 @@ def _column_sums(cover, W):
         else np.zeros((0, W.shape[1]))
 
 
-def select_fitting(cover, W, totals, criterion, budget, score, *, money, groups):
+def select_fitting(cover, W, totals, budget, score, *, groups):
     """Greedy selection of columns of ``cover`` (n, k) that never exceeds the budget.
 
     Each step takes, among candidates whose newly flagged rows fit the budget left and add
@@ -138,26 +122,24 @@ def select_fitting(cover, W, totals, criterion, budget, score, *, money, groups)
     of its group (the versions of one book rule). Returns the chosen column indices in order
     and the weight sums they cover.
     """
-    bcol = budget_column(criterion)
-    limit = budget * totals[bcol]
+    bcol = budget.column
+    limit = budget.limit(totals)
     S = _column_sums(cover, W)
     uncovered = np.ones(cover.shape[0], dtype=bool)
     excluded = np.zeros(cover.shape[1], dtype=bool)
     used = np.zeros(W.shape[1])
-    eps_rows, eps_money = 1e-12 * totals[ALL], money_eps(totals)
     tol = 1e-9 * max(limit, 1e-300)
     order = []
     groups = np.asarray(groups)
     while True:
-        ok = ~excluded & (S[:, ALL] > eps_rows) & (S[:, bcol] <= limit - used[bcol] + tol)
-        ok &= (S[:, NET] > eps_money) if money else (S[:, POS] > 0)
+        ok = ~excluded & (S[:, bcol] <= limit - used[bcol] + tol) & score.eligible(S, totals, True)
         if not ok.any():
             break
         idx = np.flatnonzero(ok)
-        s = score(S[idx])
+        s = score.rank(S[idx], totals)
         best = idx[s == s.max()]
         if len(best) > 1:
-            tie = S[best, NET if money else GAIN]
+            tie = S[best, score.tie]
             best = best[tie == tie.max()]
         r = int(best[0])
         order.append(r)
@@ -235,7 +217,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
 
     if not isinstance(book, RuleSet):
         raise TypeError(f"book must be a RuleSet (e.g. RuleSet.from_sql(...)), got {type(book).__name__}")
-    criterion, budget = _check_budget(max_fpr, max_alert_rate)
+    budget = _check_budget(max_fpr, max_alert_rate)
     y = check_binary_labels(y, name="y")
     n = len(y)
     if len(X) != n:
@@ -257,37 +239,46 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     totals = W.sum(axis=0)
     if totals[POS] <= 0 or totals[NEG] <= 0:
         raise ValueError("too few rows of one class to split into the parts the optimisation needs")
-    prior = resolve_prior("auto", totals, criterion, budget, None)
-    score = _Score(totals, criterion, money, prior)
+    rank_by = "money" if money else "precision"
+    prior = resolve_prior("auto", totals, budget, None)
+    score = make_score(rank_by, totals, budget, prior)
 
-    pool, origin, groups = [], [], []
+    pool, origin, groups, names = [], [], [], []
     for i, rule in enumerate(book.rules):
-        pool.append(rule), origin.append("book"), groups.append(i)
+        pool.append(rule), origin.append("book"), groups.append(i), names.append(book.names[i])
     if retune:
         rt = _subsample(parts["retune"], RETUNE_ROWS, rng)
         Xr = _rows(X, rt)
         Wr = row_weights(y[rt], None if w is None else w[rt], None if costs is None else costs[rt])
-        rscore = _Score(Wr.sum(axis=0), criterion, money, resolve_prior("auto", Wr.sum(axis=0), criterion, budget,
-                                                                          None))
+        tr = Wr.sum(axis=0)
+        rscore = _rule_score(make_score(rank_by, tr, budget, resolve_prior("auto", tr, budget, None)), tr)
         for i, rule in enumerate(book.rules):
             new = retune_rule(rule, Xr, Wr, rscore)
             if new is not rule:
-                pool.append(new), origin.append("retuned"), groups.append(i)
-    induced = _induced(candidates, X, y, w, costs, parts, criterion, budget, rng)
+                pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
+    induced, induced_names = _induced(candidates, X, y, w, costs, parts, budget, rng)
+    taken = set(book.names)
     base = len(book.rules)
-    for j, rule in enumerate(induced):
-        pool.append(rule), origin.append("added"), groups.append(base + j)
-    cover = RuleSet(pool, feature_names=_feature_names(X, book)).coverage(Xs) if pool else np.zeros((len(sel), 0), bool)
-    order, used = select_fitting(cover, W, totals, criterion, budget, score, money=money, groups=groups)
-    chosen = [pool[r] for r in order]
+    k = 0
+    for j, (rule, nm) in enumerate(zip(induced, induced_names)):
+        if nm is None or nm in taken:  # induced rules are riff_1, riff_2, ... after the book's names
+            k += 1
+            while f"riff_{k}" in taken:
+                k += 1
+            nm = f"riff_{k}"
+        taken.add(nm)
+        pool.append(rule), origin.append("added"), groups.append(base + j), names.append(nm)
+    fnames = _feature_names(X, book)
+    cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
+        else np.zeros((len(sel), 0), bool)
+    order, used = select_fitting(cover, W, totals, budget, score, groups=groups)
     kinds = [origin[r] for r in order]
-    out = RuleSet(chosen, feature_names=_feature_names(X, book))
+    out = RuleSet([pool[r] for r in order], feature_names=fnames, names=[names[r] for r in order])
     out, kinds = _drop_unearning(out, kinds, X, y, w, costs)
-    out.selection = {"criterion": criterion, "budget": budget, "precision_prior": prior,
+    out.selection = {"criterion": budget.kind, "budget": budget.rate, "precision_prior": prior, "rank_by": rank_by,
                      "parts": {k: int(len(v)) for k, v in parts.items()},
-                     "origin": dict(zip([_name(r, i) for i, r in enumerate(out.rules)], kinds)),
-                     "selection_" + ("fpr" if criterion == "fpr" else "alert_rate"): float(used[budget_column(criterion)]
-                                                                                          / totals[budget_column(criterion)])}
+                     "origin": dict(zip(out.names, kinds)),
+                     "selection_" + budget.kind: float(used[budget.column] / totals[budget.column])}
     return out
 
 
@@ -308,15 +299,17 @@ def _feature_names(X, book):
     return [str(c) for c in cols] if cols is not None else book.feature_names
 
 
-def _induced(candidates, X, y, w, costs, parts, criterion, budget, rng):
+def _induced(candidates, X, y, w, costs, parts, budget, rng):
     """The rules to combine with the book: RIFF's on the induction / selection parts, or the ones given."""
     from ._ruleset import RuleSet
 
     if candidates is None:
-        return []
+        return [], []
     if not isinstance(candidates, str):
-        rules = list(candidates.rules if isinstance(candidates, RuleSet) else candidates)
-        return rules
+        if isinstance(candidates, RuleSet):
+            return list(candidates.rules), list(candidates.names)
+        rules = list(candidates)
+        return rules, [getattr(r, "name", None) for r in rules]
     from ._extract import extract_rules
     from ._riff import RIFFClassifier, _default_estimators
     from ._select import riff_select
@@ -330,24 +323,14 @@ def _induced(candidates, X, y, w, costs, parts, criterion, budget, rng):
     names = [str(c) for c in cols] if cols is not None else None
     cands = extract_rules(fitted, feature_names=names, X=Xi)
     if not cands:
-        return []
+        return [], []
     d = RIFFClassifier().get_params()  # its defaults: ranking, prior, pruning, refinement, cap, cuts
-    budget_kw = {"max_fpr": budget} if criterion == "fpr" else {"max_alert_rate": budget}
+    budget_kw = {"max_fpr": budget.rate} if budget.kind == "fpr" else {"max_alert_rate": budget.rate}
     rs = riff_select(cands, _rows(X, sel), y[sel], sample_weight=None if w is None else w[sel],
-                     cost_matrix=None if d["rank_by"] != "money" or costs is None else costs[sel],
+                     cost_matrix=None if costs is None else costs[sel], rank_by=d["rank_by"],
                      stop_unprofitable=d["stop_unprofitable"], precision_prior=d["precision_prior"],
                      refine=d["refine"], prune=d["prune"], max_rules=d["max_rules"], cuts=d["cuts"], **budget_kw)
-    return [_renamed(r, f"riff_{i + 1}") for i, r in enumerate(rs.rules)]
-
-
-def _renamed(rule, name):
-    if hasattr(rule, "with_name"):
-        return rule.with_name(name)
-    try:
-        rule.name = name
-    except AttributeError:
-        pass
-    return rule
+    return list(rs.rules), [None] * len(rs)
 
 
 def _drop_unearning(rs, kinds, X, y, w, costs):
@@ -371,15 +354,14 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
     """What changed from rule set ``old`` to ``new``, rule by rule (see :meth:`RuleSet.diff`)."""
     import pandas as pd
 
-    olds = {_name(r, i): r for i, r in enumerate(old.rules)}
-    news = {_name(r, i): r for i, r in enumerate(new.rules)}
+    olds = dict(zip(old.names, old.rules))
+    news = dict(zip(new.names, new.rules))
     names = list(olds) + [k for k in news if k not in olds]
-    text = lambda rs, r: rs.rule_text(r) if hasattr(rs, "rule_text") else str(r)  # noqa: E731
     rows = []
     for k in names:
         o, n_ = olds.get(k), news.get(k)
-        ot = None if o is None else text(old, o)
-        nt = None if n_ is None else text(new, n_)
+        ot = None if o is None else str(o)
+        nt = None if n_ is None else str(n_)
         change = "added" if o is None else "dropped" if n_ is None else "kept" if ot == nt else "retuned"
         rows.append({"name": k, "change": change, "old_rule": ot, "new_rule": nt})
     out = pd.DataFrame(rows, columns=["name", "change", "old_rule", "new_rule"])
@@ -394,6 +376,6 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
     col = "net_money" if (fn_cost is not None or fp_cost is not None or cost_matrix is not None) else "tp"
     for label, rs, rules in (("old", old, olds), ("new", new, news)):
         tab = rs.evaluate(X, y, per_rule=True, last_rule="include", **kw) if len(rs) else None
-        vals = {} if tab is None else dict(zip([_name(r, i) for i, r in enumerate(rs.rules)], tab[col]))
+        vals = {} if tab is None else dict(zip(rs.names, tab[col]))
         out[f"{label}_{col}"] = [vals.get(k, np.nan) for k in names]
     return out
