@@ -19,9 +19,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .costs import check_same_index
+from .costs import check_costs, check_same_index
+from .decision_costs import net_alert_value
 
-__all__ = ["Capacity", "check_capacity", "capped_decisions"]
+__all__ = ["Capacity", "check_capacity", "capped_decisions", "ranking_value", "UNIT_COSTS"]
+
+#: the costs a model fitted without costs decides with (C_FP = C_FN = 1): its alert value is 2 s - 1
+UNIT_COSTS = dict(fp_cost=1.0, fn_cost=1.0)
 
 
 class Capacity(NamedTuple):
@@ -142,3 +146,27 @@ def capped_decisions(value, eligible, capacity):
     out = np.zeros(eligible.shape[0], dtype=np.int64)
     out[idx[keep]] = 1
     return out
+
+
+def ranking_value(s, costs=None):
+    """What a capacity ranks rows by: the expected net money of an alert, or the margin.
+
+    Parameters
+    ----------
+    s : ndarray of shape (n,)
+        P(y=1) per row.
+    costs : dict or None
+        The cost keywords (``fp_cost``, ``fn_cost``, ``tp_cost``, ``tn_cost``, ``cost_matrix``):
+        the value is ``s (C_FN - C_TP) - (1 - s)(C_FP - C_TN)`` (money). None: the margin
+        ``eta = log(s / (1 - s))`` of a model deciding s > 1/2 by itself (log-odds; +inf where
+        s rounds to 1).
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+    """
+    s = np.asarray(s, dtype=np.float64)
+    if costs is None:
+        with np.errstate(divide="ignore"):
+            return np.log(s) - np.log1p(-s)
+    return net_alert_value(s, check_costs(s.shape[0], **costs))
