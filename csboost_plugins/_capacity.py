@@ -55,7 +55,8 @@ def _period_codes(periods, n, index, index_name):
 
     check_same_index([("periods", periods)], index, index_name)
     if isinstance(periods, (pd.Series, pd.Index)):
-        values = periods.array
+        # a categorical keeps its categories' order; anything else as numpy (datetime64, int, object)
+        values = periods.array if isinstance(periods.dtype, pd.CategoricalDtype) else periods.to_numpy()
     elif isinstance(periods, pd.Categorical):
         values = periods
     else:
