@@ -22,7 +22,7 @@ import numpy as np
 from .costs import check_costs, check_same_index
 from .decision_costs import net_alert_value
 
-__all__ = ["Capacity", "check_capacity", "capped_decisions", "ranking_value", "UNIT_COSTS"]
+__all__ = ["Capacity", "check_capacity", "capped_decisions", "period_ranks", "ranking_value", "UNIT_COSTS"]
 
 #: the costs a model fitted without costs decides with (C_FP = C_FN = 1): its alert value is 2 s - 1
 UNIT_COSTS = dict(fp_cost=1.0, fn_cost=1.0)
@@ -171,3 +171,33 @@ def ranking_value(s, costs=None):
         with np.errstate(divide="ignore"):
             return np.log(s) - np.log1p(-s)
     return net_alert_value(s, check_costs(s.shape[0], **costs))
+
+
+def period_ranks(value, eligible, codes, n_periods):
+    """Rank of each eligible row in its period (0 = alerted first), -1 elsewhere.
+
+    The order :func:`capped_decisions` alerts in: larger ``value`` first, ties by row order, so
+    ``ranks < k`` are the decisions under ``k`` alerts per period. A full sort (O(n log n)): meant
+    for curves over every capacity at once, not for deciding.
+
+    Parameters
+    ----------
+    value : ndarray of shape (n,)
+        Ranking value per row.
+    eligible : ndarray of bool, shape (n,)
+        Rows that may be alerted.
+    codes : ndarray of int64, shape (n,)
+        Period code of each row, in ``[0, n_periods)``.
+    n_periods : int
+        Number of periods.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+    """
+    idx = np.flatnonzero(eligible)
+    order = idx[np.lexsort((-np.asarray(value, dtype=np.float64)[idx], codes[idx]))]  # stable: row order on ties
+    starts = np.concatenate(([0], np.cumsum(np.bincount(codes[idx], minlength=n_periods))[:-1]))
+    ranks = np.full(eligible.shape[0], -1, dtype=np.int64)
+    ranks[order] = np.arange(order.shape[0]) - starts[codes[order]]
+    return ranks

@@ -195,7 +195,7 @@ def run(case):
             return metrics.bayes_minimum_risk(other, **kw)
         return getattr(metrics, t)(y, other, **kw)
     if t == "capacity":
-        return metrics.bayes_minimum_risk(rng.random(N), fp_cost=1.0, fn_cost=rng.uniform(1, 50, N),
+        return metrics.bayes_minimum_risk(pd.Series(rng.random(N)), fp_cost=1.0, fn_cost=rng.uniform(1, 50, N),
                                           max_alerts=case["max_alerts"], max_alert_rate=case["max_alert_rate"],
                                           periods=make_periods(case["periods"], rng))
     if t == "make_fraud_transactions":

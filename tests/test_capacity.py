@@ -267,3 +267,57 @@ def test_boosting_bad_capacity_names_the_argument(cls, fraud):
     for kw, name in BAD:
         with pytest.raises(ValueError, match=name):
             est.predict(X[:6], fp_cost=1.0, fn_cost=10.0, **kw)
+
+
+# ---------------------------------------------------------------------- capacity curve
+def _net_money(decisions, y, amount, fp_cost):
+    return float(np.sum(decisions * np.where(y == 1, amount, -fp_cost)))
+
+
+def test_capacity_curve_equals_capped_decisions(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from csboost_plugins.plot import CapacityCurveDisplay
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    p = np.round(rng.beta(0.5, 8, n), 3)  # rounded: ties in the ranking
+    y = (rng.random(n) < p).astype(int)
+    amount = np.round(rng.exponential(80.0, n), 0)
+    periods = rng.choice(np.array(["d1", "d2", "d3", "d4", "d5"]), n)
+    score = p + rng.normal(0, 0.01, n)
+    disp = CapacityCurveDisplay.from_predictions(y, p, periods=periods, y_score=score, fp_cost=4.0, fn_cost=amount)
+    assert disp.capacity[0] == 0 and disp.net_money_value[0] == 0 and disp.net_money_score[0] == 0
+    for k in (1, 3, 10, int(disp.capacity[-1])):
+        dec = bayes_minimum_risk(p, fp_cost=4.0, fn_cost=amount, max_alerts=k, periods=periods)
+        assert disp.net_money_value[k] == pytest.approx(_net_money(dec, y, amount, 4.0), abs=1e-6)
+        by_score = brute_force(score, np.ones(n, dtype=bool), periods, max_alerts=k)
+        assert disp.net_money_score[k] == pytest.approx(_net_money(by_score, y, amount, 4.0), abs=1e-6)
+    uncapped = bayes_minimum_risk(p, fp_cost=4.0, fn_cost=amount)
+    assert disp.net_money_bmr == pytest.approx(_net_money(uncapped, y, amount, 4.0))
+    assert disp.bmr_alerts_per_period == pd.Series(uncapped).groupby(periods).sum().max()
+    assert disp.best_capacity == int(np.argmax(disp.net_money_value))
+    # past the last eligible row of every period, ranking by alert value is uncapped BMR
+    assert disp.net_money_value[disp.bmr_alerts_per_period] == pytest.approx(disp.net_money_bmr)
+    assert disp.best_line_.get_xdata()[0] == disp.best_capacity
+    disp.figure_.savefig(tmp_path / "capacity.png")
+    assert (tmp_path / "capacity.png").stat().st_size > 10_000
+
+
+def test_capacity_curve_from_estimator_and_bad_input(fraud):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from csboost_plugins.plot import CapacityCurveDisplay
+
+    X, y, amount, periods = fraud
+    bmr = BayesMinimumRiskClassifier().fit(X, y, fp_cost=5.0, fn_cost=amount)
+    disp = CapacityCurveDisplay.from_estimator(bmr, X, y, periods=periods, fp_cost=5.0, fn_cost=amount,
+                                               max_capacity=7)
+    np.testing.assert_array_equal(disp.capacity, np.arange(8))
+    dec = bmr.predict(X, fp_cost=5.0, fn_cost=amount, max_alerts=4, periods=periods)
+    assert disp.net_money_value[4] == pytest.approx(_net_money(dec, y, amount, 5.0))
+    with pytest.raises(ValueError, match="periods"):
+        CapacityCurveDisplay.from_estimator(bmr, X, y, periods=periods[:-1], fp_cost=5.0, fn_cost=amount)
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="max_capacity"):
+            CapacityCurveDisplay.from_estimator(bmr, X, y, fp_cost=5.0, fn_cost=amount, max_capacity=bad)

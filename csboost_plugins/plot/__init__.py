@@ -9,6 +9,9 @@ when None) and return the display, which keeps the plotted data as arrays and th
   rule set's net money.
 - :class:`MoneyPerRoundDisplay`: a money metric per boosting round from ``evals_result_`` or
   ``record_money`` (train vs validation), best iteration marked.
+- :class:`CapacityCurveDisplay`: net money against the alert capacity (alerts per period), ranking
+  by expected alert value vs by score vs uncapped Bayes minimum risk, with the capacity beyond
+  which the marginal alert stops paying.
 - :class:`ThresholdScalingDisplay`: savings (or cost) of a probability model as its decision
   thresholds are scaled around the Bayes minimum risk thresholds (or a constant threshold).
 
@@ -17,9 +20,10 @@ positive, alert cost = ``C_FP - C_TN`` on a negative, net money = their differen
 i.e. the money saved against flagging nothing (:mod:`csboost_plugins.decision_costs`).
 """
 
+from ._capacity_curve import CapacityCurveDisplay
 from ._money_curve import MoneyCurveDisplay
 from ._money_per_round import MoneyPerRoundDisplay
 from ._rule_waterfall import RuleWaterfallDisplay
 from ._threshold_scaling import ThresholdScalingDisplay
 
-__all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay"]
+__all__ = ["CapacityCurveDisplay", "MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay"]
