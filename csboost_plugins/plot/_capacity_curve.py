@@ -182,7 +182,8 @@ class CapacityCurveDisplay:
 
     @classmethod
     @fill_doc(**_LABEL_DOCS, capacity_x=_CAPACITY_X_DOC)
-    def from_estimator(cls, estimator, X, y, *, periods=None, ax=None, name=None, pos_label=None, **kwargs):
+    def from_estimator(cls, estimator, X, y, *, periods=None, max_capacity=None, ax=None, name=None, pos_label=None,
+                       **kwargs):
         """:meth:`from_predictions` with the estimator's ``predict_proba`` column of ``pos_label`` on X.
 
         Parameters
@@ -208,8 +209,8 @@ class CapacityCurveDisplay:
         if not hasattr(estimator, "predict_proba"):
             raise TypeError(f"{type(estimator).__name__} has no predict_proba: the alert value needs a probability")
         proba = pos_label_score(estimator, estimator.predict_proba(X), pos_label, "predict_proba")
-        return cls.from_predictions(y, proba, periods=periods, ax=ax, name=name or type(estimator).__name__,
-                                    pos_label=pos_label, **kwargs)
+        return cls.from_predictions(y, proba, periods=periods, max_capacity=max_capacity, ax=ax,
+                                    name=name or type(estimator).__name__, pos_label=pos_label, **kwargs)
 
 
 def _max_capacity(max_capacity, eligible, sizes):
