@@ -258,6 +258,17 @@ def test_bad_capacity_is_a_value_error_naming_the_argument(kw, name, fraud):
     bmr = BayesMinimumRiskClassifier().fit(X[:200], y[:200], fp_cost=5.0, fn_cost=amount[:200])
     with pytest.raises(ValueError, match=name):
         bmr.predict(X[:6], fp_cost=1.0, fn_cost=10.0, **kw)
+    thr = ThresholdingOptimization(cv=None).fit(X[:200], y[:200], fp_cost=5.0, fn_cost=amount[:200])
+    with pytest.raises(ValueError, match=name):
+        thr.predict(X[:6], **kw)
+
+
+def test_alert_value_bad_input_names_proba():
+    for bad in ([0.2, 1.5], [0.2, np.nan], np.zeros((2, 3))):
+        with pytest.raises(ValueError, match="proba"):
+            alert_value(bad, fp_cost=1.0, fn_cost=10.0)
+    with pytest.raises(ValueError, match="fn_cost"):
+        alert_value([0.2, 0.3], fp_cost=1.0, fn_cost=[10.0, np.nan])
 
 
 @pytest.mark.parametrize("cls", _boosting_classes())
