@@ -10,12 +10,42 @@ import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
+def _kth_smallest(a, target):
+    """The value at index ``target`` of sorted ``a`` (``a`` is reordered): quickselect with a median-of-three
+    pivot and a three-way partition, so runs of equal values (ties) end a step at once."""
+    lo, hi = 0, a.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        x, y, z = a[lo], a[mid], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))  # median of three
+        lt, i, gt = lo, lo, hi
+        while i <= gt:
+            v = a[i]
+            if v < pivot:
+                a[i], a[lt] = a[lt], v
+                lt += 1
+                i += 1
+            elif v > pivot:
+                a[i], a[gt] = a[gt], v
+                gt -= 1
+            else:
+                i += 1
+        if target < lt:
+            hi = lt - 1
+        elif target > gt:
+            lo = gt + 1
+        else:
+            return pivot
+    return a[lo]
+
+
+@nb.njit(cache=True, nogil=True)
 def top_k_per_group(value, codes, caps):
     """``keep[i]``: row i is among the ``caps[codes[i]]`` largest ``value`` of its group.
 
     Ties at the cut go to the earlier row (row order). A counting sort groups the rows (stable,
     so each group keeps row order), then each group's cut value is found by selection
-    (``np.partition``, linear on average) instead of a sort.
+    (quickselect, linear on average) instead of a sort.
 
     Parameters
     ----------
@@ -56,7 +86,7 @@ def top_k_per_group(value, codes, caps):
         seg = np.empty(size, dtype=np.float64)
         for j in range(size):
             seg[j] = value[rows[lo + j]]
-        cut = np.partition(seg, size - k)[size - k]  # the k-th largest value
+        cut = _kth_smallest(seg, size - k)  # the k-th largest value
         above = 0
         for j in range(size):
             if seg[j] > cut:
