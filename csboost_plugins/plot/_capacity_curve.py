@@ -108,18 +108,18 @@ class CapacityCurveDisplay:
         name = name or self.name
         prefix = f"{name}: " if name else ""
         k, best = self.capacity, self.best_capacity
+        per = " per period" if self.n_periods > 1 else ""
         self.line_value_, = ax.plot(k, self.net_money_value, color="C0", lw=2,
                                     label=f"{prefix}ranking by alert value (positive ones only)")
         self.line_score_, = ax.plot(k, self.net_money_score, color="C1", lw=1.5, ls="--",
                                     label=f"{prefix}ranking by {self.score_name or 'score'}")
         self.line_bmr_ = ax.axhline(self.net_money_bmr, color="0.4", lw=1, ls=":",
-                                    label=f"uncapped Bayes minimum risk (up to {self.bmr_alerts_per_period} "
-                                          f"alerts per period): {self.net_money_bmr:,.0f}")
+                                    label=f"uncapped Bayes minimum risk ({self.bmr_alerts_per_period} alerts"
+                                          f"{' at most' + per if per else ''}): {self.net_money_bmr:,.0f}")
         self.best_line_ = ax.axvline(best, color="C3", lw=1,
-                                     label=f"marginal alert stops paying beyond {best} per period")
+                                     label=f"marginal alert stops paying beyond {best}{per}")
         ax.plot([best], [self.net_money_value[int(np.argmax(self.net_money_value))]], "o", color="C3")
-        per = "alerts per period" if self.n_periods > 1 else "alerts"
-        ax.set_xlabel(f"capacity: {per}" + (f" ({self.n_periods} periods)" if self.n_periods > 1 else ""))
+        ax.set_xlabel(f"capacity: alerts{per}" + (f" ({self.n_periods} periods)" if per else ""))
         ax.set_ylabel("net money saved vs no alerts")
         ax.set_xlim(0, k[-1])
         from matplotlib.ticker import MaxNLocator
