@@ -36,6 +36,7 @@ __all__ = [
     "trivial_policy_costs",
     "savings_from_costs",
     "decision_risks",
+    "net_alert_value",
     "bmr_decisions",
     "bayes_thresholds",
     "misclassification_costs",
@@ -167,6 +168,27 @@ def decision_risks(p, costs):
     r0 = p * costs[:, FN] + (1.0 - p) * costs[:, TN]
     r1 = p * costs[:, TP] + (1.0 - p) * costs[:, FP]
     return r0, r1
+
+
+@fill_doc
+def net_alert_value(p, costs):
+    """Expected net money of an alert per row: ``r0 - r1 = p (C_FN - C_TP) - (1 - p)(C_FP - C_TN)``.
+
+    What flagging the row saves in expectation against letting it pass (money, the costs' unit):
+    the regret of a miss times ``p`` minus the regret of a false alert times ``1 - p``. Positive
+    exactly where :func:`bmr_decisions` flags (it is ``r0 - r1`` of :func:`decision_risks`, and
+    ``r0 - r1 > 0`` iff ``r1 < r0`` in floating point); under an alert capacity the rows with the
+    largest values are flagged first.
+
+    %(Parameters, p, cost_array)s
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``r0 - r1`` per row, in the costs' unit.
+    """
+    r0, r1 = decision_risks(p, costs)
+    return r0 - r1
 
 
 @fill_doc

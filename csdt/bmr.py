@@ -48,7 +48,9 @@ from csboost_plugins._params import store_init_args
 from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_labels, check_costs,
                                    check_fit_costs, row_index)
 from csboost_plugins.decision_costs import decision_costs
-from csboost_plugins.metrics import bayes_minimum_risk
+from csboost_plugins._capacity import capped_decisions, check_capacity
+from csboost_plugins.costs import check_same_index
+from csboost_plugins.metrics import _CAPACITY_DOC, bayes_minimum_risk
 
 from ._members import fit_keyword
 from ._weights import check_fit_sample_weight, scale_costs
@@ -445,19 +447,28 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         self._fit_calibrator(p, yi, w)
         return self
 
-    @fill_doc
-    def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Bayes minimum risk decision of every row with its own costs.
+    @fill_doc(capacity=_CAPACITY_DOC)
+    def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, *, max_alerts=None,
+                max_alert_rate=None, periods=None):
+        """Bayes minimum risk decision of every row with its own costs, optionally under an alert capacity.
+
+        Under a capacity the rows ranked are those with a positive expected net money of an
+        alert ``s (C_FN - C_TP) - (1 - s)(C_FP - C_TN)`` (``s`` the calibrated probability), the
+        largest first, up to the cap in each period (ties by row order): equal to
+        ``bayes_minimum_risk(predict_proba(X), costs, max_alerts=..., periods=...)``.
 
         %(Parameters, X, costs)s
-            Without costs: unit costs (``s > 0.5``).
+            Without costs: unit costs (``s > 0.5``; an alert is then worth ``2 s - 1``).
+        %(capacity)s
 
         %(returns_labels)s
         """
+        check_same_index([("periods", periods)], row_index(X), "X")
         s = self._calibrated(X)
         costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
-        return self.classes_[bayes_minimum_risk(s, cost_matrix=costs)]
+        return self.classes_[bayes_minimum_risk(s, cost_matrix=costs, max_alerts=max_alerts,
+                                                max_alert_rate=max_alert_rate, periods=periods)]
 
 
 class ThresholdingOptimization(_ProbaDecisionBase):
@@ -507,12 +518,25 @@ class ThresholdingOptimization(_ProbaDecisionBase):
                                                              cost_matrix=scale_costs(costs, w))
         return self
 
-    @fill_doc
-    def predict(self, X):
-        """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``.
+    @fill_doc(capacity=_CAPACITY_DOC)
+    def predict(self, X, *, max_alerts=None, max_alert_rate=None, periods=None):
+        """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``, optionally under an alert capacity.
 
-        %(Parameters, X, returns_labels)s
+        The threshold is one for all rows and ``predict`` knows no per-row costs, so under a
+        capacity the rows ranked are those at or above ``threshold_``, by their (calibrated)
+        probability ``s``, the largest first, up to the cap in each period (ties, frequent
+        after isotonic or ROCCH calibration, by row order). With the rows' costs,
+        :class:`BayesMinimumRiskClassifier` ranks by the expected money of an alert instead.
+
+        %(Parameters, X)s
+        %(capacity)s
+
+        %(returns_labels)s
         """
+        check_same_index([("periods", periods)], row_index(X), "X")
         s = self._calibrated(X)
+        capacity = check_capacity(s.shape[0], max_alerts, max_alert_rate, periods)
         decision = (s >= self.threshold_).astype(np.int64)
+        if capacity is not None:
+            decision = capped_decisions(s, decision == 1, capacity)
         return self.classes_[decision]

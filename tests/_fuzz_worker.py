@@ -72,6 +72,28 @@ def make_y(kind, rng):
     }[kind]
 
 
+_PERIODS = {
+    "ok": lambda r: r.integers(0, 5, N),
+    "strings": lambda r: r.choice(["mon", "tue"], N).astype(object),
+    "dates": lambda r: pd.Series(pd.Timestamp("2024-01-01") + pd.to_timedelta(r.integers(0, 3, N), unit="D")),
+    "nan": lambda r: np.where(r.random(N) < 0.2, np.nan, r.integers(0, 5, N).astype(float)),
+    "none": lambda r: np.where(r.random(N) < 0.2, None, r.integers(0, 5, N).astype(object)),
+    "nat": lambda r: pd.Series(pd.to_datetime(["2024-01-01", None] * (N // 2))),
+    "short": lambda r: r.integers(0, 5, N - 3),
+    "2d": lambda r: r.integers(0, 5, (N, 2)),
+    "mixed": lambda r: np.array([1, "a", 2.5, (1,)] * (N // 4), dtype=object),
+    "dicts": lambda r: [{"a": 1}] * N,
+    "reindexed": lambda r: pd.Series(r.integers(0, 5, N), index=np.arange(N)[::-1]),
+}
+
+
+def make_periods(kind, rng):
+    """Period labels for a capacity case: a named kind, or the fuzzed value itself."""
+    if isinstance(kind, str) and kind in _PERIODS:
+        return _PERIODS[kind](rng)
+    return kind
+
+
 def make_costs(kind, rng):
     amount = rng.uniform(1, 100, N)
     return {
@@ -172,6 +194,10 @@ def run(case):
         if t == "bayes_minimum_risk":
             return metrics.bayes_minimum_risk(other, **kw)
         return getattr(metrics, t)(y, other, **kw)
+    if t == "capacity":
+        return metrics.bayes_minimum_risk(pd.Series(rng.random(N)), fp_cost=1.0, fn_cost=rng.uniform(1, 50, N),
+                                          max_alerts=case["max_alerts"], max_alert_rate=case["max_alert_rate"],
+                                          periods=make_periods(case["periods"], rng))
     if t == "make_fraud_transactions":
         return datasets.make_fraud_transactions(case["n"], fraud_rate=case["rate"], admin_cost=case["admin"],
                                                 random_state=0).data.shape

@@ -27,10 +27,10 @@ X_COLUMNS = ["normal", "integers", "constant", "nan_some", "nan_all", "inf_some"
              "extreme_span", "int64_big", "strings"]
 Y_KINDS = ["ok", "single", "three", "strings", "minus_plus", "float_nan", "continuous", "short", "none", "2d"]
 COST_KINDS = ["ok", "none", "negative", "nan", "inf", "huge", "tiny", "zero", "short", "string", "matrix_bad", "both"]
+PERIOD_KINDS = ["ok", "strings", "dates", "nan", "none", "nat", "short", "2d", "mixed", "dicts", "reindexed"]
 ESTIMATORS = ["csdt", "csdt_hist", "csdt_costcla", "ensemble", "stacking", "cslr", "bmr", "thresholding",
               "figs", "figu", "cal5oc"]
-
-PERIOD_KINDS = ["ok", "nan", "none", "short", "long", "scalar", "2d", "mixed", "strings", "nat"]
+MONITOR_PERIOD_KINDS = ["ok", "nan", "none", "short", "long", "scalar", "2d", "mixed", "strings", "nat"]
 floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
     [5e-324, -0.0, 1e308, -1e308, 2.2250738585072014e-308, 1e-300, 0.5])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70), floats, st.text(max_size=4))
@@ -79,9 +79,11 @@ api_case = st.one_of(
                            "max_fpr": scalars}),
     st.fixed_dictionaries({"target": st.just("hand_rule"), "feature": scalars}),
     st.fixed_dictionaries({"target": st.sampled_from(["money_by_period", "rules_monitor"]),
-                           "periods": st.sampled_from(PERIOD_KINDS),
+                           "periods": st.sampled_from(MONITOR_PERIOD_KINDS),
                            "reference": scalars | st.lists(scalars, max_size=3),
                            "alpha": scalars}),
+    st.fixed_dictionaries({"target": st.just("capacity"), "max_alerts": scalars, "max_alert_rate": scalars,
+                           "periods": st.sampled_from(PERIOD_KINDS) | values}),
     st.fixed_dictionaries({"target": st.just("params"), "estimator": st.sampled_from(ESTIMATORS),
                            "k": st.integers(0, 30), "value": scalars}),
 )
@@ -148,6 +150,22 @@ KNOWN = [
     {"target": "fit", "estimator": e, "seed": 0, "x_cols": ["huge", "normal"], "x_shape": "ok", "y": "ok",
      "costs": c} for e in ("cslr", "bmr", "thresholding", "csdt") for c in ("ok", "huge")
 ]
+
+# an alert capacity's bad inputs: each a ValueError naming the argument
+CAPACITY_BAD = [
+    ({"max_alerts": 3, "max_alert_rate": None, "periods": kind}, "periods")
+    for kind in ("nan", "none", "nat", "short", "2d", "mixed", "dicts", "reindexed", [1.0, float("nan")])
+] + [
+    ({"max_alerts": k, "max_alert_rate": None, "periods": "ok"}, "max_alerts")
+    for k in (0, -1, 2.5, 3.0, "3", True, float("nan"), 2 ** 70 * -1)
+] + [
+    ({"max_alerts": None, "max_alert_rate": r, "periods": "ok"}, "max_alert_rate")
+    for r in (0, 0.0, -0.1, 1.5, float("nan"), float("inf"), "0.1", True)
+] + [
+    ({"max_alerts": 2, "max_alert_rate": 0.1, "periods": "ok"}, "max_alert_rate"),
+    ({"max_alerts": None, "max_alert_rate": None, "periods": "ok"}, "periods"),
+]
+CAPACITY_CASES = [{"target": "capacity", **case} for case, _ in CAPACITY_BAD]
 
 
 def run_batch(cases):
@@ -220,6 +238,17 @@ def test_hostile_sql_rule_books_are_read_or_refused_cleanly():
             assert rec["outcome"] == "ok", (case, rec.get("message"))
         else:
             assert rec["outcome"] == "error" and "nested" in rec["message"], (case, rec)
+
+
+def test_capacity_bad_inputs_name_the_argument():
+    records = run_batch(CAPACITY_CASES)
+    _check(CAPACITY_CASES, records)
+    for rec, (case, name) in zip(records, CAPACITY_BAD):
+        assert rec["outcome"] == "error" and rec["type"] == "ValueError", (case, rec)
+        assert name in rec["message"], (case, rec["message"])
+    good = [{"target": "capacity", "max_alerts": 2, "max_alert_rate": None, "periods": kind}
+            for kind in ("ok", "strings", "dates")]
+    assert all(rec["outcome"] == "ok" for rec in run_batch(good))
 
 
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -21,6 +21,7 @@ from . import _aec, _decision_layer, _money_eval
 from ._decision_layer import DEFAULT_ESTIMATOR_DECISION, VALIDATION_FRACTION, metric_decision
 from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, native_error, native_seed
 from .._docstrings import fill_doc
+from ..costs import row_index
 from .._params import store_init_args
 from ._lgb_native import AECObjective, bake_start_margin, money_metrics
 from ._money_eval import DEFAULT_WATCH
@@ -392,9 +393,10 @@ validation_fraction, params : optional
         s = _aec.sigmoid(np.asarray(self._native_predict(X, {**kw, "raw_score": True}), dtype=np.float64))
         return np.column_stack([1.0 - s, s])
 
-    @fill_doc(lgb_predict_kw=_PREDICT_KW, predict_costs=DOCS["predict_costs"])
+    @fill_doc(lgb_predict_kw=_PREDICT_KW, predict_costs=DOCS["predict_costs"], capacity=DOCS["capacity"])
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, raw_score=False,
-                start_iteration=0, num_iteration=None, pred_leaf=False, pred_contrib=False, validate_features=False):
+                start_iteration=0, num_iteration=None, pred_leaf=False, pred_contrib=False, validate_features=False,
+                max_alerts=None, max_alert_rate=None, periods=None):
         """Class labels (as :meth:`csboost_plugins.xgb.CSXGBClassifier.predict`), or lightgbm's raw outputs.
 
         Parameters
@@ -403,6 +405,7 @@ validation_fraction, params : optional
             Rows to decide.
         %(predict_costs)s
         %(lgb_predict_kw)s
+        %(capacity)s
 
         Returns
         -------
@@ -415,7 +418,8 @@ validation_fraction, params : optional
         if raw_score or pred_leaf or pred_contrib:
             return self._native_predict(X, kw)
         return self._decide(self.predict_proba(X, **kw)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                            tn_cost=tn_cost, cost_matrix=cost_matrix)
+                            tn_cost=tn_cost, cost_matrix=cost_matrix, max_alerts=max_alerts,
+                            max_alert_rate=max_alert_rate, periods=periods, index=row_index(X))
 
     @property
     def feature_importances_(self):

@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _native_input
+from .. import _capacity
 from .._docstrings import fill_doc
 from .._params import native_seed
 from ..costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
@@ -39,6 +40,18 @@ DOCS = dict(
         "    ``decision_`` is \"aec\" (``decision=\"0.5\"``), else a ``ValueError`` naming them.\n"
         "cost_matrix : array-like of shape (n, 4), optional\n"
         "    ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords."
+    ),
+    capacity=(
+        "max_alerts : int >= 1, optional\n"
+        "    Alert capacity: at most this many alerts per period (over all rows without\n"
+        "    ``periods``), the most valuable of the rows the rule flags, ties by row order. Ranked by\n"
+        "    the expected net money of an alert ``s (C_FN - C_TP) - (1 - s)(C_FP - C_TN)`` when the\n"
+        "    rule is Bayes minimum risk (equal to ``bayes_minimum_risk`` with the same capacity), by\n"
+        "    the margin ``log(s / (1 - s))`` when it is the AEC's own s > 1/2 (``decision_ == \"aec\"``).\n"
+        "max_alert_rate : float in (0, 1], optional\n"
+        "    At most ``floor(max_alert_rate * rows of the period)`` alerts; not with ``max_alerts``.\n"
+        "periods : array-like of shape (n,), optional\n"
+        "    Period label of each row (no missing value); the capacity applies within each period."
     ),
     fit_data=(
         "y : array-like of shape (n,)\n"
@@ -592,8 +605,9 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         s = _aec.sigmoid(self.decision_function(X))
         return np.column_stack([1.0 - s, s])
 
-    def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Class labels.
+    def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, max_alerts=None,
+                max_alert_rate=None, periods=None):
+        """Class labels, optionally under an alert capacity.
 
         With ``decision="auto"`` (the default): the rule ``decision_`` chosen on
         validation money; its BMR rules need the rows' costs (a ``ValueError`` names
@@ -602,6 +616,20 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         already holds the training money); with the rows' costs (``fp_cost``/``fn_cost``/...
         or ``cost_matrix``) Bayes minimum risk, predict 1 iff
         ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (paper eq. 2).
+
+        Under an alert capacity (``max_alerts`` or ``max_alert_rate``, per period with
+        ``periods``) only the most valuable of the rows the rule flags are flagged, up to the
+        cap in each period; ties at the cut go by row order. What is ranked:
+
+        * a Bayes-minimum-risk decision (``decision_`` "aec+bmr" / "logloss+bmr", or costs given
+          with ``decision="0.5"`` / ``"bmr"``): the expected net money of an alert
+          ``s (C_FN - C_TP) - (1 - s)(C_FP - C_TN)`` (:func:`csboost_plugins.metrics.alert_value`),
+          among rows where it is positive, so the result equals
+          ``bayes_minimum_risk(predict_proba(X), costs, max_alerts=..., periods=...)``;
+        * the AEC's own decision s > 1/2 (``decision_ == "aec"``, or no costs with
+          ``decision="0.5"`` / ``"bmr"``): the margin ``eta = log(s / (1 - s))``, among rows with
+          a positive margin (costs are not used; margins beyond about 37, where s rounds to 1,
+          tie and go by row order).
 
         Parameters
         ----------
@@ -612,6 +640,12 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             ``decision="auto"``: required when ``decision_`` is a BMR rule).
         cost_matrix : array-like of shape (n, 4), optional
             ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        max_alerts : int >= 1, optional
+            At most this many alerts per period (over all rows without ``periods``).
+        max_alert_rate : float in (0, 1], optional
+            At most ``floor(max_alert_rate * rows of the period)`` alerts; not with ``max_alerts``.
+        periods : array-like of shape (n,), optional
+            Period label of each row (no missing value); the capacity applies within each period.
 
         Returns
         -------
@@ -619,19 +653,39 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         return self._decide(self.predict_proba(X)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                            tn_cost=tn_cost, cost_matrix=cost_matrix)
+                            tn_cost=tn_cost, cost_matrix=cost_matrix, max_alerts=max_alerts,
+                            max_alert_rate=max_alert_rate, periods=periods, index=row_index(X))
 
-    def _decide(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
-        """Labels of :meth:`predict` from the probabilities ``s`` (the rule and costs as there)."""
+    def _decide(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, max_alerts=None,
+                max_alert_rate=None, periods=None, index=None):
+        """Labels of :meth:`predict` from the probabilities ``s`` (the rule, costs and capacity as there)."""
+        capacity = _capacity.check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, index=index,
+                                            index_name="X")
+        costs_kw = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+        decisions = self._rule_decisions(s, **costs_kw)
+        if capacity is not None:
+            decisions = _capacity.capped_decisions(self._capacity_ranking(s, costs_kw), decisions == 1, capacity)
+        return self.classes_[decisions]
+
+    def _rule_decisions(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+        """0/1 decisions of :meth:`predict` without a capacity."""
         no_costs = fp_cost is None and fn_cost is None and cost_matrix is None
         if self.decision != "auto":
             if no_costs:
-                return self.classes_[(s > 0.5).astype(np.int64)]
-            return self.classes_[bayes_minimum_risk(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                                                    tn_cost=tn_cost, cost_matrix=cost_matrix)]
+                return (s > 0.5).astype(np.int64)
+            return bayes_minimum_risk(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                      cost_matrix=cost_matrix)
         costs = None if no_costs else check_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                                    tn_cost=tn_cost, cost_matrix=cost_matrix)
-        return self.classes_[_decision_layer.predict_rule(self, s, costs)]
+        return _decision_layer.predict_rule(self, s, costs)
+
+    def _capacity_ranking(self, s, costs_kw):
+        """What a capacity ranks: the margin for the AEC's own decision, else the expected net money of an alert."""
+        no_costs = costs_kw["fp_cost"] is None and costs_kw["fn_cost"] is None and costs_kw["cost_matrix"] is None
+        by_margin = no_costs if self.decision != "auto" else self.decision_ == "aec"
+        # predict_rule fell back to unit costs when a model fitted without costs gets none
+        costs = None if by_margin else (_capacity.UNIT_COSTS if no_costs else costs_kw)
+        return _capacity.ranking_value(s, costs)
 
     # ----------------------------------------------------------- save / load
     def _metadata(self) -> dict:

@@ -437,9 +437,10 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         s = _aec.sigmoid(self._native_margin(X, iteration_range, validate_features, base_margin))
         return np.column_stack([1.0 - s, s])
 
-    @fill_doc(predict_costs=DOCS["predict_costs"])
+    @fill_doc(predict_costs=DOCS["predict_costs"], capacity=DOCS["capacity"])
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                output_margin=False, validate_features=True, base_margin=None, iteration_range=None):
+                output_margin=False, validate_features=True, base_margin=None, iteration_range=None, max_alerts=None,
+                max_alert_rate=None, periods=None):
         """Class labels (as the base class's ``predict``), or the margin, as ``XGBClassifier.predict``.
 
         Parameters
@@ -451,6 +452,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             Return the margin (start margin included) instead of labels (xgboost's keyword).
         validate_features, base_margin, iteration_range
             As in :meth:`predict_proba`.
+        %(capacity)s
 
         Returns
         -------
@@ -462,7 +464,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         s = self.predict_proba(X, validate_features=validate_features, base_margin=base_margin,
                                iteration_range=iteration_range)[:, 1]
         return self._decide(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                            cost_matrix=cost_matrix)
+                            cost_matrix=cost_matrix, max_alerts=max_alerts, max_alert_rate=max_alert_rate,
+                            periods=periods, index=row_index(X))
 
     def get_booster(self) -> xgb.Booster:
         """The fitted booster (as ``XGBClassifier.get_booster``).

@@ -13,6 +13,9 @@ when None) and return the display, which keeps the plotted data as arrays and th
   (week, day, ...) from :func:`csboost_plugins.metrics.money_by_period`.
 - :class:`RuleMonitorDisplay`: heat map of each rule's precision (or money) per period with the
   drift flags of :meth:`csboost_plugins.rules.RuleSet.monitor`.
+- :class:`CapacityCurveDisplay`: net money against the alert capacity (alerts per period), ranking
+  by expected alert value vs by score vs uncapped Bayes minimum risk, with the capacity beyond
+  which the marginal alert stops paying.
 - :class:`ThresholdScalingDisplay`: savings (or cost) of a probability model as its decision
   thresholds are scaled around the Bayes minimum risk thresholds (or a constant threshold).
 
@@ -21,6 +24,7 @@ positive, alert cost = ``C_FP - C_TN`` on a negative, net money = their differen
 i.e. the money saved against flagging nothing (:mod:`csboost_plugins.decision_costs`).
 """
 
+from ._capacity_curve import CapacityCurveDisplay
 from ._money_by_period import MoneyByPeriodDisplay
 from ._money_curve import MoneyCurveDisplay
 from ._money_per_round import MoneyPerRoundDisplay
@@ -29,4 +33,4 @@ from ._rule_waterfall import RuleWaterfallDisplay
 from ._threshold_scaling import ThresholdScalingDisplay
 
 __all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay",
-           "MoneyByPeriodDisplay", "RuleMonitorDisplay"]
+           "CapacityCurveDisplay", "MoneyByPeriodDisplay", "RuleMonitorDisplay"]

@@ -1,0 +1,203 @@
+"""Decisions under an alert capacity: at most k alerts per period, the k most valuable rows.
+
+A team that reviews at most ``k`` alerts per period (day, shift, hour) flags, in each period,
+the ``k`` eligible rows with the largest ranking value; ties at the cut go to the earlier row
+(row order), so the same inputs always give the same alerts. Which rows are eligible and what
+ranks them is the caller's: Bayes minimum risk ranks by the expected net money of an alert
+(:func:`csboost_plugins.decision_costs.net_alert_value`) among rows where it is positive; a model
+deciding by its own margin ranks by that margin among positive margins.
+
+The cap is ``max_alerts`` per period, or ``floor(max_alert_rate * rows of the period)`` (all rows of
+the period count, flagged or not; the product is rounded to 6 decimals before the floor, so
+``0.29 * 100`` gives 29, not 28). Without ``periods`` all rows form one period.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from .costs import check_costs, check_same_index
+from .decision_costs import net_alert_value
+
+__all__ = ["Capacity", "check_capacity", "capped_decisions", "period_ranks", "ranking_value", "UNIT_COSTS"]
+
+#: the costs a model fitted without costs decides with (C_FP = C_FN = 1): its alert value is 2 s - 1
+UNIT_COSTS = dict(fp_cost=1.0, fn_cost=1.0)
+
+
+class Capacity(NamedTuple):
+    """A validated cap: the period code of every row and the alerts allowed per period."""
+
+    codes: np.ndarray  # int64 (n,), in [0, len(caps))
+    caps: np.ndarray  # int64 (n_periods,), alerts allowed in each period (may be 0)
+    labels: np.ndarray  # the period labels, in code order
+
+
+def _check_caps(max_alerts, max_alert_rate):
+    if max_alerts is not None and max_alert_rate is not None:
+        raise ValueError(f"give max_alerts or max_alert_rate, not both (got max_alerts={max_alerts!r} and "
+                         f"max_alert_rate={max_alert_rate!r})")
+    if max_alerts is not None and (isinstance(max_alerts, (bool, np.bool_))
+                                   or not isinstance(max_alerts, numbers.Integral) or max_alerts <= 0):
+        raise ValueError(f"max_alerts must be an integer >= 1 (alerts per period), got {max_alerts!r}")
+    if max_alert_rate is not None:
+        ok = isinstance(max_alert_rate, numbers.Real) and not isinstance(max_alert_rate, (bool, np.bool_))
+        if not (ok and 0 < float(max_alert_rate) <= 1):  # NaN fails both comparisons
+            raise ValueError(f"max_alert_rate must lie in (0, 1] (share of a period's rows flagged), "
+                             f"got {max_alert_rate!r}")
+
+
+def _period_codes(periods, n, index, index_name):
+    import pandas as pd
+
+    check_same_index([("periods", periods)], index, index_name)
+    if isinstance(periods, (pd.Series, pd.Index)):
+        # a categorical keeps its categories' order; anything else as numpy (datetime64, int, object)
+        values = periods.array if isinstance(periods.dtype, pd.CategoricalDtype) else periods.to_numpy()
+    elif isinstance(periods, pd.Categorical):
+        values = periods
+    else:
+        values = np.asarray(periods) if not isinstance(periods, (str, bytes)) else np.asarray([periods])
+        if values.ndim != 1:
+            raise ValueError(f"periods must be 1-D, one period label per row, got shape {values.shape}")
+    if len(values) != n:
+        raise ValueError(f"periods has {len(values)} labels but there are {n} rows: give one period label per row")
+    missing = np.asarray(pd.isna(values))
+    if missing.any():
+        raise ValueError(f"periods contains {int(missing.sum())} missing label(s) (NaN / None / NaT): every row "
+                         "needs the period whose capacity it uses")
+    try:
+        codes, labels = pd.factorize(values, sort=True)
+    except TypeError as exc:  # unorderable or unhashable labels
+        raise ValueError(f"periods must hold hashable, sortable labels (dates, integers, strings): {exc}") from None
+    return codes.astype(np.int64, copy=False), np.asarray(labels)
+
+
+def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, index=None,
+                   index_name="the rows"):
+    """Validate a capacity; None when no cap is asked for.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows decided.
+    max_alerts : int >= 1, optional
+        Alerts allowed per period.
+    max_alert_rate : float in (0, 1], optional
+        Share of each period's rows that may be flagged: ``floor(max_alert_rate * rows)``.
+    periods : array-like of shape (n,), optional
+        Period label of each row (dates, integers, strings); no missing value.
+    index : pandas.Index, optional
+        The rows' index: a pandas ``periods`` must carry the same one (rows match by position).
+    index_name : str
+        What ``index`` belongs to, for the message.
+
+    Returns
+    -------
+    Capacity or None
+
+    Raises
+    ------
+    ValueError
+        Naming ``max_alerts``, ``max_alert_rate`` or ``periods``.
+    """
+    _check_caps(max_alerts, max_alert_rate)
+    if max_alerts is None and max_alert_rate is None:
+        if periods is not None:
+            raise ValueError("periods is given without max_alerts or max_alert_rate: the periods only say where "
+                             "a capacity applies; give the capacity too (or drop periods)")
+        return None
+    if periods is None:
+        codes, labels = np.zeros(n, dtype=np.int64), np.array([None], dtype=object)
+    else:
+        codes, labels = _period_codes(periods, n, index, index_name)
+    if max_alerts is not None:
+        caps = np.full(labels.shape[0], int(max_alerts), dtype=np.int64)
+    else:
+        rows = np.bincount(codes, minlength=labels.shape[0])
+        caps = np.floor(np.round(float(max_alert_rate) * rows, 6)).astype(np.int64)
+    return Capacity(codes, caps, labels)
+
+
+def capped_decisions(value, eligible, capacity):
+    """0/1 decisions: the eligible rows with the ``capacity.caps`` largest ``value`` of each period.
+
+    Parameters
+    ----------
+    value : ndarray of shape (n,)
+        Ranking value per row (larger = alerted first); only eligible rows' values are read
+        and they must not be NaN.
+    eligible : ndarray of bool, shape (n,)
+        Rows that would be flagged without a cap.
+    capacity : Capacity
+        From :func:`check_capacity`.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        1 on the flagged rows; ties at a period's cut go to the earlier row.
+    """
+    from ._capacity_kernels import top_k_per_group  # numba only when a cap is asked for
+
+    idx = np.flatnonzero(eligible)
+    keep = top_k_per_group(np.ascontiguousarray(value[idx], dtype=np.float64), capacity.codes[idx], capacity.caps)
+    out = np.zeros(eligible.shape[0], dtype=np.int64)
+    out[idx[keep]] = 1
+    return out
+
+
+def ranking_value(s, costs=None):
+    """What a capacity ranks rows by: the expected net money of an alert, or the margin.
+
+    Parameters
+    ----------
+    s : ndarray of shape (n,)
+        P(y=1) per row.
+    costs : dict or None
+        The cost keywords (``fp_cost``, ``fn_cost``, ``tp_cost``, ``tn_cost``, ``cost_matrix``):
+        the value is ``s (C_FN - C_TP) - (1 - s)(C_FP - C_TN)`` (money). None: the margin
+        ``eta = log(s / (1 - s))`` of a model deciding s > 1/2 by itself (log-odds; +inf where
+        s rounds to 1).
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+    """
+    s = np.asarray(s, dtype=np.float64)
+    if costs is None:
+        with np.errstate(divide="ignore"):
+            return np.log(s) - np.log1p(-s)
+    return net_alert_value(s, check_costs(s.shape[0], **costs))
+
+
+def period_ranks(value, eligible, codes, n_periods):
+    """Rank of each eligible row in its period (0 = alerted first), -1 elsewhere.
+
+    The order :func:`capped_decisions` alerts in: larger ``value`` first, ties by row order, so
+    ``ranks < k`` are the decisions under ``k`` alerts per period. A full sort (O(n log n)): meant
+    for curves over every capacity at once, not for deciding.
+
+    Parameters
+    ----------
+    value : ndarray of shape (n,)
+        Ranking value per row.
+    eligible : ndarray of bool, shape (n,)
+        Rows that may be alerted.
+    codes : ndarray of int64, shape (n,)
+        Period code of each row, in ``[0, n_periods)``.
+    n_periods : int
+        Number of periods.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+    """
+    idx = np.flatnonzero(eligible)
+    order = idx[np.lexsort((-np.asarray(value, dtype=np.float64)[idx], codes[idx]))]  # stable: row order on ties
+    starts = np.concatenate(([0], np.cumsum(np.bincount(codes[idx], minlength=n_periods))[:-1]))
+    ranks = np.full(eligible.shape[0], -1, dtype=np.int64)
+    ranks[order] = np.arange(order.shape[0]) - starts[codes[order]]
+    return ranks

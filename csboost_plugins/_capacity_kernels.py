@@ -1,0 +1,102 @@
+"""numba kernel of :mod:`csboost_plugins._capacity`: the top ``cap[g]`` rows of each period, in O(n).
+
+Inputs are validated by the caller (codes in ``[0, len(caps))``, caps >= 0, finite values).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(cache=True, nogil=True)
+def _kth_smallest(a, target):
+    """The value at index ``target`` of sorted ``a`` (``a`` is reordered): quickselect with a median-of-three
+    pivot and a three-way partition, so runs of equal values (ties) end a step at once."""
+    lo, hi = 0, a.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        x, y, z = a[lo], a[mid], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))  # median of three
+        lt, i, gt = lo, lo, hi
+        while i <= gt:
+            v = a[i]
+            if v < pivot:
+                a[i], a[lt] = a[lt], v
+                lt += 1
+                i += 1
+            elif v > pivot:
+                a[i], a[gt] = a[gt], v
+                gt -= 1
+            else:
+                i += 1
+        if target < lt:
+            hi = lt - 1
+        elif target > gt:
+            lo = gt + 1
+        else:
+            return pivot
+    return a[lo]
+
+
+@nb.njit(cache=True, nogil=True)
+def top_k_per_group(value, codes, caps):
+    """``keep[i]``: row i is among the ``caps[codes[i]]`` largest ``value`` of its group.
+
+    Ties at the cut go to the earlier row (row order). A counting sort groups the rows (stable,
+    so each group keeps row order), then each group's cut value is found by selection
+    (quickselect, linear on average) instead of a sort.
+
+    Parameters
+    ----------
+    value : ndarray of float64, shape (m,)
+        The ranking value of each row (finite).
+    codes : ndarray of int64, shape (m,)
+        Group of each row, in ``[0, len(caps))``.
+    caps : ndarray of int64, shape (G,)
+        Rows to keep per group (>= 0).
+
+    Returns
+    -------
+    ndarray of bool, shape (m,)
+    """
+    m = value.shape[0]
+    n_groups = caps.shape[0]
+    start = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(m):
+        start[codes[i] + 1] += 1
+    for g in range(n_groups):
+        start[g + 1] += start[g]
+    fill = start[:-1].copy()
+    rows = np.empty(m, dtype=np.int64)
+    for i in range(m):  # counting sort: rows of a group stay in row order
+        g = codes[i]
+        rows[fill[g]] = i
+        fill[g] += 1
+    keep = np.zeros(m, dtype=np.bool_)
+    for g in range(n_groups):
+        lo, hi, k = start[g], start[g + 1], caps[g]
+        size = hi - lo
+        if k <= 0 or size == 0:
+            continue
+        if size <= k:
+            for j in range(lo, hi):
+                keep[rows[j]] = True
+            continue
+        seg = np.empty(size, dtype=np.float64)
+        for j in range(size):
+            seg[j] = value[rows[lo + j]]
+        cut = _kth_smallest(seg, size - k)  # the k-th largest value
+        above = 0
+        for j in range(size):
+            if seg[j] > cut:
+                above += 1
+        room = k - above  # rows tied at the cut still admitted, earliest first
+        for j in range(lo, hi):
+            v = value[rows[j]]
+            if v > cut:
+                keep[rows[j]] = True
+            elif v == cut and room > 0:
+                keep[rows[j]] = True
+                room -= 1
+    return keep
