@@ -251,7 +251,7 @@ def sorted_label_sums(result, name="periods"):
 def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`money_by_period`."""
     from .costs import check_costs
-    from .rules._dask import _labels, _values
+    from .rules._dask_partitions import _labels, _values
     from .rules._data import check_sample_weight
 
     pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
@@ -274,7 +274,7 @@ def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
 
 def cost_blocks(costs, k):
     """(dask costs by partition, scalar costs) of ``costs`` (None: no costs)."""
-    from .rules._dask import _blocks, is_dask
+    from .rules._dask_partitions import _blocks, is_dask
 
     if costs is None:
         return {}, None
@@ -286,7 +286,7 @@ def cost_blocks(costs, k):
 def _dask_sums(y_true, y_pred, periods, sample_weight, costs):
     from dask import delayed
 
-    from .rules._dask import _blocks
+    from .rules._dask_partitions import _blocks
 
     ps = _blocks(periods, "periods")
     k = len(ps)

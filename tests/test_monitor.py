@@ -31,7 +31,8 @@ def _rules():
     names = ["a", "b", "c"]
     return RuleSet([Rule([Interval(0, lower=1.0)], feature_names=names),
                     Rule([Interval(1, lower=1.2), Interval(2, upper=2.0)], feature_names=names),
-                    Rule([Interval(0, lower=0.5), Interval(2, lower=3.0)], feature_names=names)], feature_names=names)
+                    Rule([Interval(0, lower=0.5), Interval(2, lower=3.0)], feature_names=names)], feature_names=names,
+                   names=["rule_1", "rule_2", "rule_3"])
 
 
 # ----------------------------------------------------------------- money_by_period
@@ -92,7 +93,7 @@ def test_monitor_sums_match_evaluate_per_period_and_the_set_without_each_rule():
     rs = _rules()
     w = np.random.default_rng(2).integers(1, 3, len(y)).astype(float)
     tab = rs.monitor(X, y, periods, fn_cost=amount, fp_cost=5.0, sample_weight=w)
-    names = ["rule_1", "rule_2", "rule_3", ALL_RULES]
+    names = list(rs.names) + [ALL_RULES]
     assert list(tab.index.get_level_values("rule")[:4]) == names
     cover = rs.coverage(X)
     for p in sorted(set(periods)):
@@ -134,7 +135,7 @@ def test_monitor_pvalues_are_scipys_fisher_test_on_a_hand_made_table():
     X = np.c_[np.r_[xa, xb]]
     y = np.r_[ya, yb]
     periods = np.r_[["a"] * 1000, ["b"] * 800]
-    rs = RuleSet([Rule([Interval(0, lower=1.0)])])
+    rs = RuleSet([Rule([Interval(0, lower=1.0)])], names=["rule_1"])
     tab = rs.monitor(X, y, periods, alpha=0.05)
     row = tab.loc[("b", "rule_1")]
     assert row["precision_pvalue"] == pytest.approx(fisher_exact([[5, 20], [20, 10]]).pvalue, rel=1e-9)
@@ -156,7 +157,7 @@ def test_monitor_pooled_reference_and_periods_without_alerts():
     y = (rng.random(n) < 0.3).astype(int)
     periods = np.repeat([1, 2, 3], 300)
     X[600:, 0] = -5.0  # period 3: the rule raises no alert
-    rs = RuleSet([Rule([Interval(0, lower=1.0)])])
+    rs = RuleSet([Rule([Interval(0, lower=1.0)])], names=["rule_1"])
     tab = rs.monitor(X, y, periods, reference=[1, 2])
     assert tab.attrs["reference"] == [1, 2]
     assert np.isnan(tab.loc[(3, "rule_1"), "precision_pvalue"])  # no alert, no precision to test
@@ -170,13 +171,13 @@ def test_monitor_pooled_reference_and_periods_without_alerts():
 def test_rule_names_prefer_given_names():
     rs = _rules()
     assert rule_names(rs) == ["rule_1", "rule_2", "rule_3"]
-    rs.rules[1].name = "velocity"
+    rs = RuleSet(rs.rules, feature_names=rs.feature_names, names=["rule_1", "velocity", "rule_3"])
     assert rule_names(rs) == ["rule_1", "velocity", "rule_3"]
     X, y, _, periods = _data(400)
     tab = rs.monitor(X, y, periods)
     assert list(tab.index.get_level_values("rule")[:4]) == ["rule_1", "velocity", "rule_3", ALL_RULES]
     named = SimpleNamespace(rules=rs.rules, names=["small", None, "small"])  # a set carrying its own names
-    assert rule_names(named) == ["small", "velocity", "small #3"]
+    assert rule_names(named) == ["small", "rule_2", "small #3"]
 
 
 # ----------------------------------------------------------------- detection on the drifting generator
@@ -186,7 +187,7 @@ def _generator_rules(names):
     stationary = Rule([Interval(col["foreign"], lower=0.5), Interval(col["hour"], upper=5.0, upper_closed=False),
                        Interval(col["amount"], lower=10.0, upper=150.0)])
     noise = Rule([Interval(col["merchant_risk"], lower=0.6), Interval(col["account_age_days"], upper=100.0)])
-    return RuleSet([fading, stationary, noise], feature_names=names)
+    return RuleSet([fading, stationary, noise], feature_names=names, names=["rule_1", "rule_2", "rule_3"])
 
 
 def test_drift_detected_at_the_first_changed_period_and_no_false_flags_across_seeds():
@@ -333,7 +334,7 @@ def test_weighted_tests_use_kish_effective_counts():
     y = (rng.random(n) < 0.2 + 0.3 * (X[:, 0] > 1)).astype(int)
     periods = np.repeat(["a", "b"], n // 2)
     w = rng.choice([1.0, 4.0], n)
-    rs = RuleSet([Rule([Interval(0, lower=0.8)])])
+    rs = RuleSet([Rule([Interval(0, lower=0.8)])], names=["rule_1"])
     tab = rs.monitor(X, y, periods, sample_weight=w)
     hit = X[:, 0] >= 0.8
 

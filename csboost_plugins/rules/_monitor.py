@@ -278,7 +278,7 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
 def _part(xb, yb, pb, wb, cost_parts, rs, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`monitor`."""
     from ..costs import check_costs
-    from ._dask import _labels, _values
+    from ._dask_partitions import _labels, _values
     from ._data import check_sample_weight
 
     n = len(xb)
@@ -300,7 +300,7 @@ def _dask_sums(rs, X, y, periods, sample_weight, costs):
     """One pass over the partitions of X, y, periods (and weights / costs), the sums merged by period."""
     from dask import delayed
 
-    from ._dask import _blocks
+    from ._dask_partitions import _blocks
 
     xs = _blocks(X, "X")
     k = len(xs)
