@@ -1,5 +1,9 @@
 """Decision layer of the AEC boosting estimators: ``decision="auto"`` (the default) and the money guard.
 
+Host-neutral: it imports no host library. It receives native boosters from the host's hooks
+(:class:`~csboost_plugins.boosting._host.BoostingHost`: ``_fit_logloss_booster``) and scores them
+with ``_booster_margin(booster, X)``; the logloss booster's recipe is :func:`logloss_recipe`.
+
 ``benchmarks/bench_money_recipes.py`` (results in ``benchmarks/results/money_recipes.md``)
 measured, on realised test savings, the AEC model's own decision s > 1/2 against logloss
 boosting + Bayes minimum risk (BMR) and against AEC variants. No single rule wins
@@ -12,9 +16,9 @@ probability model is poor. The recipe that is never worse is therefore chosen pe
     stratified ``validation_fraction`` of the training rows (seeded by ``random_state``) is
     held out and the model is trained on the rest, with no refit (as
     ``HistGradientBoostingClassifier``'s early stopping). Besides the AEC booster, a logloss
-    booster with the same tree parameters is fitted on the same data (one ``DMatrix`` /
-    ``Dataset``, one binning); both are early-stopped on the validation rows (patience
-    ``early_stopping_rounds``, else :data:`AUTO_PATIENCE`: unstopped logloss boosting overfits
+    booster with the same tree parameters is fitted on the same data (xgboost and lightgbm: one
+    ``DMatrix`` / ``Dataset``, one binning; CatBoost: the same columns); both are early-stopped
+    on the validation rows (patience ``early_stopping_rounds``, else :data:`AUTO_PATIENCE`: unstopped logloss boosting overfits
     its probabilities, which BMR then trusts). Three rules are scored there:
 
     * ``"aec"``: s > 1/2 on the AEC probability (no costs needed at prediction),
@@ -45,6 +49,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,8 +57,8 @@ from . import _aec
 from ..costs import FN, FP
 from ..decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
 
-__all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
-           "metric_decision", "predict_rule"]
+__all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "LoglossRecipe", "MoneyLossWarning", "after_fit", "choose_rule",
+           "holdout", "logloss_recipe", "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
 
@@ -169,7 +174,7 @@ def holdout(est, y):
 
     Parameters
     ----------
-    est : CSXGBClassifier or CSLGBMClassifier
+    est : CSXGBClassifier, CSLGBMClassifier or CSCatBoostClassifier
         The estimator being fitted.
     y : ndarray of shape (n,)
         0/1 labels.
@@ -204,70 +209,60 @@ def check_validation_fraction(value):
 
 
 # ------------------------------------------------------------------ the logloss booster
-def _fit_logloss(est, y, w, evals):
-    """A logloss booster with ``est``'s tree parameters on the data the AEC booster was fitted on.
+@dataclass(frozen=True)
+class LoglossRecipe:
+    """How ``decision="auto"`` trains its logloss booster (hosts apply it in ``_fit_logloss_booster``).
 
-    Returns ``(booster, fitted)``: ``fitted`` holds the estimator attributes that describe it
-    (``best_iteration_`` in the host's convention, ``n_estimators_``, ``start_margin_``, ...).
+    Attributes
+    ----------
+    rounds : int
+        Boosting rounds at most.
+    patience : int or None
+        Early-stopping patience on the validation rows (None: no early stopping, every round kept).
+    params : dict
+        Native parameters laid over the estimator's tree parameters (host spelling).
     """
-    if hasattr(est, "_fit_logloss_booster"):  # a host that fits its logloss booster itself (catboost)
-        return est._fit_logloss_booster(y, w, evals)
-    data = est._fit_data  # the AEC fit's own DMatrix / Dataset objects: one construction, one binning
-    rounds = patience(est, evals)
-    if hasattr(est, "_dmatrix"):  # xgboost
-        import xgboost as xgb
 
-        from . import _xgb_native
-
-        params = est._native_params(0.0)
-        for k in ("base_score", "disable_default_eval_metric"):
-            params.pop(k, None)
-        params.update(objective="binary:logistic", eval_metric="logloss")
-        bst = xgb.train(params, data["train"], est.n_estimators, evals=data["valid"][-1:], verbose_eval=False,
-                        early_stopping_rounds=rounds if data["valid"] else None)
-        best = bst.attr("best_iteration")
-        bst = _xgb_native.cut_at_best_iteration(bst)
-        b = float(_xgb_native._learner_config(bst)[1][0])  # binary:logistic keeps base_score as a probability
-        return bst, dict(best_iteration_=None if best is None else int(best),
-                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)))
-    import lightgbm as lgb
-
-    from ._lgb_native import to_deployable
-
-    dtrain, valid = data["train"], data["valid"][-1:]
-    for ds in (dtrain, *valid):  # no init score: lightgbm boosts from the average and keeps it in the model
-        ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
-        ds.init_score = None
-    params = {**data["params"], "objective": "binary", "metric": "binary_logloss"}
-    cbs = [lgb.early_stopping(rounds, verbose=False)] if valid else []
-    bst = lgb.train(params, dtrain, est.n_estimators, valid_sets=valid or None,
-                    valid_names=["validation"] if valid else None, callbacks=cbs)
-    best = int(bst.best_iteration) if bst.best_iteration > 0 else None
-    best_score = {name: dict(scores) for name, scores in bst.best_score.items()}
-    bst = to_deployable(bst)
-    p = float(np.average(y, weights=w))  # boost_from_average's start: the log-odds of the weighted positive rate
-    m0 = float(np.log(p) - np.log1p(-p))
-    return bst, dict(best_iteration_=best, n_estimators_=bst.current_iteration(), start_margin_=m0,
-                     best_score_=best_score)
+    rounds: int
+    patience: int | None
+    params: dict
 
 
-def _stage(est, msg, *args):
+#: native parameters the logloss booster adds to the estimator's tree parameters, per host library
+#: (``_native_library``); empty: the same trees as the AEC booster
+LOGLOSS_PARAMS = {"xgboost": {}, "lightgbm": {}, "catboost": {}}
+
+
+def logloss_recipe(est, evals) -> LoglossRecipe:
+    """The logloss booster's recipe for a fit of ``est`` with validation rows ``evals``: the one place
+    its round budget, early stopping and parameters are set.
+
+    Today: ``n_estimators`` rounds, stopped with :func:`patience` on the last eval set, with the
+    estimator's tree parameters and :data:`LOGLOSS_PARAMS` of its host.
+    """
+    return LoglossRecipe(rounds=est.n_estimators, patience=patience(est, evals) if evals else None,
+                         params=dict(LOGLOSS_PARAMS.get(est._native_library, {})))
+
+
+def _stage(est, ctx, msg, *args):
     """One line per stage of a ``decision="auto"`` fit: logged (logger ``csboost_plugins``, INFO), and
     printed at the estimator's verbose level (xgboost ``fit(verbose=True)``, lightgbm ``verbose >= 1``)."""
     logger.info(msg, *args)
-    verbose = est.__dict__.get("_fit_verbose") or est.get_params().get("verbose", -1)
+    verbose = ctx.verbose or est.get_params().get("verbose", -1)
     if verbose is True or (not isinstance(verbose, bool) and isinstance(verbose, int) and verbose >= 1):
         print(msg % args, flush=True)
 
 
 # ------------------------------------------------------------------ hooks of the estimators
-def after_fit(est, X, y, costs, w, evals, unit_costs):
+def after_fit(est, ctx, X, y, costs, w, evals, unit_costs):
     """Hook at the end of the estimators' ``fit``: ``decision="auto"`` and the money guard.
 
     Parameters
     ----------
-    est : CSXGBClassifier or CSLGBMClassifier
-        With ``booster_`` fitted (the AEC booster) on ``X``.
+    est : BoostingHost
+        A boosting estimator of any host, with ``booster_`` fitted (the AEC booster) on ``X``.
+    ctx : FitContext
+        The running fit's state (start margins, native data sets the logloss booster reuses).
     X, y, costs, w : training features, 0/1 labels, (n, 4) costs (money) and weights or None.
     evals : list of (X_k, y_k, costs_k, w_k)
         Validated eval sets (or the held-out part); the last one is the validation set.
@@ -282,38 +277,39 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
     est.aec_booster_ = est.logloss_booster_ = None
     est.validation_savings_ = None
     name = type(est).__name__
+
+    def margin(booster, Xs):  # the rows' start margins given at fit replace the booster's own start
+        return est._booster_margin(booster, Xs, ctx.offset(Xs))
+
     if est.decision != "auto":
         est.decision_ = "aec"  # predict(X): s > 1/2; with costs: BMR (paper eq. 2)
     else:
-        est.aec_booster_ = est.booster_
-        _stage(est, "%s: AEC booster fitted, %d rounds%s", name, est.n_estimators_,
-                    "" if est.best_iteration_ is None else f" (best iteration {est.best_iteration_})")
-        ll, fitted = _fit_logloss(est, y, w, evals)
+        aec = est.aec_booster_ = est.booster_
+        _stage(est, ctx, "%s: AEC booster fitted, %d rounds%s", name, est.n_estimators_,
+               "" if est.best_iteration_ is None else f" (best iteration {est.best_iteration_})")
+        ll, fitted = est._fit_logloss_booster(ctx, logloss_recipe(est, evals), y, w, evals)
         est.logloss_booster_ = ll
-        _stage(est, "%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
+        _stage(est, ctx, "%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
         if evals:
             Xv, yv, cv, wv = evals[-1]
-            s_aec = _aec.sigmoid(est._margin(Xv))
-            est.booster_ = ll
-            s_ll = _aec.sigmoid(est._margin(Xv))
-            est.booster_ = est.aec_booster_
+            s_aec, s_ll = _aec.sigmoid(margin(aec, Xv)), _aec.sigmoid(margin(ll, Xv))
             probs = {"logloss+bmr": s_ll, "aec": s_aec, "aec+bmr": s_aec}
             preds = {r: rule_decisions(r, probs[r], cv) for r in RULES}
             est.validation_savings_ = vs = {r: savings(yv, preds[r], cv, wv) for r in RULES}
             est.decision_ = choose_rule(yv, preds, cv, wv)
-            _stage(est, "%s(decision='auto'): validation savings %s on %d rows; using %r", name,
-                        ", ".join(f"{r} {v:.4f}" for r, v in vs.items()), yv.shape[0], est.decision_)
+            _stage(est, ctx, "%s(decision='auto'): validation savings %s on %d rows; using %r", name,
+                   ", ".join(f"{r} {v:.4f}" for r, v in vs.items()), yv.shape[0], est.decision_)
         else:
             est.decision_ = "logloss+bmr"
-            _stage(est, "%s(decision='auto'): too few rows of a class to hold out validation rows; using "
-                        "'logloss+bmr' fitted on every row", name)
+            _stage(est, ctx, "%s(decision='auto'): too few rows of a class to hold out validation rows; using "
+                   "'logloss+bmr' fitted on every row", name)
         if est.decision_ == "logloss+bmr":
             est.booster_ = ll
             for k, v in fitted.items():
                 setattr(est, k, v)
-    _money_guard(est, X, y, costs, w, evals)
+    _money_guard(est, margin, X, y, costs, w, evals)
     if not unit_costs:
-        _swap_guard(est, X, y, costs, w, evals)
+        _swap_guard(est, margin, X, y, costs, w, evals)
 
 
 def tail_rows(m: int) -> int:
@@ -382,7 +378,7 @@ def predict_rule(est, s, costs):
 
     Parameters
     ----------
-    est : CSXGBClassifier or CSLGBMClassifier
+    est : CSXGBClassifier, CSLGBMClassifier or CSCatBoostClassifier
         Fitted with ``decision="auto"``.
     s : ndarray of shape (n,)
         Its probabilities (``predict_proba(X)[:, 1]``).
@@ -411,9 +407,10 @@ def predict_rule(est, s, costs):
 
 
 # ------------------------------------------------------------------ the money guard
-def _money_guard(est, X, y, costs, w, evals):
+def _money_guard(est, margin, X, y, costs, w, evals):
+    """:class:`MoneyLossWarning` when the fitted decisions lose money; ``margin(booster, X)`` scores."""
     where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
-    s = _aec.sigmoid(est._margin(Xg))
+    s = _aec.sigmoid(margin(est.booster_, Xg))
     rule = est.decision_
     sav = savings(yg, rule_decisions(rule, s, cg), cg, wg)
     if not (np.isfinite(sav) and sav < 0):
@@ -425,7 +422,7 @@ def _money_guard(est, X, y, costs, w, evals):
                       f"row's costs, predict(X, fp_cost=..., fn_cost=...), saves {bmr:.4f} here; add them as "
                       "features or fit with decision='auto'")
     if where == "validation":
-        s_tr = _aec.sigmoid(est._margin(X))
+        s_tr = _aec.sigmoid(margin(est.booster_, X))
         tr = savings(y, rule_decisions(rule, s_tr, costs), costs, w)
         if np.isfinite(tr) and tr < 0.05:
             causes.append(f"too few rounds / too little capacity: training savings are {tr:.4f} after "
@@ -452,15 +449,15 @@ SWAP_FLAG_SHARE = 0.001
 SWAP_SAVINGS = 0.05
 
 
-def _swap_guard(est, X, y, costs, w, evals):
+def _swap_guard(est, margin, X, y, costs, w, evals):
     """``CostWarning`` when fp/fn costs look swapped: the fitted decisions flag (almost) no row, or every
     row, while BMR on the same probabilities with C_FP and C_FN exchanged saves money under the exchanged
     matrix. A model trained on swapped costs saves nothing and so never trips the money guard."""
     from ..costs import CostWarning
 
     where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
-    s = _aec.sigmoid(est._margin(Xg) if est.logloss_booster_ is None else _logloss_margin(est, Xg))
-    flagged = float(np.average(rule_decisions(est.decision_, _aec.sigmoid(est._margin(Xg)), cg), weights=wg))
+    s = _aec.sigmoid(margin(est.booster_ if est.logloss_booster_ is None else est.logloss_booster_, Xg))
+    flagged = float(np.average(rule_decisions(est.decision_, _aec.sigmoid(margin(est.booster_, Xg)), cg), weights=wg))
     if SWAP_FLAG_SHARE < flagged < 1 - SWAP_FLAG_SHARE:
         return
     swapped = costs_swapped(cg)
@@ -473,15 +470,6 @@ def _swap_guard(est, X, y, costs, w, evals):
         "fp_cost is the cost of a false alarm (flagging a negative row, e.g. a review), fn_cost the cost of a "
         "missed positive (e.g. the fraud amount): refit with them exchanged if so, or pass "
         "cost_matrix=[C_FP, C_FN, C_TP, C_TN]."), stacklevel=5)
-
-
-def _logloss_margin(est, X):
-    """Margin of ``logloss_booster_`` on validated ``X`` (which may not be ``booster_``)."""
-    keep, est.booster_ = est.booster_, est.logloss_booster_
-    try:
-        return est._margin(X)
-    finally:
-        est.booster_ = keep
 
 
 def costs_swapped(costs):
