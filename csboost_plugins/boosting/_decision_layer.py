@@ -39,10 +39,12 @@ probability model is poor. The recipe that is never worse is therefore chosen pe
 The money guard (every fit): when the fitted model's decision saves less than the cheaper
 trivial policy (savings < 0) on the validation set (or on the training rows without one), a
 :class:`MoneyLossWarning` names the likely cause with numbers (the costs' drivers not among
-the features, too few rounds, fp/fn costs swapped). Costs that look swapped (the fitted
-decisions flag almost nothing while the same probabilities, decided with the two columns
-exchanged, would save money) warn with a :class:`~csboost_plugins.costs.CostWarning` naming
-the cure, whatever the savings.
+the features, too few rounds, fp/fn costs swapped). Costs that look swapped warn with a
+:class:`~csboost_plugins.costs.CostWarning` naming the cure, whatever the savings: the
+positives are rare, a false alarm costs more than a miss on most rows, the fitted decisions flag
+fewer rows than there are positives, and the decisions the same probabilities give with the two
+columns exchanged cost more under the given costs, so the costs pick the flags
+(:func:`swap_evidence`; both money figures under the one cost matrix the user gave).
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ import numpy as np
 
 from . import _aec
 from ..costs import FN, FP
-from ..decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
+from ..decision_costs import (bayes_thresholds, bmr_decisions, misclassification_costs, row_cost, savings_from_costs,
+                              trivial_policy_costs)
 
 __all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "LoglossRecipe", "MoneyLossWarning", "after_fit", "choose_rule",
            "holdout", "logloss_recipe", "metric_decision", "predict_rule"]
@@ -443,33 +446,108 @@ def _money_guard(est, margin, X, y, costs, w, evals):
         + "; ".join(causes) + "."), stacklevel=5)
 
 
-#: share of rows flagged at most (or at least 1 - it) for the fitted decisions to count as "flagging nothing"
-SWAP_FLAG_SHARE = 0.001
-#: savings the same probabilities must reach with fp/fn exchanged for the swap warning
-SWAP_SAVINGS = 0.05
+#: the rare class's largest share of the rows for the swap guard to look (a swap shows where one class is rare)
+SWAP_RARE = 0.25
+#: how much more the decisions with C_FP and C_FN exchanged must cost under the given costs, as a share of
+#: the cheaper trivial policy's money, for the given costs (not the probabilities) to be what picks the flags
+SWAP_MONEY = 0.05
+
+
+def swap_evidence(y, decisions, s, costs, sample_weight=None):
+    """Evidence that C_FP and C_FN were given the wrong way round, or None.
+
+    Swapped fraud costs (a false alarm charged the amount, a missed fraud the review fee) make the
+    rare class cheaper to miss than to flag wrongly. On the rows not flagged whatever their
+    probability (Bayes threshold t* = (C_FP - C_TN) / (C_FN - C_TP + C_FP - C_TN) > 0; a row
+    where a false alarm costs nothing, e.g. a zero amount charged as C_FP, is flagged by the
+    costs, not by the model), with ``pi`` their (weighted) positive rate and ``f`` the share the
+    fitted ``decisions`` flag:
+
+    1. *Flagged share against the base rate, and the costs' shape.* Positives are rare
+       (``pi <`` :data:`SWAP_RARE`), a false alarm costs more than a miss (C_FP - C_TN > C_FN - C_TP) on most of
+       these rows, and the decisions flag fewer rows than there are positives (``f < pi``). The
+       flagged share alone says nothing: at a 0.16 % fraud rate a model with the right costs may
+       flag under 0.1 % of the rows; with the right fraud costs a miss is the dearer error on
+       most rows.
+    2. *Money under one cost matrix, the given one.* The Bayes-minimum-risk decisions ``d_sw``
+       on the same probabilities ``s`` with the two columns exchanged cost more, under the given
+       costs, than the fitted decisions ``d``: ``M(d_sw) - M(d) > SWAP_MONEY * |M(trivial)|``,
+       with ``M(d) = sum_i w_i cost_i(y_i, d_i)`` (money) and ``M(trivial)`` the cheaper of
+       flagging every row / none. So the given costs, not the probabilities, pick the flags; a
+       weak model, whose exchanged decisions flag as little, gives no evidence.
+
+    The mirror (the same with the classes' roles exchanged) counts too: negatives rare
+    (``1 - pi < SWAP_RARE``), a miss dearer on most rows, and fewer rows left unflagged than
+    there are negatives (``1 - f < 1 - pi``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        0/1 labels.
+    decisions : ndarray of shape (n,)
+        The fitted 0/1 decisions.
+    s : ndarray of shape (n,)
+        Probabilities of class 1 for the exchanged decisions.
+    costs : ndarray of shape (n, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` as given (money).
+    sample_weight : ndarray of shape (n,), optional
+        Row weights.
+
+    Returns
+    -------
+    dict or None
+        ``flagged`` (``f``), ``base_rate`` (``pi``), ``flagged_swapped`` (the share ``d_sw``
+        flags), ``dearer`` (share of the rows where the error named by ``alarm`` is the dearer),
+        ``money``, ``money_swapped`` (of ``d`` and ``d_sw`` under the given costs), ``trivial``
+        (the cheaper trivial policy's money) and ``alarm`` (True: a false alarm is the dearer
+        error; False: the mirror); None without evidence.
+    """
+    w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    t = bayes_thresholds(costs)
+    wi = w * (t > 0)  # rows flagged whatever p are not the model's flags; NaN t* (matrices rewarding errors) too
+    total = float(wi.sum())
+    if not total > 0:
+        return None
+    pi, f = float(wi @ y) / total, float(wi @ decisions) / total
+    reg_pos, reg_neg = misclassification_costs(costs)
+    if SWAP_RARE <= pi <= 1 - SWAP_RARE:  # no rare class: nothing to compare the flags with
+        return None
+    alarm = pi < SWAP_RARE
+    dearer = float(wi @ ((reg_neg > reg_pos) if alarm else (reg_pos > reg_neg))) / total
+    if not (dearer > 0.5 and (f < pi if alarm else 1 - f < 1 - pi)):
+        return None
+    d_sw = bmr_decisions(s, costs_swapped(costs))
+    money, money_sw = float(row_cost(y, decisions, costs) @ w), float(row_cost(y, d_sw, costs) @ w)
+    trivial = min(trivial_policy_costs(y, costs, sample_weight))
+    if not money_sw - money > SWAP_MONEY * abs(trivial):
+        return None
+    return dict(flagged=f, base_rate=pi, flagged_swapped=float(wi @ d_sw) / total, dearer=dearer, money=money,
+                money_swapped=money_sw, trivial=float(trivial), alarm=alarm)
 
 
 def _swap_guard(est, margin, X, y, costs, w, evals):
-    """``CostWarning`` when fp/fn costs look swapped: the fitted decisions flag (almost) no row, or every
-    row, while BMR on the same probabilities with C_FP and C_FN exchanged saves money under the exchanged
-    matrix. A model trained on swapped costs saves nothing and so never trips the money guard."""
+    """``CostWarning`` when fp/fn costs look swapped (:func:`swap_evidence`), whatever the savings: a model
+    trained on swapped costs flags nothing, saves nothing and so never trips the money guard."""
     from ..costs import CostWarning
 
     where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
+    decisions = rule_decisions(est.decision_, _aec.sigmoid(margin(est.booster_, Xg)), cg)
+    # the exchanged decisions on the logloss probability when there is one (the AEC's holds the given costs)
     s = _aec.sigmoid(margin(est.booster_ if est.logloss_booster_ is None else est.logloss_booster_, Xg))
-    flagged = float(np.average(rule_decisions(est.decision_, _aec.sigmoid(margin(est.booster_, Xg)), cg), weights=wg))
-    if SWAP_FLAG_SHARE < flagged < 1 - SWAP_FLAG_SHARE:
+    ev = swap_evidence(yg, decisions, s, cg, wg)
+    if ev is None:
         return
-    swapped = costs_swapped(cg)
-    sw = savings(yg, bmr_decisions(s, swapped), swapped, wg)
-    if not (np.isfinite(sw) and sw > SWAP_SAVINGS):
-        return
+    dearer, other = ("a false alarm", "a missed positive") if ev["alarm"] else ("a missed positive", "a false alarm")
     warnings.warn(CostWarning(
-        f"{type(est).__name__}: fp_cost and fn_cost look swapped: the fitted decisions flag {flagged:.2%} of the "
-        f"{where} rows, while the same probabilities decided with the two exchanged save {sw:.4f} of the cost. "
-        "fp_cost is the cost of a false alarm (flagging a negative row, e.g. a review), fn_cost the cost of a "
-        "missed positive (e.g. the fraud amount): refit with them exchanged if so, or pass "
-        "cost_matrix=[C_FP, C_FN, C_TP, C_TN]."), stacklevel=5)
+        f"{type(est).__name__}: fp_cost and fn_cost look swapped: {dearer} costs more than {other} on "
+        f"{ev['dearer']:.0%} of the {where} rows, and the fitted decisions flag {ev['flagged']:.3%} of them while "
+        f"{ev['base_rate']:.3%} are positive. The costs, not the probabilities, pick those flags: decided with "
+        f"C_FP and C_FN exchanged, the same probabilities flag {ev['flagged_swapped']:.3%}, and under the costs as "
+        f"given those decisions cost {ev['money_swapped']:,.2f} against {ev['money']:,.2f} for the fitted ones "
+        f"(money; flagging every row or none costs {ev['trivial']:,.2f} at best). fp_cost is the cost of a false "
+        "alarm (flagging a negative row, e.g. a review), fn_cost the cost of a missed positive (e.g. the fraud "
+        "amount): refit with them exchanged if so, or pass cost_matrix=[C_FP, C_FN, C_TP, C_TN]; if "
+        f"{dearer} does cost more here, ignore this warning."), stacklevel=5)
 
 
 def costs_swapped(costs):
