@@ -4,7 +4,9 @@
 - ``_aec`` / ``_aec_kernels``: the average-expected-cost gradient, hessian and money sums (numba),
   shared by every host.
 - ``_money_eval``: money eval metrics over per-row costs; ``_decision_layer``: the default decision
-  (AEC or logloss + Bayes minimum risk, chosen on validation money).
+  (AEC or logloss + Bayes minimum risk, chosen on validation money) and the money / swap guards;
+  ``_decision_rule``: the fitted decision as data (``save_model``'s ``decision_rule`` field) and as
+  SQL (``decision_sql``).
 - ``_host``: the host contract (:class:`~csboost_plugins.boosting._host.BoostingHost`, the fit's
   :class:`~csboost_plugins.boosting._host.FitContext`); ``_sklearn_base``: the scikit-learn estimator
   base of every host, built on it; ``_native_input``: checks of X and y.

@@ -22,7 +22,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _aec, _decision_layer, _native_input
+from . import _aec, _decision_layer, _decision_rule, _native_input
 from ._host import BoostingHost, FitContext
 from .._docstrings import fill_doc
 from .._params import native_seed
@@ -644,7 +644,54 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
             "best_iteration": self.best_iteration_,
             "decision_": getattr(self, "decision_", "aec"),
             "unit_costs": bool(getattr(self, "_unit_costs_", False)),
+            "decision_rule": self._decision_rule(),
         }
+
+    def _decision_rule(self) -> dict:
+        """The fitted decision as data (:mod:`csboost_plugins.boosting._decision_rule`)."""
+        return _decision_rule.decision_rule(self.decision, getattr(self, "decision_", "aec"),
+                                            bool(getattr(self, "_unit_costs_", False)))
+
+    def decision_sql(self, proba="p", *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, dialect=None):
+        """The fitted decision of :meth:`predict` as a SQL boolean expression, per row.
+
+        Over a table holding each row's probability (``predict_proba(X)[:, 1]``, or plain
+        ``Booster.predict`` of the :meth:`save_model` file) and, for Bayes minimum risk, its
+        costs: ``WHERE <expression>`` selects the rows ``predict`` labels ``classes_[1]``.
+        With the rows' costs and a Bayes-minimum-risk decision (``decision_`` "logloss+bmr" /
+        "aec+bmr", or ``decision="0.5"`` / ``"bmr"`` given costs) it is
+        ``p * C_TP + (1 - p) * C_FP < p * C_FN + (1 - p) * C_TN`` (paper eq. 2; where
+        ``C_FN - C_TP + C_FP - C_TN > 0``: p > (C_FP - C_TN) / (C_FN - C_TP + C_FP - C_TN)),
+        computed as ``predict`` computes it, so both agree on every row. Without costs, or with
+        ``decision_ == "aec"`` under ``decision="auto"``: ``p > 0.5`` (margin > 0). NULL where a
+        column it reads is NULL.
+
+        Parameters
+        ----------
+        proba : str, default "p"
+            Name of the probability column (quoted as given).
+        fp_cost, fn_cost, tp_cost, tn_cost : str or float
+            Each a column name (quoted as given) or a number (money per row, as in ``predict``).
+        dialect : str, optional
+            A sqlglot dialect ("duckdb", "sqlite", "postgres", "spark", "bigquery", ...); None
+            writes generic SQL.
+
+        Returns
+        -------
+        str
+            The boolean expression, in parentheses.
+
+        Raises
+        ------
+        ValueError
+            If the decision needs the rows' costs and none are given (as ``predict``), or a cost
+            number is not finite.
+        TypeError
+            If a cost is neither a str nor a number.
+        """
+        check_is_fitted(self, "booster_")
+        return _decision_rule.decision_sql(self._decision_rule(), proba, fp_cost=fp_cost, fn_cost=fn_cost,
+                                           tp_cost=tp_cost, tn_cost=tn_cost, dialect=dialect)
 
     def save_model(self, path):
         """Save the booster so that plain xgboost / lightgbm / CatBoost predicts our probabilities.
@@ -656,6 +703,21 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         booster of the chosen rule (``booster_``), so the probability a service
         thresholds is the one ``predict`` decides by; the rule (``decision_``),
         parameters and classes travel in the file too, for :meth:`load_model`.
+
+        The estimator's metadata is one JSON object (xgboost: the booster attribute
+        ``"csboost"``; lightgbm: the header line ``csboost=...``; CatBoost: the model metadata
+        key ``"csboost"``). Its field ``"decision_rule"`` is the fitted decision, for a
+        service that loads the file without this package (p = the file's probability):
+
+        * ``"with_costs"``: ``"bmr"``: with the row's costs, alert iff
+          ``p C_TP + (1 - p) C_FP < p C_FN + (1 - p) C_TN`` (where the denominator is
+          positive: p > (C_FP - C_TN) / (C_FN - C_TP + C_FP - C_TN)); ``"threshold"``: the
+          costs are not used, the ``without_costs`` threshold decides;
+        * ``"without_costs"``: ``{"threshold": 0.5}`` (alert iff p > 0.5, margin > 0), or null
+          when the rule needs each row's costs;
+        * ``"rule"`` (``decision_``) and ``"formula"`` (the rule in words).
+
+        :meth:`decision_sql` writes the same rule as SQL.
 
         Parameters
         ----------
