@@ -239,6 +239,8 @@ def run(case):
         if t == "money_by_period":
             return metrics.money_by_period(y, rs.predict(X), periods, fn_cost=np.ones(N), fp_cost=0.5)
         return rs.monitor(X, y, periods, reference=case["reference"], alpha=case["alpha"])
+    if t == "swap_guard":  # a boosting fit on a rare-fraud set, costs hostile or not, each way round
+        return _swap_guard_fit(case)
     raise KeyError(t)
 
 
@@ -289,6 +291,29 @@ def _from_sql_case(case):
     return out.tolist()
 
 
+def _swap_guard_fit(case):
+    """True when the fit warned that fp_cost and fn_cost look swapped."""
+    from csboost_plugins.costs import CostWarning
+    from csdt import datasets
+
+    b = datasets.make_fraud_transactions(4000, fraud_rate=0.02, random_state=case["seed"])
+    X, y, a = b.data.to_numpy(float), np.asarray(b.target), np.asarray(b.fn_cost, dtype=float)
+    kw = {"ok": dict(fp_cost=5.0, fn_cost=a), "negative": dict(fp_cost=-5.0, fn_cost=-a),
+          "huge": dict(fp_cost=1e300, fn_cost=a * 1e305), "tiny": dict(fp_cost=5e-324, fn_cost=a * 1e-320),
+          "zero": dict(fp_cost=0.0, fn_cost=0.0),
+          "benefits": dict(fp_cost=5.0, fn_cost=a, tp_cost=-(50 + a), tn_cost=-0.02 * a)}[case["costs"]]
+    if case["orientation"] == "swapped":
+        kw["fp_cost"], kw["fn_cost"] = kw["fn_cost"], kw["fp_cost"]
+    if case["estimator"] == "xgb":
+        from csboost_plugins.xgb import CSXGBClassifier as cls
+    else:
+        from csboost_plugins.lgb import CSLGBMClassifier as cls
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        cls(n_estimators=30, n_jobs=1, random_state=0).fit(X, y, **kw)
+    return any(issubclass(r.category, CostWarning) and "look swapped" in str(r.message) for r in rec)
+
+
 def main():
     cases = json.load(sys.stdin)
     warnings.simplefilter("ignore")
@@ -297,8 +322,10 @@ def main():
         print(json.dumps({"start": i}), file=out, flush=True)
         rec = {"case": i}
         try:
-            run(case)
+            result = run(case)
             rec["outcome"] = "ok"
+            if case["target"] == "swap_guard":
+                rec["swap_warned"] = bool(result)
         except Exception as exc:  # classify it; the parent decides what is acceptable
             tb = traceback.extract_tb(exc.__traceback__)
             rec.update(outcome="error", type=type(exc).__name__, module=type(exc).__module__,

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -255,3 +256,100 @@ def test_capacity_bad_inputs_name_the_argument():
 @given(st.lists(api_case, min_size=60, max_size=60))
 def test_public_api_fuzz(cases):
     _check(cases, run_batch(cases))
+
+
+# ------------------------------------------------------------------ the fp/fn swap guard
+def _swap_evidence_by_hand(y, d, s, C, w):
+    """The swap guard's evidence, recomputed with plain loops over the rows (no package code)."""
+    fp, fn, tp, tn = C.T
+    rows = []
+    for i in range(y.size):
+        reg_pos, reg_neg = fn[i] - tp[i], fp[i] - tn[i]
+        den = reg_pos + reg_neg
+        # not flagged whatever the probability: Bayes threshold > 0 (+inf where an alert never pays, 1/2 where
+        # nothing is at stake)
+        if den > 0 and reg_neg > 0 or den <= 0 and reg_pos <= 0 <= reg_neg:
+            rows.append(i)
+    total = sum(w[i] for i in rows)
+    if not total > 0:
+        return None
+    pi = sum(w[i] * y[i] for i in rows) / total
+    f = sum(w[i] * d[i] for i in rows) / total
+    if 0.25 <= pi <= 0.75:
+        return None
+    alarm = pi < 0.25
+    dearer = sum(w[i] for i in rows if ((fp[i] - tn[i]) > (fn[i] - tp[i]) if alarm
+                                        else (fn[i] - tp[i]) > (fp[i] - tn[i]))) / total
+    if not (dearer > 0.5 and (f < pi if alarm else 1 - f < 1 - pi)):
+        return None
+
+    def money(dec):
+        return sum(w[i] * (y[i] * (dec[i] * tp[i] + (1 - dec[i]) * fn[i])
+                           + (1 - y[i]) * (dec[i] * fp[i] + (1 - dec[i]) * tn[i])) for i in range(y.size))
+
+    # exchanged columns: decide 1 iff s C_TP + (1 - s) C_FN < s C_FP + (1 - s) C_TN
+    d_sw = [int(s[i] * tp[i] + (1 - s[i]) * fn[i] < s[i] * fp[i] + (1 - s[i]) * tn[i]) for i in range(y.size)]
+    trivial = min(money([0] * y.size), money([1] * y.size))
+    if not money(d_sw) - money(d) > 0.05 * abs(trivial):
+        return None
+    return dict(flagged=f, base_rate=pi, dearer=dearer, money=money(d), money_swapped=money(d_sw), alarm=alarm)
+
+
+money_cells = st.sampled_from([0.0, 0.0, 1.0, 5.0, -3.0, 1e-9, 1e9]) | st.floats(-1e6, 1e6)
+
+
+@st.composite
+def swap_case(draw):
+    n = draw(st.integers(1, 40))
+    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    d = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    s = draw(st.lists(st.floats(0, 1) | st.sampled_from([0.0, 0.5, 1.0]), min_size=n, max_size=n))
+    C = draw(st.lists(st.lists(money_cells, min_size=4, max_size=4), min_size=n, max_size=n))
+    w = draw(st.none() | st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n))
+    return [np.asarray(v, dtype=np.float64) for v in (y, d, s, C)] + [None if w is None else np.asarray(w, float)]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(swap_case())
+def test_swap_guard_fuzz_matches_hand_sums(case):
+    from csboost_plugins.boosting._decision_layer import swap_evidence
+
+    y, d, s, C, w = case
+    got = swap_evidence(y, d.astype(np.int64), s, C, w)
+    want = _swap_evidence_by_hand(y, d, s, C, np.ones(y.size) if w is None else w)
+    assert (got is None) == (want is None), (got, want)
+    if got is not None:
+        for key in ("flagged", "base_rate", "dearer", "money", "money_swapped"):
+            assert np.isclose(got[key], want[key], rtol=1e-9, atol=1e-9 * max(1.0, abs(want[key]))), key
+        assert got["alarm"] == want["alarm"]
+        assert 0 <= got["flagged"] <= 1 and 0 <= got["base_rate"] <= 1
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(swap_case(), st.integers(-20, 20))
+def test_swap_guard_fuzz_ignores_the_currency(case, k):
+    """Costs in cents or in millions (times 2**k, exact in floating point): the same evidence."""
+    from csboost_plugins.boosting._decision_layer import swap_evidence
+
+    y, d, s, C, w = case
+    a, b = swap_evidence(y, d.astype(np.int64), s, C, w), swap_evidence(y, d.astype(np.int64), s, C * 2.0 ** k, w)
+    assert (a is None) == (b is None)
+    if a is not None:
+        assert (a["flagged"], a["base_rate"], a["alarm"]) == (b["flagged"], b["base_rate"], b["alarm"])
+        assert np.isclose(b["money"], a["money"] * 2.0 ** k)
+
+
+SWAP_FIT_CASES = [{"target": "swap_guard", "estimator": e, "costs": c, "orientation": o, "seed": 0}
+                  for e in ("xgb", "lgb") for c in ("ok", "negative", "huge", "tiny", "zero", "benefits")
+                  for o in ("right", "swapped")]
+
+
+def test_swap_guard_fuzz_fits():
+    """Boosting fits on a rare-fraud set with hostile costs, each way round: every fit ends or fails with a named
+    error, and with plain fraud costs the swap warning comes exactly when the columns are exchanged."""
+    records = run_batch(SWAP_FIT_CASES)
+    _check(SWAP_FIT_CASES, records)
+    for case, rec in zip(SWAP_FIT_CASES, records):
+        if case["costs"] in ("ok", "benefits"):
+            assert rec["outcome"] == "ok", (case, rec)
+            assert rec["swap_warned"] == (case["orientation"] == "swapped" and case["costs"] == "ok"), case

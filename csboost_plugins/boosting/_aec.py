@@ -1,4 +1,4 @@
-"""Average expected cost (AEC) objective: the maths shared by the xgboost and lightgbm plugins.
+"""Average expected cost (AEC) objective: the maths shared by the xgboost, lightgbm and CatBoost plugins.
 
 Notation (csboost paper, sections 4-5). Row i has label y_i, margin eta_i,
 score s_i = sigma(eta_i) = 1 / (1 + exp(-eta_i)) and costs C_FP, C_FN, C_TP, C_TN

@@ -219,8 +219,9 @@ validation_fraction : optional
         """X with categorical columns as strings, and their indices (see :func:`_cat_native.cost_pool`)."""
         return _native._category_frame(X, self.cat_features)
 
-    def _fit_booster(self, X, y, costs, w, evals, margin0):
-        self._fit_X = self._pool_data(X)  # the logloss model of decision="auto" trains on the same columns
+    # ------------------------------------------------------ the host contract (see _host.BoostingHost)
+    def _fit_booster(self, ctx, X, y, costs, w, evals, margin0):
+        ctx.data["X"] = self._pool_data(X)  # the logloss model of decision="auto" trains on the same columns
         dtrain = _native.cost_pool(X, y, cost_matrix=costs, sample_weight=w, cat_features=self.cat_features,
                                    cost_scale=self.cost_scale_, start_margin=margin0)
         dvalid = [_native.cost_pool(Xk, yk, cost_matrix=ck, sample_weight=wk, cat_features=self.cat_features,
@@ -237,7 +238,7 @@ validation_fraction : optional
         self.booster_ = _native.to_deployable(model, self.classes_)
         self.evals_result_ = model.get_evals_result()
         self.n_estimators_ = int(model.tree_count_)
-        self._pools_ = (dtrain, dvalid)  # alive until the fit ends: the metrics find their costs by them
+        ctx.data["pools"] = (dtrain, dvalid)  # alive until the fit ends: the metrics find their costs by them
 
     def _train(self, params, dtrain, dvalid):
         try:
@@ -245,17 +246,16 @@ validation_fraction : optional
         except catboost.CatBoostError as exc:
             raise _catboost_error(exc, params, type(self).__name__) from exc
 
-    def _fit_logloss_booster(self, y, w, evals):
+    def _fit_logloss_booster(self, ctx, recipe, y, w, evals):
         """The logloss model of ``decision="auto"``: same tree parameters, CatBoost's own Logloss."""
-        Xtr, cats = self._fit_X
-        params = self._native_params(aec=False)
-        rounds = _decision_layer.patience(self, evals)
+        Xtr, cats = ctx.data["X"]
+        params = {**self._native_params(aec=False), **recipe.params, "iterations": recipe.rounds}
         dtrain = catboost.Pool(Xtr, label=y, weight=w, cat_features=cats)
         dvalid = []
         if evals:
             Xv, yv, _, wv = evals[-1]
             dvalid = [catboost.Pool(self._pool_data(Xv)[0], label=yv, weight=wv, cat_features=cats)]
-            params["early_stopping_rounds"] = rounds
+            params["early_stopping_rounds"] = recipe.patience
         if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
             params["use_best_model"] = bool(evals)
         model = self._train(params, dtrain, dvalid)
@@ -264,17 +264,23 @@ validation_fraction : optional
         return bst, dict(best_iteration_=best, n_estimators_=int(model.tree_count_),
                          start_margin_=float(model.get_scale_and_bias()[1]), evals_result_=model.get_evals_result())
 
-    def _fit(self, X, y, *args, **kwargs):
-        try:
-            return super()._fit(X, y, *args, **kwargs)
-        finally:
-            self.__dict__.pop("_pools_", None)
-            self.__dict__.pop("_fit_X", None)
-
-    def _margin(self, X):
+    def _booster_margin(self, booster, X, offset=None):
+        if offset is not None:  # CatBoost's fit takes no per-row start margins: none reach here
+            raise ValueError("CSCatBoostClassifier has no per-row start margins")
         data, cats = self._pool_data(X)
-        return np.asarray(self.booster_.predict(catboost.Pool(data, cat_features=cats),
-                                                prediction_type="RawFormulaVal"), dtype=np.float64)
+        return np.asarray(booster.predict(catboost.Pool(data, cat_features=cats), prediction_type="RawFormulaVal"),
+                          dtype=np.float64)
+
+    def _cut_booster(self, booster, rounds):
+        out = booster.copy()
+        out.shrink(int(rounds))
+        return out
+
+    def _booster_n_features(self, booster):
+        return len(booster.feature_names_)
+
+    def _booster_rounds(self, booster):
+        return int(booster.tree_count_)
 
     @fill_doc(**DOCS)
     def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
@@ -313,8 +319,8 @@ validation_fraction : optional
         return self.booster_.copy()
 
     # ----------------------------------------------------------- save / load
-    def _save_booster(self, path, meta):
-        model = self.booster_.copy()
+    def _save_booster(self, booster, path, meta):
+        model = booster.copy()
         model.get_metadata()[META_KEY] = meta
         model.save_model(path)
 
@@ -327,9 +333,3 @@ validation_fraction : optional
         except KeyError:
             meta = None
         return model, meta
-
-    def _booster_n_features(self):
-        return len(self.booster_.feature_names_)
-
-    def _booster_rounds(self):
-        return int(self.booster_.tree_count_)

@@ -1,5 +1,9 @@
 """Decision layer of the AEC boosting estimators: ``decision="auto"`` (the default) and the money guard.
 
+Host-neutral: it imports no host library. It receives native boosters from the host's hooks
+(:class:`~csboost_plugins.boosting._host.BoostingHost`: ``_fit_logloss_booster``) and scores them
+with ``_booster_margin(booster, X)``; the logloss booster's recipe is :func:`logloss_recipe`.
+
 ``benchmarks/bench_money_recipes.py`` (results in ``benchmarks/results/money_recipes.md``)
 measured, on realised test savings, the AEC model's own decision s > 1/2 against logloss
 boosting + Bayes minimum risk (BMR) and against AEC variants. No single rule wins
@@ -12,9 +16,9 @@ probability model is poor. The recipe that is never worse is therefore chosen pe
     stratified ``validation_fraction`` of the training rows (seeded by ``random_state``) is
     held out and the model is trained on the rest, with no refit (as
     ``HistGradientBoostingClassifier``'s early stopping). Besides the AEC booster, a logloss
-    booster with the same tree parameters is fitted on the same data (one ``DMatrix`` /
-    ``Dataset``, one binning); both are early-stopped on the validation rows (patience
-    ``early_stopping_rounds``, else :data:`AUTO_PATIENCE`: unstopped logloss boosting overfits
+    booster with the same tree parameters is fitted on the same data (xgboost and lightgbm: one
+    ``DMatrix`` / ``Dataset``, one binning; CatBoost: the same columns); both are early-stopped
+    on the validation rows (patience ``early_stopping_rounds``, else :data:`AUTO_PATIENCE`: unstopped logloss boosting overfits
     its probabilities, which BMR then trusts). Three rules are scored there:
 
     * ``"aec"``: s > 1/2 on the AEC probability (no costs needed at prediction),
@@ -35,25 +39,29 @@ probability model is poor. The recipe that is never worse is therefore chosen pe
 The money guard (every fit): when the fitted model's decision saves less than the cheaper
 trivial policy (savings < 0) on the validation set (or on the training rows without one), a
 :class:`MoneyLossWarning` names the likely cause with numbers (the costs' drivers not among
-the features, too few rounds, fp/fn costs swapped). Costs that look swapped (the fitted
-decisions flag almost nothing while the same probabilities, decided with the two columns
-exchanged, would save money) warn with a :class:`~csboost_plugins.costs.CostWarning` naming
-the cure, whatever the savings.
+the features, too few rounds, fp/fn costs swapped). Costs that look swapped warn with a
+:class:`~csboost_plugins.costs.CostWarning` naming the cure, whatever the savings: the
+positives are rare, a false alarm costs more than a miss on most rows, the fitted decisions flag
+fewer rows than there are positives, and the decisions the same probabilities give with the two
+columns exchanged cost more under the given costs, so the costs pick the flags
+(:func:`swap_evidence`; both money figures under the one cost matrix the user gave).
 """
 
 from __future__ import annotations
 
 import logging
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import _aec
 from ..costs import FN, FP
-from ..decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
+from ..decision_costs import (bayes_thresholds, bmr_decisions, misclassification_costs, row_cost, savings_from_costs,
+                              trivial_policy_costs)
 
-__all__ = ["DECISIONS", "DEFAULT_ESTIMATOR_DECISION", "RULES", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
-           "metric_decision", "predict_rule"]
+__all__ = ["DECISIONS", "DEFAULT_ESTIMATOR_DECISION", "RULES", "LoglossRecipe", "MoneyLossWarning", "after_fit",
+           "choose_rule", "holdout", "logloss_recipe", "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
 
@@ -169,7 +177,7 @@ def holdout(est, y):
 
     Parameters
     ----------
-    est : CSXGBClassifier or CSLGBMClassifier
+    est : CSXGBClassifier, CSLGBMClassifier or CSCatBoostClassifier
         The estimator being fitted.
     y : ndarray of shape (n,)
         0/1 labels.
@@ -204,70 +212,60 @@ def check_validation_fraction(value):
 
 
 # ------------------------------------------------------------------ the logloss booster
-def _fit_logloss(est, y, w, evals):
-    """A logloss booster with ``est``'s tree parameters on the data the AEC booster was fitted on.
+@dataclass(frozen=True)
+class LoglossRecipe:
+    """How ``decision="auto"`` trains its logloss booster (hosts apply it in ``_fit_logloss_booster``).
 
-    Returns ``(booster, fitted)``: ``fitted`` holds the estimator attributes that describe it
-    (``best_iteration_`` in the host's convention, ``n_estimators_``, ``start_margin_``, ...).
+    Attributes
+    ----------
+    rounds : int
+        Boosting rounds at most.
+    patience : int or None
+        Early-stopping patience on the validation rows (None: no early stopping, every round kept).
+    params : dict
+        Native parameters laid over the estimator's tree parameters (host spelling).
     """
-    if hasattr(est, "_fit_logloss_booster"):  # a host that fits its logloss booster itself (catboost)
-        return est._fit_logloss_booster(y, w, evals)
-    data = est._fit_data  # the AEC fit's own DMatrix / Dataset objects: one construction, one binning
-    rounds = patience(est, evals)
-    if hasattr(est, "_dmatrix"):  # xgboost
-        import xgboost as xgb
 
-        from . import _xgb_native
-
-        params = est._native_params(0.0)
-        for k in ("base_score", "disable_default_eval_metric"):
-            params.pop(k, None)
-        params.update(objective="binary:logistic", eval_metric="logloss")
-        bst = xgb.train(params, data["train"], est.n_estimators, evals=data["valid"][-1:], verbose_eval=False,
-                        early_stopping_rounds=rounds if data["valid"] else None)
-        best = bst.attr("best_iteration")
-        bst = _xgb_native.cut_at_best_iteration(bst)
-        b = float(_xgb_native._learner_config(bst)[1][0])  # binary:logistic keeps base_score as a probability
-        return bst, dict(best_iteration_=None if best is None else int(best),
-                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)))
-    import lightgbm as lgb
-
-    from ._lgb_native import to_deployable
-
-    dtrain, valid = data["train"], data["valid"][-1:]
-    for ds in (dtrain, *valid):  # no init score: lightgbm boosts from the average and keeps it in the model
-        ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
-        ds.init_score = None
-    params = {**data["params"], "objective": "binary", "metric": "binary_logloss"}
-    cbs = [lgb.early_stopping(rounds, verbose=False)] if valid else []
-    bst = lgb.train(params, dtrain, est.n_estimators, valid_sets=valid or None,
-                    valid_names=["validation"] if valid else None, callbacks=cbs)
-    best = int(bst.best_iteration) if bst.best_iteration > 0 else None
-    best_score = {name: dict(scores) for name, scores in bst.best_score.items()}
-    bst = to_deployable(bst)
-    p = float(np.average(y, weights=w))  # boost_from_average's start: the log-odds of the weighted positive rate
-    m0 = float(np.log(p) - np.log1p(-p))
-    return bst, dict(best_iteration_=best, n_estimators_=bst.current_iteration(), start_margin_=m0,
-                     best_score_=best_score)
+    rounds: int
+    patience: int | None
+    params: dict
 
 
-def _stage(est, msg, *args):
+#: native parameters the logloss booster adds to the estimator's tree parameters, per host library
+#: (``_native_library``); empty: the same trees as the AEC booster
+LOGLOSS_PARAMS = {"xgboost": {}, "lightgbm": {}, "catboost": {}}
+
+
+def logloss_recipe(est, evals) -> LoglossRecipe:
+    """The logloss booster's recipe for a fit of ``est`` with validation rows ``evals``: the one place
+    its round budget, early stopping and parameters are set.
+
+    Today: ``n_estimators`` rounds, stopped with :func:`patience` on the last eval set, with the
+    estimator's tree parameters and :data:`LOGLOSS_PARAMS` of its host.
+    """
+    return LoglossRecipe(rounds=est.n_estimators, patience=patience(est, evals) if evals else None,
+                         params=dict(LOGLOSS_PARAMS.get(est._native_library, {})))
+
+
+def _stage(est, ctx, msg, *args):
     """One line per stage of a ``decision="auto"`` fit: logged (logger ``csboost_plugins``, INFO), and
     printed at the estimator's verbose level (xgboost ``fit(verbose=True)``, lightgbm ``verbose >= 1``)."""
     logger.info(msg, *args)
-    verbose = est.__dict__.get("_fit_verbose") or est.get_params().get("verbose", -1)
+    verbose = ctx.verbose or est.get_params().get("verbose", -1)
     if verbose is True or (not isinstance(verbose, bool) and isinstance(verbose, int) and verbose >= 1):
         print(msg % args, flush=True)
 
 
 # ------------------------------------------------------------------ hooks of the estimators
-def after_fit(est, X, y, costs, w, evals, unit_costs):
+def after_fit(est, ctx, X, y, costs, w, evals, unit_costs):
     """Hook at the end of the estimators' ``fit``: ``decision="auto"`` and the money guard.
 
     Parameters
     ----------
-    est : CSXGBClassifier or CSLGBMClassifier
-        With ``booster_`` fitted (the AEC booster) on ``X``.
+    est : BoostingHost
+        A boosting estimator of any host, with ``booster_`` fitted (the AEC booster) on ``X``.
+    ctx : FitContext
+        The running fit's state (start margins, native data sets the logloss booster reuses).
     X, y, costs, w : training features, 0/1 labels, (n, 4) costs (money) and weights or None.
     evals : list of (X_k, y_k, costs_k, w_k)
         Validated eval sets (or the held-out part); the last one is the validation set.
@@ -282,38 +280,39 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
     est.aec_booster_ = est.logloss_booster_ = None
     est.validation_savings_ = None
     name = type(est).__name__
+
+    def margin(booster, Xs):  # the rows' start margins given at fit replace the booster's own start
+        return est._booster_margin(booster, Xs, ctx.offset(Xs))
+
     if est.decision != "auto":
         est.decision_ = "aec"  # predict(X): s > 1/2; with costs: BMR (paper eq. 2)
     else:
-        est.aec_booster_ = est.booster_
-        _stage(est, "%s: AEC booster fitted, %d rounds%s", name, est.n_estimators_,
-                    "" if est.best_iteration_ is None else f" (best iteration {est.best_iteration_})")
-        ll, fitted = _fit_logloss(est, y, w, evals)
+        aec = est.aec_booster_ = est.booster_
+        _stage(est, ctx, "%s: AEC booster fitted, %d rounds%s", name, est.n_estimators_,
+               "" if est.best_iteration_ is None else f" (best iteration {est.best_iteration_})")
+        ll, fitted = est._fit_logloss_booster(ctx, logloss_recipe(est, evals), y, w, evals)
         est.logloss_booster_ = ll
-        _stage(est, "%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
+        _stage(est, ctx, "%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
         if evals:
             Xv, yv, cv, wv = evals[-1]
-            s_aec = _aec.sigmoid(est._margin(Xv))
-            est.booster_ = ll
-            s_ll = _aec.sigmoid(est._margin(Xv))
-            est.booster_ = est.aec_booster_
+            s_aec, s_ll = _aec.sigmoid(margin(aec, Xv)), _aec.sigmoid(margin(ll, Xv))
             probs = {"logloss+bmr": s_ll, "aec": s_aec, "aec+bmr": s_aec}
             preds = {r: rule_decisions(r, probs[r], cv) for r in RULES}
             est.validation_savings_ = vs = {r: savings(yv, preds[r], cv, wv) for r in RULES}
             est.decision_ = choose_rule(yv, preds, cv, wv)
-            _stage(est, "%s(decision='auto'): validation savings %s on %d rows; using %r", name,
-                        ", ".join(f"{r} {v:.4f}" for r, v in vs.items()), yv.shape[0], est.decision_)
+            _stage(est, ctx, "%s(decision='auto'): validation savings %s on %d rows; using %r", name,
+                   ", ".join(f"{r} {v:.4f}" for r, v in vs.items()), yv.shape[0], est.decision_)
         else:
             est.decision_ = "logloss+bmr"
-            _stage(est, "%s(decision='auto'): too few rows of a class to hold out validation rows; using "
-                        "'logloss+bmr' fitted on every row", name)
+            _stage(est, ctx, "%s(decision='auto'): too few rows of a class to hold out validation rows; using "
+                   "'logloss+bmr' fitted on every row", name)
         if est.decision_ == "logloss+bmr":
             est.booster_ = ll
             for k, v in fitted.items():
                 setattr(est, k, v)
-    _money_guard(est, X, y, costs, w, evals)
+    _money_guard(est, margin, X, y, costs, w, evals)
     if not unit_costs:
-        _swap_guard(est, X, y, costs, w, evals)
+        _swap_guard(est, margin, X, y, costs, w, evals)
 
 
 def tail_rows(m: int) -> int:
@@ -382,7 +381,7 @@ def predict_rule(est, s, costs):
 
     Parameters
     ----------
-    est : CSXGBClassifier or CSLGBMClassifier
+    est : CSXGBClassifier, CSLGBMClassifier or CSCatBoostClassifier
         Fitted with ``decision="auto"``.
     s : ndarray of shape (n,)
         Its probabilities (``predict_proba(X)[:, 1]``).
@@ -411,9 +410,10 @@ def predict_rule(est, s, costs):
 
 
 # ------------------------------------------------------------------ the money guard
-def _money_guard(est, X, y, costs, w, evals):
+def _money_guard(est, margin, X, y, costs, w, evals):
+    """:class:`MoneyLossWarning` when the fitted decisions lose money; ``margin(booster, X)`` scores."""
     where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
-    s = _aec.sigmoid(est._margin(Xg))
+    s = _aec.sigmoid(margin(est.booster_, Xg))
     rule = est.decision_
     sav = savings(yg, rule_decisions(rule, s, cg), cg, wg)
     if not (np.isfinite(sav) and sav < 0):
@@ -425,7 +425,7 @@ def _money_guard(est, X, y, costs, w, evals):
                       f"row's costs, predict(X, fp_cost=..., fn_cost=...), saves {bmr:.4f} here; add them as "
                       "features or fit with decision='auto'")
     if where == "validation":
-        s_tr = _aec.sigmoid(est._margin(X))
+        s_tr = _aec.sigmoid(margin(est.booster_, X))
         tr = savings(y, rule_decisions(rule, s_tr, costs), costs, w)
         if np.isfinite(tr) and tr < 0.05:
             causes.append(f"too few rounds / too little capacity: training savings are {tr:.4f} after "
@@ -446,42 +446,108 @@ def _money_guard(est, X, y, costs, w, evals):
         + "; ".join(causes) + "."), stacklevel=5)
 
 
-#: share of rows flagged at most (or at least 1 - it) for the fitted decisions to count as "flagging nothing"
-SWAP_FLAG_SHARE = 0.001
-#: savings the same probabilities must reach with fp/fn exchanged for the swap warning
-SWAP_SAVINGS = 0.05
+#: the rare class's largest share of the rows for the swap guard to look (a swap shows where one class is rare)
+SWAP_RARE = 0.25
+#: how much more the decisions with C_FP and C_FN exchanged must cost under the given costs, as a share of
+#: the cheaper trivial policy's money, for the given costs (not the probabilities) to be what picks the flags
+SWAP_MONEY = 0.05
 
 
-def _swap_guard(est, X, y, costs, w, evals):
-    """``CostWarning`` when fp/fn costs look swapped: the fitted decisions flag (almost) no row, or every
-    row, while BMR on the same probabilities with C_FP and C_FN exchanged saves money under the exchanged
-    matrix. A model trained on swapped costs saves nothing and so never trips the money guard."""
+def swap_evidence(y, decisions, s, costs, sample_weight=None):
+    """Evidence that C_FP and C_FN were given the wrong way round, or None.
+
+    Swapped fraud costs (a false alarm charged the amount, a missed fraud the review fee) make the
+    rare class cheaper to miss than to flag wrongly. On the rows not flagged whatever their
+    probability (Bayes threshold t* = (C_FP - C_TN) / (C_FN - C_TP + C_FP - C_TN) > 0; a row
+    where a false alarm costs nothing, e.g. a zero amount charged as C_FP, is flagged by the
+    costs, not by the model), with ``pi`` their (weighted) positive rate and ``f`` the share the
+    fitted ``decisions`` flag:
+
+    1. *Flagged share against the base rate, and the costs' shape.* Positives are rare
+       (``pi <`` :data:`SWAP_RARE`), a false alarm costs more than a miss (C_FP - C_TN > C_FN - C_TP) on most of
+       these rows, and the decisions flag fewer rows than there are positives (``f < pi``). The
+       flagged share alone says nothing: at a 0.16 % fraud rate a model with the right costs may
+       flag under 0.1 % of the rows; with the right fraud costs a miss is the dearer error on
+       most rows.
+    2. *Money under one cost matrix, the given one.* The Bayes-minimum-risk decisions ``d_sw``
+       on the same probabilities ``s`` with the two columns exchanged cost more, under the given
+       costs, than the fitted decisions ``d``: ``M(d_sw) - M(d) > SWAP_MONEY * |M(trivial)|``,
+       with ``M(d) = sum_i w_i cost_i(y_i, d_i)`` (money) and ``M(trivial)`` the cheaper of
+       flagging every row / none. So the given costs, not the probabilities, pick the flags; a
+       weak model, whose exchanged decisions flag as little, gives no evidence.
+
+    The mirror (the same with the classes' roles exchanged) counts too: negatives rare
+    (``1 - pi < SWAP_RARE``), a miss dearer on most rows, and fewer rows left unflagged than
+    there are negatives (``1 - f < 1 - pi``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        0/1 labels.
+    decisions : ndarray of shape (n,)
+        The fitted 0/1 decisions.
+    s : ndarray of shape (n,)
+        Probabilities of class 1 for the exchanged decisions.
+    costs : ndarray of shape (n, 4)
+        ``[C_FP, C_FN, C_TP, C_TN]`` as given (money).
+    sample_weight : ndarray of shape (n,), optional
+        Row weights.
+
+    Returns
+    -------
+    dict or None
+        ``flagged`` (``f``), ``base_rate`` (``pi``), ``flagged_swapped`` (the share ``d_sw``
+        flags), ``dearer`` (share of the rows where the error named by ``alarm`` is the dearer),
+        ``money``, ``money_swapped`` (of ``d`` and ``d_sw`` under the given costs), ``trivial``
+        (the cheaper trivial policy's money) and ``alarm`` (True: a false alarm is the dearer
+        error; False: the mirror); None without evidence.
+    """
+    w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    t = bayes_thresholds(costs)
+    wi = w * (t > 0)  # rows flagged whatever p are not the model's flags; NaN t* (matrices rewarding errors) too
+    total = float(wi.sum())
+    if not total > 0:
+        return None
+    pi, f = float(wi @ y) / total, float(wi @ decisions) / total
+    reg_pos, reg_neg = misclassification_costs(costs)
+    if SWAP_RARE <= pi <= 1 - SWAP_RARE:  # no rare class: nothing to compare the flags with
+        return None
+    alarm = pi < SWAP_RARE
+    dearer = float(wi @ ((reg_neg > reg_pos) if alarm else (reg_pos > reg_neg))) / total
+    if not (dearer > 0.5 and (f < pi if alarm else 1 - f < 1 - pi)):
+        return None
+    d_sw = bmr_decisions(s, costs_swapped(costs))
+    money, money_sw = float(row_cost(y, decisions, costs) @ w), float(row_cost(y, d_sw, costs) @ w)
+    trivial = min(trivial_policy_costs(y, costs, sample_weight))
+    if not money_sw - money > SWAP_MONEY * abs(trivial):
+        return None
+    return dict(flagged=f, base_rate=pi, flagged_swapped=float(wi @ d_sw) / total, dearer=dearer, money=money,
+                money_swapped=money_sw, trivial=float(trivial), alarm=alarm)
+
+
+def _swap_guard(est, margin, X, y, costs, w, evals):
+    """``CostWarning`` when fp/fn costs look swapped (:func:`swap_evidence`), whatever the savings: a model
+    trained on swapped costs flags nothing, saves nothing and so never trips the money guard."""
     from ..costs import CostWarning
 
     where, (Xg, yg, cg, wg) = ("validation", evals[-1]) if evals else ("training", (X, y, costs, w))
-    s = _aec.sigmoid(est._margin(Xg) if est.logloss_booster_ is None else _logloss_margin(est, Xg))
-    flagged = float(np.average(rule_decisions(est.decision_, _aec.sigmoid(est._margin(Xg)), cg), weights=wg))
-    if SWAP_FLAG_SHARE < flagged < 1 - SWAP_FLAG_SHARE:
+    decisions = rule_decisions(est.decision_, _aec.sigmoid(margin(est.booster_, Xg)), cg)
+    # the exchanged decisions on the logloss probability when there is one (the AEC's holds the given costs)
+    s = _aec.sigmoid(margin(est.booster_ if est.logloss_booster_ is None else est.logloss_booster_, Xg))
+    ev = swap_evidence(yg, decisions, s, cg, wg)
+    if ev is None:
         return
-    swapped = costs_swapped(cg)
-    sw = savings(yg, bmr_decisions(s, swapped), swapped, wg)
-    if not (np.isfinite(sw) and sw > SWAP_SAVINGS):
-        return
+    dearer, other = ("a false alarm", "a missed positive") if ev["alarm"] else ("a missed positive", "a false alarm")
     warnings.warn(CostWarning(
-        f"{type(est).__name__}: fp_cost and fn_cost look swapped: the fitted decisions flag {flagged:.2%} of the "
-        f"{where} rows, while the same probabilities decided with the two exchanged save {sw:.4f} of the cost. "
-        "fp_cost is the cost of a false alarm (flagging a negative row, e.g. a review), fn_cost the cost of a "
-        "missed positive (e.g. the fraud amount): refit with them exchanged if so, or pass "
-        "cost_matrix=[C_FP, C_FN, C_TP, C_TN]."), stacklevel=5)
-
-
-def _logloss_margin(est, X):
-    """Margin of ``logloss_booster_`` on validated ``X`` (which may not be ``booster_``)."""
-    keep, est.booster_ = est.booster_, est.logloss_booster_
-    try:
-        return est._margin(X)
-    finally:
-        est.booster_ = keep
+        f"{type(est).__name__}: fp_cost and fn_cost look swapped: {dearer} costs more than {other} on "
+        f"{ev['dearer']:.0%} of the {where} rows, and the fitted decisions flag {ev['flagged']:.3%} of them while "
+        f"{ev['base_rate']:.3%} are positive. The costs, not the probabilities, pick those flags: decided with "
+        f"C_FP and C_FN exchanged, the same probabilities flag {ev['flagged_swapped']:.3%}, and under the costs as "
+        f"given those decisions cost {ev['money_swapped']:,.2f} against {ev['money']:,.2f} for the fitted ones "
+        f"(money; flagging every row or none costs {ev['trivial']:,.2f} at best). fp_cost is the cost of a false "
+        "alarm (flagging a negative row, e.g. a review), fn_cost the cost of a missed positive (e.g. the fraud "
+        "amount): refit with them exchanged if so, or pass cost_matrix=[C_FP, C_FN, C_TP, C_TN]; if "
+        f"{dearer} does cost more here, ignore this warning."), stacklevel=5)
 
 
 def costs_swapped(costs):

@@ -227,16 +227,13 @@ validation_fraction, params : optional
             raise ValueError("give init_model or init_score / eval_init_score, not both: lightgbm replaces the init "
                              "scores by the init model's raw scores ('The init_score will be overridden by the "
                              "prediction of init_model')")
-        self._fit_callbacks, self._categorical_feature = callbacks, categorical_feature
-        self._eval_names = eval_names
         start = dict(train=("init_score", init_score), evals=("eval_init_score", eval_init_score),
                      model=("init_model", init_model))
-        try:
-            return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                        cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
-                             eval_sample_weight, start)
-        finally:
-            del self._fit_callbacks, self._categorical_feature, self._eval_names
+        return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                    cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
+                         eval_sample_weight, start,
+                         options=dict(callbacks=callbacks, categorical_feature=categorical_feature,
+                                      eval_names=eval_names))
 
     def _class_weight(self, y01, w):
         if self.class_weight is None:
@@ -296,50 +293,53 @@ validation_fraction, params : optional
             raise ValueError(f"{name} was trained on {bst.num_feature()} features but X has {X.shape[1]}")
         return bst, start
 
-    def _dataset(self, X, y, w, costs, margin0, reference, params, init_score=None):
+    def _dataset(self, ctx, X, y, w, costs, margin0, reference, params, init_score=None):
         """A Dataset whose rows start from ``init_score``, else from ``margin0`` (None: no init score)."""
         names = "auto" if hasattr(X, "columns") else (self._feature_names() or "auto")
         if init_score is None and margin0 is not None:
             init_score = np.full(X.shape[0], margin0)
         ds = lgb.Dataset(X, label=y, weight=w, init_score=init_score, reference=reference,
-                         free_raw_data=False, feature_name=names, categorical_feature=self._categorical_feature,
+                         free_raw_data=False, feature_name=names,
+                         categorical_feature=ctx.options.get("categorical_feature", "auto"),
                          params=params)
         return _money_eval.store_costs(ds, costs)
 
-    def _fit_booster(self, X, y, costs, w, evals, margin0):
+    # ------------------------------------------------------ the host contract (see _host.BoostingHost)
+    def _fit_booster(self, ctx, X, y, costs, w, evals, margin0):
         params = self._native_params()
         boosting = next((params[k] for k in _ConfigAliases.get("boosting") if k in params), "gbdt")
         if boosting in ("rf", "random_forest"):
             raise ValueError(f"boosting_type='rf' ({boosting!r}): lightgbm's random forest mode takes no custom "
                              "objective such as the AEC; use 'gbdt' or 'dart' (with subsample / colsample_bytree)")
         try:
-            return self._train(X, y, costs, w, evals, margin0, params)
+            return self._train(ctx, X, y, costs, w, evals, margin0, params)
         except lgb.basic.LightGBMError as exc:
             if _EMPTY_AFTER_FILTER not in str(exc):
                 raise native_error(exc, _ALIASES, type(self).__name__) from exc
         # constant / all-NaN / tiny X: every feature was filtered as unsplittable. Keep them
         # (a constant model, like the other estimators) instead of failing.
-        return self._train(X, y, costs, w, evals, margin0, {**params, "feature_pre_filter": False})
+        return self._train(ctx, X, y, costs, w, evals, margin0, {**params, "feature_pre_filter": False})
 
-    def _train(self, X, y, costs, w, evals, margin0, params):
-        start = self._fit_start
+    def _train(self, ctx, X, y, costs, w, evals, margin0, params):
+        start = ctx.start
         # the start the model holds: none with init_score (the rows' own) or init_model (in its first tree)
         held = 0.0 if start.booster is not None or start.train is not None else margin0
         # continuing: lightgbm sets every Dataset's init score to the init model's raw scores
         rows_start = None if start.booster is not None else held
         ds_params = {k: v for k, v in params.items() if k != "objective"}
-        dtrain = self._dataset(X, y, w, costs, rows_start, None, ds_params, start.train)
+        dtrain = self._dataset(ctx, X, y, w, costs, rows_start, None, ds_params, start.train)
         valid_sets, names = [], []
+        eval_names = ctx.options.get("eval_names")
         for k, (Xk, yk, ck, wk) in enumerate(evals):
-            valid_sets.append(self._dataset(Xk, yk, wk, ck, rows_start, dtrain, ds_params, start.evals[k]))
-            names.append(str(self._eval_names[k]) if self._eval_names is not None else f"validation_{k}")
+            valid_sets.append(self._dataset(ctx, Xk, yk, wk, ck, rows_start, dtrain, ds_params, start.evals[k]))
+            names.append(str(eval_names[k]) if eval_names is not None else f"validation_{k}")
         evals_result = {}
-        callbacks = [lgb.record_evaluation(evals_result), *(self._fit_callbacks or [])]
+        callbacks = [lgb.record_evaluation(evals_result), *(ctx.options.get("callbacks") or [])]
         rounds = _decision_layer.patience(self, evals)
         if rounds is not None:
             callbacks.append(early_stopping(rounds, data_name=names[-1], metric=self.eval_metric))
         # decision="auto" fits its logloss booster on the same Datasets (one binning)
-        self._fit_data = {"train": dtrain, "valid": valid_sets, "params": ds_params}
+        ctx.data.update(train=dtrain, valid=valid_sets, params=ds_params)
         feval = money_metrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if valid_sets else None
         bst = lgb.train(params, dtrain, self.n_estimators, valid_sets=valid_sets or None,
                         valid_names=names or None, feval=feval, callbacks=callbacks, init_model=start.booster)
@@ -351,11 +351,39 @@ validation_fraction, params : optional
         self.evals_result_ = evals_result
         self.n_estimators_ = bst.current_iteration()
 
-    def _margin(self, X):
-        margin = np.asarray(self.booster_.predict(X, raw_score=True), dtype=np.float64)
-        offset = self._fit_offset(X)  # during fit: the rows' own start (init_score / eval_init_score)
-        # it replaces the start the model holds (start_margin_: 0.0 with init_score, m0 with eval_init_score alone)
+    def _fit_logloss_booster(self, ctx, recipe, y, w, evals):
+        """The logloss booster of ``decision="auto"`` on the AEC fit's own Datasets (one binning)."""
+        dtrain, valid = ctx.data["train"], ctx.data["valid"][-1:]
+        for ds in (dtrain, *valid):  # no init score: lightgbm boosts from the average and keeps it in the model
+            ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
+            ds.init_score = None
+        params = _merge_native(ctx.data["params"], recipe.params)
+        params.update(objective="binary", metric="binary_logloss")
+        cbs = [lgb.early_stopping(recipe.patience, verbose=False)] if valid and recipe.patience else []
+        bst = lgb.train(params, dtrain, recipe.rounds, valid_sets=valid or None,
+                        valid_names=["validation"] if valid else None, callbacks=cbs)
+        best = int(bst.best_iteration) if bst.best_iteration > 0 else None
+        best_score = {name: dict(scores) for name, scores in bst.best_score.items()}
+        bst = _native.to_deployable(bst)
+        p = float(np.average(y, weights=w))  # boost_from_average's start: the log-odds of the weighted positive rate
+        m0 = float(np.log(p) - np.log1p(-p))
+        return bst, dict(best_iteration_=best, n_estimators_=bst.current_iteration(), start_margin_=m0,
+                         best_score_=best_score)
+
+    def _booster_margin(self, booster, X, offset=None):
+        margin = np.asarray(booster.predict(X, raw_score=True), dtype=np.float64)
+        # a row's own start (init_score / eval_init_score) replaces the one the model holds (start_margin_:
+        # 0.0 with init_score, m0 with eval_init_score alone)
         return margin if offset is None else margin - self.start_margin_ + offset
+
+    def _cut_booster(self, booster, rounds):
+        return lgb.Booster(model_str=booster.model_to_string(num_iteration=int(rounds)))
+
+    def _booster_n_features(self, booster):
+        return booster.num_feature()
+
+    def _booster_rounds(self, booster):
+        return booster.current_iteration()
 
     # ------------------------------------------------ LGBMClassifier's predict keywords
     def _native_predict(self, X, kw):
@@ -481,9 +509,9 @@ validation_fraction, params : optional
         return self.n_estimators_
 
     # ----------------------------------------------------------- save / load
-    def _save_booster(self, path, meta):
+    def _save_booster(self, booster, path, meta):
         # our metadata as one extra header line (lightgbm ignores unknown header keys)
-        text = self.booster_.model_to_string()
+        text = booster.model_to_string()
         head, sep, rest = text.partition("\nnum_class=")
         with open(path, "w") as f:
             f.write(f"{head}\n{META_KEY}={meta}{sep}{rest}")
@@ -498,8 +526,3 @@ validation_fraction, params : optional
                 meta = line[len(META_KEY) + 1:]
         return lgb.Booster(model_str=text), meta
 
-    def _booster_n_features(self):
-        return self.booster_.num_feature()
-
-    def _booster_rounds(self):
-        return self.booster_.current_iteration()

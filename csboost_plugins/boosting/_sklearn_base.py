@@ -1,12 +1,12 @@
-"""Shared scikit-learn estimator logic of ``CSXGBClassifier`` and ``CSLGBMClassifier``.
+"""Shared scikit-learn estimator logic of ``CSXGBClassifier``, ``CSLGBMClassifier`` and ``CSCatBoostClassifier``.
 
 The base validates X, y, costs, sample weights and eval sets once, then hands
 the data (float64 arrays, or the DataFrame itself when it has pandas
-``category`` columns, which the native libraries encode) to the
-library-specific ``_fit_booster`` / ``_margin``. Like ``XGBClassifier`` and
-``LGBMClassifier`` the estimators take any further native parameter as a
-keyword (``**kwargs``), shown by ``get_params`` so ``clone`` / ``GridSearchCV``
-keep it.
+``category`` columns, which the native libraries encode) to the host's hooks
+(:class:`~csboost_plugins.boosting._host.BoostingHost`: ``_fit_booster``,
+``_booster_margin``, ...). Like ``XGBClassifier`` and ``LGBMClassifier`` the
+estimators take any further native parameter as a keyword (``**kwargs``), shown
+by ``get_params`` so ``clone`` / ``GridSearchCV`` keep it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _aec, _decision_layer, _native_input
+from . import _aec, _decision_layer, _decision_rule, _native_input
+from ._host import BoostingHost, FitContext
 from .. import _capacity
 from .._docstrings import fill_doc
 from .._params import native_seed
@@ -32,7 +33,7 @@ from ..metrics import bayes_minimum_risk
 
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
 
-# numpydoc text the xgboost and lightgbm estimators share (csboost_plugins._docstrings.fill_doc)
+# numpydoc text the boosting estimators of every host share (csboost_plugins._docstrings.fill_doc)
 DOCS = dict(
     predict_costs=(
         "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional\n"
@@ -223,17 +224,16 @@ class FitStart:
         return None if hit is None or hit[0] is not X else hit[1]
 
 
-class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
-    """Base of the AEC boosting estimators (not public).
+class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
+    """Base of the AEC boosting estimators of every host (not public).
 
-    Subclasses implement ``_fit_booster(X, y, costs, w, evals, margin0)`` where
-    ``evals`` is a list of ``(X, y, costs, w)``, ``_margin(X)``, ``_save_booster`` /
-    ``_load_booster`` and set ``_native_names`` (the native estimator's keywords,
-    passed on to the native library). The native start keywords (xgboost's
-    ``base_margin`` / ``base_margin_eval_set`` / ``xgb_model``, lightgbm's
+    Subclasses implement the hooks of :class:`~csboost_plugins.boosting._host.BoostingHost`
+    (fit the AEC and the logloss booster, margins under a given booster, cut, save, load,
+    number of features and of rounds) and set ``_native_library``. The native start keywords
+    (xgboost's ``base_margin`` / ``base_margin_eval_set`` / ``xgb_model``, lightgbm's
     ``init_score`` / ``eval_init_score`` / ``init_model``) reach ``_fit_booster`` as
-    ``self._fit_start`` (a :class:`FitStart`), the model to continue through
-    ``_init_booster(model, keyword, X)``.
+    ``ctx.start`` (a :class:`FitStart` in the fit's :class:`~csboost_plugins.boosting._host.FitContext`),
+    the model to continue through ``_init_booster(model, keyword, X)``.
     """
 
     _native_names: tuple = ()
@@ -402,9 +402,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                     cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs, eval_sample_weight)
 
-    def _fit(self, X, y, cost_kw, sample_weight, eval_set, eval_costs, eval_sample_weight, start=None):
+    def _fit(self, X, y, cost_kw, sample_weight, eval_set, eval_costs, eval_sample_weight, start=None, options=None):
         """The shared fit. ``start``: ``{"train": (keyword, margins), "evals": (keyword, list),
-        "model": (keyword, model)}`` of the native start keywords (``init_score`` / ``base_margin``, ...)."""
+        "model": (keyword, model)}`` of the native start keywords (``init_score`` / ``base_margin``, ...);
+        ``options``: the host's own fit keywords (:attr:`FitContext.options`)."""
         self._check_common_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -446,14 +447,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             self.start_margin_ = self._start_with_offsets(margin0)
         else:
             self.start_margin_ = margin0
-        self._fit_start = fit_start
-        try:
-            self._fit_booster(X, y01.astype(np.float64), costs, w, evals, margin0)
-            # decision="auto" (logloss booster, rule chosen on validation savings) and the money guard
-            _decision_layer.after_fit(self, X, y01.astype(np.float64), costs, w, evals, unit_costs=unit)
-        finally:
-            del self._fit_start
-            self.__dict__.pop("_fit_data", None)  # the native data sets the boosters shared
+        ctx = FitContext(start=fit_start, options=dict(options or {}))  # lives as long as this call
+        self._fit_booster(ctx, X, y01.astype(np.float64), costs, w, evals, margin0)
+        # decision="auto" (logloss booster, rule chosen on validation savings) and the money guard
+        _decision_layer.after_fit(self, ctx, X, y01.astype(np.float64), costs, w, evals, unit_costs=unit)
         return self
 
     def _start_with_offsets(self, margin0):
@@ -496,11 +493,6 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                 evals[k] = (evals[k][0].copy(), *evals[k][1:])
                 out.register(evals[k][0], m)
         return out
-
-    def _fit_offset(self, X):
-        """Start margins given at fit for the rows of ``X`` (a validated array of the fit running), or None."""
-        fit_start = self.__dict__.get("_fit_start")
-        return None if fit_start is None else fit_start.offset(X)
 
     def _start_margin_kind(self):
         return self.start_margin
@@ -588,6 +580,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
         return self._margin(X)
+
+    def _margin(self, X):
+        """Margins of validated ``X`` under ``booster_`` (the booster that decides)."""
+        return self._booster_margin(self.booster_, X)
 
     def predict_proba(self, X):
         """Probabilities ``[1 - s, s]`` with s = sigmoid(margin).
@@ -702,10 +698,57 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             "best_iteration": self.best_iteration_,
             "decision_": getattr(self, "decision_", "aec"),
             "unit_costs": bool(getattr(self, "_unit_costs_", False)),
+            "decision_rule": self._decision_rule(),
         }
 
+    def _decision_rule(self) -> dict:
+        """The fitted decision as data (:mod:`csboost_plugins.boosting._decision_rule`)."""
+        return _decision_rule.decision_rule(self.decision, getattr(self, "decision_", "aec"),
+                                            bool(getattr(self, "_unit_costs_", False)))
+
+    def decision_sql(self, proba="p", *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, dialect=None):
+        """The fitted decision of :meth:`predict` as a SQL boolean expression, per row.
+
+        Over a table holding each row's probability (``predict_proba(X)[:, 1]``, or plain
+        ``Booster.predict`` of the :meth:`save_model` file) and, for Bayes minimum risk, its
+        costs: ``WHERE <expression>`` selects the rows ``predict`` labels ``classes_[1]``.
+        With the rows' costs and a Bayes-minimum-risk decision (``decision_`` "logloss+bmr" /
+        "aec+bmr", or ``decision="0.5"`` / ``"bmr"`` given costs) it is
+        ``p * C_TP + (1 - p) * C_FP < p * C_FN + (1 - p) * C_TN`` (paper eq. 2; where
+        ``C_FN - C_TP + C_FP - C_TN > 0``: p > (C_FP - C_TN) / (C_FN - C_TP + C_FP - C_TN)),
+        computed as ``predict`` computes it, so both agree on every row. Without costs, or with
+        ``decision_ == "aec"`` under ``decision="auto"``: ``p > 0.5`` (margin > 0). NULL where a
+        column it reads is NULL.
+
+        Parameters
+        ----------
+        proba : str, default "p"
+            Name of the probability column (quoted as given).
+        fp_cost, fn_cost, tp_cost, tn_cost : str or float
+            Each a column name (quoted as given) or a number (money per row, as in ``predict``).
+        dialect : str, optional
+            A sqlglot dialect ("duckdb", "sqlite", "postgres", "spark", "bigquery", ...); None
+            writes generic SQL.
+
+        Returns
+        -------
+        str
+            The boolean expression, in parentheses.
+
+        Raises
+        ------
+        ValueError
+            If the decision needs the rows' costs and none are given (as ``predict``), or a cost
+            number is not finite.
+        TypeError
+            If a cost is neither a str nor a number.
+        """
+        check_is_fitted(self, "booster_")
+        return _decision_rule.decision_sql(self._decision_rule(), proba, fp_cost=fp_cost, fn_cost=fn_cost,
+                                           tp_cost=tp_cost, tn_cost=tn_cost, dialect=dialect)
+
     def save_model(self, path):
-        """Save the booster so that plain xgboost / lightgbm predicts our probabilities.
+        """Save the booster so that plain xgboost / lightgbm / CatBoost predicts our probabilities.
 
         The file is the native model (xgboost JSON/UBJSON by extension, lightgbm
         text) with a logistic objective and the start margin inside: a process
@@ -714,6 +757,21 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         booster of the chosen rule (``booster_``), so the probability a service
         thresholds is the one ``predict`` decides by; the rule (``decision_``),
         parameters and classes travel in the file too, for :meth:`load_model`.
+
+        The estimator's metadata is one JSON object (xgboost: the booster attribute
+        ``"csboost"``; lightgbm: the header line ``csboost=...``; CatBoost: the model metadata
+        key ``"csboost"``). Its field ``"decision_rule"`` is the fitted decision, for a
+        service that loads the file without this package (p = the file's probability):
+
+        * ``"with_costs"``: ``"bmr"``: with the row's costs, alert iff
+          ``p C_TP + (1 - p) C_FP < p C_FN + (1 - p) C_TN`` (where the denominator is
+          positive: p > (C_FP - C_TN) / (C_FN - C_TP + C_FP - C_TN)); ``"threshold"``: the
+          costs are not used, the ``without_costs`` threshold decides;
+        * ``"without_costs"``: ``{"threshold": 0.5}`` (alert iff p > 0.5, margin > 0), or null
+          when the rule needs each row's costs;
+        * ``"rule"`` (``decision_``) and ``"formula"`` (the rule in words).
+
+        :meth:`decision_sql` writes the same rule as SQL.
 
         Parameters
         ----------
@@ -726,7 +784,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             The estimator.
         """
         check_is_fitted(self, "booster_")
-        self._save_booster(str(path), json.dumps(self._metadata()))
+        self._save_booster(self.booster_, str(path), json.dumps(self._metadata()))
         return self
 
     @_hybridmethod
@@ -762,7 +820,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.n_features_in_ = int(meta.get("n_features_in", self._booster_n_features()))
+        self.n_features_in_ = int(meta.get("n_features_in", self._booster_n_features(booster)))
         self.start_margin_ = meta.get("start_margin")
         self.cost_scale_ = meta.get("cost_scale")
         self.best_iteration_ = meta.get("best_iteration")
@@ -771,7 +829,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         self._unit_costs_ = bool(meta.get("unit_costs", False))
         self.aec_booster_ = self.logloss_booster_ = self.validation_savings_ = None
         self.evals_result_ = {}
-        self.n_estimators_ = self._booster_rounds()
+        self.n_estimators_ = self._booster_rounds(booster)
         return self
 
     def __sklearn_tags__(self):

@@ -319,15 +319,11 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             if eval_sample_weight is not None:
                 raise ValueError("give eval_sample_weight or sample_weight_eval_set (XGBClassifier's name), not both")
             eval_sample_weight = sample_weight_eval_set
-        self._fit_verbose = verbose
         start = dict(train=("base_margin", base_margin), evals=("base_margin_eval_set", base_margin_eval_set),
                      model=("xgb_model", xgb_model))
-        try:
-            return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                        cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
-                             eval_sample_weight, start)
-        finally:
-            del self._fit_verbose
+        return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                                    cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs,
+                         eval_sample_weight, start, options=dict(verbose=verbose))
 
     def _init_booster(self, model, name, X):
         if isinstance(model, (str, os.PathLike)):
@@ -358,8 +354,9 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         b = float(base[0])
         return bst, (float(np.log(b) - np.log1p(-b)) if objective == _native._DEPLOYED_OBJECTIVE else b)
 
-    def _fit_booster(self, X, y, costs, w, evals, margin0):
-        start = self._fit_start
+    # ------------------------------------------------------ the host contract (see _host.BoostingHost)
+    def _fit_booster(self, ctx, X, y, costs, w, evals, margin0):
+        start = ctx.start
         dtrain = self._dmatrix(X, y, w, costs, start.train)
         devals = [(self._dmatrix(Xk, yk, wk, ck, start.evals[k]), f"validation_{k}")
                   for k, (Xk, yk, ck, wk) in enumerate(evals)]
@@ -367,7 +364,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                            logloss_weight=self.logloss_weight, cost_scale=self.cost_scale_)
         # the watched metric last: xgboost's early stopping uses it
         metric = MoneyMetrics(watch=self.eval_metric, decision=metric_decision(self.decision)) if devals else None
-        self._fit_data = {"train": dtrain, "valid": devals}  # decision="auto" fits its logloss booster on them
+        ctx.data.update(train=dtrain, valid=devals)  # decision="auto" fits its logloss booster on them
         evals_result = {}
         params = self._native_params(margin0)
         if start.booster is not None:
@@ -376,7 +373,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             bst = xgb.train(params, dtrain, self.n_estimators, evals=devals, obj=obj, xgb_model=start.booster,
                             custom_metric=metric, maximize=_aec.METRICS[self.eval_metric],
                             early_stopping_rounds=_decision_layer.patience(self, evals), evals_result=evals_result,
-                            verbose_eval=getattr(self, "_fit_verbose", False), callbacks=copy.deepcopy(self.callbacks))
+                            verbose_eval=ctx.options.get("verbose", False), callbacks=copy.deepcopy(self.callbacks))
         except xgb.core.XGBoostError as exc:
             raise native_error(exc, _ALIASES, type(self).__name__) from exc
         except ValueError as exc:  # xgboost's feature-name check of the init model against X
@@ -390,10 +387,36 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         self.evals_result_ = evals_result
         self.n_estimators_ = self.booster_.num_boosted_rounds()
 
+    def _fit_logloss_booster(self, ctx, recipe, y, w, evals):
+        """The logloss booster of ``decision="auto"`` on the AEC fit's own DMatrix objects (one binning)."""
+        params = self._native_params(0.0)
+        for k in ("base_score", "disable_default_eval_metric"):
+            params.pop(k, None)
+        params.update(recipe.params)
+        params.update(objective="binary:logistic", eval_metric="logloss")
+        valid = ctx.data["valid"][-1:]
+        bst = xgb.train(params, ctx.data["train"], recipe.rounds, evals=valid, verbose_eval=False,
+                        early_stopping_rounds=recipe.patience if valid else None)
+        best = bst.attr("best_iteration")
+        bst = _native.cut_at_best_iteration(bst)
+        b = float(_native._learner_config(bst)[1][0])  # binary:logistic keeps base_score as a probability
+        return bst, dict(best_iteration_=None if best is None else int(best),
+                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)))
+
+    def _booster_margin(self, booster, X, offset=None):
+        dm = self._dmatrix(X, base_margin=offset)  # a row's base_margin replaces base_score
+        return booster.predict(dm, output_margin=True).astype(np.float64)
+
+    def _cut_booster(self, booster, rounds):
+        return _native.first_rounds(booster, int(rounds))  # categories kept; attributes dropped, as slicing
+
+    def _booster_n_features(self, booster):
+        return booster.num_features()
+
+    def _booster_rounds(self, booster):
+        return booster.num_boosted_rounds()
+
     # -------------------------------------------------------------- prediction
-    def _margin(self, X):
-        dm = self._dmatrix(X, base_margin=self._fit_offset(X))  # during fit: the rows' base_margin
-        return self.booster_.predict(dm, output_margin=True).astype(np.float64)
 
     def _native_margin(self, X, iteration_range, validate_features, base_margin=None):
         """The margin (start margin, or ``base_margin``, included) of the booster the decision thresholds,
@@ -541,8 +564,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         return out if total == 0 else out / total
 
     # ----------------------------------------------------------- save / load
-    def _save_booster(self, path, meta):
-        bst = self.booster_.copy()
+    def _save_booster(self, booster, path, meta):
+        bst = booster.copy()
         bst.set_attr(**{META_KEY: meta})
         bst.save_model(path)
 
@@ -561,12 +584,6 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
             meta = json.dumps({"best_iteration": None if best is None else int(best),
                                "feature_names_in": bst.feature_names})
         return bst, meta
-
-    def _booster_n_features(self):
-        return self.booster_.num_features()
-
-    def _booster_rounds(self):
-        return self.booster_.num_boosted_rounds()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
