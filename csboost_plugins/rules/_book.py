@@ -4,14 +4,17 @@ The rows given are split (stratified by label) into disjoint parts, as RIFFClass
 splits induction from selection:
 
 1. **induction** (only with ``candidates="riff"``): RIFFClassifier's default pool is fitted
-   and :func:`riff_select` turns its leaves into a rule set on the selection part;
+   and :func:`riff_select` (RIFFClassifier's selection keywords, ranked by money when costs are
+   given) turns its leaves into a rule set on the selection part;
 2. **re-tuning** (only with ``retune=True``): each numeric literal of a book rule moves,
    one at a time, to the human number that maximises the rule's ranking score;
 3. **selection**: one greedy pass over the book's rules (as written and re-tuned: at most
    one version of each) and the induced rules, ranked by net money per unit of budget
    (counts: shrunk precision) on the rows no rule taken so far flags, each rule taken only
    if it fits the budget that is left (a book has no randomised rule, so the selection
-   never exceeds the budget on these rows).
+   never exceeds the budget on these rows). With ``candidates="riff"`` the budget the chosen
+   rules leave is then filled by :func:`riff_select` over the pool's leaves on the selection
+   rows none of them flags (its last rule kept only if its probability exceeds 1/2).
 
 A last pass on all the rows given drops, one at a time, the rule whose leave-one-out net
 money (``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is
@@ -256,7 +259,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
             new = retune_rule(rule, Xr, Wr, rscore)
             if new is not rule:
                 pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
-    induced, induced_names = _induced(candidates, X, y, w, costs, parts, budget, rng)
+    induced, induced_names, leaves = _induced(candidates, X, y, w, costs, parts, budget, rng)
     taken = set(book.names)
     base = len(book.rules)
     k = 0
@@ -273,7 +276,16 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         else np.zeros((len(sel), 0), bool)
     order, used = select_fitting(cover, W, totals, budget, score, groups=groups)
     kinds = [origin[r] for r in order]
-    out = RuleSet([pool[r] for r in order], feature_names=fnames, names=[names[r] for r in order])
+    chosen, chosen_names = [pool[r] for r in order], [names[r] for r in order]
+    # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
+    for rule in _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(sel), bool), Xs, y[sel],
+                      None if w is None else w[sel], None if costs is None else costs[sel], budget, used, totals):
+        k += 1
+        while f"riff_{k}" in taken:
+            k += 1
+        taken.add(f"riff_{k}")
+        chosen.append(rule), chosen_names.append(f"riff_{k}"), kinds.append("added")
+    out = RuleSet(chosen, feature_names=fnames, names=chosen_names)
     out, kinds = _drop_unearning(out, kinds, X, y, w, costs)
     out.selection = {"criterion": budget.kind, "budget": budget.rate, "precision_prior": prior, "rank_by": rank_by,
                      "parts": {k: int(len(v)) for k, v in parts.items()},
@@ -304,15 +316,14 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
     from ._ruleset import RuleSet
 
     if candidates is None:
-        return [], []
+        return [], [], None
     if not isinstance(candidates, str):
         if isinstance(candidates, RuleSet):
-            return list(candidates.rules), list(candidates.names)
+            return list(candidates.rules), list(candidates.names), None
         rules = list(candidates)
-        return rules, [getattr(r, "name", None) for r in rules]
+        return rules, [getattr(r, "name", None) for r in rules], None
     from ._extract import extract_rules
-    from ._riff import RIFFClassifier, _default_estimators
-    from ._select import riff_select
+    from ._riff import _default_estimators
 
     ind, sel = parts["induction"], parts["selection"]
     Xi = _rows(X, ind)
@@ -323,14 +334,42 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
     names = [str(c) for c in cols] if cols is not None else None
     cands = extract_rules(fitted, feature_names=names, X=Xi)
     if not cands:
-        return [], []
-    d = RIFFClassifier().get_params()  # its defaults: ranking, prior, pruning, refinement, cap, cuts
-    budget_kw = {"max_fpr": budget.rate} if budget.kind == "fpr" else {"max_alert_rate": budget.rate}
-    rs = riff_select(cands, _rows(X, sel), y[sel], sample_weight=None if w is None else w[sel],
-                     cost_matrix=None if costs is None else costs[sel], rank_by=d["rank_by"],
-                     stop_unprofitable=d["stop_unprofitable"], precision_prior=d["precision_prior"],
-                     refine=d["refine"], prune=d["prune"], max_rules=d["max_rules"], cuts=d["cuts"], **budget_kw)
-    return list(rs.rules), [None] * len(rs)
+        return [], [], None
+    rs = _riff_defaults(cands, _rows(X, sel), y[sel], None if w is None else w[sel],
+                        None if costs is None else costs[sel], budget.kind, budget.rate)
+    return list(rs.rules), [None] * len(rs), cands
+
+
+def _riff_defaults(cands, X, y, w, costs, kind, rate):
+    """:func:`riff_select` with RIFFClassifier's default selection keywords, ranked by money when costs are given
+    (the book keeps only rules that earn their alerts, so rules are chosen for money)."""
+    from ._riff import RIFFClassifier
+    from ._select import riff_select
+
+    d = RIFFClassifier().get_params()  # its defaults: prior, pruning, refinement, cap, cuts
+    budget_kw = {"max_fpr": rate} if kind == "fpr" else {"max_alert_rate": rate}
+    return riff_select(cands, X, y, sample_weight=w, cost_matrix=costs, rank_by=None,
+                       stop_unprofitable=d["stop_unprofitable"], precision_prior=d["precision_prior"],
+                       refine=d["refine"], prune=d["prune"], max_rules=d["max_rules"], cuts=d["cuts"], **budget_kw)
+
+
+def _fill(cands, cover_chosen, Xs, ys, ws, cs, budget, used, totals):
+    """RIFF's rules (with its refinement) on the selection rows no chosen rule flags, within the budget left:
+    the rules to add, all always in force (a crossing last rule only when kept with probability > 1/2)."""
+    left = budget.limit(totals) - used[budget.column]
+    free = ~cover_chosen
+    if cands is None or left <= 0 or not free.any():
+        return []
+    yf = ys[free]
+    wf = np.ones(len(yf)) if ws is None else ws[free]
+    base = wf.sum() if budget.kind == "alert_rate" else wf[yf == 0].sum()
+    if base <= 0 or yf.min() == yf.max():
+        return []
+    rate = min(1.0, left / base)
+    rs = _riff_defaults(cands, _rows(Xs, np.flatnonzero(free)), yf, None if ws is None else wf,
+                        None if cs is None else cs[free], budget.kind, rate)
+    keep = len(rs) if rs.last_rule_probability > 0.5 else len(rs) - 1
+    return list(rs.rules[:keep])
 
 
 def _drop_unearning(rs, kinds, X, y, w, costs):
