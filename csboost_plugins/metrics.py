@@ -33,7 +33,7 @@ from ._emp import (
     mpc_score,
     mpcs_score,
 )
-from ._labels import _as_float, _BinaryLabels, _check_pos_label, _scores
+from ._validation import _as_float, _BinaryLabels, _check_pos_label, _scores
 from .costs import check_costs, check_same_index
 from .decision_costs import (
     bayes_thresholds,
