@@ -534,3 +534,10 @@ def check_X_values(X, argument: str = "X", names=None, *, float32: bool = False,
             if k:
                 raise ValueError(f"{argument}{where} contains NaN in {k}{of_rows}; {who} takes no missing values: "
                                  "impute or drop them")
+
+
+def check_X(X, argument: str = "X", names=None, *, allow_nan: bool, float32: bool = False,
+            categories: bool = True, who: str = "the estimator") -> None:
+    """:func:`check_X_columns` then :func:`check_X_values`: the checks where X enters an estimator."""
+    check_X_columns(X, argument, categories=categories)
+    check_X_values(X, argument, names, float32=float32, allow_nan=allow_nan, who=who)

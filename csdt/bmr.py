@@ -45,6 +45,7 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
+from csboost_plugins._validation import check_predict_positive, check_X, costs_given, positive_column
 from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_labels, check_costs,
                                    check_fit_costs, row_index)
 from csboost_plugins.decision_costs import decision_costs
@@ -272,7 +273,7 @@ def _float32_overflow_named(X, estimator):
 class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting: the wrapped estimator plus probabilities to calibrate or tune on."""
 
-    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
+    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None, pos_label=None):
         store_init_args(self, locals())
 
     def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, sample_weight=None):
@@ -280,6 +281,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``(yi, costs, w)``."""
         self._validate_common()
         if self.estimator is None:
+            check_X(X, allow_nan=False, categories=False, who="the default LogisticRegression")
             Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
             _standardisation(Xa)  # the default pipeline standardises X: say so if that overflows
         else:
@@ -287,7 +289,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             validate_data(self, X, reset=True, skip_check_array=True)  # names and width, X kept as given
             y = column_or_1d(y, warn=True)
             check_consistent_length(X, y)
-        yi, self.classes_ = _check_y(y)
+        yi, self.classes_ = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
         return yi, costs, check_fit_sample_weight(sample_weight, X, row_index(X))
@@ -296,6 +298,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Check X at predict time as ``fit`` did: all of it for the default pipeline, only its
         width and feature names for a given estimator, which converts X itself."""
         if self.estimator is None:
+            check_X(X, allow_nan=False, categories=False, who="the default LogisticRegression")
             validate_data(self, X, dtype=np.float64, reset=False)
         else:
             _check_2d(X)
@@ -327,7 +330,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             if cv == "prefit":
                 self.estimator_ = self._default_estimator()
                 check_is_fitted(self.estimator_)
-                return self.estimator_.predict_proba(X)[:, 1]
+                return self.estimator_.predict_proba(X)[:, self._column()]
             self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs, w)
             if cv is None:
                 return self.estimator_.predict_proba(X)[:, 1]
@@ -338,6 +341,11 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                    None if w is None else w[tr])
                 p[te] = m.predict_proba(_safe_indexing(X, te))[:, 1]
             return p
+
+    def _column(self):
+        """Column of the positive class in ``estimator_.predict_proba``: 1 for a model fitted here on 0/1
+        labels, ``pos_label``'s among the ``classes_`` of a prefit one."""
+        return positive_column(self.estimator_, self.pos_label) if self.cv == "prefit" else 1
 
     def _fit_calibrator(self, p, y, w=None):
         if self.calibration is None:
@@ -354,7 +362,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimator_")
         self._check_X(X)  # checks only: the wrapped estimator gets X as given (pandas names and categories)
         with _float32_overflow_named(X, self.estimator_):
-            p = self.estimator_.predict_proba(X)[:, 1]
+            p = self.estimator_.predict_proba(X)[:, self._column()]
         return self._apply_calibration(p)
 
     def _apply_calibration(self, p):
@@ -405,6 +413,10 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         all rows). Irrelevant when ``calibration=None`` (except "prefit").
     random_state : int, RandomState instance or None, default=None
         Fold shuffling when ``cv`` is an int.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
+        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
+        refused when costs are given, as the money would depend on their sort order.
 
     Notes
     -----
@@ -454,6 +466,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
 
         %(returns_labels)s
         """
+        check_predict_positive(self, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         s = self._calibrated(X)
         costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
@@ -479,6 +492,10 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         Where the tuning probabilities come from, as in :class:`BayesMinimumRiskClassifier`.
     random_state : int, RandomState instance or None, default=None
         Fold shuffling when ``cv`` is an int.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
+        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
+        refused when costs are given, as the money would depend on their sort order.
 
     Attributes
     ----------

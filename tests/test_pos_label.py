@@ -234,8 +234,8 @@ def test_scorers_on_csdt_estimators_with_string_classes(credit, routing):
     # csdt estimators fit the later-sorting label as the positive class: "default" after "current"
     lab = np.where(y == 1, "default", "current")
 
-    def tree():
-        return CostSensitiveDecisionTreeClassifier(max_depth=4).set_fit_request(cost_matrix=True)
+    def tree():  # the costs charge C_FN on "default": pos_label names it (refused without, as strings)
+        return CostSensitiveDecisionTreeClassifier(max_depth=4, pos_label="default").set_fit_request(cost_matrix=True)
 
     for pos, y01 in (("default", y), ("current", 1 - y)):  # column 1 and column 0 of classes_
         got = cross_val_score(tree(), X, lab, cv=CV, scoring=make_expected_savings_scorer(pos_label=pos),
@@ -244,7 +244,7 @@ def test_scorers_on_csdt_estimators_with_string_classes(credit, routing):
                                    rtol=1e-12)
     # predict's labels, decided with each fold's costs (BayesMinimumRiskClassifier requests them)
     def bmr():
-        return BayesMinimumRiskClassifier().set_fit_request(cost_matrix=False)
+        return BayesMinimumRiskClassifier(pos_label="default").set_fit_request(cost_matrix=False)
 
     got = cross_val_score(bmr(), X, lab, cv=CV,
                           scoring=make_savings_scorer(pos_label="default"), params={"cost_matrix": c})
@@ -368,3 +368,94 @@ def test_rule_waterfall_reads_pos_label():
             RuleWaterfallDisplay.from_estimator(rules, Xte, lab, fn_cost=ate, fp_cost=10.0)
     finally:
         _close()
+
+
+# ------------------------------------------------------------------ every cost-sensitive estimator
+def _estimators():
+    """(id, factory) of every cost-sensitive classifier, small settings; CatBoost when installed."""
+    from csboost_plugins.lgb import CSLGBMClassifier
+    from csboost_plugins.rules import RIFFClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+    from csdt import (CAL5Classifier, CAL5OCClassifier, CostSensitiveBaggingClassifier,
+                      CostSensitiveLogisticRegression, CostSensitiveLogisticRegressionCV,
+                      CostSensitiveRandomForestClassifier, FIGSClassifier, FIGUClassifier, ThresholdingOptimization)
+
+    out = [
+        ("CSXGBClassifier", lambda: CSXGBClassifier(n_estimators=15, n_jobs=1, random_state=0)),
+        ("CSLGBMClassifier", lambda: CSLGBMClassifier(n_estimators=15, n_jobs=1, random_state=0)),
+        ("RIFFClassifier", lambda: RIFFClassifier(max_fpr=0.05, random_state=0)),
+        ("CSDT", lambda: CostSensitiveDecisionTreeClassifier(max_depth=4)),
+        ("ECSDT-forest", lambda: CostSensitiveRandomForestClassifier(n_estimators=4, random_state=0)),
+        ("ECSDT-bagging-stacking", lambda: CostSensitiveBaggingClassifier(n_estimators=4, combination="stacking",
+                                                                          random_state=0)),
+        ("cslogit", lambda: CostSensitiveLogisticRegression()),
+        ("cslogit-CV", lambda: CostSensitiveLogisticRegressionCV(lambdas=3, cv=3, random_state=0)),
+        ("FIGS", lambda: FIGSClassifier()),
+        ("FIGU", lambda: FIGUClassifier()),
+        ("CAL5_OC", lambda: CAL5OCClassifier()),
+        ("CAL5", lambda: CAL5Classifier()),
+        ("BMR", lambda: BayesMinimumRiskClassifier()),
+        ("ThresholdingOptimization", lambda: ThresholdingOptimization(cv=None)),
+    ]
+    try:
+        from csboost_plugins.catboost import CSCatBoostClassifier
+    except ImportError:  # the catboost extra is not installed
+        return out
+    return out + [("CSCatBoostClassifier",
+                   lambda: CSCatBoostClassifier(n_estimators=15, thread_count=1, random_state=0))]
+
+
+ESTIMATORS = _estimators()
+
+
+@pytest.fixture(scope="module")
+def card():
+    from csdt.datasets import make_fraud_transactions
+
+    d = make_fraud_transactions(3000, fraud_rate=0.05, random_state=3)
+    return d.data.to_numpy(), np.asarray(d.target), np.asarray(d.fn_cost, dtype=np.float64)
+
+
+def _predict(model, X, costs):
+    """predict, with the rows' costs where predict takes them (Bayes minimum risk decisions)."""
+    import inspect
+
+    return model.predict(X, **costs) if "fp_cost" in inspect.signature(model.predict).parameters \
+        else model.predict(X)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+def test_estimators_refuse_string_labels_without_pos_label_and_equal_0_1_with_it(card, name, make):
+    X, y, amount = card
+    costs = dict(fp_cost=10.0, fn_cost=amount)
+    lab = np.where(y == 1, "fraud", "ok")  # the positive class sorts first: classes_[1] would be "ok"
+    with pytest.raises(ValueError, match=r"y has labels \['fraud', 'ok'\]; pass pos_label='fraud'"):
+        make().fit(X, lab, **costs)
+    got = make().set_params(pos_label="fraud").fit(X, lab, **costs)
+    ref = make().fit(X, y, **costs)
+    assert got.classes_.tolist() == ["ok", "fraud"] and ref.classes_.tolist() == [0, 1]
+    # the same model: column 1 is P(fraud), predict gives the user's labels, the money is the 0/1 fit's
+    np.testing.assert_array_equal(got.predict_proba(X), ref.predict_proba(X))
+    pred, pred01 = _predict(got, X, costs), _predict(ref, X, costs)
+    np.testing.assert_array_equal(pred, np.where(pred01 == 1, "fraud", "ok"))
+    assert 0 < (pred == "fraud").sum() < len(y)
+    money = savings_score(lab, pred, pos_label="fraud", **costs)
+    assert money == savings_score(y, pred01, **costs)
+    assert money == pytest.approx(savings_by_formula(y, (pred == "fraud").astype(int),
+                                                     np.column_stack([np.full(len(y), 10.0), amount,
+                                                                      np.zeros(len(y)), np.zeros(len(y))])))
+    # pos_label names a label of y
+    with pytest.raises(ValueError, match=r"pos_label='fraud ' is not a label of y"):
+        make().set_params(pos_label="fraud ").fit(X, lab, **costs)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+def test_zero_one_and_boolean_labels_need_no_pos_label(card, name, make):
+    X, y, amount = card
+    costs = dict(fp_cost=10.0, fn_cost=amount)
+    a = make().fit(X, y.astype(bool), **costs)
+    b = make().set_params(pos_label=1).fit(X, y, **costs)
+    assert a.classes_.tolist() == [False, True] and b.classes_.tolist() == [0, 1]
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))

@@ -57,6 +57,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins._params import store_init_args
+from csboost_plugins._validation import costs_given
 from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
                                             trivial_policy_costs)
@@ -139,7 +140,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
                  criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
-                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
+                 final_estimator=None, n_jobs=None, random_state=None, verbose=0, pos_label=None):
         store_init_args(self, locals())
 
     # ------------------------------------------------------------------ fitting
@@ -179,8 +180,8 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         X = _check_X(self, X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True)
-                                     if np.asarray(y).ndim == 2 else y)
+        yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True) if np.asarray(y).ndim == 2 else y,
+                                     self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         if yi.shape[0] != X.shape[0]:
             raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -361,6 +362,10 @@ _PARAMS_DOC = """
     verbose : int
         ``>= 1``: a progress bar over the trees while fitting (tqdm if installed, else
         joblib's progress messages).
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
+        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
+        refused when costs are given, as the money would depend on their sort order.
 
     Attributes
     ----------

@@ -39,7 +39,8 @@ from threadpoolctl import threadpool_limits
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
+from csboost_plugins._validation import check_X, costs_given, fit_labels
+from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
 from .._params import StrOptions, count, non_negative, validate_params
@@ -49,13 +50,14 @@ from ._objective import aec_and_gradient, cost_slope_and_offset
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
 
 
-def _check_y(y):
-    """0/1 int64 labels and the original classes (continuous targets rejected as sklearn does)."""
+def _check_y(y, pos_label=None, required=False):
+    """0/1 int64 labels and ``classes_ = [negative, positive]`` (continuous targets rejected as sklearn does);
+    ``required``: labels that do not name the positive class need ``pos_label`` (costs were given)."""
     check_classification_targets(y)
     y_type = type_of_target(y, input_name="y", raise_unknown=True)
     if y_type not in ("binary", "unknown") and np.unique(np.asarray(y)).size > 2:
         raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
-    return check_binary_labels(y, return_classes=True)
+    return fit_labels(y, pos_label, required=required)
 
 
 def _standardisation(X, sample_weight=None):
@@ -108,6 +110,22 @@ def _weighted_rows(X, yi, costs, w):
     return X, yi, costs * (w * (w.shape[0] / w.sum()))[:, None], w
 
 
+def _score_overflow(model, X, score):
+    """The ValueError for rows whose linear score ``b0 + beta . x`` overflows float64, naming the column
+    contributing the largest term and the number of such rows."""
+    bad = ~np.isfinite(score)
+    with np.errstate(over="ignore", invalid="ignore"):
+        terms = np.abs(X[bad] * model.coef_.ravel())
+    terms = np.where(np.isnan(terms), np.inf, terms)
+    j = int(np.argmax(terms.max(axis=0)))
+    names = getattr(model, "feature_names_in_", None)
+    col = repr(str(names[j])) if names is not None else str(j)
+    return ValueError(
+        f"X column {col} holds values (largest |x| = {np.abs(X[bad, j]).max():.3g}) for which the linear score "
+        f"b0 + beta . x overflows float64 in {int(bad.sum())} of {X.shape[0]} rows (the coefficient of the column "
+        f"is {model.coef_.ravel()[j]:.3g}): those rows have no probability; rescale the column as in fit")
+
+
 class _LinearScoreMixin(ClassifierMixin):
     """Prediction of a fitted linear model ``coef_``, ``intercept_`` (binary, log-odds score)."""
 
@@ -116,8 +134,13 @@ class _LinearScoreMixin(ClassifierMixin):
     def decision_function(self, X):
         """Linear score ``b0 + beta . x`` (log-odds)."""
         check_is_fitted(self, self._fitted_attr)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_.ravel() + self.intercept_[0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            score = X @ self.coef_.ravel() + self.intercept_[0]
+        if not np.isfinite(score).all():  # an inf or NaN score would be decided as 0 or 1 by chance
+            raise _score_overflow(self, X, score)
+        return score
 
     def predict_proba(self, X):
         """``[1 - s(x), s(x)]`` with ``s(x) = sigmoid(b0 + beta . x)``."""
@@ -160,6 +183,10 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         divided by the mean absolute regret ``mean_i |d_i|`` (so unitless).
     init : {"logistic", "zeros"}, default="logistic"
         Starting point: an ordinary L2 logistic regression (paper) or all zeros.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
+        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
+        refused when costs are given, as the money would depend on their sort order.
 
     Attributes
     ----------
@@ -204,7 +231,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     }
 
     def __init__(self, lambda_l1=0.0, fit_intercept=True, standardize=True, max_iter=10000,
-                 tol=1e-8, gtol=1e-6, init="logistic"):
+                 tol=1e-8, gtol=1e-6, init="logistic", pos_label=None):
         store_init_args(self, locals())
 
     def _check_params(self):
@@ -224,8 +251,9 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         """
         self._check_params()
         rows = row_index(X)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, classes = _check_y(y)
+        yi, classes = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         self.classes_ = classes
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=rows)
@@ -310,6 +338,10 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         Shuffling of the stratified folds when ``cv`` is an int.
     fit_intercept, standardize, max_iter, tol, gtol
         Passed to every :class:`CostSensitiveLogisticRegression`.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
+        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
+        refused when costs are given, as the money would depend on their sort order.
 
     Attributes
     ----------
@@ -347,7 +379,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
     }
 
     def __init__(self, lambdas=10, cv=5, scoring="aec", fit_intercept=True, standardize=True,
-                 max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None):
+                 max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None, pos_label=None):
         store_init_args(self, locals())
 
     _fitted_attr = "best_estimator_"
@@ -375,8 +407,9 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         """
         validate_params(self)
         rows = row_index(X)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, classes = _check_y(y)
+        yi, classes = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         self.classes_ = classes
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=rows)

