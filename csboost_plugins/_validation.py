@@ -260,6 +260,12 @@ def positive_is_known(labels) -> bool:
                                                      or all(v in (-1, 1) for v in labels))
 
 
+def has_text_labels(y) -> bool:
+    """Whether ``y`` holds text labels ("fraud" / "ok"), whose sort order says nothing about the positive class."""
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    return y.dtype.kind in "US" or (y.dtype.kind == "O" and any(_is_text(v) for v in y.ravel()[:1000]))
+
+
 def pos_label_error(labels, name="y"):
     """The ValueError for labels that do not say which class is positive."""
     shown = " or ".join(f"pos_label={v!r}" for v in labels[:2])
@@ -309,6 +315,30 @@ def fit_labels(y, pos_label=None, *, name="y", require_both=True, required=True)
     y01 = y01 if at == 1 else 1 - y01
     return y01, classes[[1 - at, at]]
 
+
+
+def fit_target(y, pos_label=None, *, required, who="the estimator", name="y"):
+    """The ``y`` of a binary cost-sensitive ``fit``: scikit-learn's checks (None, 2-D, a continuous or
+    multiclass target refused in its words), then :func:`fit_labels` (both classes required).
+
+    Returns
+    -------
+    y01 : ndarray of shape (n,), int64
+    classes : ndarray of shape (2,)
+        ``[negative, positive]``.
+    """
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+    from sklearn.utils.validation import column_or_1d
+
+    if y is None:
+        raise ValueError(f"{who} requires y to be passed, but the target y is None")
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)  # "Unknown label type: continuous" for a regression target
+    kind = type_of_target(y, input_name=name)
+    if kind != "binary":
+        raise ValueError(f"Only binary classification is supported. The type of the target is {kind}: {name} has "
+                         f"{np.unique(y).shape[0]} classes and the cost matrix is 2 x 2")
+    return fit_labels(y, pos_label, name=name, required=required)
 
 def positive_column(estimator, pos_label=None) -> int:
     """Column of ``pos_label`` in a fitted ``estimator``'s ``predict_proba`` (1 when it has no ``classes_``
@@ -425,35 +455,41 @@ def check_feature_names(names, library: str, argument: str = "X") -> None:
         f"{argument}.rename(columns=lambda c: ''.join('_' if ch in {refused!r} else ch for ch in str(c)))")
 
 
+class ColumnTypeError(TypeError, ValueError):
+    """A column of X no estimator reads as numbers (dates, text): a ``TypeError`` (its kind is wrong) that
+    is also the ``ValueError`` every bad-input error of the library is."""
+
+
 def check_X_columns(X, argument: str = "X", *, categories: bool = True) -> None:
     """``ValueError`` naming a column no estimator reads as numbers: datetime / timedelta (convert them,
     e.g. to seconds) and, with ``categories``, text / object columns that are not pandas ``category``
-    columns. Numeric and bool columns pass, whatever values they hold (see :func:`check_X_values`)."""
+    columns. Numeric and bool columns pass, whatever values they hold (see :func:`check_X_values`).
+    Raises :class:`ColumnTypeError` (a ``TypeError`` and a ``ValueError``)."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
         kind = getattr(getattr(X, "dtype", None), "kind", "")
         if kind == "M":
-            raise ValueError(f"{argument} is a datetime64 array: convert it to numbers first, e.g. seconds since a "
+            raise ColumnTypeError(f"{argument} is a datetime64 array: convert it to numbers first, e.g. seconds since a "
                              f"start, (X - X.min()) / np.timedelta64(1, 's')")
         if kind == "m":
-            raise ValueError(f"{argument} is a timedelta64 array: convert it to numbers first, e.g. seconds, "
+            raise ColumnTypeError(f"{argument} is a timedelta64 array: convert it to numbers first, e.g. seconds, "
                              "X / np.timedelta64(1, 's')")
         return
     import pandas as pd
 
     for j, (col, dt) in enumerate(dtypes.items()):
         if pd.api.types.is_datetime64_any_dtype(dt):
-            raise ValueError(
+            raise ColumnTypeError(
                 f"{argument} column {col!r} is {dt} (dates), which the estimators do not read as numbers: convert it "
                 f"first, e.g. to seconds since the first row: (X[{col!r}] - X[{col!r}].min()).dt.total_seconds()")
         if pd.api.types.is_timedelta64_dtype(dt):
-            raise ValueError(f"{argument} column {col!r} is {dt} (durations): convert it first, e.g. to seconds: "
+            raise ColumnTypeError(f"{argument} column {col!r} is {dt} (durations): convert it first, e.g. to seconds: "
                              f"X[{col!r}].dt.total_seconds()")
         if categories and not (isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt)
                                or pd.api.types.is_bool_dtype(dt)):
             values = X.iloc[:, j].dropna()
             example = f" (e.g. {values.iloc[0]!r})" if len(values) else ""
-            raise ValueError(f"{argument} column {col!r} holds {dt} values{example}, not numbers: encode it as "
+            raise ColumnTypeError(f"{argument} column {col!r} holds {dt} values{example}, not numbers: encode it as "
                              "numbers, or make it a pandas category column (X[col].astype('category'))")
 
 
@@ -462,7 +498,9 @@ def _float_columns(X, names):
     views or single columns (a column of a 2-D array is taken only when its reductions are suspect),
     never a copy of X."""
     if hasattr(X, "tocsr") or hasattr(X, "tocoo"):  # scipy sparse: the stored values, of any column
-        yield "", np.asarray(X.data), None
+        data = getattr(X, "data", None)  # dok has none, lil holds lists: left to the estimator
+        if isinstance(data, np.ndarray) and data.dtype.kind == "f":
+            yield "", data.ravel(), None  # bsr stores blocks
         return
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # pandas: float columns only (ints, categories, bools fit)
         import pandas as pd

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._docstrings import fill_doc
-from ._validation import check_binary_labels
+from ._validation import _nonzero, check_binary_labels
 
 check_binary_labels.__module__ = __name__  # documented and pickled as costs' (it lives in _validation)
 
@@ -430,14 +430,6 @@ def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, t
         fp_cost = fn_cost = 1.0
     return check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                        cost_matrix=cost_matrix, warn=warn, index=index)
-
-
-def _nonzero(v) -> bool:
-    if v is None:
-        return False
-    if isinstance(v, (numbers.Number, np.number)):
-        return float(v) != 0.0
-    return True
 
 
 def split_costs(costs: np.ndarray) -> dict:

@@ -19,14 +19,13 @@ import re
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import _safe_indexing
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _native_input
 from .._docstrings import fill_doc
 from .._params import native_seed
 from .._validation import (check_binary_labels, check_predict_positive, check_sample_weight, check_X_columns,
-                           costs_given, fit_labels)
+                           costs_given, fit_target)
 from ..costs import COST_KEYWORDS, check_costs, check_fit_costs, check_same_index, one_cost_warning, row_index
 from ..metrics import bayes_minimum_risk
 
@@ -411,11 +410,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         rows = row_index(X)  # pandas costs must carry X's index (read by position, never by label)
         X, y = self._validate_X(X, reset=True, y=y)
-        check_classification_targets(y)
-        kind = type_of_target(y)
-        if kind != "binary":
-            raise ValueError(f"Only binary classification is supported. The type of the target is {kind}.")
-        y01, classes = fit_labels(y, self.pos_label, require_both=True, required=costs_given(**cost_kw))
+        y01, classes = fit_target(y, self.pos_label, required=costs_given(**cost_kw), who=type(self).__name__)
         if y01.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y01.shape[0]} rows but X has {X.shape[0]}")
         self.classes_ = classes

@@ -16,7 +16,8 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, validate_dat
 from .._docstrings import fill_doc
 from .._params import store_init_args
 from .._validation import (check_feature_names, check_sample_weight, check_X_columns, check_X_values,
-                           default_fp_cost, fit_labels)
+                           costs_given, default_fp_cost, fit_target,
+                           has_text_labels)
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._extract import extract_rules
@@ -182,8 +183,9 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         selection subset, whose rows route as before); "model" keeps the model's cuts.
     pos_label : int, float, bool, str or None, default None
         The positive class, the one the rules flag (a fraud). None: 1 (True) of 0/1, -1/1
-        or boolean labels; other labels (``"fraud"`` / ``"ok"``) are refused without it,
-        since the rules would otherwise target whichever label sorts last.
+        or boolean labels; text labels (``"fraud"`` / ``"ok"``), and any other labels when
+        costs are given, are refused without it, since the rules would otherwise flag
+        whichever label sorts last (numbers without costs: the larger label, as scikit-learn).
     random_state : int, RandomState or None
         Seeds the split, the sampling and the estimator (when its own random_state
         is None).
@@ -300,7 +302,6 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         import pandas as pd
-        from sklearn.utils.multiclass import type_of_target
         from sklearn.utils.validation import column_or_1d
         if y is None:
             raise ValueError("RIFFClassifier requires y to be passed, but the target y is None")
@@ -311,13 +312,12 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             y_raw = column_or_1d(y, warn=True)
         else:  # an inf is named with the pool's checks below
             X, y_raw = validate_data(self, X, y, ensure_all_finite=False, reset=True)
-        y_type = type_of_target(y_raw, input_name="y", raise_unknown=True)
-        if y_type != "binary":
-            raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
-        if np.unique(y_raw).shape[0] != 2:
+        if np.unique(y_raw).shape[0] == 1:
             raise ValueError("RIFFClassifier needs both classes in y; got only one class")
-        # the rules flag the positive class: labels that do not name it are refused without pos_label
-        yb, self.classes_ = fit_labels(y_raw, self.pos_label, require_both=True, required=True)
+        # the rules flag the positive class: text labels, or any labels but 0/1 with costs, must name it
+        # (numbers without costs keep scikit-learn's rule, the larger label is positive)
+        required = has_text_labels(y_raw) or costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        yb, self.classes_ = fit_target(y_raw, self.pos_label, required=required, who="RIFFClassifier")
         n = len(yb)
         if _num_samples(X) != n:
             raise ValueError(f"X has {_num_samples(X)} rows but y has {n}")
@@ -332,7 +332,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("fp_cost was given without fn_cost; give both (or cost_matrix=)")
         if self.rank_by == "money" and costs is None:
             raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fn_cost=...) or cost_matrix=")
-        w = check_sample_weight(sample_weight, n)
+        w = check_sample_weight(sample_weight, n, allow_all_zero=False)
         if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
             raise ValueError("RIFFClassifier needs positive sample_weight on both classes")
         rng = check_random_state(self.random_state)

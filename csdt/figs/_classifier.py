@@ -45,7 +45,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     check_is_fitted,
     validate_data,
@@ -53,7 +52,7 @@ from sklearn.utils.validation import (
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins._validation import check_X, costs_given, fit_labels
+from csboost_plugins._validation import check_X, costs_given, fit_target
 from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
@@ -137,10 +136,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         check_X(X, allow_nan=True, categories=False, who=type(self).__name__)  # named column and row count
         X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
                                  ensure_all_finite="allow-nan", ensure_min_samples=2)
-        check_classification_targets(y_raw)  # "Unknown label type: continuous" for regression targets
-        if type_of_target(y_raw) != "binary":
-            raise ValueError(f"Only binary classification is supported; y has {np.unique(y_raw).shape[0]} classes")
-        y01, self.classes_ = fit_labels(y_raw, self.pos_label,
+        y01, self.classes_ = fit_target(y_raw, self.pos_label,
                                         required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         n = X.shape[0]
         w = check_fit_sample_weight(sample_weight, X, rows)  # a pandas index must be X's, as the costs'

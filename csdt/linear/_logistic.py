@@ -33,13 +33,12 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, check_cv
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins._validation import check_X, costs_given, fit_labels
+from csboost_plugins._validation import check_X, costs_given, fit_target
 from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
@@ -51,13 +50,8 @@ __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV
 
 
 def _check_y(y, pos_label=None, required=False):
-    """0/1 int64 labels and ``classes_ = [negative, positive]`` (continuous targets rejected as sklearn does);
-    ``required``: labels that do not name the positive class need ``pos_label`` (costs were given)."""
-    check_classification_targets(y)
-    y_type = type_of_target(y, input_name="y", raise_unknown=True)
-    if y_type not in ("binary", "unknown") and np.unique(np.asarray(y)).size > 2:
-        raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
-    return fit_labels(y, pos_label, required=required)
+    """0/1 int64 labels and ``classes_ = [negative, positive]`` (:func:`fit_target`)."""
+    return fit_target(y, pos_label, required=required)
 
 
 def _standardisation(X, sample_weight=None):

@@ -15,12 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins._validation import check_X, costs_given, fit_labels
+from csboost_plugins._validation import check_X, costs_given, fit_target
 from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.tree_protocol import TreeArrays
 
@@ -68,16 +67,8 @@ def _costs_given(fp_cost, fn_cost, cost_matrix):
 
 
 def _check_y(y, pos_label=None, required=False):
-    """Binary labels -> (int64 0/1, classes_ = [negative, positive]), with scikit-learn's error messages;
-    ``required``: labels that do not name the positive class need ``pos_label`` (costs were given)."""
-    if y is None:
-        raise ValueError("requires y to be passed, but the target y is None")
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
-    if type_of_target(y) == "multiclass":
-        raise ValueError("Only binary classification is supported. The cost matrix is 2 x 2; "
-                         f"y has {np.unique(y).size} classes")
-    return fit_labels(y, pos_label, required=required)
+    """Binary labels -> (int64 0/1, classes_ = [negative, positive]) (:func:`fit_target`)."""
+    return fit_target(y, pos_label, required=required)
 
 
 def _encode_as(y, classes, name):
