@@ -462,8 +462,8 @@ class ColumnTypeError(TypeError, ValueError):
 
 def check_X_columns(X, argument: str = "X", *, categories: bool = True) -> None:
     """``ValueError`` naming a column no estimator reads as numbers: datetime / timedelta (convert them,
-    e.g. to seconds) and, with ``categories``, text / object columns that are not pandas ``category``
-    columns. Numeric and bool columns pass, whatever values they hold (see :func:`check_X_values`).
+    e.g. to seconds) and text / object columns that are not pandas ``category`` columns (the cure offered:
+    a category column when the estimator takes them, ``categories``, else encoding as numbers). Numeric and bool columns pass, whatever values they hold (see :func:`check_X_values`).
     Raises :class:`ColumnTypeError` (a ``TypeError`` and a ``ValueError``)."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
@@ -485,12 +485,13 @@ def check_X_columns(X, argument: str = "X", *, categories: bool = True) -> None:
         if pd.api.types.is_timedelta64_dtype(dt):
             raise ColumnTypeError(f"{argument} column {col!r} is {dt} (durations): convert it first, e.g. to seconds: "
                              f"X[{col!r}].dt.total_seconds()")
-        if categories and not (isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt)
-                               or pd.api.types.is_bool_dtype(dt)):
+        if not (isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt)
+                or pd.api.types.is_bool_dtype(dt)):
             values = X.iloc[:, j].dropna()
             example = f" (e.g. {values.iloc[0]!r})" if len(values) else ""
-            raise ColumnTypeError(f"{argument} column {col!r} holds {dt} values{example}, not numbers: encode it as "
-                             "numbers, or make it a pandas category column (X[col].astype('category'))")
+            cure = ("encode it as numbers, or make it a pandas category column (X[col].astype('category'))"
+                    if categories else "encode it as numbers first (e.g. sklearn.preprocessing.OrdinalEncoder)")
+            raise ColumnTypeError(f"{argument} column {col!r} holds {dt} values{example}, not numbers: {cure}")
 
 
 def _float_columns(X, names):

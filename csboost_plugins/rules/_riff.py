@@ -395,9 +395,9 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         check_X_columns(X)
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=False)
-            return X
-        X = validate_data(self, X, ensure_all_finite=False, reset=False)
-        check_X_values(X, allow_nan=True, who="RIFFClassifier")  # rules read NaN as missing, never inf
+        else:
+            X = validate_data(self, X, ensure_all_finite=False, reset=False)
+        check_X_values(X, allow_nan=True, who="RIFFClassifier")  # rules read NaN as missing; an inf as in fit
         return X
 
     @fill_doc
