@@ -459,3 +459,21 @@ def test_zero_one_and_boolean_labels_need_no_pos_label(card, name, make):
     b = make().set_params(pos_label=1).fit(X, y, **costs)
     assert a.classes_.tolist() == [False, True] and b.classes_.tolist() == [0, 1]
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("sample", ["cost_proportionate_rejection_sampling", "cost_proportionate_over_sampling"])
+def test_cost_proportionate_sampling_reads_pos_label(card, sample):
+    import csdt.sampling
+
+    X, y, amount = card
+    draw = getattr(csdt.sampling, sample)
+    lab = np.where(y == 1, "fraud", "ok")
+    with pytest.raises(ValueError, match=r"y has labels \['fraud', 'ok'\]; pass pos_label='fraud'"):
+        draw(X, lab, fp_cost=10.0, fn_cost=amount, random_state=0)
+    Xs, ys, cs = draw(X, lab, fp_cost=10.0, fn_cost=amount, random_state=0, pos_label="fraud")
+    X0, y0, c0 = draw(X, y, fp_cost=10.0, fn_cost=amount, random_state=0)
+    np.testing.assert_array_equal(Xs, X0)
+    np.testing.assert_array_equal(ys, np.where(y0 == 1, "fraud", "ok"))
+    np.testing.assert_array_equal(cs, c0)
+    # the frauds (cost = amount) are kept far more often than the alerts' 10: the positive class is "fraud"
+    assert (ys == "fraud").mean() > 2 * (lab == "fraud").mean()
