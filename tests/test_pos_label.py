@@ -477,3 +477,37 @@ def test_cost_proportionate_sampling_reads_pos_label(card, sample):
     np.testing.assert_array_equal(cs, c0)
     # the frauds (cost = amount) are kept far more often than the alerts' 10: the positive class is "fraud"
     assert (ys == "fraud").mean() > 2 * (lab == "fraud").mean()
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_predict_with_costs_needs_the_positive_class_fit_did_not_name(card):
+    # without costs a fit is symmetric in the labels (unit costs), so string labels fit as scikit-learn's
+    # (classes_ sorted); deciding with the rows' money then needs the positive class: named, not guessed
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    X, y, amount = card
+    lab = np.where(y == 1, "fraud", "ok")
+    for model in (CSXGBClassifier(n_estimators=5, n_jobs=1, random_state=0, decision="bmr").fit(X, lab),
+                  BayesMinimumRiskClassifier().fit(X, lab)):
+        assert model.classes_.tolist() == ["fraud", "ok"]
+        with pytest.raises(ValueError, match=r"the training y has labels \['fraud', 'ok'\]; pass pos_label="):
+            model.predict(X, fp_cost=10.0, fn_cost=amount)
+        assert set(model.predict(X)) <= {"fraud", "ok"}  # s > 1/2 needs no positive class
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name", ["CSXGBClassifier", "CSLGBMClassifier", "CSCatBoostClassifier"])
+def test_saved_model_keeps_pos_label_and_classes(card, tmp_path, name):
+    X, y, amount = card
+    make = dict(ESTIMATORS).get(name)
+    if make is None:
+        pytest.skip("pip install catboost (catboost extra)")
+    lab = np.where(y == 1, "fraud", "ok")
+    m = make().set_params(pos_label="fraud").fit(X, lab, fp_cost=10.0, fn_cost=amount)
+    path = tmp_path / ("m.json" if name != "CSLGBMClassifier" else "m.txt")
+    m.save_model(path)
+    back = type(m).load_model(path)
+    assert back.classes_.tolist() == ["ok", "fraud"] and back.pos_label == "fraud"
+    np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X), rtol=1e-6)
+    np.testing.assert_array_equal(back.predict(X, fp_cost=10.0, fn_cost=amount),
+                                  m.predict(X, fp_cost=10.0, fn_cost=amount))

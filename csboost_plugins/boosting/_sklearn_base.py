@@ -365,13 +365,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             raise
 
     def _validate_frame(self, X, reset, y):
-        """A DataFrame with ``category`` columns goes to the native library as it is (it encodes them)."""
-        import pandas as pd
-
-        bad = [c for c, dt in X.dtypes.items()
-               if not (isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt))]
-        if bad:
-            raise ValueError(f"X must be numeric, bool or pandas category columns; columns {bad[:5]} are not")
+        """A DataFrame with ``category`` columns goes to the native library as it is (it encodes them); its
+        other columns are numeric or bool (``check_X_columns`` named any other in ``_validate_X``)."""
         if X.shape[0] == 0:
             raise ValueError("X has 0 rows")
         if y is None:
