@@ -18,8 +18,69 @@ Not public: :func:`check_binary_labels` is shown as :mod:`csboost_plugins.costs`
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
+
+
+# ------------------------------------------------------------------------------ rows
+def row_index(value):
+    """The index of a pandas Series / DataFrame, else None.
+
+    Estimators take it from ``X`` before validating it, so that pandas costs with another
+    index are refused (``check_fit_costs(..., index=row_index(X))``) instead of read by position.
+
+    Parameters
+    ----------
+    value : object
+        ``X``, ``y`` or a cost argument.
+
+    Returns
+    -------
+    pandas.Index or None
+    """
+    pd = sys.modules.get("pandas")  # only looked up if already imported: numpy users never import pandas
+    if pd is not None and isinstance(value, (pd.Series, pd.DataFrame)):
+        return value.index
+    return None
+
+
+def check_same_index(named, index=None, index_name: str = "the rows (y / X)") -> None:
+    """Refuse pandas arguments whose indexes disagree: rows are matched by position, never by label.
+
+    Costs, labels, predictions and weights are read row by row in order (as
+    scikit-learn reads ``sample_weight``). A pandas Series whose index differs from
+    the rows' (re-sorted, re-indexed, or taken from another frame) would silently
+    give one row's money to another, so it is a ``ValueError`` instead; align it
+    first, or pass ``.to_numpy()`` to say "by position".
+
+    Parameters
+    ----------
+    named : iterable of (str, object)
+        Argument names and values; only pandas Series / DataFrames are compared.
+    index : pandas.Index, optional
+        The rows' index to compare with (default: the first pandas argument's).
+    index_name : str, default="the rows (y / X)"
+        What ``index`` belongs to, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the first argument whose index differs.
+    """
+    ref, ref_name = index, index_name
+    for name, value in named:
+        idx = row_index(value)
+        if idx is None:
+            continue
+        if ref is None:
+            ref, ref_name = idx, name
+        elif not idx.equals(ref):
+            raise ValueError(
+                f"{name} is a pandas object whose index differs from {ref_name}'s index: rows are matched by "
+                f"position, so a re-sorted or re-indexed {name} would silently give one row's money to another. "
+                f"Align it first (e.g. {name}.loc[<the rows' index>]) or pass {name}.to_numpy() to match by "
+                "position")
 
 
 # ------------------------------------------------------------------------------ labels
@@ -394,8 +455,6 @@ def check_sample_weight(sample_weight, n, *, name="sample_weight", rows_of="y", 
     if sample_weight is None:
         return None
     if index is not None:
-        from .costs import check_same_index  # costs imports this module
-
         check_same_index([(name, sample_weight)], index, "X")
     if hasattr(sample_weight, "to_numpy"):
         sample_weight = sample_weight.to_numpy()

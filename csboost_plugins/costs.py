@@ -25,9 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._docstrings import fill_doc
-from ._validation import _nonzero, check_binary_labels
+from ._validation import _nonzero, check_binary_labels, check_same_index, row_index
 
-check_binary_labels.__module__ = __name__  # documented and pickled as costs' (it lives in _validation)
+# documented and pickled as costs' (they live in _validation, where every input is read)
+check_binary_labels.__module__ = check_same_index.__module__ = row_index.__module__ = __name__
 
 __all__ = [
     "FP",
@@ -196,65 +197,6 @@ def _check_finite(arr: np.ndarray, name: str) -> np.ndarray:
         kind = "NaN" if np.isnan(arr).any() else "infinite"
         raise ValueError(f"{name} contains {int(bad.sum())} {kind} value(s); costs must be finite")
     return arr
-
-
-def row_index(value):
-    """The index of a pandas Series / DataFrame, else None.
-
-    Estimators take it from ``X`` before validating it, so that pandas costs with another
-    index are refused (``check_fit_costs(..., index=row_index(X))``) instead of read by position.
-
-    Parameters
-    ----------
-    value : object
-        ``X``, ``y`` or a cost argument.
-
-    Returns
-    -------
-    pandas.Index or None
-    """
-    pd = sys.modules.get("pandas")  # only looked up if already imported: numpy users never import pandas
-    if pd is not None and isinstance(value, (pd.Series, pd.DataFrame)):
-        return value.index
-    return None
-
-
-def check_same_index(named, index=None, index_name: str = "the rows (y / X)") -> None:
-    """Refuse pandas arguments whose indexes disagree: rows are matched by position, never by label.
-
-    Costs, labels, predictions and weights are read row by row in order (as
-    scikit-learn reads ``sample_weight``). A pandas Series whose index differs from
-    the rows' (re-sorted, re-indexed, or taken from another frame) would silently
-    give one row's money to another, so it is a ``ValueError`` instead; align it
-    first, or pass ``.to_numpy()`` to say "by position".
-
-    Parameters
-    ----------
-    named : iterable of (str, object)
-        Argument names and values; only pandas Series / DataFrames are compared.
-    index : pandas.Index, optional
-        The rows' index to compare with (default: the first pandas argument's).
-    index_name : str, default="the rows (y / X)"
-        What ``index`` belongs to, for the message.
-
-    Raises
-    ------
-    ValueError
-        Naming the first argument whose index differs.
-    """
-    ref, ref_name = index, index_name
-    for name, value in named:
-        idx = row_index(value)
-        if idx is None:
-            continue
-        if ref is None:
-            ref, ref_name = idx, name
-        elif not idx.equals(ref):
-            raise ValueError(
-                f"{name} is a pandas object whose index differs from {ref_name}'s index: rows are matched by "
-                f"position, so a re-sorted or re-indexed {name} would silently give one row's money to another. "
-                f"Align it first (e.g. {name}.loc[<the rows' index>]) or pass {name}.to_numpy() to match by "
-                "position")
 
 
 def check_costs(
