@@ -519,20 +519,23 @@ class ColumnTypeError(TypeError, ValueError):
     is also the ``ValueError`` every bad-input error of the library is."""
 
 
-def check_X_columns(X, argument: str = "X", *, categories: bool = True) -> None:
+def check_X_columns(X, argument: str = "X", *, categories: bool = True, text=(), text_cure=None) -> None:
     """``ValueError`` naming a column no estimator reads as numbers: datetime / timedelta (convert them,
     e.g. to seconds) and text / object columns that are not pandas ``category`` columns (the cure offered:
-    a category column when the estimator takes them, ``categories``, else encoding as numbers). Numeric and bool columns pass, whatever values they hold (see :func:`check_X_values`).
+    a category column when the estimator takes them, ``categories``, else encoding as numbers; ``text``:
+    the columns whose text the host reads itself, as CatBoost its ``cat_features``; ``text_cure``: the cure
+    the message offers for another text column). Numeric and bool columns pass, whatever values they hold
+    (see :func:`check_X_values`).
     Raises :class:`ColumnTypeError` (a ``TypeError`` and a ``ValueError``)."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
         kind = getattr(getattr(X, "dtype", None), "kind", "")
         if kind == "M":
-            raise ColumnTypeError(f"{argument} is a datetime64 array: convert it to numbers first, e.g. seconds since a "
-                             f"start, (X - X.min()) / np.timedelta64(1, 's')")
+            raise ColumnTypeError(f"{argument} is a datetime64 array: convert it to numbers first, e.g. seconds "
+                                  "since a start, (X - X.min()) / np.timedelta64(1, 's')")
         if kind == "m":
-            raise ColumnTypeError(f"{argument} is a timedelta64 array: convert it to numbers first, e.g. seconds, "
-                             "X / np.timedelta64(1, 's')")
+            raise ColumnTypeError(f"{argument} is a timedelta64 array: convert it to numbers first, e.g. "
+                                  "seconds, X / np.timedelta64(1, 's')")
         return
     import pandas as pd
 
@@ -542,14 +545,15 @@ def check_X_columns(X, argument: str = "X", *, categories: bool = True) -> None:
                 f"{argument} column {col!r} is {dt} (dates), which the estimators do not read as numbers: convert it "
                 f"first, e.g. to seconds since the first row: (X[{col!r}] - X[{col!r}].min()).dt.total_seconds()")
         if pd.api.types.is_timedelta64_dtype(dt):
-            raise ColumnTypeError(f"{argument} column {col!r} is {dt} (durations): convert it first, e.g. to seconds: "
-                             f"X[{col!r}].dt.total_seconds()")
-        if not (isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt)
+            raise ColumnTypeError(f"{argument} column {col!r} is {dt} (durations): convert it first, e.g. to "
+                                  f"seconds: X[{col!r}].dt.total_seconds()")
+        if not (col in text or isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt)
                 or pd.api.types.is_bool_dtype(dt)):
             values = X.iloc[:, j].dropna()
             example = f" (e.g. {values.iloc[0]!r})" if len(values) else ""
-            cure = ("encode it as numbers, or make it a pandas category column (X[col].astype('category'))"
-                    if categories else "encode it as numbers first (e.g. sklearn.preprocessing.OrdinalEncoder)")
+            cure = text_cure or (
+                "encode it as numbers, or make it a pandas category column (X[col].astype('category'))" if categories
+                else "encode it as numbers first (e.g. sklearn.preprocessing.OrdinalEncoder)")
             raise ColumnTypeError(f"{argument} column {col!r} holds {dt} values{example}, not numbers: {cure}")
 
 
@@ -560,14 +564,14 @@ def _float_columns(X, names):
     if hasattr(X, "tocsr") or hasattr(X, "tocoo"):  # scipy sparse: the stored values, of any column
         data = getattr(X, "data", None)  # dok has none, lil holds lists: left to the estimator
         if isinstance(data, np.ndarray) and data.dtype.kind == "f":
-            yield "", data.ravel(), None  # bsr stores blocks
+            yield "", data.ravel()  # bsr stores blocks
         return
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # pandas: float columns only (ints, categories, bools fit)
         import pandas as pd
 
         for j, (col, dt) in enumerate(X.dtypes.items()):
             if pd.api.types.is_float_dtype(dt):
-                yield f" column {col!r}", X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan), None
+                yield f" column {col!r}", X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
         return
     if not isinstance(X, (np.ndarray, list, tuple)):  # a file path, a GPU array...: left to the library
         return
@@ -582,7 +586,7 @@ def _float_columns(X, names):
     suspect = ~(np.isfinite(hi) & np.isfinite(lo)) | (np.maximum(np.abs(hi), np.abs(lo)) > FLOAT32_MAX) | \
         np.isnan(total)
     for j in np.flatnonzero(suspect):
-        yield (f" column {names[j]!r}" if names is not None else f" column {j}"), X[:, j], None
+        yield (f" column {names[j]!r}" if names is not None else f" column {j}"), X[:, j]
 
 
 def check_X_values(X, argument: str = "X", names=None, *, float32: bool = False, allow_nan: bool = True,
@@ -608,7 +612,7 @@ def check_X_values(X, argument: str = "X", names=None, *, float32: bool = False,
     """
     n = X.shape[0] if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2 else None
     of_rows = f" of {n} rows" if n is not None and not hasattr(X, "tocoo") else " stored values"
-    for where, values, _ in _float_columns(X, names):
+    for where, values in _float_columns(X, names):
         if values.size == 0:
             continue
         hi, lo = float(np.fmax.reduce(values)), float(np.fmin.reduce(values))

@@ -342,13 +342,24 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
     def _validate_X(self, X, reset, y=None, argument="X"):
         """X (and y when given) validated for the native library: ``_read_X``, then what the library
         refuses with an error naming no column (a feature name, an inf, a value beyond its float32)."""
-        check_X_columns(X, argument)  # dates, text: named before numpy fails to convert them
+        # dates, text: named before numpy fails to convert them (CatBoost reads text cat_features itself)
+        cure = "name it in cat_features (CatBoost encodes text categories), or encode it as numbers" \
+            if self._native_library == "catboost" else None
+        check_X_columns(X, argument, text=self._text_columns(X), text_cure=cure)
         out = self._read_X(X, reset, y)
         if reset:
             _native_input.check_feature_names(self._feature_names(), self._native_library, argument)
         _native_input.check_feature_values(out if y is None else out[0], self._native_library, argument,
                                            self._feature_names())
         return out
+
+    def _text_columns(self, X):
+        """Labels of the columns of X whose text the host encodes itself (CatBoost's ``cat_features``)."""
+        cats = getattr(self, "cat_features", None) if self._native_library == "catboost" else None
+        if not cats or not hasattr(X, "columns"):
+            return ()
+        cols = list(X.columns)
+        return {cols[c] if isinstance(c, (int, np.integer)) and 0 <= c < len(cols) else c for c in cats}
 
     def _read_X(self, X, reset, y=None):
         """X as the native library takes it: a float array, or a DataFrame with category columns."""
@@ -413,7 +424,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             costs = check_fit_costs(X.shape[0], **cost_kw, index=rows)
             unit = cost_kw["fp_cost"] is None and cost_kw["fn_cost"] is None and cost_kw["cost_matrix"] is None
             evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
-        w = check_sample_weight(sample_weight, X.shape[0], rows_of="X")
+        w = check_sample_weight(sample_weight, X.shape[0], rows_of="X", allow_all_zero=False)
         w = self._class_weight(y01, w)
         if self.decision == "auto" and w is not None and not (w[y01 == 1].sum() > 0 and w[y01 == 0].sum() > 0):
             raise ValueError("decision='auto' also fits a logloss booster, which needs both classes with positive "
@@ -543,7 +554,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
                                      index=rows)
             else:
                 ck = check_costs(Xk.shape[0], cost_matrix=ck, index=rows)
-            wk = check_sample_weight(wk, Xk.shape[0], name=f"eval_sample_weight[{k}]", rows_of=f"eval_set[{k}] X")
+            wk = check_sample_weight(wk, Xk.shape[0], name=f"eval_sample_weight[{k}]", rows_of=f"eval_set[{k}] X",
+                                     allow_all_zero=False)
             out.append((Xk, yk.astype(np.float64), ck, wk))
         return out
 
