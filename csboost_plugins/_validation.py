@@ -195,8 +195,9 @@ def _numeric(p):
 
 
 def _default_pos_label(labels):
-    """``pos_label=None``: 1 for labels among {0, 1} or {-1, 1} (booleans too), else a ValueError (``roc_curve``'s rule)."""
-    if not any(_is_text(v) for v in labels) and (all(v in (0, 1) for v in labels) or all(v in (-1, 1) for v in labels)):
+    """``pos_label=None``: 1 for labels among {0, 1} or {-1, 1} (booleans too), else a ValueError
+    (``roc_curve``'s rule, :func:`positive_is_known`)."""
+    if positive_is_known(labels):
         return 1
     raise ValueError(f"y_true holds the labels {labels}: pass pos_label= the positive class (the label whose miss "
                      "costs C_FN), as scikit-learn's roc_curve asks for labels other than {0, 1} or {-1, 1}")
