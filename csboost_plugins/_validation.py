@@ -378,7 +378,6 @@ def fit_labels(y, pos_label=None, *, name="y", require_both=True, required=True)
     return y01, classes[[1 - at, at]]
 
 
-
 def fit_target(y, pos_label=None, *, required, who="the estimator", name="y"):
     """The ``y`` of a binary cost-sensitive ``fit``: scikit-learn's checks (None, 2-D, a continuous or
     multiclass target refused in its words), then :func:`fit_labels` (both classes required).
@@ -401,6 +400,7 @@ def fit_target(y, pos_label=None, *, required, who="the estimator", name="y"):
         raise ValueError(f"Only binary classification is supported. The type of the target is {kind}: {name} has "
                          f"{np.unique(y).shape[0]} classes and the cost matrix is 2 x 2")
     return fit_labels(y, pos_label, name=name, required=required)
+
 
 def positive_column(estimator, pos_label=None) -> int:
     """Column of ``pos_label`` in a fitted ``estimator``'s ``predict_proba`` (1 when it has no ``classes_``
