@@ -511,3 +511,34 @@ def test_saved_model_keeps_pos_label_and_classes(card, tmp_path, name):
     np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X), rtol=1e-6)
     np.testing.assert_array_equal(back.predict(X, fp_cost=10.0, fn_cost=amount),
                                   m.predict(X, fp_cost=10.0, fn_cost=amount))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_card_file_string_labels_book_the_money_of_0_1_labels():
+    """The card file, time-ordered 60/20 (train / test; the middle fifth unused here): "fraud" / "ok"
+    labels are refused without pos_label, and with pos_label="fraud" CSXGBClassifier and RIFFClassifier
+    make the decisions, hence book the money, of the 0/1 labels (before: "ok" was the positive class)."""
+    import pandas as pd
+
+    from _data import creditcard_path
+    from csboost_plugins.rules import RIFFClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    df = pd.read_csv(creditcard_path()).sort_values("Time", kind="stable")
+    X, y, amount = df.drop(columns=["Time", "Class"]), df["Class"].to_numpy(), df["Amount"].to_numpy()
+    n = len(y)
+    tr, te = slice(0, int(0.6 * n)), slice(int(0.8 * n), n)
+    lab = np.where(y == 1, "fraud", "ok")
+    costs = dict(fp_cost=5.0, fn_cost=amount[tr])
+    for make in (lambda **kw: CSXGBClassifier(n_estimators=50, n_jobs=1, random_state=0, **kw),
+                 lambda **kw: RIFFClassifier(random_state=0, **kw)):
+        with pytest.raises(ValueError, match=r"pass pos_label='fraud'"):
+            make().fit(X[tr], lab[tr], **costs)
+        got = make(pos_label="fraud").fit(X[tr], lab[tr], **costs)
+        ref = make().fit(X[tr], y[tr], **costs)
+        kw = dict(fp_cost=5.0, fn_cost=amount[te])
+        pred = _predict(got, X[te], kw)
+        pred01 = _predict(ref, X[te], kw)
+        np.testing.assert_array_equal(pred, np.where(pred01 == 1, "fraud", "ok"))
+        money = savings_score(lab[te], pred, pos_label="fraud", **kw)
+        assert money == savings_score(y[te], pred01, **kw) > 0.3, money
