@@ -389,6 +389,7 @@ def _logit(p):
     return np.log(p / (1 - p))
 
 
+@fill_doc
 class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     """Decide every row with its own costs: predict 1 iff ``s > t*_i`` (Bayes minimum risk).
 
@@ -413,10 +414,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         all rows). Irrelevant when ``calibration=None`` (except "prefit").
     random_state : int, RandomState instance or None, default=None
         Fold shuffling when ``cv`` is an int.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Notes
     -----
@@ -473,6 +471,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         return self.classes_[bayes_minimum_risk(s, cost_matrix=costs)]
 
 
+@fill_doc
 class ThresholdingOptimization(_ProbaDecisionBase):
     """One global threshold minimising cost: predict 1 iff ``s >= threshold_``.
 
@@ -492,10 +491,7 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         Where the tuning probabilities come from, as in :class:`BayesMinimumRiskClassifier`.
     random_state : int, RandomState instance or None, default=None
         Fold shuffling when ``cv`` is an int.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------

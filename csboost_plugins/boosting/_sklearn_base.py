@@ -74,13 +74,6 @@ DOCS = dict(
         "``init_score=``, and per eval set ``base_margin_eval_set=`` / ``eval_init_score=``)\n"
         "replace the start margin for those rows (not with ``decision=\"auto\"``)."
     ),
-    pos_label=(
-        "pos_label : int, float, bool, str or None, default=None\n"
-        "    The positive class: the label whose miss costs ``fn_cost`` (a fraud, a\n"
-        "    default). None: 1 (True) of 0/1, -1/1 or boolean labels; other labels\n"
-        "    (``\"fraud\"`` / ``\"ok\"``) are then refused when costs are given, as the\n"
-        "    money would depend on their sort order."
-    ),
     fitted_columns=(
         "classes_ : ndarray of shape (2,)\n"
         "    ``[negative label, positive label]``: sorted for 0/1, -1/1 and boolean labels;\n"

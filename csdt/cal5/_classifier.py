@@ -315,6 +315,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         return tags
 
 
+@fill_doc
 class CAL5OCClassifier(_BaseCAL5):
     """CAL5_OC: CAL5 with example-dependent misclassification costs (paper section 4).
 
@@ -337,10 +338,7 @@ class CAL5OCClassifier(_BaseCAL5):
         merged"). Predictions are unchanged; trees get smaller and
         ``predict_proba`` coarser. False keeps every interval with its reason
         (dominant / no dominant class / undecided), as in the paper's figures.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -368,6 +366,7 @@ class CAL5OCClassifier(_BaseCAL5):
         return np.ones(y_idx.shape[0]) if cost is None else cost
 
 
+@fill_doc
 class CAL5Classifier(_BaseCAL5):
     """CAL5 with no costs or class-dependent costs (paper section 3).
 
@@ -387,10 +386,7 @@ class CAL5Classifier(_BaseCAL5):
         each class's cost is the mean of its training examples' costs (the
         "averaged class-dependent costs" the paper compares CAL5_OC with); with
         no costs at all every class costs 1 (cost-free CAL5).
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------

@@ -57,6 +57,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins._params import store_init_args
+from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._validation import costs_given
 from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
@@ -362,10 +363,7 @@ _PARAMS_DOC = """
     verbose : int
         ``>= 1``: a progress bar over the trees while fitting (tqdm if installed, else
         joblib's progress messages).
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -409,6 +407,7 @@ def _base_init_with_defaults(**defaults):
     return init
 
 
+@fill_doc
 class CostSensitiveBaggingClassifier(_BaseECSDT):
     __doc__ = ("Bagging of cost-sensitive decision trees (CSB): bootstrap rows, all features.\n"
                + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
@@ -416,6 +415,7 @@ class CostSensitiveBaggingClassifier(_BaseECSDT):
     _bootstrap = True  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
+@fill_doc
 class CostSensitivePastingClassifier(_BaseECSDT):
     __doc__ = ("Pasting of cost-sensitive decision trees (CSP): rows without replacement, all features.\n"
                + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
@@ -423,6 +423,7 @@ class CostSensitivePastingClassifier(_BaseECSDT):
     _bootstrap = False  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
+@fill_doc
 class CostSensitiveRandomForestClassifier(_BaseECSDT):
     __doc__ = ("Random forest of cost-sensitive decision trees (CSRF): bootstrap rows, a random\n"
                "subset of features searched at every split.\n"
@@ -435,6 +436,7 @@ class CostSensitiveRandomForestClassifier(_BaseECSDT):
     __init__ = _base_init_with_defaults(max_samples=1.0, max_features="sqrt")
 
 
+@fill_doc
 class CostSensitiveRandomPatchesClassifier(_BaseECSDT):
     __doc__ = ("Random patches of cost-sensitive decision trees (CSRP): rows and features both drawn\n"
                "without replacement for every tree.\n"

@@ -340,6 +340,7 @@ def _blend(rgb, amount):
     return "#" + "".join(f"{round(255 * (1.0 - amount * (1.0 - c))):02x}" for c in rgb)
 
 
+@fill_doc
 class FIGSClassifier(_GreedyTreesBase):
     """Fast Interpretable Greedy-tree Sums (FIGS) for binary classification.
 
@@ -367,10 +368,7 @@ class FIGSClassifier(_GreedyTreesBase):
         ``predict_proba``: ``clip(s, 0, 1)`` (the FIGS paper) or
         ``sigmoid(2 s - 1)``, which equals imodels' default softmax over its
         one-hot outputs ``(1 - s, s)``.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Notes
     -----
@@ -426,6 +424,7 @@ class FIGSClassifier(_GreedyTreesBase):
         return np.column_stack([1.0 - p, p])
 
 
+@fill_doc
 class FIGUClassifier(_GreedyTreesBase):
     """FIGU, Greedy Tree Unions (RIFF paper, section 3.1) for binary classification.
 
@@ -448,10 +447,7 @@ class FIGUClassifier(_GreedyTreesBase):
         As in :class:`FIGSClassifier`.
     precision_threshold : float in [0, 1], default=0.5
         A leaf with at least this precision covers its rows.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------

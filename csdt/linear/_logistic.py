@@ -152,6 +152,7 @@ class _LinearScoreMixin(ClassifierMixin):
         return tags
 
 
+@fill_doc
 class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     """Logistic regression that minimises average expected cost + L1 (cslogit).
 
@@ -177,10 +178,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         divided by the mean absolute regret ``mean_i |d_i|`` (so unitless).
     init : {"logistic", "zeros"}, default="logistic"
         Starting point: an ordinary L2 logistic regression (paper) or all zeros.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -307,6 +305,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         return self
 
 
+@fill_doc
 class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
     """:class:`CostSensitiveLogisticRegression` with ``lambda_l1`` chosen by cross-validation.
 
@@ -332,10 +331,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         Shuffling of the stratified folds when ``cv`` is an int.
     fit_intercept, standardize, max_iter, tol, gtol
         Passed to every :class:`CostSensitiveLogisticRegression`.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------

@@ -88,6 +88,7 @@ def _encode_as(y, classes, name):
     return (y == classes[1]).astype(np.int64)
 
 
+@fill_doc
 class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     """Example-dependent cost-sensitive decision tree (CSDT).
 
@@ -144,10 +145,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         cost-complexity pruning (eq. 9). Can also be done later with :meth:`prune`.
     random_state : int, RandomState or None, default=None
         Seeds ``max_features`` draws and the histogram binning sample.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:
-        1 (True) of 0/1, -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are
-        refused when costs are given, as the money would depend on their sort order.
+    %(pos_label)s
 
     Attributes
     ----------
