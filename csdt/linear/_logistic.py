@@ -120,6 +120,16 @@ def _score_overflow(model, X, score):
         f"is {model.coef_.ravel()[j]:.3g}): those rows have no probability; rescale the column as in fit")
 
 
+def _fit_inputs(model, X, y, cost_kw, sample_weight):
+    """``(X, yi, costs, w)`` of a linear model's ``fit``, validated where they enter; sets ``classes_``."""
+    rows = row_index(X)
+    check_X(X, allow_nan=False, categories=False, who=type(model).__name__)  # named column and row count
+    X, y = validate_data(model, X, y, dtype=np.float64, y_numeric=False)
+    yi, model.classes_ = _check_y(y, model.pos_label, costs_given(**cost_kw))
+    costs = check_fit_costs(X.shape[0], **cost_kw, index=rows)
+    return X, yi, costs, check_fit_sample_weight(sample_weight, X, rows)
+
+
 class _LinearScoreMixin(ClassifierMixin):
     """Prediction of a fitted linear model ``coef_``, ``intercept_`` (binary, log-odds score)."""
 
@@ -242,14 +252,9 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         %(returns_self)s
         """
         self._check_params()
-        rows = row_index(X)
-        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, classes = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
-        self.classes_ = classes
-        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix, index=rows)
-        return self._fit_arrays(X, yi, costs, check_fit_sample_weight(sample_weight, X, rows))
+        X, yi, costs, w = _fit_inputs(self, X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                       tn_cost=tn_cost, cost_matrix=cost_matrix), sample_weight)
+        return self._fit_arrays(X, yi, costs, w)
 
     def _fit_arrays(self, X, yi, costs, sample_weight=None):
         """Fit on validated float64 X, 0/1 int y, (n, 4) costs and (n,) weights or None (no
@@ -396,14 +401,9 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         %(returns_self)s
         """
         validate_params(self)
-        rows = row_index(X)
-        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, classes = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
-        self.classes_ = classes
-        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix, index=rows)
-        w = check_fit_sample_weight(sample_weight, X, rows)
+        X, yi, costs, w = _fit_inputs(self, X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                       tn_cost=tn_cost, cost_matrix=cost_matrix), sample_weight)
+        classes = self.classes_
         self.lambdas_ = self._candidates(X, yi, costs, w)
         cv = self.cv
         if isinstance(cv, numbers.Integral):
