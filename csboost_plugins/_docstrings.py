@@ -35,6 +35,10 @@ DOCS = {
              "    Money of a true positive / true negative per row (``C_TP``, ``C_TN``).\n"
              "cost_matrix : array-like of shape (n_samples, 4), optional\n"
              "    ``[C_FP, C_FN, C_TP, C_TN]`` per row instead of the four keywords.",
+    "pos_label": "pos_label : int, float, bool, str or None, default=None\n"
+                 "    The positive class, the label whose miss costs ``fn_cost`` (``classes_[1]``). None:\n"
+                 "    1 (True) of 0/1, -1/1 or boolean labels; other labels (``\"fraud\"`` / ``\"ok\"``) are\n"
+                 "    refused when costs are given, as the money would depend on their sort order.",
     "sample_weight": "sample_weight : array-like of shape (n_samples,), optional\n"
                      "    Non-negative weights multiplying each row's cost.",
     "y01": "y : array-like of shape (n_samples,)\n    0/1 labels.",

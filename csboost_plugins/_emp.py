@@ -28,7 +28,7 @@ import numbers
 
 import numpy as np
 
-from ._labels import _BinaryLabels, _scores
+from ._validation import _BinaryLabels, _scores
 from .costs import check_same_index
 
 __all__ = [

@@ -184,7 +184,7 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
 
 def _prepare(y_true, y_pred, periods, sample_weight, costs):
     """Validated (y 0/1, decisions 0/1, weights, cost array or None) of in-memory arguments."""
-    from ._labels import _BinaryLabels, _scores
+    from ._validation import _BinaryLabels, _scores
     from .costs import check_costs, check_same_index
     from .rules._data import check_sample_weight
 

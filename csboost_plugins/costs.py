@@ -35,6 +35,10 @@ from ._cost_matrices import (
     direct_marketing_cost_matrix,
     fraud_cost_matrix,
 )
+from ._validation import _nonzero, check_binary_labels
+
+# documented and pickled as costs' (it lives in _validation, where every input is read)
+check_binary_labels.__module__ = __name__
 
 __all__ = [
     "FP",
@@ -339,14 +343,6 @@ def check_fit_costs(n: int | None, *, fp_cost=None, fn_cost=None, tp_cost=0.0, t
                        cost_matrix=cost_matrix, warn=warn, index=index)
 
 
-def _nonzero(v) -> bool:
-    if v is None:
-        return False
-    if isinstance(v, (numbers.Number, np.number)):
-        return float(v) != 0.0
-    return True
-
-
 def split_costs(costs: np.ndarray) -> dict:
     """Inverse of :func:`check_costs`: the (n, 4) array back to the four keywords.
 
@@ -361,62 +357,6 @@ def split_costs(costs: np.ndarray) -> dict:
         ``{"fp_cost": ..., "fn_cost": ..., "tp_cost": ..., "tn_cost": ...}`` (column views).
     """
     return {"fp_cost": costs[:, FP], "fn_cost": costs[:, FN], "tp_cost": costs[:, TP], "tn_cost": costs[:, TN]}
-
-
-def check_binary_labels(y, *, name: str = "y", require_both: bool = True, return_classes: bool = False):
-    """Return y as an int64 array of 0/1.
-
-    Accepts {0, 1}, booleans, {-1, 1}, or any two values: as in scikit-learn,
-    the sorted unique values map to 0 and 1 (so the *larger* value, or the later
-    string, is the positive class). Raises ``ValueError`` for more than two
-    classes, NaN labels, an empty y, or a single class when ``require_both``.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Labels.
-    name : str, default="y"
-        Argument name used in error messages.
-    require_both : bool, default=True
-        Raise when only one class is present.
-    return_classes : bool, default=False
-        Also return the original labels mapped to 0 and 1.
-
-    Returns
-    -------
-    y01 : ndarray of shape (n_samples,)
-        The labels as int64 0/1.
-    classes : ndarray
-        The original labels of 0 and 1 (only when ``return_classes``).
-    """
-    if hasattr(y, "to_numpy"):
-        y = y.to_numpy()
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
-    if y.shape[0] == 0:
-        raise ValueError(f"{name} is empty")
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError(f"{name} contains NaN labels")
-    classes, yi = np.unique(y, return_inverse=True)
-    if classes.shape[0] > 2:
-        raise ValueError(
-            f"{name} must be binary; found {classes.shape[0]} classes: {classes[:5].tolist()}"
-        )
-    if classes.shape[0] == 1:
-        if require_both:
-            raise ValueError(
-                f"{name} contains only one class ({classes[0]!r}); the metric/model needs both classes"
-            )
-        c = classes[0]
-        # A single class keeps its meaning when it is recognisably 0/1.
-        positive = bool(c == 1) if y.dtype.kind in "biuf" else False
-        yi = np.full(y.shape[0], int(positive), dtype=np.int64)
-        classes = np.array([0, 1]) if y.dtype.kind in "biuf" else classes
-    out = yi.astype(np.int64, copy=False).ravel()
-    return (out, classes) if return_classes else out
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from ._emp import (
     mpc_score,
     mpcs_score,
 )
-from ._labels import _as_float, _BinaryLabels, _check_pos_label, _scores
 from ._periods import money_by_period
+from ._validation import _BinaryLabels, _check_pos_label, _scores, check_sample_weight
 from .costs import check_costs, check_same_index
 from .decision_costs import (
     bayes_thresholds,
@@ -95,13 +95,7 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, pos_label=None):
     if v.shape[0] != n:
         raise ValueError(f"{name} has shape {np.shape(y_other)} but y_true has {n} rows")
     c = check_costs(n, **costs_kw)
-    w = None
-    if sample_weight is not None:
-        w = _as_float(sample_weight, "sample_weight").reshape(-1)
-        if w.shape[0] != n:
-            raise ValueError(f"sample_weight has length {w.shape[0]} but y_true has {n} rows")
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("sample_weight must be finite and non-negative")
+    w = check_sample_weight(sample_weight, n, rows_of="y_true")
     if name == "y_pred":
         _check_decisions(v)
     elif name == "y_proba":

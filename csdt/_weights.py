@@ -8,22 +8,11 @@ row of weight 0 is as if it were not there.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from csboost_plugins.costs import check_same_index
+from csboost_plugins._validation import check_sample_weight
 
 __all__ = ["check_fit_sample_weight", "integer_copies", "scale_costs"]
-
-
-@functools.cache
-def _sklearn_checks_all_zero():
-    """scikit-learn's ``_check_sample_weight`` has ``allow_all_zero_weights`` (1.8 on)."""
-    import inspect
-
-    from sklearn.utils.validation import _check_sample_weight
-    return "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
 
 
 def check_fit_sample_weight(sample_weight, X, rows=None):
@@ -31,27 +20,15 @@ def check_fit_sample_weight(sample_weight, X, rows=None):
 
     ``rows``: X's pandas index (:func:`csboost_plugins.costs.row_index`); a pandas
     ``sample_weight`` must carry the same one, as the costs must. Negative, NaN or infinite
-    weights, a wrong length, and all-zero weights are ValueErrors naming ``sample_weight``.
+    weights, a wrong length, and all-zero weights are ValueErrors naming ``sample_weight``
+    (:func:`csboost_plugins._validation.check_sample_weight`).
     """
     if sample_weight is None:
         return None
     # imported here: the tree's kernel module imports this one, and the AOT build has no scikit-learn
-    from sklearn.utils.validation import _check_sample_weight
+    from sklearn.utils.validation import _num_samples
 
-    check_same_index([("sample_weight", sample_weight)], rows, "X")
-    # scikit-learn >= 1.8 refuses all-zero weights itself, in its own words; this module says it below
-    zero_ok = {"allow_all_zero_weights": True} if _sklearn_checks_all_zero() else {}
-    try:
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, **zero_ok)
-    except ValueError as exc:  # scikit-learn says "Sample weights" in some messages
-        if "sample_weight" in str(exc):
-            raise
-        raise ValueError(f"sample_weight: {exc}") from exc
-    if not np.isfinite(w).all():
-        raise ValueError("sample_weight contains infinite values; weights must be finite")
-    if not w.sum() > 0:
-        raise ValueError("sample_weight: every weight is zero; at least one weight must be positive")
-    return w
+    return check_sample_weight(sample_weight, _num_samples(X), rows_of="X", index=rows, allow_all_zero=False)
 
 
 def scale_costs(costs, w):

@@ -45,6 +45,7 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
+from csboost_plugins._validation import check_predict_positive, check_X, costs_given, positive_column
 from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_labels, check_costs,
                                    check_fit_costs, row_index)
 from csboost_plugins.decision_costs import decision_costs
@@ -274,7 +275,7 @@ def _float32_overflow_named(X, estimator):
 class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting: the wrapped estimator plus probabilities to calibrate or tune on."""
 
-    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None):
+    def __init__(self, estimator=None, calibration=None, cv=3, random_state=None, pos_label=None):
         store_init_args(self, locals())
 
     def _check_fit_inputs(self, X, y, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, sample_weight=None):
@@ -282,6 +283,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``(yi, costs, w)``."""
         self._validate_common()
         if self.estimator is None:
+            check_X(X, allow_nan=False, categories=False, who="the default LogisticRegression")
             Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
             _standardisation(Xa)  # the default pipeline standardises X: say so if that overflows
         else:
@@ -289,7 +291,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             validate_data(self, X, reset=True, skip_check_array=True)  # names and width, X kept as given
             y = column_or_1d(y, warn=True)
             check_consistent_length(X, y)
-        yi, self.classes_ = _check_y(y)
+        yi, self.classes_ = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
         return yi, costs, check_fit_sample_weight(sample_weight, X, row_index(X))
@@ -298,6 +300,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Check X at predict time as ``fit`` did: all of it for the default pipeline, only its
         width and feature names for a given estimator, which converts X itself."""
         if self.estimator is None:
+            check_X(X, allow_nan=False, categories=False, who="the default LogisticRegression")
             validate_data(self, X, dtype=np.float64, reset=False)
         else:
             _check_2d(X)
@@ -329,7 +332,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             if cv == "prefit":
                 self.estimator_ = self._default_estimator()
                 check_is_fitted(self.estimator_)
-                return self.estimator_.predict_proba(X)[:, 1]
+                return self.estimator_.predict_proba(X)[:, self._column()]
             self.estimator_ = _fit_estimator(clone(self._default_estimator()), X, y, costs, w)
             if cv is None:
                 return self.estimator_.predict_proba(X)[:, 1]
@@ -340,6 +343,11 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                    None if w is None else w[tr])
                 p[te] = m.predict_proba(_safe_indexing(X, te))[:, 1]
             return p
+
+    def _column(self):
+        """Column of the positive class in ``estimator_.predict_proba``: 1 for a model fitted here on 0/1
+        labels, ``pos_label``'s among the ``classes_`` of a prefit one."""
+        return positive_column(self.estimator_, self.pos_label) if self.cv == "prefit" else 1
 
     def _fit_calibrator(self, p, y, w=None):
         if self.calibration is None:
@@ -356,7 +364,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimator_")
         self._check_X(X)  # checks only: the wrapped estimator gets X as given (pandas names and categories)
         with _float32_overflow_named(X, self.estimator_):
-            p = self.estimator_.predict_proba(X)[:, 1]
+            p = self.estimator_.predict_proba(X)[:, self._column()]
         return self._apply_calibration(p)
 
     def _apply_calibration(self, p):
@@ -383,6 +391,7 @@ def _logit(p):
     return np.log(p / (1 - p))
 
 
+@fill_doc
 class BayesMinimumRiskClassifier(_ProbaDecisionBase):
     """Decide every row with its own costs: predict 1 iff ``s > t*_i`` (Bayes minimum risk).
 
@@ -407,6 +416,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         all rows). Irrelevant when ``calibration=None`` (except "prefit").
     random_state : int, RandomState instance or None, default=None
         Fold shuffling when ``cv`` is an int.
+    %(pos_label)s
 
     Notes
     -----
@@ -464,6 +474,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         %(returns_labels)s
         """
         check_same_index([("periods", periods)], row_index(X), "X")
+        check_predict_positive(self, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         s = self._calibrated(X)
         costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
@@ -471,6 +482,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
                                                 max_alert_rate=max_alert_rate, periods=periods)]
 
 
+@fill_doc
 class ThresholdingOptimization(_ProbaDecisionBase):
     """One global threshold minimising cost: predict 1 iff ``s >= threshold_``.
 
@@ -490,6 +502,7 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         Where the tuning probabilities come from, as in :class:`BayesMinimumRiskClassifier`.
     random_state : int, RandomState instance or None, default=None
         Fold shuffling when ``cv`` is an int.
+    %(pos_label)s
 
     Attributes
     ----------

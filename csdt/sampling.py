@@ -29,7 +29,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from csboost_plugins._docstrings import fill_doc
-from csboost_plugins.costs import check_binary_labels, check_costs
+from csboost_plugins._validation import fit_labels
+from csboost_plugins.costs import check_costs
 from csboost_plugins.decision_costs import decision_costs
 
 __all__ = ["under_sampling", "cost_proportionate_rejection_sampling", "cost_proportionate_over_sampling"]
@@ -50,12 +51,13 @@ def _take(X, idx):
     return X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
 
 
-def _setup(X, y, cost_matrix, costs_kw, required):
-    yb = check_binary_labels(y, require_both=True)
+def _setup(X, y, cost_matrix, costs_kw, required, pos_label=None):
+    given = cost_matrix is not None or costs_kw["fp_cost"] is not None or costs_kw["fn_cost"] is not None
+    # the costs charge C_FN on the positive class: labels that do not name it need pos_label
+    yb, _ = fit_labels(y, pos_label, required=given and required)
     n = yb.shape[0]
     if len(X) != n:
         raise ValueError(f"X has {len(X)} rows but y has {n}")
-    given = cost_matrix is not None or costs_kw["fp_cost"] is not None or costs_kw["fn_cost"] is not None
     if not given:
         if required:
             raise TypeError("costs are required: pass cost_matrix= or fp_cost=/fn_cost=")
@@ -136,7 +138,7 @@ def under_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cos
 @fill_doc(**_DOCS)
 def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0,
                                           tn_cost=0.0, max_cost=None, max_cost_quantile=0.975,
-                                          random_state=None):
+                                          random_state=None, pos_label=None):
     """Cost-proportionate rejection sampling (the papers' "r" set).
 
     Row i is kept independently with probability w_i = min(c_i / M, 1), c_i = C_FN_i
@@ -146,11 +148,14 @@ def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=Non
     %(max_cost)s
     random_state : int, RandomState instance or None, default=None
         Seed of the draws.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class (C_FN is its misclassification cost). None: 1 (True) of 0/1,
+        -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are refused without it.
 
     %(returns_sample)s
     """
     yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                                              tn_cost=tn_cost), required=True)
+                                              tn_cost=tn_cost), required=True, pos_label=pos_label)
     w = _acceptance(yb, costs, max_cost, max_cost_quantile)
     rng = check_random_state(random_state)
     idx = np.flatnonzero(rng.random_sample(yb.shape[0]) < w)
@@ -160,7 +165,7 @@ def cost_proportionate_rejection_sampling(X, y, cost_matrix=None, *, fp_cost=Non
 @fill_doc(**_DOCS)
 def cost_proportionate_over_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn_cost=None, tp_cost=0.0,
                                      tn_cost=0.0, oversampling_norm: float = 0.1, max_cost=None,
-                                     max_cost_quantile=0.975, random_state=None):
+                                     max_cost_quantile=0.975, random_state=None, pos_label=None):
     """Cost-proportionate over-sampling (the papers' "o" set).
 
     Row i is repeated ceil(w_i / oversampling_norm) times, w_i = min(c_i / M, 1), so
@@ -174,12 +179,15 @@ def cost_proportionate_over_sampling(X, y, cost_matrix=None, *, fp_cost=None, fn
     %(max_cost)s
     random_state : None
         Accepted for a uniform signature; the method is deterministic.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class (C_FN is its misclassification cost). None: 1 (True) of 0/1,
+        -1/1 or boolean labels; other labels (``"fraud"`` / ``"ok"``) are refused without it.
 
     %(returns_sample)s
     """
     oversampling_norm = _check_real("oversampling_norm", oversampling_norm, 0, 1)
     yb, costs = _setup(X, y, cost_matrix, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                                              tn_cost=tn_cost), required=True)
+                                              tn_cost=tn_cost), required=True, pos_label=pos_label)
     w = _acceptance(yb, costs, max_cost, max_cost_quantile)
     # small tolerance: w/norm that is an integer up to rounding must not gain a copy
     reps = np.ceil(w / oversampling_norm - 1e-9).astype(np.int64)

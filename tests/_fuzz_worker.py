@@ -28,6 +28,8 @@ _COLUMNS = {
     "nan_some": lambda r: np.where(r.random(N) < 0.3, np.nan, r.normal(size=N)),
     "nan_all": lambda r: np.full(N, np.nan),
     "inf_some": lambda r: np.where(r.random(N) < 0.2, np.inf, r.normal(size=N)),
+    "neg_inf_some": lambda r: np.where(r.random(N) < 0.2, -np.inf, r.normal(size=N)),
+    "beyond_float32": lambda r: np.where(r.random(N) < 0.2, 4e38, r.normal(size=N)),  # finite, inf as float32
     "huge": lambda r: r.uniform(-1, 1, N) * 1e307,
     "big": lambda r: r.normal(size=N) * 1e150,
     "tiny": lambda r: r.integers(0, 2, N) * 5e-324,
@@ -63,6 +65,9 @@ def make_y(kind, rng):
         "single": np.zeros(N, int),
         "three": rng.integers(0, 3, N),
         "strings": np.where(base == 1, "yes", "no"),
+        "fraud_ok": np.where(base == 1, "fraud", "ok"),  # the positive class sorts first
+        "one_two": np.where(base == 1, 2, 1),
+        "bool": base.astype(bool),
         "minus_plus": np.where(base == 1, 1, -1),
         "float_nan": np.where(rng.random(N) < 0.1, np.nan, base.astype(float)),
         "continuous": rng.normal(size=N),
@@ -144,7 +149,30 @@ def _estimator(name):
         "figs": lambda: csdt.FIGSClassifier(max_rules=4),
         "figu": lambda: csdt.FIGUClassifier(max_rules=4),
         "cal5oc": lambda: csdt.CAL5OCClassifier(),
+        "xgb": lambda: _boosting("xgb"),
+        "lgb": lambda: _boosting("lgb"),
+        "riff": lambda: _riff(None),
+        "riff_tree": lambda: _riff("tree"),
     }[name]()
+
+
+def _boosting(kind):
+    from csboost_plugins.lgb import CSLGBMClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    if kind == "xgb":
+        return CSXGBClassifier(n_estimators=3, n_jobs=1, random_state=0, decision="0.5")
+    return CSLGBMClassifier(n_estimators=3, n_jobs=1, random_state=0, min_child_samples=2, decision="0.5")
+
+
+def _riff(kind):
+    from sklearn.tree import DecisionTreeClassifier
+
+    from csboost_plugins.rules import RIFFClassifier
+    if kind is None:  # the default LightGBM + XGBoost pool
+        return RIFFClassifier(max_fpr=0.3, random_state=0)
+    return RIFFClassifier(estimator=DecisionTreeClassifier(max_depth=3, random_state=0), max_fpr=0.3,
+                          random_state=0)
 
 
 def _json_with(path, value):
@@ -176,8 +204,12 @@ def run(case):
         kw = make_costs(case["costs"], rng)
         if case["estimator"] == "cal5oc" and "fn_cost" in kw and "cost_matrix" not in kw:
             kw = dict(cost=kw["fn_cost"])
+        if "pos_label" in case:
+            est.set_params(pos_label=case["pos_label"])
         est.fit(X, y, **kw)
-        return est.predict(X)
+        import inspect
+        takes_costs = "fp_cost" in inspect.signature(est.predict).parameters and "cost" not in kw
+        return est.predict(X, **kw) if takes_costs else est.predict(X)
     if t == "params":  # one hostile parameter value, then fit on good data
         est = _estimator(case["estimator"])
         names = sorted(k for k in est.get_params() if "__" not in k and k not in ("n_jobs", "verbose"))

@@ -19,11 +19,12 @@ def test_validation_labels_are_read_through_the_fitted_classes(labels):
     """y_val is encoded with the fit's classes_, also when it holds one class only (all positives)."""
     X, y, C, Xv, yv, Cv = _pruning_problem()
     pos = yv == 1
-    lab = np.sort(labels)  # classes_[1] is the positive class, as in scikit-learn
+    lab = np.sort(labels)  # lab[1] is the positive class: pos_label names it (labels other than 0/1 need it)
     ref = CSDT(min_gain=0.0).fit(X, y, cost_matrix=C).prune(Xv[pos], yv[pos], cost_matrix=Cv[pos])
-    got = CSDT(min_gain=0.0).fit(X, lab[y], cost_matrix=C).prune(Xv[pos], lab[yv[pos]], cost_matrix=Cv[pos])
-    in_fit = CSDT(min_gain=0.0, pruning="cost").fit(X, lab[y], cost_matrix=C, X_val=Xv[pos], y_val=lab[yv[pos]],
-                                                    val_cost_matrix=Cv[pos])
+    got = CSDT(min_gain=0.0, pos_label=lab[1]).fit(X, lab[y], cost_matrix=C).prune(Xv[pos], lab[yv[pos]],
+                                                                                   cost_matrix=Cv[pos])
+    in_fit = CSDT(min_gain=0.0, pruning="cost", pos_label=lab[1]).fit(
+        X, lab[y], cost_matrix=C, X_val=Xv[pos], y_val=lab[yv[pos]], val_cost_matrix=Cv[pos])
     for m in (got, in_fit):
         np.testing.assert_array_equal(m.tree_.children_left, ref.tree_.children_left)
         np.testing.assert_array_equal(m.predict(Xv), lab[ref.predict(Xv)])
@@ -31,7 +32,7 @@ def test_validation_labels_are_read_through_the_fitted_classes(labels):
 
 def test_validation_labels_outside_the_fitted_classes_are_refused():
     X, y, C, Xv, yv, Cv = _pruning_problem()
-    m = CSDT().fit(X, np.array([3, 7])[y], cost_matrix=C)
+    m = CSDT(pos_label=7).fit(X, np.array([3, 7])[y], cost_matrix=C)
     with pytest.raises(ValueError, match="y_val.*classes"):
         m.prune(Xv, yv, cost_matrix=Cv)
 
@@ -130,7 +131,7 @@ def test_tree_text_names_the_classes_as_fitted():
     """export_text prints classes_ labels (scikit-learn's export_text does), not the internal 0/1."""
     X, y, C, _, _, _ = _pruning_problem()
     lab = np.array(["a_good", "b_default"])
-    text = CSDT(max_depth=2).fit(X, lab[y], cost_matrix=C).export_text()
+    text = CSDT(max_depth=2, pos_label="b_default").fit(X, lab[y], cost_matrix=C).export_text()
     ref = CSDT(max_depth=2).fit(X, y, cost_matrix=C).export_text()
     assert "class b_default" in text and "class 1" not in text
     assert text == ref.replace("class 0", "class a_good").replace("class 1", "class b_default")

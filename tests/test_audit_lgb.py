@@ -56,7 +56,7 @@ def test_valid_set_without_the_start_margin_is_a_clear_error(fraud):
 
 
 @pytest.mark.parametrize("weight, match", [
-    (np.ones(3), "weight has length 3 but there are 4000 rows"),
+    (np.ones(3), "weight has length 3 but y has 4000 rows"),
     (np.full(4000, np.nan), "weight.*finite"),
     (-np.ones(4000), "weight.*non-negative"),
 ])

@@ -141,8 +141,9 @@ def test_native_early_stopping_on_money_keeps_the_best_round():
 
 def test_deployable_file_in_a_process_without_this_package(tmp_path):
     X, y, amount = _fraud(3000)
-    est = CSCatBoostClassifier(n_estimators=60, decision="0.5", **FAST).fit(
+    est = CSCatBoostClassifier(n_estimators=60, decision="0.5", pos_label="fraud", **FAST).fit(
         X, np.where(y == 1, "fraud", "ok"), fp_cost=5.0, fn_cost=amount)
+    assert est.classes_.tolist() == ["ok", "fraud"]  # [negative, positive]: column 1 is P(fraud)
     p = est.predict_proba(X)
     path, xpath = tmp_path / "m.cbm", tmp_path / "X.npy"
     est.save_model(path)
@@ -388,7 +389,7 @@ def test_class_weights_are_row_weights(kw):
     """CatBoost's class weighting keywords weight the rows, as sample_weight = 3 on the positives does."""
     X, y, amount = _fraud(1500)
     labels = np.where(y == 1, "yes", "no")
-    base = dict(n_estimators=20, decision="0.5", **FAST)
+    base = dict(n_estimators=20, decision="0.5", pos_label="yes", **FAST)
     got = CSCatBoostClassifier(**base, **kw).fit(X, labels, fp_cost=5.0, fn_cost=amount)
     want = CSCatBoostClassifier(**base).fit(X, labels, fp_cost=5.0, fn_cost=amount,
                                             sample_weight=np.where(y == 1, 3.0, 1.0))

@@ -267,8 +267,8 @@ _PLAIN_PREDICT = textwrap.dedent("""
                                           (CSLGBMClassifier, LGB_KW, "txt")])
 def test_save_model_is_deployable_and_loads_back(cls, kw, ext, fraud, tmp_path):
     X, y, fn = fraud
-    labels = np.where(y == 1, "fraud", "ok")  # string classes travel with the file
-    est = cls(decision="0.5", **kw).fit(X, labels, fp_cost=10.0, fn_cost=fn)
+    labels = np.where(y == 1, "fraud", "ok")  # string classes (and the positive one) travel with the file
+    est = cls(decision="0.5", pos_label="fraud", **kw).fit(X, labels, fp_cost=10.0, fn_cost=fn)
     path = tmp_path / f"model.{ext}"
     est.save_model(path)
     proba = est.predict_proba(X)[:, 1]
@@ -283,7 +283,7 @@ def test_save_model_is_deployable_and_loads_back(cls, kw, ext, fraud, tmp_path):
     for loaded in (cls.load_model(path), cls(decision="0.5").load_model(path)):
         np.testing.assert_allclose(loaded.predict_proba(X), est.predict_proba(X), atol=1e-7)
         np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
-        assert list(loaded.classes_) == ["fraud", "ok"] and list(loaded.feature_names_in_) == list(X.columns)
+        assert list(loaded.classes_) == ["ok", "fraud"] and list(loaded.feature_names_in_) == list(X.columns)
         assert _same_params(loaded.get_params(), est.get_params())
         assert loaded.start_margin_ == est.start_margin_ and loaded.n_features_in_ == 12
         np.testing.assert_allclose(loaded.feature_importances_, est.feature_importances_, rtol=1e-6)

@@ -180,7 +180,7 @@ def test_sklearn_compatible(estimator, check):
 
 def test_estimator_predict_contract(churn_split):
     Xtr, Xte, ytr, yte, Ctr, Cte = churn_split
-    labels = np.where(ytr == 1, "churn", "stay")  # string labels: "stay" > "churn" is class 1
+    labels = np.where(ytr == 1, "churn", "stay")  # string labels: pos_label names the churners
     est = cxgb.CSXGBClassifier(decision="0.5", n_estimators=30, max_depth=3, n_jobs=1, random_state=0)
     est.fit(Xtr, ytr, cost_matrix=Ctr)
     proba = est.predict_proba(Xte)
@@ -192,7 +192,8 @@ def test_estimator_predict_contract(churn_split):
     kw = dict(fp_cost=Cte[:, 0], fn_cost=Cte[:, 1], tp_cost=Cte[:, 2], tn_cost=Cte[:, 3])
     assert np.array_equal(est.predict(Xte, **kw), est.predict(Xte, cost_matrix=Cte))
     assert list(est.feature_names_in_) == list(Xtr.columns) and est.n_features_in_ == Xtr.shape[1]
-    s_labels = cxgb.CSXGBClassifier(decision="0.5", n_estimators=5, n_jobs=1).fit(Xtr, labels, cost_matrix=Ctr)
+    s_labels = cxgb.CSXGBClassifier(decision="0.5", n_estimators=5, n_jobs=1, pos_label="churn").fit(
+        Xtr, labels, cost_matrix=Ctr)
     assert set(s_labels.predict(Xte)) <= {"churn", "stay"}
 
 

@@ -616,7 +616,8 @@ def test_pickle_round_trip(model_cls):
 @pytest.mark.parametrize(
     "kwargs,fit_kwargs,exc,match",
     [
-        ({}, {"X": np.array([[np.inf, 1.0], [2.0, 3.0], [1.0, 1.0], [0.0, 2.0]])}, ValueError, "infinity"),
+        ({}, {"X": np.array([[np.inf, 1.0], [2.0, 3.0], [1.0, 1.0], [0.0, 2.0]])}, ValueError,
+         r"X column 0 contains an infinite value \(inf\) in 1 of 4 rows"),
         ({}, {"X": np.array([["a", "b"], ["c", "d"]])}, ValueError, "float|convert"),
         ({}, {"y": [0, 1, 2, 1]}, ValueError, "binary"),
         ({}, {"y": [1, 1, 1, 1]}, ValueError, "one class"),

@@ -25,13 +25,18 @@ OURS = (str(REPO / "csboost_plugins"), str(REPO / "csdt"))
 TIMEOUT = 240  # seconds per batch; a hang (e.g. a cycle in a tree walk) ends here
 
 X_COLUMNS = ["normal", "integers", "constant", "nan_some", "nan_all", "inf_some", "huge", "big", "tiny",
-             "extreme_span", "int64_big", "strings"]
-Y_KINDS = ["ok", "single", "three", "strings", "minus_plus", "float_nan", "continuous", "short", "none", "2d"]
+             "extreme_span", "int64_big", "strings", "neg_inf_some", "beyond_float32"]
+Y_KINDS = ["ok", "single", "three", "strings", "minus_plus", "float_nan", "continuous", "short", "none", "2d",
+           "fraud_ok", "one_two", "bool"]
 COST_KINDS = ["ok", "none", "negative", "nan", "inf", "huge", "tiny", "zero", "short", "string", "matrix_bad", "both"]
 PERIOD_KINDS = ["ok", "strings", "dates", "nan", "none", "nat", "short", "2d", "mixed", "dicts", "reindexed"]
-ESTIMATORS = ["csdt", "csdt_hist", "csdt_costcla", "ensemble", "stacking", "cslr", "bmr", "thresholding",
-              "figs", "figu", "cal5oc"]
 MONITOR_PERIOD_KINDS = ["ok", "nan", "none", "short", "long", "scalar", "2d", "mixed", "strings", "nat"]
+CSDT_ESTIMATORS = ["csdt", "csdt_hist", "csdt_costcla", "ensemble", "stacking", "cslr", "bmr", "thresholding",
+                   "figs", "figu", "cal5oc"]
+# the boosting and RIFF estimators get hostile data and labels; their native parameters pass to the host as given
+ESTIMATORS = CSDT_ESTIMATORS + ["xgb", "lgb", "riff", "riff_tree"]
+POS_LABELS = [None, None, "fraud", "ok", 1, 2, True, "nope", ["fraud"]]
+
 floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
     [5e-324, -0.0, 1e308, -1e308, 2.2250738585072014e-308, 1e-300, 0.5])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70), floats, st.text(max_size=4))
@@ -41,11 +46,15 @@ values = scalars | st.lists(floats, max_size=44) | st.lists(st.lists(floats, min
 @st.composite
 def fit_case(draw):
     est = draw(st.sampled_from(ESTIMATORS))
-    kinds = X_COLUMNS  # FIGS/FIGU included: spans that overflow or are subnormal bin safely (issue 13)
-    return {"target": "fit", "estimator": est, "seed": draw(st.integers(0, 9)),
+    kinds = X_COLUMNS  # FIGS/FIGU included: spans that overflow or are subnormal bin safely
+    case = {"target": "fit", "estimator": est, "seed": draw(st.integers(0, 9)),
             "x_cols": draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=3)),
             "x_shape": draw(st.sampled_from(["ok", "ok", "ok", "frame", "list", "1d", "short", "empty"])),
             "y": draw(st.sampled_from(Y_KINDS[:3] + Y_KINDS)), "costs": draw(st.sampled_from(COST_KINDS))}
+    pos_label = draw(st.sampled_from(POS_LABELS))
+    if pos_label is not None:
+        case["pos_label"] = pos_label
+    return case
 
 
 RULE_FIELDS = [["rules"], ["feature_names"], ["last_rule_probability"], ["format"], ["selection"],
@@ -85,7 +94,7 @@ api_case = st.one_of(
                            "alpha": scalars}),
     st.fixed_dictionaries({"target": st.just("capacity"), "max_alerts": scalars, "max_alert_rate": scalars,
                            "periods": st.sampled_from(PERIOD_KINDS) | values}),
-    st.fixed_dictionaries({"target": st.just("params"), "estimator": st.sampled_from(ESTIMATORS),
+    st.fixed_dictionaries({"target": st.just("params"), "estimator": st.sampled_from(CSDT_ESTIMATORS),
                            "k": st.integers(0, 30), "value": scalars}),
 )
 
@@ -353,3 +362,48 @@ def test_swap_guard_fuzz_fits():
         if case["costs"] in ("ok", "benefits"):
             assert rec["outcome"] == "ok", (case, rec)
             assert rec["swap_warned"] == (case["orientation"] == "swapped" and case["costs"] == "ok"), case
+
+# labels that do not name the positive class, and X holding what no estimator reads, on every estimator
+LABELLED = [e for e in ESTIMATORS if e not in ("cal5oc", "riff")]  # cal5oc takes cost= here: no positive class;
+# the default RIFF pool does not split 40 rows (riff_tree has the same label rule)
+LABEL_CASES = [
+    {"target": "fit", "estimator": e, "seed": 0, "x_cols": ["normal", "integers"], "x_shape": shape, "y": y,
+     "costs": "ok", **({} if pos is None else {"pos_label": pos})}
+    for e in LABELLED for shape in ("ok", "frame")
+    for y, pos in (("fraud_ok", None), ("fraud_ok", "fraud"), ("one_two", None), ("one_two", 2), ("bool", None),
+                   ("fraud_ok", "fraud "), ("fraud_ok", ["fraud"]))
+]
+INF_CASES = [
+    {"target": "fit", "estimator": e, "seed": s, "x_cols": ["normal", col], "x_shape": shape, "y": "ok",
+     "costs": "ok"}
+    for e in ESTIMATORS for shape in ("ok", "frame") for s, col in ((0, "inf_some"), (1, "neg_inf_some"))
+]
+
+
+def test_labels_without_pos_label_are_refused_and_named_on_every_estimator():
+    records = run_batch(LABEL_CASES)
+    _check(LABEL_CASES, records)
+    for rec in records:
+        case = LABEL_CASES[rec["case"]]
+        pos = case.get("pos_label")
+        if case["y"] == "bool" or pos in ("fraud", 2):  # named positive class: the fit runs and predicts
+            assert rec["outcome"] == "ok", (case, rec)
+        elif pos is None:
+            want = "pass pos_label='fraud' or pos_label='ok'" if case["y"] == "fraud_ok" else \
+                "pass pos_label=1 or pos_label=2"
+            assert rec["outcome"] == "error" and rec["type"] == "ValueError" and want in rec["message"], (case, rec)
+        elif pos == "fraud ":
+            assert "pos_label='fraud ' is not a label of y" in rec["message"], (case, rec)
+        else:
+            assert rec["type"] == "TypeError" and "pos_label must be one label" in rec["message"], (case, rec)
+
+
+def test_infinite_values_are_named_with_column_and_rows_on_every_estimator():
+    records = run_batch(INF_CASES)
+    _check(INF_CASES, records)
+    for rec in records:
+        case = INF_CASES[rec["case"]]
+        column = "column 'c1'" if case["x_shape"] == "frame" else "column 1"
+        assert rec["outcome"] == "error" and rec["type"] == "ValueError", (case, rec)
+        assert f"X {column} contains an infinite value" in rec["message"] and " of 40 rows" in rec["message"], \
+            (case, rec)

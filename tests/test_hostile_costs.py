@@ -83,10 +83,10 @@ def test_savings_accepts_predictions_in_y_trues_own_labels(credit, labels):
     X, y, C = credit
     lab = np.asarray(labels, dtype=object if isinstance(labels[0], str) else None)
     yl = lab[y]
-    tree = CostSensitiveDecisionTreeClassifier(max_depth=3).fit(X, yl, cost_matrix=C)
+    tree = CostSensitiveDecisionTreeClassifier(max_depth=3, pos_label=lab[1]).fit(X, yl, cost_matrix=C)
     pred = tree.predict(X)
     assert set(np.unique(pred)) <= set(labels)
-    decisions = (pred == lab[1]).astype(int)  # the tree fits the larger label as the positive class
+    decisions = (pred == lab[1]).astype(int)  # pos_label: the larger label is the positive class
     want = savings_score(y, decisions, cost_matrix=C)
     pos = dict(pos_label=lab[1])  # the metrics read the positive class from pos_label, as scikit-learn's
     assert savings_score(yl, pred, cost_matrix=C, **pos) == pytest.approx(want)

@@ -283,3 +283,150 @@ def test_cv_on_data_without_costs_names_the_fix(data, plugin, build):
     X, y = data
     with pytest.raises(ValueError, match="carries no costs"):
         plugin.cv({}, build(X, label=y), 2, nfold=2)
+
+
+# ------------------------------------------------------------------ 7. X every estimator refuses, named where X enters
+from test_pos_label import ESTIMATORS  # noqa: E402  (every cost-sensitive estimator, small settings)
+
+NAN_TAKEN = {"CSXGBClassifier", "CSLGBMClassifier", "CSCatBoostClassifier", "RIFFClassifier", "CSDT",
+             "ECSDT-forest", "ECSDT-bagging-stacking", "FIGS", "FIGU"}
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(7)
+    n = 1200
+    X = pd.DataFrame({"amount": rng.lognormal(3, 1, n), "velocity": rng.normal(size=n), "age": rng.normal(size=n)})
+    y = (X["velocity"] + rng.normal(size=n) > 1.2).astype(int).to_numpy()
+    return X, y
+
+
+def _named(exc, column, what):
+    """The message names the column, the cause and the row count, and is no host library's error."""
+    msg = str(exc)
+    assert type(exc).__module__.split(".")[0] not in ("xgboost", "lightgbm", "catboost", "numpy"), type(exc)
+    assert repr(column) in msg and what in msg, msg
+    assert "numeric, bool or pandas category" not in msg, msg  # a float column is never blamed for its dtype
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+def test_every_estimator_names_an_infinite_value(frame, name, make, value):
+    X, y = frame
+    bad = X.copy()
+    bad.loc[[3, 17], "velocity"] = value
+    with pytest.raises(ValueError) as info:
+        make().fit(bad, y, fp_cost=1.0, fn_cost=5.0)
+    _named(info.value, "velocity", "infinite value")
+    assert "in 2 of 1200 rows" in str(info.value)
+    # predict too (with the rows' costs where predict takes them)
+    model = make().fit(X, y, fp_cost=1.0, fn_cost=5.0)
+    with pytest.raises(ValueError) as info:
+        model.predict_proba(bad)
+    _named(info.value, "velocity", "infinite value")
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+def test_every_estimator_names_nan_or_takes_it(frame, name, make):
+    X, y = frame
+    bad = X.copy()
+    bad.loc[[5], "age"] = np.nan
+    if name in NAN_TAKEN:  # a missing value: trees and boosters route it
+        p = make().fit(bad, y, fp_cost=1.0, fn_cost=5.0).predict_proba(bad)
+        assert np.isfinite(p).all()
+        return
+    with pytest.raises(ValueError) as info:
+        make().fit(bad, y, fp_cost=1.0, fn_cost=5.0)
+    _named(info.value, "age", "NaN in 1 of 1200 rows")
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+def test_every_estimator_takes_or_names_values_beyond_float32(frame, name, make):
+    X, y = frame
+    bad = X.copy()
+    bad.loc[[9], "amount"] = 1e308  # finite in float64, inf in float32 (xgboost, scikit-learn's trees)
+    try:
+        p = make().fit(bad, y, fp_cost=1.0, fn_cost=5.0).predict_proba(bad)
+    except ValueError as exc:
+        msg = str(exc)
+        assert "'amount'" in msg or "column 0" in msg, msg
+        assert ("float32" in msg and "in 1 of 1200 rows" in msg) or "too large" in msg, msg
+        assert "infinity" not in msg.lower(), msg  # not "contains inf" on data with none
+    else:
+        assert np.isfinite(p).all()
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+@pytest.mark.parametrize("kind", ["datetime", "timedelta", "text"])
+def test_every_estimator_names_a_column_it_cannot_read_as_numbers(frame, name, make, kind):
+    X, y = frame
+    n = len(y)
+    col = {"datetime": pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(n), "s"),
+           "timedelta": pd.to_timedelta(np.arange(n), "s"),
+           "text": np.where(np.arange(n) % 2, "web", "pos")}[kind]
+    with pytest.raises(ValueError) as info:
+        make().fit(X.assign(when=col), y, fp_cost=1.0, fn_cost=5.0)
+    msg = str(info.value)
+    assert type(info.value).__module__.split(".")[0] not in ("xgboost", "lightgbm", "catboost", "numpy")
+    assert "'when'" in msg, msg
+    assert ("convert" in msg and "seconds" in msg) if kind != "text" else ("not numbers" in msg or
+                                                                           "non-numeric" in msg), msg
+
+
+def test_riff_pool_names_columns_lightgbm_refuses(frame):
+    from csboost_plugins.rules import RIFFClassifier
+
+    X, y = frame
+    bad = pd.DataFrame(X.to_numpy(), columns=["a,b", "c:d", "e{f}"])
+    try:  # the host's own answer: lightgbm refuses these names
+        lgb.LGBMClassifier(n_estimators=2, verbose=-1).fit(bad, y)
+        refused = False
+    except lgb.basic.LightGBMError:
+        refused = True
+    assert refused
+    with pytest.raises(ValueError, match="rename") as info:
+        RIFFClassifier(random_state=0).fit(bad, y)
+    assert all(repr(c) in str(info.value) for c in bad.columns) and "lightgbm" in str(info.value)
+    # a pool without lightgbm takes them (scikit-learn's tree names nothing)
+    from sklearn.tree import DecisionTreeClassifier
+    RIFFClassifier(estimator=DecisionTreeClassifier(max_depth=3), max_fpr=0.2, random_state=0).fit(bad, y)
+
+
+def test_riff_pool_refuses_inf_and_float32_overflow_that_xgboost_would(frame):
+    from csboost_plugins.rules import RIFFClassifier
+
+    X, y = frame
+    big = X.to_numpy() * 1e300  # amount ~ 20 x 1e300: finite, beyond float32
+    try:
+        xgb.DMatrix(big)
+        xgboost_refuses = False
+    except xgb.core.XGBoostError:
+        xgboost_refuses = True
+    assert xgboost_refuses
+    with pytest.raises(ValueError, match=r"X column 0 contains .*a value too large for float32.*in 1200 of 1200 "
+                                         r"rows: .*xgboost"):
+        RIFFClassifier(max_fpr=0.2, random_state=0).fit(big, y)
+    inf = X.to_numpy().copy()
+    inf[4, 2] = np.inf
+    with pytest.raises(ValueError, match=r"X column 2 contains an infinite value \(inf\) in 1 of 1200 rows"):
+        RIFFClassifier(random_state=0).fit(inf, y)
+
+
+def test_cslogit_predict_refuses_rows_whose_score_overflows(frame):
+    from csdt import CostSensitiveLogisticRegression
+
+    X, y = frame
+    m = CostSensitiveLogisticRegression().fit(X, y, fp_cost=1.0, fn_cost=5.0)
+    for rows in (1, 2, 3):
+        huge = pd.DataFrame(np.full((rows, 3), 1e308), columns=X.columns)
+        with np.errstate(all="raise"):  # no overflow warning first: the check computes under errstate
+            with pytest.raises(ValueError, match=rf"X column '\w+' holds values .*overflows float64 in {rows} of "
+                                                 rf"{rows} rows"):
+                m.predict(huge)
+    # large but finite scores still decide
+    ok = pd.DataFrame(np.full((2, 3), 1e3), columns=X.columns)
+    assert m.predict(ok).shape == (2,)

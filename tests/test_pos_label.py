@@ -234,8 +234,8 @@ def test_scorers_on_csdt_estimators_with_string_classes(credit, routing):
     # csdt estimators fit the later-sorting label as the positive class: "default" after "current"
     lab = np.where(y == 1, "default", "current")
 
-    def tree():
-        return CostSensitiveDecisionTreeClassifier(max_depth=4).set_fit_request(cost_matrix=True)
+    def tree():  # the costs charge C_FN on "default": pos_label names it (refused without, as strings)
+        return CostSensitiveDecisionTreeClassifier(max_depth=4, pos_label="default").set_fit_request(cost_matrix=True)
 
     for pos, y01 in (("default", y), ("current", 1 - y)):  # column 1 and column 0 of classes_
         got = cross_val_score(tree(), X, lab, cv=CV, scoring=make_expected_savings_scorer(pos_label=pos),
@@ -244,7 +244,7 @@ def test_scorers_on_csdt_estimators_with_string_classes(credit, routing):
                                    rtol=1e-12)
     # predict's labels, decided with each fold's costs (BayesMinimumRiskClassifier requests them)
     def bmr():
-        return BayesMinimumRiskClassifier().set_fit_request(cost_matrix=False)
+        return BayesMinimumRiskClassifier(pos_label="default").set_fit_request(cost_matrix=False)
 
     got = cross_val_score(bmr(), X, lab, cv=CV,
                           scoring=make_savings_scorer(pos_label="default"), params={"cost_matrix": c})
@@ -368,3 +368,177 @@ def test_rule_waterfall_reads_pos_label():
             RuleWaterfallDisplay.from_estimator(rules, Xte, lab, fn_cost=ate, fp_cost=10.0)
     finally:
         _close()
+
+
+# ------------------------------------------------------------------ every cost-sensitive estimator
+def _estimators():
+    """(id, factory) of every cost-sensitive classifier, small settings; CatBoost when installed."""
+    from csboost_plugins.lgb import CSLGBMClassifier
+    from csboost_plugins.rules import RIFFClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+    from csdt import (CAL5Classifier, CAL5OCClassifier, CostSensitiveBaggingClassifier,
+                      CostSensitiveLogisticRegression, CostSensitiveLogisticRegressionCV,
+                      CostSensitiveRandomForestClassifier, FIGSClassifier, FIGUClassifier, ThresholdingOptimization)
+
+    out = [
+        ("CSXGBClassifier", lambda: CSXGBClassifier(n_estimators=15, n_jobs=1, random_state=0)),
+        ("CSLGBMClassifier", lambda: CSLGBMClassifier(n_estimators=15, n_jobs=1, random_state=0)),
+        ("RIFFClassifier", lambda: RIFFClassifier(max_fpr=0.05, random_state=0)),
+        ("CSDT", lambda: CostSensitiveDecisionTreeClassifier(max_depth=4)),
+        ("ECSDT-forest", lambda: CostSensitiveRandomForestClassifier(n_estimators=4, random_state=0)),
+        ("ECSDT-bagging-stacking", lambda: CostSensitiveBaggingClassifier(n_estimators=4, combination="stacking",
+                                                                          random_state=0)),
+        ("cslogit", lambda: CostSensitiveLogisticRegression()),
+        ("cslogit-CV", lambda: CostSensitiveLogisticRegressionCV(lambdas=3, cv=3, random_state=0)),
+        ("FIGS", lambda: FIGSClassifier()),
+        ("FIGU", lambda: FIGUClassifier()),
+        ("CAL5_OC", lambda: CAL5OCClassifier()),
+        ("CAL5", lambda: CAL5Classifier()),
+        ("BMR", lambda: BayesMinimumRiskClassifier()),
+        ("ThresholdingOptimization", lambda: ThresholdingOptimization(cv=None)),
+    ]
+    try:
+        from csboost_plugins.catboost import CSCatBoostClassifier
+    except ImportError:  # the catboost extra is not installed
+        return out
+    return out + [("CSCatBoostClassifier",
+                   lambda: CSCatBoostClassifier(n_estimators=15, thread_count=1, random_state=0))]
+
+
+ESTIMATORS = _estimators()
+
+
+@pytest.fixture(scope="module")
+def card():
+    from csdt.datasets import make_fraud_transactions
+
+    d = make_fraud_transactions(3000, fraud_rate=0.05, random_state=3)
+    return d.data.to_numpy(), np.asarray(d.target), np.asarray(d.fn_cost, dtype=np.float64)
+
+
+def _predict(model, X, costs):
+    """predict, with the rows' costs where predict takes them (Bayes minimum risk decisions)."""
+    import inspect
+
+    return model.predict(X, **costs) if "fp_cost" in inspect.signature(model.predict).parameters \
+        else model.predict(X)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+def test_estimators_refuse_string_labels_without_pos_label_and_equal_0_1_with_it(card, name, make):
+    X, y, amount = card
+    costs = dict(fp_cost=10.0, fn_cost=amount)
+    lab = np.where(y == 1, "fraud", "ok")  # the positive class sorts first: classes_[1] would be "ok"
+    with pytest.raises(ValueError, match=r"y has labels \['fraud', 'ok'\]; pass pos_label='fraud'"):
+        make().fit(X, lab, **costs)
+    got = make().set_params(pos_label="fraud").fit(X, lab, **costs)
+    ref = make().fit(X, y, **costs)
+    assert got.classes_.tolist() == ["ok", "fraud"] and ref.classes_.tolist() == [0, 1]
+    # the same model: column 1 is P(fraud), predict gives the user's labels, the money is the 0/1 fit's
+    np.testing.assert_array_equal(got.predict_proba(X), ref.predict_proba(X))
+    pred, pred01 = _predict(got, X, costs), _predict(ref, X, costs)
+    np.testing.assert_array_equal(pred, np.where(pred01 == 1, "fraud", "ok"))
+    assert 0 < (pred == "fraud").sum() < len(y)
+    money = savings_score(lab, pred, pos_label="fraud", **costs)
+    assert money == savings_score(y, pred01, **costs)
+    assert money == pytest.approx(savings_by_formula(y, (pred == "fraud").astype(int),
+                                                     np.column_stack([np.full(len(y), 10.0), amount,
+                                                                      np.zeros(len(y)), np.zeros(len(y))])))
+    # pos_label names a label of y
+    with pytest.raises(ValueError, match=r"pos_label='fraud ' is not a label of y"):
+        make().set_params(pos_label="fraud ").fit(X, lab, **costs)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+def test_zero_one_and_boolean_labels_need_no_pos_label(card, name, make):
+    X, y, amount = card
+    costs = dict(fp_cost=10.0, fn_cost=amount)
+    a = make().fit(X, y.astype(bool), **costs)
+    b = make().set_params(pos_label=1).fit(X, y, **costs)
+    assert a.classes_.tolist() == [False, True] and b.classes_.tolist() == [0, 1]
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("sample", ["cost_proportionate_rejection_sampling", "cost_proportionate_over_sampling"])
+def test_cost_proportionate_sampling_reads_pos_label(card, sample):
+    import csdt.sampling
+
+    X, y, amount = card
+    draw = getattr(csdt.sampling, sample)
+    lab = np.where(y == 1, "fraud", "ok")
+    with pytest.raises(ValueError, match=r"y has labels \['fraud', 'ok'\]; pass pos_label='fraud'"):
+        draw(X, lab, fp_cost=10.0, fn_cost=amount, random_state=0)
+    Xs, ys, cs = draw(X, lab, fp_cost=10.0, fn_cost=amount, random_state=0, pos_label="fraud")
+    X0, y0, c0 = draw(X, y, fp_cost=10.0, fn_cost=amount, random_state=0)
+    np.testing.assert_array_equal(Xs, X0)
+    np.testing.assert_array_equal(ys, np.where(y0 == 1, "fraud", "ok"))
+    np.testing.assert_array_equal(cs, c0)
+    # the frauds (cost = amount) are kept far more often than the alerts' 10: the positive class is "fraud"
+    assert (ys == "fraud").mean() > 2 * (lab == "fraud").mean()
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_predict_with_costs_needs_the_positive_class_fit_did_not_name(card):
+    # without costs a fit is symmetric in the labels (unit costs), so string labels fit as scikit-learn's
+    # (classes_ sorted); deciding with the rows' money then needs the positive class: named, not guessed
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    X, y, amount = card
+    lab = np.where(y == 1, "fraud", "ok")
+    for model in (CSXGBClassifier(n_estimators=5, n_jobs=1, random_state=0, decision="bmr").fit(X, lab),
+                  BayesMinimumRiskClassifier().fit(X, lab)):
+        assert model.classes_.tolist() == ["fraud", "ok"]
+        with pytest.raises(ValueError, match=r"the training y has labels \['fraud', 'ok'\]; pass pos_label="):
+            model.predict(X, fp_cost=10.0, fn_cost=amount)
+        assert set(model.predict(X)) <= {"fraud", "ok"}  # s > 1/2 needs no positive class
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name", ["CSXGBClassifier", "CSLGBMClassifier", "CSCatBoostClassifier"])
+def test_saved_model_keeps_pos_label_and_classes(card, tmp_path, name):
+    X, y, amount = card
+    make = dict(ESTIMATORS).get(name)
+    if make is None:
+        pytest.skip("pip install catboost (catboost extra)")
+    lab = np.where(y == 1, "fraud", "ok")
+    m = make().set_params(pos_label="fraud").fit(X, lab, fp_cost=10.0, fn_cost=amount)
+    path = tmp_path / ("m.json" if name != "CSLGBMClassifier" else "m.txt")
+    m.save_model(path)
+    back = type(m).load_model(path)
+    assert back.classes_.tolist() == ["ok", "fraud"] and back.pos_label == "fraud"
+    np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X), rtol=1e-6)
+    np.testing.assert_array_equal(back.predict(X, fp_cost=10.0, fn_cost=amount),
+                                  m.predict(X, fp_cost=10.0, fn_cost=amount))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_card_file_string_labels_book_the_money_of_0_1_labels():
+    """The card file, time-ordered 60/20 (train / test; the middle fifth unused here): "fraud" / "ok"
+    labels are refused without pos_label, and with pos_label="fraud" CSXGBClassifier and RIFFClassifier
+    make the decisions, hence book the money, of the 0/1 labels (before: "ok" was the positive class)."""
+    import pandas as pd
+
+    from _data import creditcard_path
+    from csboost_plugins.rules import RIFFClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    df = pd.read_csv(creditcard_path()).sort_values("Time", kind="stable")
+    X, y, amount = df.drop(columns=["Time", "Class"]), df["Class"].to_numpy(), df["Amount"].to_numpy()
+    n = len(y)
+    tr, te = slice(0, int(0.6 * n)), slice(int(0.8 * n), n)
+    lab = np.where(y == 1, "fraud", "ok")
+    costs = dict(fp_cost=5.0, fn_cost=amount[tr])
+    for make in (lambda **kw: CSXGBClassifier(n_estimators=50, n_jobs=1, random_state=0, **kw),
+                 lambda **kw: RIFFClassifier(random_state=0, **kw)):
+        with pytest.raises(ValueError, match=r"pass pos_label='fraud'"):
+            make().fit(X[tr], lab[tr], **costs)
+        got = make(pos_label="fraud").fit(X[tr], lab[tr], **costs)
+        ref = make().fit(X[tr], y[tr], **costs)
+        kw = dict(fp_cost=5.0, fn_cost=amount[te])
+        pred = _predict(got, X[te], kw)
+        pred01 = _predict(ref, X[te], kw)
+        np.testing.assert_array_equal(pred, np.where(pred01 == 1, "fraud", "ok"))
+        money = savings_score(lab[te], pred, pos_label="fraud", **kw)
+        assert money == savings_score(y[te], pred01, **kw) > 0.3, money

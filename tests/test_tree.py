@@ -394,7 +394,10 @@ def test_unit_costs_when_none_given_and_string_labels():
     labels = np.array(["good", "bad"])[y]  # "bad" < "good": bad -> 0
     m = CSDT(max_depth=3).fit(X, labels)
     assert set(m.predict(X)) <= {"good", "bad"}
-    m1 = CSDT(max_depth=3).fit(X, labels, fp_cost=1.0, fn_cost=1.0)
+    # with costs the positive class must be named: "good" is classes_[1] of the cost-free fit
+    with pytest.raises(ValueError, match=r"y has labels \['bad', 'good'\]; pass pos_label="):
+        CSDT(max_depth=3).fit(X, labels, fp_cost=1.0, fn_cost=1.0)
+    m1 = CSDT(max_depth=3, pos_label="good").fit(X, labels, fp_cost=1.0, fn_cost=1.0)
     np.testing.assert_array_equal(m.predict(X), m1.predict(X))
 
 

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from . import _aec, _aec_kernels, _native_input
+from .._validation import check_sample_weight
 from ..costs import check_costs
 from ..decision_costs import savings_from_costs, trivial_policy_costs
 
@@ -270,9 +271,7 @@ def cost_pool(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cos
     y01 = _native_input.check_builder_labels(X, y, "cost_pool")
     costs = check_costs(y01.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix)
-    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    if w is not None and (w.shape[0] != y01.shape[0] or not np.isfinite(w).all() or (w < 0).any()):
-        raise ValueError(f"sample_weight must hold {y01.shape[0]} finite non-negative weights")
+    w = check_sample_weight(sample_weight, y01.shape[0])
     for k in ("label", "weight", "baseline"):
         if k in pool_kwargs:
             raise ValueError(f"cost_pool sets the Pool's {k} itself (from y, the costs and the start margin)")

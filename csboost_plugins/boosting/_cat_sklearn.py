@@ -89,6 +89,7 @@ class CSCatBoostClassifier(CostSensitiveBoostingMixin):
     hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds, eval_metric, decision, \
 validation_fraction : optional
         As in :class:`csboost_plugins.xgb.CSXGBClassifier`.
+    %(pos_label)s
     params : dict, optional
         Further native parameters (override the keywords).
     **kwargs : dict
@@ -126,7 +127,7 @@ validation_fraction : optional
                  thread_count=-1, verbose=False, loss_function=None, hessian="abs", hessian_floor=0.1,
                  logloss_weight=0.0, start_margin="cost_prior", early_stopping_rounds=None,
                  eval_metric=DEFAULT_WATCH, decision=DEFAULT_ESTIMATOR_DECISION, validation_fraction=VALIDATION_FRACTION,
-                 params=None, **kwargs):
+                 pos_label=None, params=None, **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _aec, _money_eval, _native_input
 from .._docstrings import fill_doc
+from .._validation import check_sample_weight
 from ._lgb_data import (_IO, MARGIN_ATTR as _MARGIN_ATTR, MoneyMetric, _n_rows, check_feval_call, get_costs,
                         reference_margin)
 from ._lgb_callback import early_stopping, record_money
@@ -129,17 +130,7 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
 
 def _check_weight(weight, n):
     """``weight`` as a float64 array of ``n`` finite non-negative values (None stays None)."""
-    if weight is None:
-        return None
-    w = np.asarray(weight.to_numpy() if hasattr(weight, "to_numpy") else weight, dtype=np.float64)
-    if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(f"weight has length {w.shape[0] if w.ndim else 1} but there are {n} rows (y)")
-    if not np.isfinite(w).all():
-        raise ValueError(f"weight contains {int((~np.isfinite(w)).sum())} NaN or infinite value(s); weights must "
-                         "be finite")
-    if (w < 0).any():
-        raise ValueError("weight must be non-negative (a row's weight multiplies its money)")
-    return w
+    return check_sample_weight(weight, n, name="weight", rows_of="y")
 
 
 class AECObjective(_money_eval.AECObjectiveBase):

@@ -118,6 +118,7 @@ n_jobs, importance_type : optional
     hessian, hessian_floor, logloss_weight, start_margin, early_stopping_rounds, eval_metric, decision, \
 validation_fraction, params : optional
         As in :class:`csboost_plugins.xgb.CSXGBClassifier`.
+    %(pos_label)s
     **kwargs : dict
         Further native lightgbm parameters (defaults ``verbose=-1``,
         ``deterministic=True``, ``force_row_wise=True``).
@@ -161,7 +162,8 @@ validation_fraction, params : optional
                  min_child_weight=1e-3, min_child_samples=20, subsample=1.0, subsample_freq=0, colsample_bytree=1.0,
                  reg_alpha=0.0, reg_lambda=0.0, random_state=None, n_jobs=None, importance_type="split",
                  max_bin=255, hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_ESTIMATOR_DECISION, validation_fraction=VALIDATION_FRACTION, params=None,
+                 early_stopping_rounds=None, eval_metric=DEFAULT_WATCH, decision=DEFAULT_ESTIMATOR_DECISION,
+                 validation_fraction=VALIDATION_FRACTION, pos_label=None, params=None,
                  **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)

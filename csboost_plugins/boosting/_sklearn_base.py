@@ -19,16 +19,16 @@ import re
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import _safe_indexing
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _aec, _decision_layer, _decision_rule, _native_input
 from ._host import BoostingHost, FitContext
 from .. import _capacity
 from .._docstrings import fill_doc
 from .._params import native_seed
-from ..costs import (COST_KEYWORDS, check_binary_labels, check_costs, check_fit_costs, check_same_index,
-                    one_cost_warning, row_index)
+from .._validation import (check_binary_labels, check_predict_positive, check_sample_weight, check_X_columns,
+                           costs_given, fit_target)
+from ..costs import COST_KEYWORDS, check_costs, check_fit_costs, check_same_index, one_cost_warning, row_index
 from ..metrics import bayes_minimum_risk
 
 META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSON)
@@ -56,7 +56,8 @@ DOCS = dict(
     ),
     fit_data=(
         "y : array-like of shape (n,)\n"
-        "    Two classes (sorted unique values map to 0 / 1).\n"
+        "    Two classes: 0/1, -1/1 or booleans (1 is positive), or any two labels with\n"
+        "    ``pos_label`` naming the positive one.\n"
         "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)\n"
         "    Money per row. With no costs at all, unit costs C_FP = C_FN = 1 are\n"
         "    used (AEC = expected 0-1 loss), so the estimator also works where no\n"
@@ -88,7 +89,10 @@ DOCS = dict(
         "replace the start margin for those rows (not with ``decision=\"auto\"``)."
     ),
     fitted_columns=(
-        "classes_ : ndarray of shape (2,)\n    The two labels (sorted).\n"
+        "classes_ : ndarray of shape (2,)\n"
+        "    ``[negative label, positive label]``: sorted for 0/1, -1/1 and boolean labels;\n"
+        "    with ``pos_label``, ``classes_[1] == pos_label``. ``predict_proba``'s column 1\n"
+        "    is P(``classes_[1]``) and ``predict`` returns these labels.\n"
         "n_features_in_ : int\n    Number of columns of X.\n"
         "feature_names_in_ : ndarray of str\n"
         "    Column names of a training DataFrame (also the booster's feature names)."
@@ -344,6 +348,10 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
     def _validate_X(self, X, reset, y=None, argument="X"):
         """X (and y when given) validated for the native library: ``_read_X``, then what the library
         refuses with an error naming no column (a feature name, an inf, a value beyond its float32)."""
+        # dates, text: named before numpy fails to convert them (CatBoost reads text cat_features itself)
+        cure = "name it in cat_features (CatBoost encodes text categories), or encode it as numbers" \
+            if self._native_library == "catboost" else None
+        check_X_columns(X, argument, text=self._text_columns(X), text_cure=cure)
         out = self._read_X(X, reset, y)
         if reset:
             _native_input.check_feature_names(self._feature_names(), self._native_library, argument)
@@ -351,12 +359,21 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
                                            self._feature_names())
         return out
 
+    def _text_columns(self, X):
+        """Labels of the columns of X whose text the host encodes itself (CatBoost's ``cat_features``)."""
+        cats = getattr(self, "cat_features", None) if self._native_library == "catboost" else None
+        if not cats or not hasattr(X, "columns"):
+            return ()
+        cols = list(X.columns)
+        return {cols[c] if isinstance(c, (int, np.integer)) and 0 <= c < len(cols) else c for c in cats}
+
     def _read_X(self, X, reset, y=None):
         """X as the native library takes it: a float array, or a DataFrame with category columns."""
         if has_category_columns(X):
             return self._validate_frame(X, reset, y)
-        # float32 stays float32: both libraries bin it as is (no 2x copy of a large X)
-        kw = dict(dtype=(np.float64, np.float32), ensure_all_finite="allow-nan", reset=reset)
+        # float32 stays float32: both libraries bin it as is (no 2x copy of a large X); an inf is named by
+        # check_feature_values, with its column and row count
+        kw = dict(dtype=(np.float64, np.float32), ensure_all_finite=False, reset=reset)
         try:
             return validate_data(self, X, **kw) if y is None else validate_data(self, X, y, **kw)
         except ValueError as exc:
@@ -365,13 +382,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
             raise
 
     def _validate_frame(self, X, reset, y):
-        """A DataFrame with ``category`` columns goes to the native library as it is (it encodes them)."""
-        import pandas as pd
-
-        bad = [c for c, dt in X.dtypes.items()
-               if not (isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dt))]
-        if bad:
-            raise ValueError(f"X must be numeric, bool or pandas category columns; columns {bad[:5]} are not")
+        """A DataFrame with ``category`` columns goes to the native library as it is (it encodes them); its
+        other columns are numeric or bool (``check_X_columns`` named any other in ``_validate_X``)."""
         if X.shape[0] == 0:
             raise ValueError("X has 0 rows")
         if y is None:
@@ -411,11 +423,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         rows = row_index(X)  # pandas costs must carry X's index (read by position, never by label)
         X, y = self._validate_X(X, reset=True, y=y)
-        check_classification_targets(y)
-        kind = type_of_target(y)
-        if kind != "binary":
-            raise ValueError(f"Only binary classification is supported. The type of the target is {kind}.")
-        y01, classes = check_binary_labels(y, name="y", require_both=True, return_classes=True)
+        y01, classes = fit_target(y, self.pos_label, required=costs_given(**cost_kw), who=type(self).__name__)
         if y01.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y01.shape[0]} rows but X has {X.shape[0]}")
         self.classes_ = classes
@@ -423,7 +431,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
             costs = check_fit_costs(X.shape[0], **cost_kw, index=rows)
             unit = cost_kw["fp_cost"] is None and cost_kw["fn_cost"] is None and cost_kw["cost_matrix"] is None
             evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
-        w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        w = check_sample_weight(sample_weight, X.shape[0], rows_of="X", allow_all_zero=False)
         w = self._class_weight(y01, w)
         if self.decision == "auto" and w is not None and not (w[y01 == 1].sum() > 0 and w[y01 == 0].sum() > 0):
             raise ValueError("decision='auto' also fits a logloss booster, which needs both classes with positive "
@@ -544,8 +552,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
                                      index=rows)
             else:
                 ck = check_costs(Xk.shape[0], cost_matrix=ck, index=rows)
-            if wk is not None:
-                wk = _check_sample_weight(wk, Xk, ensure_non_negative=True)
+            wk = check_sample_weight(wk, Xk.shape[0], name=f"eval_sample_weight[{k}]", rows_of=f"eval_set[{k}] X",
+                                     allow_all_zero=False)
             out.append((Xk, yk.astype(np.float64), ck, wk))
         return out
 
@@ -666,6 +674,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
     def _rule_decisions(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
         """0/1 decisions of :meth:`predict` without a capacity."""
         no_costs = fp_cost is None and fn_cost is None and cost_matrix is None
+        check_predict_positive(self, not no_costs)
         if self.decision != "auto":
             if no_costs:
                 return (s > 0.5).astype(np.int64)

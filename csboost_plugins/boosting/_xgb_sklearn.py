@@ -148,6 +148,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
         ``fit`` gets no ``eval_set``; None, or too few rows of a class to hold out
         (fewer than 10 per class in that part): both boosters use every row, without
         early stopping, and logloss + BMR decides.
+    %(pos_label)s
     params : dict, optional
         Further native xgboost parameters (override the above; a native name such as
         ``eta``, ``lambda``, ``alpha``, ``min_split_loss``, ``nthread`` or ``seed``, here
@@ -209,7 +210,8 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                  feature_types=None, feature_weights=None, max_cat_to_onehot=None, max_cat_threshold=None,
                  multi_strategy=None, eval_metric=DEFAULT_WATCH, early_stopping_rounds=None, callbacks=None,
                  hessian="abs", hessian_floor=0.1, logloss_weight=0.0, start_margin="cost_prior",
-                 decision=DEFAULT_ESTIMATOR_DECISION, validation_fraction=VALIDATION_FRACTION, params=None, **kwargs):
+                 decision=DEFAULT_ESTIMATOR_DECISION, validation_fraction=VALIDATION_FRACTION, pos_label=None,
+                 params=None, **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
 

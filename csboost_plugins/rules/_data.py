@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+
+from .._validation import check_sample_weight  # noqa: F401  (the rules' weights, read as everywhere)
 import pandas as pd
 
 __all__ = ["as_float_matrix", "collect_categories"]
@@ -122,18 +124,3 @@ def as_float_matrix(X, rules, *, feature_names=None, order="C", columns=None) ->
         for k, j in recode:
             arr[:, k] = _recode(arr[:, k], num_levels[j])
     return arr
-
-
-def check_sample_weight(sample_weight, n: int) -> np.ndarray:
-    """Finite non-negative float64 weights of length n (a negative or NaN weight makes every rate NaN)."""
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"sample_weight must be numeric, got {type(sample_weight).__name__}") from exc
-    if not np.isfinite(w).all():
-        raise ValueError(f"sample_weight contains {int((~np.isfinite(w)).sum())} NaN or infinite value(s)")
-    if (w < 0).any():
-        raise ValueError(f"sample_weight must be >= 0, got {int((w < 0).sum())} negative value(s)")
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
-    return w

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_sample_weight
+
 from ..costs import FN, FP, TN, TP
 
 GAIN, NEG, POS, ALL, NET = 0, 1, 2, 3, 4  # columns of the per-row weight matrix W and of the sums
@@ -38,9 +40,7 @@ def row_weights(y, w, costs=None):
         ``w [y=1] - w [y=0]``, unused).
     """
     n = y.shape[0]
-    w = np.ones(n) if w is None else w
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
+    w = np.ones(n) if w is None else check_sample_weight(w, n)
     W = np.zeros((n, N_COLUMNS))
     W[:, POS] = w * (y == 1)
     W[:, NEG] = w * (y == 0)

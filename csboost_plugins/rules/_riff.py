@@ -15,6 +15,9 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, validate_dat
 
 from .._docstrings import fill_doc
 from .._params import store_init_args
+from .._validation import (check_feature_names, check_sample_weight, check_X_columns, check_X_values,
+                           costs_given, default_fp_cost, fit_target,
+                           has_text_labels)
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._extract import extract_rules
@@ -64,6 +67,26 @@ def _default_estimators(rng):
                                random_state=rng.randint(2 ** 31 - 1)),
             xgb.XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1, n_jobs=1, enable_categorical=True,
                               random_state=rng.randint(2 ** 31 - 1))]
+
+
+def _host_library(est):
+    """"lightgbm", "xgboost", "catboost" or "other" (scikit-learn's trees...): what X must suit."""
+    lib = getattr(est, "_native_library", "")  # this library's boosting estimators
+    if lib:
+        return lib
+    top = type(est).__module__.split(".")[0]
+    return top if top in ("lightgbm", "xgboost", "catboost") else "other"
+
+
+def _check_pool_X(ests, X, names):
+    """X as every model of the pool takes it, named here rather than by the model: column names lightgbm /
+    xgboost refuse, an inf, and values beyond float32 for the models storing float32 (all but lightgbm)."""
+    libs = {_host_library(e) for e in ests}
+    for lib in sorted(libs & {"lightgbm", "xgboost"}):
+        check_feature_names(names, lib)
+    float32 = bool(libs - {"lightgbm"})
+    who = " and ".join(sorted(lib for lib in libs - {"lightgbm"})).replace("other", "the tree model")
+    check_X_values(X, names=names, float32=float32, allow_nan=True, who=who or "the estimator")
 
 
 def _check_tree_categories(ests, X):
@@ -158,6 +181,11 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         Passed to :func:`riff_select`: "simple" gives human cuts, ``or x is missing`` only on
         columns with missing values and no redundant condition (:func:`simplify_rules` on the
         selection subset, whose rows route as before); "model" keeps the model's cuts.
+    pos_label : int, float, bool, str or None, default None
+        The positive class, the one the rules flag (a fraud). None: 1 (True) of 0/1, -1/1
+        or boolean labels; text labels (``"fraud"`` / ``"ok"``), and any other labels when
+        costs are given, are refused without it, since the rules would otherwise flag
+        whichever label sorts last (numbers without costs: the larger label, as scikit-learn).
     random_state : int, RandomState or None
         Seeds the split, the sampling and the estimator (when its own random_state
         is None).
@@ -174,7 +202,9 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         The selected rules; ``predict_proba(X)[:, 1]`` is the alert probability (1, rho
         for rows only the randomised last rule covers, 0) and ``predict`` its rounding.
     classes_ : ndarray of shape (2,)
-        Class labels.
+        ``[negative label, positive label]`` (sorted for 0/1, -1/1 and boolean labels;
+        ``classes_[1] == pos_label`` when given): ``predict`` returns ``classes_[1]`` where
+        a rule fires, ``predict_proba``'s column 1 is the alert probability.
     n_features_in_ : int
         Number of features seen in fit.
     feature_names_in_ : ndarray of str
@@ -213,13 +243,14 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "prune": ["boolean", _PInterval(Real, 0, 1, closed="left")],
         "max_rules": [None, _PInterval(Integral, 1, None, closed="left")],
         "cuts": [StrOptions({"simple", "model"})],
+        "pos_label": "no_validation",
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
                  positive_rate=None, selection_positive_rate=None, nodes="leaves", rank_by="precision",
                  stop_unprofitable=True, precision_prior="auto", refine=True, prune=True, max_rules=20,
-                 cuts="simple", random_state=None):
+                 cuts="simple", pos_label=None, random_state=None):
         store_init_args(self, locals())
 
     @classmethod
@@ -271,23 +302,22 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         import pandas as pd
-        from sklearn.utils.multiclass import type_of_target
-        from sklearn.utils.validation import _check_sample_weight, column_or_1d
+        from sklearn.utils.validation import column_or_1d
         if y is None:
             raise ValueError("RIFFClassifier requires y to be passed, but the target y is None")
+        check_X_columns(X)
         if isinstance(X, pd.DataFrame):  # keeps pandas categoricals for lightgbm / xgboost estimators
             validate_data(self, X, skip_check_array=True, reset=True)
             as_float_matrix(X, [])  # numeric check
             y_raw = column_or_1d(y, warn=True)
-        else:
-            X, y_raw = validate_data(self, X, y, ensure_all_finite="allow-nan", reset=True)
-        y_type = type_of_target(y_raw, input_name="y", raise_unknown=True)
-        if y_type != "binary":
-            raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
-        self.classes_ = np.unique(y_raw)
-        if len(self.classes_) != 2:
+        else:  # an inf is named with the pool's checks below
+            X, y_raw = validate_data(self, X, y, ensure_all_finite=False, reset=True)
+        if np.unique(y_raw).shape[0] == 1:
             raise ValueError("RIFFClassifier needs both classes in y; got only one class")
-        yb = (y_raw == self.classes_[1]).astype(np.int64)
+        # the rules flag the positive class: text labels, or any labels but 0/1 with costs, must name it
+        # (numbers without costs keep scikit-learn's rule, the larger label is positive)
+        required = has_text_labels(y_raw) or costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
+        yb, self.classes_ = fit_target(y_raw, self.pos_label, required=required, who="RIFFClassifier")
         n = len(yb)
         if _num_samples(X) != n:
             raise ValueError(f"X has {_num_samples(X)} rows but y has {n}")
@@ -296,13 +326,13 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             costs = check_costs(n, cost_matrix=cost_matrix, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                 tn_cost=tn_cost)
         elif fn_cost is not None:  # fn_cost alone: alerts cost nothing (as in riff_select)
-            costs = check_costs(n, fp_cost=0.0 if fp_cost is None else fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                                tn_cost=tn_cost)
+            costs = check_costs(n, fp_cost=default_fp_cost(fp_cost, fn_cost, cost_matrix), fn_cost=fn_cost,
+                                tp_cost=tp_cost, tn_cost=tn_cost)
         elif fp_cost is not None:
             raise ValueError("fp_cost was given without fn_cost; give both (or cost_matrix=)")
         if self.rank_by == "money" and costs is None:
             raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fn_cost=...) or cost_matrix=")
-        w = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty((n, 0)))
+        w = check_sample_weight(sample_weight, n, allow_all_zero=False)
         if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
             raise ValueError("RIFFClassifier needs positive sample_weight on both classes")
         rng = check_random_state(self.random_state)
@@ -327,6 +357,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             for est in ests:
                 if est.get_params().get("random_state", 0) is None:  # seed it unless the user did
                     est.set_params(random_state=rng.randint(2 ** 31 - 1))
+        names = list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_") else None
+        _check_pool_X(ests, X, names)
         _check_tree_categories(ests, X)
         X_ind = _safe_indexing(X, ind)
         fitted = []
@@ -339,7 +371,6 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
                 fit_kw["cost_matrix"] = costs[ind]
             fitted.append(est.fit(X_ind, yb[ind], **fit_kw))
         self.estimator_ = fitted if self.estimator is None or isinstance(self.estimator, (list, tuple)) else fitted[0]
-        names = list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_") else None
         self.candidates_ = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names,
                                          nodes=self.nodes, X=X_ind)  # X_ind names CatBoost's hashed categories
         if not self.candidates_:
@@ -361,10 +392,13 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     def _check(self, X):
         check_is_fitted(self)
         import pandas as pd
+        check_X_columns(X)
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=False)
-            return X
-        return validate_data(self, X, ensure_all_finite="allow-nan", reset=False)
+        else:
+            X = validate_data(self, X, ensure_all_finite=False, reset=False)
+        check_X_values(X, allow_nan=True, who="RIFFClassifier")  # rules read NaN as missing; an inf as in fit
+        return X
 
     @fill_doc
     def predict_proba(self, X):

@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 from .._docstrings import fill_doc
+from .._validation import default_fp_cost
 from ..costs import check_binary_labels, check_costs
 from . import _dask
 from ._data import as_float_matrix, check_sample_weight, collect_categories
@@ -573,7 +574,7 @@ class RuleSet:
         w = np.ones(len(y)) if sample_weight is None else check_sample_weight(sample_weight, len(y))
         c = None
         if fn_cost is not None or fp_cost is not None or cost_matrix is not None:
-            c = check_costs(len(y), fp_cost=fp_cost if fp_cost is not None or cost_matrix is not None else 0.0,
+            c = check_costs(len(y), fp_cost=default_fp_cost(fp_cost, fn_cost, cost_matrix),
                             fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         if per_rule:
             if cover is None:

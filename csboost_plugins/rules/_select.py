@@ -6,7 +6,8 @@ import numbers
 
 import numpy as np
 
-from ..costs import _nonzero, check_binary_labels, check_costs
+from .._validation import check_binary_labels, check_sample_weight, costs_given, default_fp_cost
+from ..costs import check_costs
 from . import _dask_select
 from ._dask_partitions import is_dask
 from ._data import as_float_matrix
@@ -88,10 +89,9 @@ def _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
     """The cost keywords of a selection, or None (no costs). Any cost given (tp_cost / tn_cost alone
     too: check_costs then names what is missing) counts (and ranks by money by default); fn_cost alone means
     alerts cost nothing (money caught per false positive)."""
-    if not (any(v is not None for v in (fp_cost, fn_cost, cost_matrix)) or _nonzero(tp_cost) or _nonzero(tn_cost)):
+    if not costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
         return None
-    if fn_cost is not None and fp_cost is None and cost_matrix is None:
-        fp_cost = 0.0
+    fp_cost = default_fp_cost(fp_cost, fn_cost, cost_matrix)
     return {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost, "tn_cost": tn_cost, "cost_matrix": cost_matrix}
 
 
@@ -115,9 +115,7 @@ def _memory_inputs(candidates, X, y, sample_weight):
     need = max(c.feature for r in candidates for c in r.conditions) if any(r.conditions for r in candidates) else -1
     if need >= Xf.shape[1]:
         raise ValueError(f"X has {Xf.shape[1]} columns but the candidates use column index {need}")
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has length {w.shape[0]} but y has {n} rows")
+    w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
     return names, Xf, y, w
 
 

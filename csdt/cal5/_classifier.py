@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
+from csboost_plugins._validation import check_X, fit_labels
 from csboost_plugins.costs import MAX_TOTAL_COST, check_costs, check_same_index, row_index
 from csboost_plugins.decision_costs import misclassification_costs
 from csboost_plugins.tree_protocol import TreeArrays
@@ -171,9 +172,14 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         rows = row_index(X)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
+        if self.classes_.shape[0] == 2 and (self.pos_label is not None or fp_cost is not None or fn_cost is not None
+                                           or cost_matrix is not None):
+            # the binary cost keywords charge C_FN on classes_[1]: it must be the positive class
+            y_idx, self.classes_ = fit_labels(y, self.pos_label)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
             raise ValueError(f"y contains only one class ({self.classes_[0]!r}); CAL5 needs at least 2 classes")
@@ -197,18 +203,21 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         calibrated probability: its argmax is the cost-minimal class.
         """
         check_is_fitted(self)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.tree_.proba[predict_leaf(self.tree_, X)]
 
     def predict(self, X):
         """Class label of each row's leaf (dominant class, or Bayes rule on cost sums)."""
         check_is_fitted(self)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.classes_[self.tree_.label[predict_leaf(self.tree_, X)]]
 
     def apply(self, X):
         """Index of each row's leaf in the binary-chain arrays of :meth:`tree_arrays`."""
         check_is_fitted(self)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return predict_leaf(self.tree_, X)
 
@@ -306,6 +315,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         return tags
 
 
+@fill_doc
 class CAL5OCClassifier(_BaseCAL5):
     """CAL5_OC: CAL5 with example-dependent misclassification costs (paper section 4).
 
@@ -328,6 +338,7 @@ class CAL5OCClassifier(_BaseCAL5):
         merged"). Predictions are unchanged; trees get smaller and
         ``predict_proba`` coarser. False keeps every interval with its reason
         (dominant / no dominant class / undecided), as in the paper's figures.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -348,13 +359,14 @@ class CAL5OCClassifier(_BaseCAL5):
     transinformation (Proposition 1a).
     """
 
-    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True):
+    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True, pos_label=None):
         store_init_args(self, locals())
 
     def _costs_for_tree(self, y_idx, cost, w=None):
         return np.ones(y_idx.shape[0]) if cost is None else cost
 
 
+@fill_doc
 class CAL5Classifier(_BaseCAL5):
     """CAL5 with no costs or class-dependent costs (paper section 3).
 
@@ -374,6 +386,7 @@ class CAL5Classifier(_BaseCAL5):
         each class's cost is the mean of its training examples' costs (the
         "averaged class-dependent costs" the paper compares CAL5_OC with); with
         no costs at all every class costs 1 (cost-free CAL5).
+    %(pos_label)s
 
     Attributes
     ----------
@@ -382,7 +395,7 @@ class CAL5Classifier(_BaseCAL5):
 
     _parameter_constraints = {**_BaseCAL5._parameter_constraints, "class_cost": [dict, "array-like", None]}
 
-    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True, class_cost=None):
+    def __init__(self, alpha=0.3, s_max=0.6, max_depth=None, merge_leaves=True, class_cost=None, pos_label=None):
         store_init_args(self, locals())
 
     def _costs_for_tree(self, y_idx, cost, w=None):

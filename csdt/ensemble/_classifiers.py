@@ -57,6 +57,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins._params import store_init_args
+from csboost_plugins._docstrings import fill_doc
+from csboost_plugins._validation import costs_given
 from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
                                             trivial_policy_costs)
@@ -139,7 +141,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=10, combination="majority_voting", max_samples=0.5, max_features=1.0,
                  criterion="direct_cost", criterion_weight=False, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_gain=0.001, max_leaf_nodes=None, max_bins=None, num_pct=None,
-                 final_estimator=None, n_jobs=None, random_state=None, verbose=0):
+                 final_estimator=None, n_jobs=None, random_state=None, verbose=0, pos_label=None):
         store_init_args(self, locals())
 
     # ------------------------------------------------------------------ fitting
@@ -179,8 +181,8 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         X = _check_X(self, X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True)
-                                     if np.asarray(y).ndim == 2 else y)
+        yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True) if np.asarray(y).ndim == 2 else y,
+                                     self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         if yi.shape[0] != X.shape[0]:
             raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
@@ -361,6 +363,7 @@ _PARAMS_DOC = """
     verbose : int
         ``>= 1``: a progress bar over the trees while fitting (tqdm if installed, else
         joblib's progress messages).
+    %(pos_label)s
 
     Attributes
     ----------
@@ -404,6 +407,7 @@ def _base_init_with_defaults(**defaults):
     return init
 
 
+@fill_doc
 class CostSensitiveBaggingClassifier(_BaseECSDT):
     __doc__ = ("Bagging of cost-sensitive decision trees (CSB): bootstrap rows, all features.\n"
                + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
@@ -411,6 +415,7 @@ class CostSensitiveBaggingClassifier(_BaseECSDT):
     _bootstrap = True  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
+@fill_doc
 class CostSensitivePastingClassifier(_BaseECSDT):
     __doc__ = ("Pasting of cost-sensitive decision trees (CSP): rows without replacement, all features.\n"
                + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
@@ -418,6 +423,7 @@ class CostSensitivePastingClassifier(_BaseECSDT):
     _bootstrap = False  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
+@fill_doc
 class CostSensitiveRandomForestClassifier(_BaseECSDT):
     __doc__ = ("Random forest of cost-sensitive decision trees (CSRF): bootstrap rows, a random\n"
                "subset of features searched at every split.\n"
@@ -430,6 +436,7 @@ class CostSensitiveRandomForestClassifier(_BaseECSDT):
     __init__ = _base_init_with_defaults(max_samples=1.0, max_features="sqrt")
 
 
+@fill_doc
 class CostSensitiveRandomPatchesClassifier(_BaseECSDT):
     __doc__ = ("Random patches of cost-sensitive decision trees (CSRP): rows and features both drawn\n"
                "without replacement for every tree.\n"

@@ -45,7 +45,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     check_is_fitted,
     validate_data,
@@ -53,7 +52,8 @@ from sklearn.utils.validation import (
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
+from csboost_plugins._validation import check_X, costs_given, fit_target
+from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
@@ -133,12 +133,11 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         rows = row_index(X)
+        check_X(X, allow_nan=True, categories=False, who=type(self).__name__)  # named column and row count
         X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
                                  ensure_all_finite="allow-nan", ensure_min_samples=2)
-        check_classification_targets(y_raw)  # "Unknown label type: continuous" for regression targets
-        if type_of_target(y_raw) != "binary":
-            raise ValueError(f"Only binary classification is supported; y has {np.unique(y_raw).shape[0]} classes")
-        y01, self.classes_ = check_binary_labels(y_raw, return_classes=True)
+        y01, self.classes_ = fit_target(y_raw, self.pos_label,
+                                        required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         n = X.shape[0]
         w = check_fit_sample_weight(sample_weight, X, rows)  # a pandas index must be X's, as the costs'
         w = np.ones(n) if w is None else w
@@ -214,6 +213,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Raw score: sum of leaf values (FIGS) or largest leaf precision (FIGU)."""
         check_is_fitted(self, "trees_")
+        check_X(X, allow_nan=True, categories=False, who=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_all_finite="allow-nan")
         values = self._forest.leaf_values(apply(self._forest, X))
         if self._union:
@@ -340,6 +340,7 @@ def _blend(rgb, amount):
     return "#" + "".join(f"{round(255 * (1.0 - amount * (1.0 - c))):02x}" for c in rgb)
 
 
+@fill_doc
 class FIGSClassifier(_GreedyTreesBase):
     """Fast Interpretable Greedy-tree Sums (FIGS) for binary classification.
 
@@ -367,6 +368,7 @@ class FIGSClassifier(_GreedyTreesBase):
         ``predict_proba``: ``clip(s, 0, 1)`` (the FIGS paper) or
         ``sigmoid(2 s - 1)``, which equals imodels' default softmax over its
         one-hot outputs ``(1 - s, s)``.
+    %(pos_label)s
 
     Notes
     -----
@@ -406,7 +408,7 @@ class FIGSClassifier(_GreedyTreesBase):
     _union = False
 
     def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
-                 max_bins=255, link="clip"):
+                 max_bins=255, link="clip", pos_label=None):
         store_init_args(self, locals())
 
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints, "link": [StrOptions({"clip", "sigmoid"})]}
@@ -422,6 +424,7 @@ class FIGSClassifier(_GreedyTreesBase):
         return np.column_stack([1.0 - p, p])
 
 
+@fill_doc
 class FIGUClassifier(_GreedyTreesBase):
     """FIGU, Greedy Tree Unions (RIFF paper, section 3.1) for binary classification.
 
@@ -444,6 +447,7 @@ class FIGUClassifier(_GreedyTreesBase):
         As in :class:`FIGSClassifier`.
     precision_threshold : float in [0, 1], default=0.5
         A leaf with at least this precision covers its rows.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -455,7 +459,7 @@ class FIGUClassifier(_GreedyTreesBase):
     _union = True
 
     def __init__(self, max_rules=12, max_trees=None, max_depth=None, min_impurity_decrease=0.0,
-                 max_bins=255, precision_threshold=0.5):
+                 max_bins=255, precision_threshold=0.5, pos_label=None):
         store_init_args(self, locals())
 
     _parameter_constraints = {**_GreedyTreesBase._parameter_constraints,

@@ -33,14 +33,14 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, check_cv
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._metric_names import MONEY_METRICS
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
+from csboost_plugins._validation import check_X, costs_given, fit_target
+from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
 from .._params import StrOptions, count, non_negative, validate_params
@@ -50,13 +50,9 @@ from ._objective import aec_and_gradient, cost_slope_and_offset
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
 
 
-def _check_y(y):
-    """0/1 int64 labels and the original classes (continuous targets rejected as sklearn does)."""
-    check_classification_targets(y)
-    y_type = type_of_target(y, input_name="y", raise_unknown=True)
-    if y_type not in ("binary", "unknown") and np.unique(np.asarray(y)).size > 2:
-        raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
-    return check_binary_labels(y, return_classes=True)
+def _check_y(y, pos_label=None, required=False):
+    """0/1 int64 labels and ``classes_ = [negative, positive]`` (:func:`fit_target`)."""
+    return fit_target(y, pos_label, required=required)
 
 
 def _standardisation(X, sample_weight=None):
@@ -109,6 +105,32 @@ def _weighted_rows(X, yi, costs, w):
     return X, yi, costs * (w * (w.shape[0] / w.sum()))[:, None], w
 
 
+def _score_overflow(model, X, score):
+    """The ValueError for rows whose linear score ``b0 + beta . x`` overflows float64, naming the column
+    contributing the largest term and the number of such rows."""
+    bad = ~np.isfinite(score)
+    with np.errstate(over="ignore", invalid="ignore"):
+        terms = np.abs(X[bad] * model.coef_.ravel())
+    terms = np.where(np.isnan(terms), np.inf, terms)
+    j = int(np.argmax(terms.max(axis=0)))
+    names = getattr(model, "feature_names_in_", None)
+    col = repr(str(names[j])) if names is not None else str(j)
+    return ValueError(
+        f"X column {col} holds values (largest |x| = {np.abs(X[bad, j]).max():.3g}) for which the linear score "
+        f"b0 + beta . x overflows float64 in {int(bad.sum())} of {X.shape[0]} rows (the coefficient of the column "
+        f"is {model.coef_.ravel()[j]:.3g}): those rows have no probability; rescale the column as in fit")
+
+
+def _fit_inputs(model, X, y, cost_kw, sample_weight):
+    """``(X, yi, costs, w)`` of a linear model's ``fit``, validated where they enter; sets ``classes_``."""
+    rows = row_index(X)
+    check_X(X, allow_nan=False, categories=False, who=type(model).__name__)  # named column and row count
+    X, y = validate_data(model, X, y, dtype=np.float64, y_numeric=False)
+    yi, model.classes_ = _check_y(y, model.pos_label, costs_given(**cost_kw))
+    costs = check_fit_costs(X.shape[0], **cost_kw, index=rows)
+    return X, yi, costs, check_fit_sample_weight(sample_weight, X, rows)
+
+
 class _LinearScoreMixin(ClassifierMixin):
     """Prediction of a fitted linear model ``coef_``, ``intercept_`` (binary, log-odds score)."""
 
@@ -117,8 +139,13 @@ class _LinearScoreMixin(ClassifierMixin):
     def decision_function(self, X):
         """Linear score ``b0 + beta . x`` (log-odds)."""
         check_is_fitted(self, self._fitted_attr)
+        check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_.ravel() + self.intercept_[0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            score = X @ self.coef_.ravel() + self.intercept_[0]
+        if not np.isfinite(score).all():  # an inf or NaN score would be decided as 0 or 1 by chance
+            raise _score_overflow(self, X, score)
+        return score
 
     def predict_proba(self, X):
         """``[1 - s(x), s(x)]`` with ``s(x) = sigmoid(b0 + beta . x)``."""
@@ -136,6 +163,7 @@ class _LinearScoreMixin(ClassifierMixin):
         return tags
 
 
+@fill_doc
 class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     """Logistic regression that minimises average expected cost + L1 (cslogit).
 
@@ -161,6 +189,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         divided by the mean absolute regret ``mean_i |d_i|`` (so unitless).
     init : {"logistic", "zeros"}, default="logistic"
         Starting point: an ordinary L2 logistic regression (paper) or all zeros.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -205,7 +234,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     }
 
     def __init__(self, lambda_l1=0.0, fit_intercept=True, standardize=True, max_iter=10000,
-                 tol=1e-8, gtol=1e-6, init="logistic"):
+                 tol=1e-8, gtol=1e-6, init="logistic", pos_label=None):
         store_init_args(self, locals())
 
     def _check_params(self):
@@ -224,13 +253,9 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         %(returns_self)s
         """
         self._check_params()
-        rows = row_index(X)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, classes = _check_y(y)
-        self.classes_ = classes
-        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix, index=rows)
-        return self._fit_arrays(X, yi, costs, check_fit_sample_weight(sample_weight, X, rows))
+        X, yi, costs, w = _fit_inputs(self, X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                       tn_cost=tn_cost, cost_matrix=cost_matrix), sample_weight)
+        return self._fit_arrays(X, yi, costs, w)
 
     def _fit_arrays(self, X, yi, costs, sample_weight=None):
         """Fit on validated float64 X, 0/1 int y, (n, 4) costs and (n,) weights or None (no
@@ -286,6 +311,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
         return self
 
 
+@fill_doc
 class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
     """:class:`CostSensitiveLogisticRegression` with ``lambda_l1`` chosen by cross-validation.
 
@@ -311,6 +337,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         Shuffling of the stratified folds when ``cv`` is an int.
     fit_intercept, standardize, max_iter, tol, gtol
         Passed to every :class:`CostSensitiveLogisticRegression`.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -348,7 +375,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
     }
 
     def __init__(self, lambdas=10, cv=5, scoring="aec", fit_intercept=True, standardize=True,
-                 max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None):
+                 max_iter=10000, tol=1e-8, gtol=1e-6, random_state=None, pos_label=None):
         store_init_args(self, locals())
 
     _fitted_attr = "best_estimator_"
@@ -375,13 +402,9 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
         %(returns_self)s
         """
         validate_params(self)
-        rows = row_index(X)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        yi, classes = _check_y(y)
-        self.classes_ = classes
-        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix, index=rows)
-        w = check_fit_sample_weight(sample_weight, X, rows)
+        X, yi, costs, w = _fit_inputs(self, X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                       tn_cost=tn_cost, cost_matrix=cost_matrix), sample_weight)
+        classes = self.classes_
         self.lambdas_ = self._candidates(X, yi, costs, w)
         cv = self.cv
         if isinstance(cv, numbers.Integral):

