@@ -53,3 +53,22 @@ def test_cal5_example_runs_and_cal5_oc_loses_less_money(tmp_path):
     cost = {(r[0], r[1]): float(r[-1]) for r in rows}
     for data in ("NSEP_OC", "MULTI_OC"):  # each example's own cost in training saves money on fresh data
         assert 0 < cost[data, "CAL5_OC"] < 0.9 * cost[data, "CAL5"], out.stdout
+
+
+def test_rule_book_example_runs_and_the_optimised_book_saves_what_the_old_one_loses(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+    env = dict(os.environ, MPLBACKEND="Agg")
+    out = subprocess.run([sys.executable, str(EXAMPLES / "rule_book.py"), "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["book_unique_money.png", "new_book_waterfall.png"]
+    assert "SQLite flags the rows predict flags: True" in out.stdout, out.stdout
+    net = {m[0]: (float(m[1]), float(m[2])) for m in
+           re.findall(r"^(old book|new book): \d+ rules, recall [\d.]+, FPR ([\d.]+), net money on new rows (-?\d+)$",
+                      out.stdout, flags=re.M)}
+    assert set(net) == {"old book", "new book"}, out.stdout
+    assert net["new book"][1] > max(0.0, net["old book"][1]), out.stdout
+    assert net["new book"][0] < 0.03 < net["old book"][0], out.stdout  # the budget is 1 % on the rows selected on
