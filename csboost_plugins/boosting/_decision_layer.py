@@ -52,7 +52,7 @@ from . import _aec
 from ..costs import FN, FP
 from ..decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
 
-__all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
+__all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "FewRoundsWarning", "MoneyLossWarning", "after_fit", "choose_rule", "holdout",
            "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
@@ -204,8 +204,57 @@ def check_validation_fraction(value):
 
 
 # ------------------------------------------------------------------ the logloss booster
+#: the logloss booster's recipe (one place, read by :func:`_fit_logloss`):
+#: validation score its early stopping watches: "logloss", "money" (savings of BMR decisions) or None (no
+#: early stopping: the whole round budget)
+LOGLOSS_STOP = "logloss"
+#: its round budget, in multiples of ``n_estimators``
+LOGLOSS_ROUNDS = 1
+#: its learning rate, in multiples of ``learning_rate``
+LOGLOSS_LR = 1.0
+#: refit it on every row (training + held-out part) with its kept round count when it decides and the
+#: validation rows were held out of the training rows (no ``eval_set``)
+LOGLOSS_REFIT = False
+#: lower bounds of lightgbm's logloss booster's leaf regularisation (xgboost's defaults ``reg_lambda=1``,
+#: ``min_child_weight=1``): a leaf's value is -G / (H + lambda_l2) with H = sum p (1 - p); at a positive rate
+#: of 0.2 % a leaf of 100 positives among 120 rows has H ~ 0.25, so lightgbm's defaults (lambda_l2 = 0,
+#: min_sum_hessian_in_leaf = 1e-3) step its log-odds by ~40 at learning rate 0.1 and the booster diverges
+#: after round 1 (benchmarks/results/lgb_logloss_divergence.md)
+LGB_LOGLOSS_FLOORS = {"lambda_l2": 1.0, "min_sum_hessian_in_leaf": 1.0}
+#: a kept booster with fewer rounds than this (out of a larger budget) warns :class:`FewRoundsWarning`
+FEW_ROUNDS = 5
+
+
+class FewRoundsWarning(UserWarning):
+    """The booster that decides stopped within a handful of rounds (early stopping found its validation
+    score best there)."""
+
+
+def logloss_budget(est):
+    """(rounds, learning rate) of the logloss booster: :data:`LOGLOSS_ROUNDS` x ``n_estimators`` at
+    :data:`LOGLOSS_LR` x ``learning_rate``."""
+    return max(1, int(round(LOGLOSS_ROUNDS * est.n_estimators))), LOGLOSS_LR
+
+
+def _lgb_logloss_params(params, lr_factor):
+    """lightgbm parameters of the logloss booster: the AEC booster's, with :data:`LGB_LOGLOSS_FLOORS` as lower
+    bounds (whatever alias the user spelled them with) and the learning rate scaled by ``lr_factor``."""
+    from lightgbm.basic import _ConfigAliases
+
+    out = dict(params)
+    for key, floor in LGB_LOGLOSS_FLOORS.items():
+        given = [out.pop(a) for a in _ConfigAliases.get(key) if a in out]
+        out[key] = max([floor, *[float(v) for v in given]])
+    lrs = [out.pop(a) for a in _ConfigAliases.get("learning_rate") if a in out]
+    out["learning_rate"] = float(lrs[-1] if lrs else 0.1) * lr_factor
+    return out
+
+
 def _fit_logloss(est, y, w, evals):
     """A logloss booster with ``est``'s tree parameters on the data the AEC booster was fitted on.
+
+    Its recipe: :func:`logloss_budget` rounds, early-stopped on the last eval set by
+    :data:`LOGLOSS_STOP` (patience :func:`patience`); lightgbm's with :data:`LGB_LOGLOSS_FLOORS`.
 
     Returns ``(booster, fitted)``: ``fitted`` holds the estimator attributes that describe it
     (``best_iteration_`` in the host's convention, ``n_estimators_``, ``start_margin_``, ...).
@@ -213,7 +262,8 @@ def _fit_logloss(est, y, w, evals):
     if hasattr(est, "_fit_logloss_booster"):  # a host that fits its logloss booster itself (catboost)
         return est._fit_logloss_booster(y, w, evals)
     data = est._fit_data  # the AEC fit's own DMatrix / Dataset objects: one construction, one binning
-    rounds = patience(est, evals)
+    rounds = patience(est, evals) if LOGLOSS_STOP is not None else None
+    budget, lr_factor = logloss_budget(est)
     if hasattr(est, "_dmatrix"):  # xgboost
         import xgboost as xgb
 
@@ -222,33 +272,96 @@ def _fit_logloss(est, y, w, evals):
         params = est._native_params(0.0)
         for k in ("base_score", "disable_default_eval_metric"):
             params.pop(k, None)
+        for k in ("learning_rate", "eta"):
+            if k in params:
+                params[k] = float(params[k]) * lr_factor
+        valid = data["valid"][-1:] if rounds is not None else []
+        kw = {}
+        if LOGLOSS_STOP == "money" and valid:
+            kw = dict(custom_metric=_xgb_native.money_metric("savings", decision="bmr", preds="probability"),
+                      maximize=True)
+            params.update(disable_default_eval_metric=1)
         params.update(objective="binary:logistic", eval_metric="logloss")
-        bst = xgb.train(params, data["train"], est.n_estimators, evals=data["valid"][-1:], verbose_eval=False,
-                        early_stopping_rounds=rounds if data["valid"] else None)
+        if kw:
+            params.pop("eval_metric")
+        bst = xgb.train(params, data["train"], budget, evals=valid, verbose_eval=False,
+                        early_stopping_rounds=rounds if valid else None, **kw)
         best = bst.attr("best_iteration")
         bst = _xgb_native.cut_at_best_iteration(bst)
         b = float(_xgb_native._learner_config(bst)[1][0])  # binary:logistic keeps base_score as a probability
         return bst, dict(best_iteration_=None if best is None else int(best),
-                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)))
+                         n_estimators_=bst.num_boosted_rounds(), start_margin_=float(np.log(b) - np.log1p(-b)),
+                         _logloss_params=(params, bst.num_boosted_rounds()))
     import lightgbm as lgb
 
+    from . import _lgb_native
     from ._lgb_native import to_deployable
 
-    dtrain, valid = data["train"], data["valid"][-1:]
-    for ds in (dtrain, *valid):  # no init score: lightgbm boosts from the average and keeps it in the model
+    dtrain, valid = data["train"], (data["valid"][-1:] if rounds is not None else [])
+    for ds in (dtrain, *data["valid"][-1:]):  # no init score: lightgbm boosts from the average and keeps it
         ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
         ds.init_score = None
-    params = {**data["params"], "objective": "binary", "metric": "binary_logloss"}
+    params = _lgb_logloss_params({**data["params"], "objective": "binary", "metric": "binary_logloss"}, lr_factor)
+    feval = None
+    if LOGLOSS_STOP == "money" and valid:
+        params["metric"] = "None"
+        feval = _lgb_native.money_metric("savings", decision="bmr", preds="probability")
     cbs = [lgb.early_stopping(rounds, verbose=False)] if valid else []
-    bst = lgb.train(params, dtrain, est.n_estimators, valid_sets=valid or None,
-                    valid_names=["validation"] if valid else None, callbacks=cbs)
+    bst = lgb.train(params, dtrain, budget, valid_sets=valid or None,
+                    valid_names=["validation"] if valid else None, feval=feval, callbacks=cbs)
     best = int(bst.best_iteration) if bst.best_iteration > 0 else None
     best_score = {name: dict(scores) for name, scores in bst.best_score.items()}
     bst = to_deployable(bst)
     p = float(np.average(y, weights=w))  # boost_from_average's start: the log-odds of the weighted positive rate
     m0 = float(np.log(p) - np.log1p(-p))
     return bst, dict(best_iteration_=best, n_estimators_=bst.current_iteration(), start_margin_=m0,
-                     best_score_=best_score)
+                     best_score_=best_score, _logloss_params=(params, bst.current_iteration()))
+
+
+def _refit_logloss(est, fitted):
+    """The logloss booster refitted on every row the estimator got (:data:`LOGLOSS_REFIT`), with the round
+    count and parameters of ``fitted``; None when there is nothing to refit (eval_set given, start margins or
+    an init model, a host without the hook)."""
+    whole = est.__dict__.get("_fit_all")
+    start = est.__dict__.get("_fit_start")
+    if (not LOGLOSS_REFIT or whole is None or "_logloss_params" not in fitted or start is None
+            or start.train is not None or start.booster is not None):
+        return None
+    X, y, costs, w = whole
+    params, n = fitted["_logloss_params"]
+    if hasattr(est, "_dmatrix"):  # xgboost
+        import xgboost as xgb
+
+        from . import _xgb_native
+
+        params = {k: v for k, v in params.items() if k != "disable_default_eval_metric"}
+        bst = xgb.train(params, est._dmatrix(X, y, w), n)
+        b = float(_xgb_native._learner_config(bst)[1][0])
+        return bst, dict(best_iteration_=None, n_estimators_=bst.num_boosted_rounds(),
+                         start_margin_=float(np.log(b) - np.log1p(-b)))
+    import lightgbm as lgb
+
+    from ._lgb_native import to_deployable
+
+    ds_params = {k: v for k, v in params.items() if k not in ("objective", "metric")}
+    bst = to_deployable(lgb.train(params, est._dataset(X, y, w, costs, None, None, ds_params), n))
+    p = float(np.average(y, weights=w))
+    return bst, dict(best_iteration_=None, n_estimators_=bst.current_iteration(), start_margin_=float(
+        np.log(p) - np.log1p(-p)), best_score_={})
+
+
+def _warn_few_rounds(est, rule, kept, budget, evals, y):
+    """:class:`FewRoundsWarning` when the deciding booster kept fewer than :data:`FEW_ROUNDS` of ``budget``."""
+    if not evals or kept >= FEW_ROUNDS or budget < 2 * FEW_ROUNDS:
+        return
+    rate = float(np.mean(y))
+    warnings.warn(FewRoundsWarning(
+        f"{type(est).__name__}: the {rule} booster that decides kept {kept} of {budget} rounds: its validation "
+        f"score was best there and early stopping cut the rest. Likely cause: leaf values fitted under tiny "
+        f"hessians (positive rate {rate:.3%}: leaves of a few positive rows take huge steps), so the model "
+        "diverges after its first rounds. Cure: raise min_child_weight and reg_lambda (e.g. 1), lower "
+        "learning_rate, or cap max_delta_step; or pass early_stopping_rounds / an eval_set to control stopping."),
+        stacklevel=5)
 
 
 def _stage(est, msg, *args):
@@ -291,6 +404,7 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
         ll, fitted = _fit_logloss(est, y, w, evals)
         est.logloss_booster_ = ll
         _stage(est, "%s: logloss booster fitted, %d rounds", name, fitted["n_estimators_"])
+        budget = logloss_budget(est)[0]
         if evals:
             Xv, yv, cv, wv = evals[-1]
             s_aec = _aec.sigmoid(est._margin(Xv))
@@ -308,9 +422,19 @@ def after_fit(est, X, y, costs, w, evals, unit_costs):
             _stage(est, "%s(decision='auto'): too few rows of a class to hold out validation rows; using "
                         "'logloss+bmr' fitted on every row", name)
         if est.decision_ == "logloss+bmr":
+            if evals:
+                _warn_few_rounds(est, "logloss", fitted["n_estimators_"], budget, evals, y)
+            refit = _refit_logloss(est, fitted)  # after the choice: every row, the rounds chosen
+            if refit is not None:
+                ll, fitted = refit
+                est.logloss_booster_ = ll
+                _stage(est, "%s: logloss booster refitted on every row, %d rounds", name, fitted["n_estimators_"])
             est.booster_ = ll
             for k, v in fitted.items():
-                setattr(est, k, v)
+                if not k.startswith("_"):
+                    setattr(est, k, v)
+        elif evals:
+            _warn_few_rounds(est, "AEC", est.n_estimators_, est.n_estimators, evals, y)
     _money_guard(est, X, y, costs, w, evals)
     if not unit_costs:
         _swap_guard(est, X, y, costs, w, evals)

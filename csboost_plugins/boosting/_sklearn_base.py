@@ -418,6 +418,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
             split = _decision_layer.holdout(self, y01)
             if split is not None:
                 tr, va = split
+                self._fit_all = (X, y01.astype(np.float64), costs, w)  # every row: a refit after the choice
                 evals = [(_safe_indexing(X, va), y01[va].astype(np.float64), costs[va], None if w is None else w[va])]
                 X, y01, costs, w = _safe_indexing(X, tr), y01[tr], costs[tr], None if w is None else w[tr]
         if self.early_stopping_rounds is not None and not evals:
@@ -441,6 +442,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator):
         finally:
             del self._fit_start
             self.__dict__.pop("_fit_data", None)  # the native data sets the boosters shared
+            self.__dict__.pop("_fit_all", None)
         return self
 
     def _start_with_offsets(self, margin0):
