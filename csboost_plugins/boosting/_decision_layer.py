@@ -15,7 +15,12 @@ probability model is poor. The recipe that is never worse is therefore chosen pe
     booster with the same tree parameters is fitted on the same data (one ``DMatrix`` /
     ``Dataset``, one binning); both are early-stopped on the validation rows (patience
     ``early_stopping_rounds``, else :data:`AUTO_PATIENCE`: unstopped logloss boosting overfits
-    its probabilities, which BMR then trusts). Three rules are scored there:
+    its probabilities, which BMR then trusts). The logloss booster's recipe is set in one place
+    (:data:`LOGLOSS_STOP`, :data:`LOGLOSS_ROUNDS`, :data:`LOGLOSS_LR`, :data:`LOGLOSS_REFIT`;
+    benchmarks/bench_logloss_recipe.py compared the alternatives); lightgbm's runs with
+    :data:`LGB_LOGLOSS_FLOORS` (its own leaf regularisation diverges under the tiny hessians of
+    a 0.2 % positive rate). A deciding booster that kept fewer than :data:`FEW_ROUNDS` rounds warns
+    :class:`FewRoundsWarning`. Three rules are scored there:
 
     * ``"aec"``: s > 1/2 on the AEC probability (no costs needed at prediction),
     * ``"aec+bmr"``: BMR on the AEC probability with each row's costs,
