@@ -109,3 +109,56 @@ def test_card_file_default_lightgbm_keeps_more_than_a_handful_of_rounds():
     assert np.unique(est.predict_proba(X[cut:])[:, 1]).size > 1000
     got = savings_score(y[cut:], est.predict(X[cut:], cost_matrix=C[cut:]), cost_matrix=C[cut:])
     assert got > 0.6, (got, est.decision_, est.validation_savings_)
+
+
+@pytest.mark.parametrize("cls", [CSXGBClassifier, CSLGBMClassifier])
+def test_recipe_switches_refit_on_every_row_as_the_host_would(cls, monkeypatch):
+    """The recipe constants the benchmark compares (not the default): a fixed budget without early stopping,
+    then, when logloss + BMR decides, the host's own classifier trained on every row for that many rounds."""
+    import xgboost as xgb
+
+    from csdt import datasets
+
+    b = datasets.load_creditscoring2()
+    X, y, C = b.data.to_numpy(float)[:6000], np.asarray(b.target)[:6000], np.asarray(b.cost_matrix)[:6000]
+    monkeypatch.setattr(dl, "LOGLOSS_STOP", None)
+    monkeypatch.setattr(dl, "LOGLOSS_ROUNDS", 2)
+    monkeypatch.setattr(dl, "LOGLOSS_REFIT", True)
+    est = cls(n_jobs=1, n_estimators=10).fit(X, y, cost_matrix=C)
+    assert est.decision_ == "logloss+bmr", est.validation_savings_
+    assert _rounds(est.logloss_booster_) == est.n_estimators_ == 20
+    if cls is CSXGBClassifier:
+        ref = xgb.XGBClassifier(n_estimators=20, learning_rate=0.1, max_depth=6, max_bin=256, tree_method="hist",
+                                n_jobs=1, random_state=0)
+    else:
+        ref = lgb.LGBMClassifier(n_estimators=20, n_jobs=1, verbose=-1, deterministic=True, force_row_wise=True,
+                                 reg_lambda=1.0, min_child_weight=1.0)
+    ref.fit(X, y)
+    np.testing.assert_allclose(est.predict_proba(X)[:, 1], ref.predict_proba(X)[:, 1], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls", [CSXGBClassifier, CSLGBMClassifier])
+def test_recipe_switch_money_stop_keeps_the_round_of_best_validation_money(cls, monkeypatch):
+    """LOGLOSS_STOP="money" (not the default): the logloss booster keeps the first round whose BMR decisions
+    save the most on the eval set, recomputed round by round from the host's own classifier."""
+    import xgboost as xgb
+
+    from csdt import datasets
+
+    b = datasets.load_creditscoring2()
+    X, y, C = b.data.to_numpy(float)[:8000], np.asarray(b.target)[:8000], np.asarray(b.cost_matrix)[:8000]
+    tr, va = slice(0, 5000), slice(5000, None)
+    monkeypatch.setattr(dl, "LOGLOSS_STOP", "money")
+    monkeypatch.setattr(dl, "LOGLOSS_ROUNDS", 2)
+    est = cls(n_jobs=1, n_estimators=10).fit(X[tr], y[tr], cost_matrix=C[tr], eval_set=[(X[va], y[va])],
+                                              eval_costs=[C[va]])
+    if cls is CSXGBClassifier:
+        ref = xgb.XGBClassifier(n_estimators=20, learning_rate=0.1, max_depth=6, max_bin=256, tree_method="hist",
+                                n_jobs=1, random_state=0).fit(X[tr], y[tr])
+        proba = [ref.predict_proba(X[va], iteration_range=(0, k))[:, 1] for k in range(1, 21)]
+    else:
+        ref = lgb.LGBMClassifier(n_estimators=20, n_jobs=1, verbose=-1, deterministic=True, force_row_wise=True,
+                                 reg_lambda=1.0, min_child_weight=1.0).fit(X[tr], y[tr])
+        proba = [ref.predict_proba(X[va], num_iteration=k)[:, 1] for k in range(1, 21)]
+    money = [savings_score(y[va], bayes_minimum_risk(p, cost_matrix=C[va]), cost_matrix=C[va]) for p in proba]
+    assert _rounds(est.logloss_booster_) == int(np.argmax(money)) + 1, money
