@@ -228,6 +228,8 @@ LOGLOSS_REFIT = False
 LGB_LOGLOSS_FLOORS = {"lambda_l2": 1.0, "min_sum_hessian_in_leaf": 1.0}
 #: a kept booster with fewer rounds than this (out of a larger budget) warns :class:`FewRoundsWarning`
 FEW_ROUNDS = 5
+#: minority-class share under which :class:`FewRoundsWarning` names tiny hessians as the likely cause
+TINY_HESSIAN_RATE = 0.01
 
 
 class FewRoundsWarning(UserWarning):
@@ -359,13 +361,19 @@ def _warn_few_rounds(est, rule, kept, budget, evals, y):
     """:class:`FewRoundsWarning` when the deciding booster kept fewer than :data:`FEW_ROUNDS` of ``budget``."""
     if not evals or kept >= FEW_ROUNDS or budget < 2 * FEW_ROUNDS:
         return
-    rate = float(np.mean(y))
+    rate = float(min(np.mean(y), 1 - np.mean(y)))
+    if rate < TINY_HESSIAN_RATE:
+        cause = (f"leaf values fitted under tiny hessians (minority class {rate:.3%} of the rows: a leaf of a few "
+                 "such rows has a hessian sum of tenths, and its Newton step moves the log-odds by tens), so the "
+                 "booster diverges after its first rounds")
+    else:
+        cause = (f"the validation score got worse after round {kept}: a learning rate too high for these rows, or "
+                 "little signal in the features")
     warnings.warn(FewRoundsWarning(
         f"{type(est).__name__}: the {rule} booster that decides kept {kept} of {budget} rounds: its validation "
-        f"score was best there and early stopping cut the rest. Likely cause: leaf values fitted under tiny "
-        f"hessians (positive rate {rate:.3%}: leaves of a few positive rows take huge steps), so the model "
-        "diverges after its first rounds. Cure: raise min_child_weight and reg_lambda (e.g. 1), lower "
-        "learning_rate, or cap max_delta_step; or pass early_stopping_rounds / an eval_set to control stopping."),
+        f"score was best there and early stopping cut the rest. Likely cause: {cause}. Cure: raise "
+        "min_child_weight and reg_lambda (e.g. 1), lower learning_rate, or cap max_delta_step; or pass "
+        "early_stopping_rounds / an eval_set to control stopping."),
         stacklevel=5)
 
 
