@@ -28,8 +28,9 @@ splits), both synthetic generators (``make_fraud_transactions`` and ``make_addit
 rows, 2 splits), the card file (``$CSBOOST_DATA_DIR``) in 2 repeats of the paper's stratified
 2-fold CV (4 of its 10 folds), its time-ordered split (the first 80 % fits, the last 20 % tests)
 with the loader's costs and with gains (``tp_cost = -(50 + amount)``, ``tn_cost = -0.02 amount``,
-``fp_cost = 5``, ``fn_cost = amount``), and 2 stratified 50/50 splits with those gains (scikit-learn's cost-sensitive fraud example; the
-estimator holds out its own validation fifth of the training half, as everywhere here).
+``fp_cost = 5``, ``fn_cost = amount``), and 2 stratified 50/50 splits with those gains
+(scikit-learn's cost-sensitive fraud example; the estimator holds out its own validation fifth
+of the training half, as everywhere here).
 
 Tuning rows (decided on before the run): card CV repeat 0 and bundled seeds 0-1; every other
 row (card CV repeat 1, the time split, the gains splits, the synthetic sets, bundled seed 2)

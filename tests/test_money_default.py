@@ -46,7 +46,8 @@ def _native_logloss(cls, Xtr, ytr, Xva, yva, floors=True):
     m = lgb.LGBMClassifier(n_estimators=100, learning_rate=0.1, num_leaves=31, n_jobs=1, verbose=-1,
                            deterministic=True, force_row_wise=True,
                            **(dict(reg_lambda=dl.LGB_LOGLOSS_FLOORS["lambda_l2"],
-                                   min_child_weight=dl.LGB_LOGLOSS_FLOORS["min_sum_hessian_in_leaf"]) if floors else {}))
+                                   min_child_weight=dl.LGB_LOGLOSS_FLOORS["min_sum_hessian_in_leaf"])
+                              if floors else {}))
     return m.fit(Xtr, ytr, eval_set=[(Xva, yva)], callbacks=[lgb.early_stopping(dl.AUTO_PATIENCE, verbose=False)])
 
 
