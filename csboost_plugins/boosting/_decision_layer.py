@@ -58,8 +58,7 @@ from ..costs import FN, FP
 from ..decision_costs import bmr_decisions, row_cost, savings_from_costs, trivial_policy_costs
 
 __all__ = ["DECISIONS", "DEFAULT_DECISION", "RULES", "FewRoundsWarning", "MoneyLossWarning", "after_fit", "choose_rule",
-           "holdout",
-           "metric_decision", "predict_rule"]
+           "holdout", "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
 
