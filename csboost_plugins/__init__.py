@@ -32,11 +32,13 @@ def __getattr__(name):
         return import_module(f".{name}", __name__)
     if name == "MoneyLossWarning":  # warned by the boosting estimators' fit when their decisions lose money
         return import_module(".boosting._decision_layer", __name__).MoneyLossWarning
+    if name == "FewRoundsWarning":  # warned by the boosting estimators' fit when the deciding booster stopped early
+        return import_module(".boosting._decision_layer", __name__).FewRoundsWarning
     raise AttributeError(f"module 'csboost_plugins' has no attribute {name!r}")
 
 
 __all__ = [
     "PerformanceWarning", "costs", "metrics", "check_costs", "cost_characteristic", "bayes_minimum_risk", "cost_loss",
     "expected_cost_loss", "expected_savings_score", "normalized_cost", "optimal_thresholds", "savings_score",
-    "MoneyLossWarning",
+    "MoneyLossWarning", "FewRoundsWarning",
 ]

@@ -34,15 +34,20 @@ def _bundled(name, n=None):
     return (X, y, C) if n is None else (X[:n], y[:n], C[:n])
 
 
-def _native_logloss(cls, Xtr, ytr, Xva, yva):
-    """The plain host classifier with the estimators' default tree parameters, early-stopped on (Xva, yva)."""
+def _native_logloss(cls, Xtr, ytr, Xva, yva, floors=True):
+    """The plain host classifier with the estimators' default tree parameters, early-stopped on (Xva, yva);
+    lightgbm with the logloss booster's leaf regularisation (``floors``) or its own defaults."""
     if cls is CSXGBClassifier:
         m = xgb.XGBClassifier(n_estimators=100, learning_rate=0.1, max_depth=6, max_bin=256, tree_method="hist",
                               early_stopping_rounds=dl.AUTO_PATIENCE, eval_metric="logloss", n_jobs=1,
                               random_state=0)
         return m.fit(Xtr, ytr, eval_set=[(Xva, yva)], verbose=False)
+    # the logloss booster's leaf regularisation: xgboost's defaults, not lightgbm's (tiny hessians diverge)
     m = lgb.LGBMClassifier(n_estimators=100, learning_rate=0.1, num_leaves=31, n_jobs=1, verbose=-1,
-                           deterministic=True, force_row_wise=True)
+                           deterministic=True, force_row_wise=True,
+                           **(dict(reg_lambda=dl.LOGLOSS_FLOORS["lightgbm"]["lambda_l2"],
+                                   min_child_weight=dl.LOGLOSS_FLOORS["lightgbm"]["min_sum_hessian_in_leaf"])
+                              if floors else {}))
     return m.fit(Xtr, ytr, eval_set=[(Xva, yva)], callbacks=[lgb.early_stopping(dl.AUTO_PATIENCE, verbose=False)])
 
 
@@ -82,7 +87,7 @@ def test_default_never_below_logloss_bmr_on_bundled_sets(cls, name):
     idx = np.arange(len(y))
     trva, te = train_test_split(idx, test_size=0.3, random_state=1, stratify=y)
     tr, va = train_test_split(trva, test_size=0.3, random_state=1, stratify=y[trva])
-    ref = _native_logloss(cls, X[tr], y[tr], X[va], y[va])
+    ref = _native_logloss(cls, X[tr], y[tr], X[va], y[va], floors=False)  # what the user had
     base = savings_score(y[te], bayes_minimum_risk(ref.predict_proba(X[te])[:, 1], cost_matrix=C[te]),
                          cost_matrix=C[te])
     with_eval = cls(n_jobs=1).fit(X[tr], y[tr], cost_matrix=C[tr], eval_set=[(X[va], y[va])],

@@ -60,7 +60,8 @@ from ..costs import FN, FP
 from ..decision_costs import (bayes_thresholds, bmr_decisions, misclassification_costs, row_cost, savings_from_costs,
                               trivial_policy_costs)
 
-__all__ = ["DECISIONS", "DEFAULT_ESTIMATOR_DECISION", "RULES", "LoglossRecipe", "MoneyLossWarning", "after_fit",
+__all__ = ["DECISIONS", "DEFAULT_ESTIMATOR_DECISION", "RULES", "FewRoundsWarning", "LoglossRecipe", "MoneyLossWarning",
+           "after_fit",
            "choose_rule", "holdout", "logloss_recipe", "metric_decision", "predict_rule"]
 
 logger = logging.getLogger("csboost_plugins")
@@ -229,11 +230,26 @@ class LoglossRecipe:
     rounds: int
     patience: int | None
     params: dict
+    floors: dict = None
 
 
 #: native parameters the logloss booster adds to the estimator's tree parameters, per host library
 #: (``_native_library``); empty: the same trees as the AEC booster
 LOGLOSS_PARAMS = {"xgboost": {}, "lightgbm": {}, "catboost": {}}
+#: lower bounds on the logloss booster's native parameters (a larger value the user set is kept). Newton
+#: leaf values are G / (H + lambda): at a 0.2 % positive rate a leaf of 100 positives among 120 rows has
+#: H ~ 0.25, so lightgbm's defaults (lambda_l2 = 0, min_sum_hessian_in_leaf = 1e-3) step its log-odds by
+#: ~40 at learning rate 0.1 and the booster diverges after round 1; xgboost's defaults are these floors
+LOGLOSS_FLOORS = {"xgboost": {}, "lightgbm": {"lambda_l2": 1.0, "min_sum_hessian_in_leaf": 1.0}, "catboost": {}}
+#: a deciding booster that kept fewer rounds than this (out of at least twice as many) warns FewRoundsWarning
+FEW_ROUNDS = 5
+#: minority-class share under which FewRoundsWarning names tiny hessians as the likely cause
+TINY_HESSIAN_RATE = 0.01
+
+
+class FewRoundsWarning(UserWarning):
+    """The booster that decides stopped within a handful of rounds (early stopping found its validation
+    score best there)."""
 
 
 def logloss_recipe(est, evals) -> LoglossRecipe:
@@ -244,7 +260,28 @@ def logloss_recipe(est, evals) -> LoglossRecipe:
     estimator's tree parameters and :data:`LOGLOSS_PARAMS` of its host.
     """
     return LoglossRecipe(rounds=est.n_estimators, patience=patience(est, evals) if evals else None,
-                         params=dict(LOGLOSS_PARAMS.get(est._native_library, {})))
+                         params=dict(LOGLOSS_PARAMS.get(est._native_library, {})),
+                         floors=dict(LOGLOSS_FLOORS.get(est._native_library, {})))
+
+
+def _warn_few_rounds(est, rule, kept, budget, evals, y):
+    """:class:`FewRoundsWarning` when the deciding booster kept fewer than :data:`FEW_ROUNDS` of ``budget``."""
+    if not evals or kept is None or kept >= FEW_ROUNDS or budget < 2 * FEW_ROUNDS:
+        return
+    rate = float(min(np.mean(y), 1 - np.mean(y)))
+    if rate < TINY_HESSIAN_RATE:
+        cause = (f"leaf values fitted under tiny hessians (minority class {rate:.3%} of the rows: a leaf of a few "
+                 "such rows has a hessian sum of tenths, and its Newton step moves the log-odds by tens), so the "
+                 "booster diverges after its first rounds")
+    else:
+        cause = (f"the validation score got worse after round {kept}: a learning rate too high for these rows, or "
+                 "little signal in the features")
+    warnings.warn(FewRoundsWarning(
+        f"{type(est).__name__}: the {rule} booster that decides kept {kept} of {budget} rounds: its validation "
+        f"score was best there and early stopping cut the rest. Likely cause: {cause}. Cure: raise "
+        "min_child_weight and reg_lambda (e.g. 1), lower learning_rate, or cap max_delta_step; or pass "
+        "early_stopping_rounds / an eval_set to control stopping."),
+        stacklevel=5)
 
 
 def _stage(est, ctx, msg, *args):
@@ -307,9 +344,12 @@ def after_fit(est, ctx, X, y, costs, w, evals, unit_costs):
             _stage(est, ctx, "%s(decision='auto'): too few rows of a class to hold out validation rows; using "
                    "'logloss+bmr' fitted on every row", name)
         if est.decision_ == "logloss+bmr":
+            _warn_few_rounds(est, "logloss", fitted["n_estimators_"], est.n_estimators, evals, y)
             est.booster_ = ll
             for k, v in fitted.items():
                 setattr(est, k, v)
+        elif evals:
+            _warn_few_rounds(est, "AEC", est.n_estimators_, est.n_estimators, evals, y)
     _money_guard(est, margin, X, y, costs, w, evals)
     if not unit_costs:
         _swap_guard(est, margin, X, y, costs, w, evals)

@@ -360,6 +360,9 @@ validation_fraction, params : optional
             ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
             ds.init_score = None
         params = _merge_native(ctx.data["params"], recipe.params)
+        for key, floor in (recipe.floors or {}).items():  # lower bounds, whatever alias the user spelled
+            given = [params.pop(a) for a in _ConfigAliases.get_by_alias(key) if a in params]
+            params[key] = max([floor, *[float(v) for v in given]])
         params.update(objective="binary", metric="binary_logloss")
         cbs = [lgb.early_stopping(recipe.patience, verbose=False)] if valid and recipe.patience else []
         bst = lgb.train(params, dtrain, recipe.rounds, valid_sets=valid or None,
