@@ -355,7 +355,9 @@ def test_candidates_ruleset_and_list_are_used(data, book):
     # candidates that beat the book: a sharp rule on the label's strongest signal, one clashing with a book name
     cands = RuleSet.from_sql({"mine": "amount_vs_avg > 6 AND n_tx_24h >= 3", "too_loose": "n_tx_24h >= 8"})
     for given in (cands, list(cands.rules)):
-        out = optimize_rule_book(book, X, y, candidates=given, fn_cost=amount, fp_cost=FP_COST, random_state=0)
+        out = optimize_rule_book(book, X, y, max_fpr=0.2, candidates=given, fn_cost=amount, fp_cost=FP_COST,
+                                 random_state=0)
+        assert "riff_1" in out.names  # 'too_loose' of the candidates, renamed (it clashes with the book's)
         added = [nm for nm in out.names if out.selection["origin"][nm] == "added"]
         assert added
         texts = {str(r) for r in cands.rules}
@@ -363,6 +365,7 @@ def test_candidates_ruleset_and_list_are_used(data, book):
             if nm in added:
                 assert str(r) in texts
                 assert nm == "mine" or nm.startswith("riff_")  # a clash with a book name is renamed
+                assert r.name == nm  # the SQL rule itself carries the set's name
         assert len(set(out.names)) == len(out)
 
 

@@ -274,6 +274,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
             while f"riff_{k}" in taken:
                 k += 1
             nm = f"riff_{k}"
+            if hasattr(rule, "renamed"):  # an SQL candidate carries its own name: keep it equal to the set's
+                rule = rule.renamed(nm)
         taken.add(nm)
         pool.append(rule), origin.append("added"), groups.append(base + j), names.append(nm)
     cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
