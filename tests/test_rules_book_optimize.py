@@ -85,6 +85,8 @@ def test_budget_met_on_selection_rows(data, book, budget_kw, candidates, money):
         rate, limit = (ws * flagged).sum() / ws.sum(), budget_kw["max_alert_rate"]
     assert len(out) >= 1
     assert rate <= limit * (1 + 1e-9)
+    kind = "fpr" if "max_fpr" in budget_kw else "alert_rate"
+    assert out.selection["selection_" + kind] == pytest.approx(rate, rel=1e-9, abs=1e-15)  # what the kept rules spend
     # the budget binds: the book as written spends far more than it on the same rows
     whole = _any_mask(book.rules, Xs)
     book_rate = ((ws * whole * (ys == 0)).sum() / (ws * (ys == 0)).sum() if "max_fpr" in budget_kw
@@ -121,18 +123,32 @@ def test_no_kept_rule_without_unique_earnings(data, book, candidates, money):
     assert "never_fires" not in out.names
 
 
-def test_last_pass_drops_a_rule_the_selection_took(data):
-    """A rule taken first but made worthless by rules taken after it: the last pass drops it."""
-    X, y, _ = data
-    # 'outer' wins the greedy first (more positives at equal precision is impossible here: it is the
-    # union); then 'inner_a' and 'inner_b' cannot add anything... so build the converse: two rules
-    # whose union is a third rule taken first
-    book = RuleSet.from_sql({"union": "n_tx_24h >= 6 OR dist_home_km > 100",
-                             "part_a": "n_tx_24h >= 6", "part_b": "dist_home_km > 100"})
-    out = optimize_rule_book(book, X, y, max_fpr=1.0, candidates=None, retune=False, random_state=0)
-    v = _brute_unique_net(out.rules, X, y, np.ones(len(y)), np.ones(len(y)), np.zeros(len(y)))
-    assert (v > 0).all()
-    assert out.names == ["union"]  # the parts add nothing the union does not flag
+def test_last_pass_drops_a_rule_the_selection_took():
+    """r1 (net 995 on 5 false alerts) is taken first; r2 then adds 10 frauds of 50 for 20 false alerts and
+    flags all of r1's frauds, so r1 alone flags only its 5 false alerts (unique net money -5): dropped."""
+    a = np.r_[np.ones(10), np.zeros(10), np.ones(5), np.zeros(20), np.zeros(200)]
+    b = np.r_[np.ones(10), np.ones(10), np.zeros(5), np.ones(20), np.zeros(200)]
+    y = np.r_[np.ones(20), np.zeros(225)].astype(int)
+    fn = np.r_[np.full(10, 100.0), np.full(10, 50.0), np.zeros(225)]
+    X = pd.DataFrame({"a": a, "b": b})
+    book = RuleSet.from_sql({"r2": "b > 0.5", "r1": "a > 0.5"})
+    out = optimize_rule_book(book, X, y, max_fpr=0.5, candidates=None, retune=False, fn_cost=fn, fp_cost=1.0,
+                             random_state=0)
+    assert out.names == ["r2"]
+    v = _brute_unique_net(out.rules, X, y, np.ones(len(y)), fn, np.ones(len(y)))
+    np.testing.assert_allclose(v, [1480.0])
+    assert out.selection["selection_fpr"] == pytest.approx(20 / 225)  # what r2 spends, not r1 + r2 (25 / 225)
+    # without the last pass the greedy's order would be r1, r2: the selection itself takes r1
+    from csboost_plugins.costs import check_costs
+
+    W = row_weights(y, None, check_costs(len(y), fp_cost=1.0, fn_cost=fn))
+    totals = W.sum(axis=0)
+    from csboost_plugins.rules._scores import resolve_prior
+
+    budget = Budget("fpr", 0.5)
+    score = make_score("money", totals, budget, resolve_prior("auto", totals, budget, None))
+    order, _ = _book.select_fitting(book.coverage(X), W, totals, budget, score, groups=[0, 1])
+    assert order == [1, 0]
 
 
 # ------------------------------------------------------------------------------------------ select_fitting
@@ -271,7 +287,6 @@ def test_retuned_rules_keep_name_and_structure_with_human_numbers(retuned, book)
 def test_retuned_rules_score_at_least_the_original_on_the_retune_rows(data, book, retuned):
     X, y, amount = data
     rt = np.asarray(retuned.selection["retune_index"])
-    costs = np.column_stack([np.full(len(y), FP_COST), amount, np.zeros(len(y)), np.zeros(len(y))])
     from csboost_plugins.costs import check_costs
 
     costs = check_costs(len(y), fp_cost=FP_COST, fn_cost=amount)

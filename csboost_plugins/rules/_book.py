@@ -284,11 +284,13 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     kinds = [origin[r] for r in order]
     out = RuleSet([pool[r] for r in order], feature_names=fnames, names=[names[r] for r in order])
     out, kinds = _drop_unearning(out, kinds, X, y, w, costs)
+    # what the kept rules spend on the selection rows (the last pass may have dropped some the greedy took)
+    spent = W[out.predict(Xs).astype(bool)].sum(axis=0) if len(out) else np.zeros(W.shape[1])
     out.selection = {"criterion": budget.kind, "budget": budget.rate, "precision_prior": prior, "rank_by": rank_by,
                      "parts": {k: int(len(v)) for k, v in parts.items()}, "selection_index": sel,
                      "retune_index": rt,
                      "origin": dict(zip(out.names, kinds)),
-                     "selection_" + budget.kind: float(used[budget.column] / totals[budget.column])}
+                     "selection_" + budget.kind: float(spent[budget.column] / totals[budget.column])}
     return out
 
 
