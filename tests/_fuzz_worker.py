@@ -273,7 +273,29 @@ def run(case):
         return rs.monitor(X, y, periods, reference=case["reference"], alpha=case["alpha"])
     if t == "swap_guard":  # a boosting fit on a rare-fraud set, costs hostile or not, each way round
         return _swap_guard_fit(case)
+    if t == "optimize_rule_book":  # one bad argument of optimize_rule_book, the others good
+        return _optimize_book_case(case)
     raise KeyError(t)
+
+
+def _optimize_book_case(case):
+    from csboost_plugins.rules import RuleSet, optimize_rule_book
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    y = (X["a"] > 1).to_numpy().astype(int)
+    kw = dict(book=RuleSet.from_sql({"r1": "a > 1.5", "r2": "b > 2"}), X=X, y=y, candidates=None)
+    kw.update({"ok": {}, "book_list": dict(book=["a > 1"]), "book_dict": dict(book={"r": "a > 1"}),
+               "both_budgets": dict(max_fpr=0.1, max_alert_rate=0.1), "max_fpr_nan": dict(max_fpr=float("nan")),
+               "max_alert_rate_zero": dict(max_alert_rate=0.0), "y_three": dict(y=np.arange(300) % 3),
+               "y_one": dict(y=np.zeros(300, dtype=int)), "y_short": dict(y=y[:-1]),
+               "fn_cost_short": dict(fn_cost=np.ones(299), fp_cost=1.0),
+               "fn_cost_nan": dict(fn_cost=np.full(300, np.nan), fp_cost=1.0),
+               "unknown_column": dict(book=RuleSet.from_sql({"ok": "a > 1", "bad": "zz > 1"})),
+               "candidates_int": dict(candidates=5), "candidates_str": dict(candidates="forest"),
+               "candidates_texts": dict(candidates=["a > 1"]), "candidates_dict": dict(candidates={"r": "a > 1"}),
+               "retune_str": dict(retune="yes"), "sample_weight_short": dict(sample_weight=np.ones(3))}[case["bad"]])
+    return optimize_rule_book(kw.pop("book"), kw.pop("X"), kw.pop("y"), **kw).names
 
 
 def _periods(kind, rng):

@@ -177,6 +177,18 @@ CAPACITY_BAD = [
 ]
 CAPACITY_CASES = [{"target": "capacity", **case} for case, _ in CAPACITY_BAD]
 
+# optimize_rule_book's bad inputs: each a ValueError / TypeError naming the argument (and the rule)
+BOOK_BAD = [("book_list", "TypeError", ["book"]), ("book_dict", "TypeError", ["book"]),
+            ("both_budgets", "ValueError", ["max_fpr", "max_alert_rate"]), ("max_fpr_nan", "ValueError", ["max_fpr"]),
+            ("max_alert_rate_zero", "ValueError", ["max_alert_rate"]), ("y_three", "ValueError", ["y"]),
+            ("y_one", "ValueError", ["y"]), ("y_short", "ValueError", ["y"]),
+            ("fn_cost_short", "ValueError", ["fn_cost"]), ("fn_cost_nan", "ValueError", ["fn_cost"]),
+            ("unknown_column", "ValueError", ["zz", "bad"]), ("candidates_int", "TypeError", ["candidates"]),
+            ("candidates_str", "ValueError", ["candidates"]), ("candidates_texts", "TypeError", ["candidates"]),
+            ("candidates_dict", "TypeError", ["candidates"]), ("retune_str", "TypeError", ["retune"]),
+            ("sample_weight_short", "ValueError", ["sample_weight"])]
+BOOK_CASES = [{"target": "optimize_rule_book", "bad": kind} for kind, _, _ in BOOK_BAD]
+
 
 def run_batch(cases):
     """Outcome records of ``cases`` run in one fresh interpreter."""
@@ -259,6 +271,15 @@ def test_capacity_bad_inputs_name_the_argument():
     good = [{"target": "capacity", "max_alerts": 2, "max_alert_rate": None, "periods": kind}
             for kind in ("ok", "strings", "dates")]
     assert all(rec["outcome"] == "ok" for rec in run_batch(good))
+
+
+def test_optimize_rule_book_bad_inputs_name_the_argument():
+    records = run_batch(BOOK_CASES + [{"target": "optimize_rule_book", "bad": "ok"}])
+    _check(BOOK_CASES, records[:-1])
+    for rec, (kind, err, words) in zip(records, BOOK_BAD):
+        assert rec["outcome"] == "error" and rec["type"] == err, (kind, rec)
+        assert all(w in rec["message"] for w in words), (kind, rec["message"])
+    assert records[-1]["outcome"] == "ok"
 
 
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -79,17 +79,18 @@ def _rule_score(score, totals):
     return lambda sums: float(score.rank(np.atleast_2d(sums), totals)[0])
 
 
-def retune_rule(rule, X, W, score, *, passes: int = 2):
+def retune_rule(rule, X, W, score, *, passes: int = 2, feature_names=None):
     """The rule with its numeric literals moved to the human numbers (:func:`human_grid`) that
     maximise ``score`` of its weight sums on (X, W); the rule itself when nothing scores higher.
 
     Coordinate search: each literal in turn over its grid, the others held, ``passes`` times.
+    ``feature_names`` names a numpy X's columns.
     """
     lits = _literals(rule)
     if not lits:
         return rule
     best_vals = list(lits)
-    best = score(W[rule.mask(X)].sum(axis=0))
+    best = score(W[rule.mask(X, feature_names)].sum(axis=0))
     start = best
     for _ in range(passes):
         moved = False
@@ -101,7 +102,7 @@ def retune_rule(rule, X, W, score, *, passes: int = 2):
                 vals = list(best_vals)
                 vals[i] = g
                 cand = _with_literals(rule, vals)
-                s = score(W[cand.mask(X)].sum(axis=0))
+                s = score(W[cand.mask(X, feature_names)].sum(axis=0))
                 if s > best + 1e-12 * (abs(best) + 1.0):
                     best, best_vals, moved = s, vals, True
         if not moved:
@@ -209,7 +210,9 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     RuleSet
         The new book: the book's rules kept as written, re-tuned or dropped, plus induced rules
         (named ``riff_1``, ...), in selection order, all always in force. ``selection`` holds
-        the budget, the parts' sizes and, per rule, where it came from.
+        the budget, the parts' sizes, the rows of X the selection and the re-tuning read
+        (``selection_index``, ``retune_index``: positions, None without re-tuning) and, per
+        rule, where it came from.
     """
     from sklearn.utils import check_random_state
 
@@ -233,6 +236,9 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     induce = isinstance(candidates, str)
     if induce and candidates != "riff":
         raise ValueError(f"candidates must be 'riff', a RuleSet, a list of rules or None, got {candidates!r}")
+    _check_candidates(candidates)
+    if not isinstance(retune, (bool, np.bool_)):
+        raise TypeError(f"retune must be True or False, got {type(retune).__name__}")
     shares = {k: v for k, v in PART_SHARES.items()
               if (k != "induction" or induce) and (k != "retune" or retune)}
     parts = _split(y, shares, rng)
@@ -249,6 +255,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     pool, origin, groups, names = [], [], [], []
     for i, rule in enumerate(book.rules):
         pool.append(rule), origin.append("book"), groups.append(i), names.append(book.names[i])
+    fnames = _feature_names(X, book)
+    rt = None
     if retune:
         rt = _subsample(parts["retune"], RETUNE_ROWS, rng)
         Xr = _rows(X, rt)
@@ -256,7 +264,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         tr = Wr.sum(axis=0)
         rscore = _rule_score(make_score(rank_by, tr, budget, resolve_prior("auto", tr, budget, None)), tr)
         for i, rule in enumerate(book.rules):
-            new = retune_rule(rule, Xr, Wr, rscore)
+            new = retune_rule(rule, Xr, Wr, rscore, feature_names=fnames)
             if new is not rule:
                 pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
     induced, induced_names, leaves = _induced(candidates, X, y, w, costs, parts, budget, rng)
@@ -269,9 +277,10 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
             while f"riff_{k}" in taken:
                 k += 1
             nm = f"riff_{k}"
+            if hasattr(rule, "renamed"):  # an SQL candidate carries its own name: keep it equal to the set's
+                rule = rule.renamed(nm)
         taken.add(nm)
         pool.append(rule), origin.append("added"), groups.append(base + j), names.append(nm)
-    fnames = _feature_names(X, book)
     cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
         else np.zeros((len(sel), 0), bool)
     order, used = select_fitting(cover, W, totals, budget, score, groups=groups)
@@ -287,11 +296,32 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         chosen.append(rule), chosen_names.append(f"riff_{k}"), kinds.append("added")
     out = RuleSet(chosen, feature_names=fnames, names=chosen_names)
     out, kinds = _drop_unearning(out, kinds, X, y, w, costs)
+    # what the kept rules spend on the selection rows (the last pass may have dropped some the greedy took)
+    spent = W[out.predict(Xs).astype(bool)].sum(axis=0) if len(out) else np.zeros(W.shape[1])
     out.selection = {"criterion": budget.kind, "budget": budget.rate, "precision_prior": prior, "rank_by": rank_by,
-                     "parts": {k: int(len(v)) for k, v in parts.items()},
+                     "parts": {k: int(len(v)) for k, v in parts.items()}, "selection_index": sel,
+                     "retune_index": rt,
                      "origin": dict(zip(out.names, kinds)),
-                     "selection_" + budget.kind: float(used[budget.column] / totals[budget.column])}
+                     "selection_" + budget.kind: float(spent[budget.column] / totals[budget.column])}
     return out
+
+
+def _check_candidates(candidates):
+    """TypeError naming ``candidates`` unless it is None, a string (checked by the caller), a RuleSet or a list /
+    tuple of rules."""
+    from ._rule import Rule
+    from ._ruleset import RuleSet
+    from ._sqlrule import SQLRule
+
+    if candidates is None or isinstance(candidates, (str, RuleSet)):
+        return
+    if not isinstance(candidates, (list, tuple)):
+        raise TypeError(f"candidates must be 'riff', a RuleSet, a list of rules or None, got "
+                        f"{type(candidates).__name__}")
+    bad = [type(r).__name__ for r in candidates if not isinstance(r, (Rule, SQLRule))]
+    if bad:
+        raise TypeError(f"candidates must be rules (Rule or SQLRule objects, e.g. a RuleSet's .rules); got a "
+                        f"{bad[0]} among them")
 
 
 def _check_budget(max_fpr, max_alert_rate):

@@ -21,6 +21,7 @@ from .._validation import (check_feature_names, check_sample_weight, check_X_col
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._extract import extract_rules
+from ._ruleset import RuleSet
 from ._select import riff_select
 
 __all__ = ["RIFFClassifier"]
@@ -189,6 +190,15 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState or None
         Seeds the split, the sampling and the estimator (when its own random_state
         is None).
+    rule_book : RuleSet or None, default None
+        A team's own rules (e.g. :meth:`RuleSet.from_sql`). Given, ``fit`` is
+        :func:`optimize_rule_book` ``(rule_book, X, y, max_fpr= / max_alert_rate=, costs,
+        sample_weight=, random_state=random_state)``: the book's rules kept, re-tuned to human
+        numbers or dropped, with RIFF's default pool's rules, selected under the budget (by
+        net money per unit of budget when costs are given, else by precision); ``rule_set_``
+        is that RuleSet. ``estimator``, ``selection_size``, ``sample_ratio``, the positive
+        rates, ``nodes``, ``rank_by``, ``precision_prior``, ``refine``, ``prune``,
+        ``max_rules`` and ``cuts`` are then not used.
 
     Attributes
     ----------
@@ -210,7 +220,9 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         Column names (pandas input only).
     induction_index_, selection_index_ : ndarray of int
-        Training rows of the induction and selection subsets.
+        Training rows of the induction and selection subsets (with ``rule_book``: the
+        selection part of :func:`optimize_rule_book`, ``induction_index_`` empty;
+        ``estimator_`` and ``candidates_`` are then None).
 
     Notes
     -----
@@ -245,12 +257,13 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         "cuts": [StrOptions({"simple", "model"})],
         "pos_label": "no_validation",
         "random_state": ["random_state"],
+        "rule_book": [None, RuleSet],
     }
 
     def __init__(self, estimator=None, max_fpr=0.01, max_alert_rate=None, selection_size=0.5, sample_ratio=1.0,
                  positive_rate=None, selection_positive_rate=None, nodes="leaves", rank_by="precision",
                  stop_unprofitable=True, precision_prior="auto", refine=True, prune=True, max_rules=20,
-                 cuts="simple", pos_label=None, random_state=None):
+                 cuts="simple", pos_label=None, random_state=None, rule_book=None):
         store_init_args(self, locals())
 
     @classmethod
@@ -335,6 +348,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, n, allow_all_zero=False)
         if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
             raise ValueError("RIFFClassifier needs positive sample_weight on both classes")
+        if self.rule_book is not None:
+            return self._fit_book(X, yb, w, costs)
         rng = check_random_state(self.random_state)
         from sklearn.model_selection import train_test_split
         idx = np.arange(n)
@@ -387,6 +402,20 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
                                      precision_prior=self.precision_prior, refine=self.refine, prune=self.prune,
                                      max_rules=self.max_rules, cuts=self.cuts, **budget)
         self.precision_prior_ = float(self.rule_set_.selection["precision_prior"])
+        return self
+
+    def _fit_book(self, X, yb, w, costs):
+        """``fit`` with a rule book: :func:`optimize_rule_book` on all the rows given."""
+        from ._book import optimize_rule_book
+
+        budget = {"max_alert_rate": self.max_alert_rate} if self.max_alert_rate is not None \
+            else {"max_fpr": self.max_fpr}
+        self.rule_set_ = optimize_rule_book(self.rule_book, X, yb, sample_weight=w, cost_matrix=costs,
+                                            random_state=self.random_state, **budget)
+        self.estimator_ = self.candidates_ = None
+        self.precision_prior_ = float(self.rule_set_.selection["precision_prior"])
+        self.induction_index_ = np.zeros(0, dtype=np.intp)
+        self.selection_index_ = np.asarray(self.rule_set_.selection["selection_index"])
         return self
 
     def _check(self, X):
