@@ -415,7 +415,8 @@ def test_retune_false_never_changes_a_rule(data, book, candidates):
                 kept.append(nm)
         if kept:
             break
-    assert kept
+    # with induced rules ranked by money the book's rules may all be outranked; without them some must stay
+    assert kept or candidates == "riff"
 
 
 def test_random_state_reproducible(data, book):
@@ -531,15 +532,16 @@ def test_riff_rule_book_equals_optimize_rule_book(data, book):
 def test_riff_rule_book_labels_numpy_and_weights(data, book):
     X, y, amount = data
     w = np.random.default_rng(0).uniform(0.5, 2, len(y))
-    labels = np.where(y == 1, "fraud", "ok")  # classes_ sorted: "fraud" < "ok", so "ok" is the positive
+    labels = np.where(y == 1, "fraud", "ok")  # text labels name their positive class through pos_label
     named = RuleSet(book.rules, feature_names=list(X.columns), names=book.names)
     est = RIFFClassifier(rule_book=named, random_state=0).fit(X.to_numpy(), 1 - y, sample_weight=w)
     ref = optimize_rule_book(named, X.to_numpy(), 1 - y, sample_weight=w, random_state=0)
     assert est.rule_set_.names == ref.names
     np.testing.assert_array_equal(est.predict(X.to_numpy()), ref.predict(X.to_numpy()))
-    est_l = RIFFClassifier(rule_book=book, random_state=0).fit(X, labels)
-    assert list(est_l.classes_) == ["fraud", "ok"]
-    assert set(est_l.predict(X)) <= {"fraud", "ok"}
+    est_l = RIFFClassifier(rule_book=book, random_state=0, pos_label="fraud").fit(X, labels)
+    assert list(est_l.classes_) == ["ok", "fraud"]  # [negative, positive]
+    ref_l = RIFFClassifier(rule_book=book, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(est_l.predict(X) == "fraud", ref_l.predict(X) == 1)
 
 
 def test_riff_rule_book_clone_params_pickle_pipeline(data, book):

@@ -176,3 +176,11 @@ def test_prune_tolerance_shortens_rules_and_true_means_the_default_tolerance():
     for bad in (1.0, -0.5, "0.1", None):
         with pytest.raises(ValueError, match="prune"):
             riff_select(cands, X[sel], y[sel], prune=bad, **kw)
+
+
+def test_selection_defaults_shared_with_the_rule_book_are_the_classifiers():
+    """optimize_rule_book induces its rules with RIFFClassifier's selection keywords: one table of them."""
+    from csboost_plugins.rules._riff_pool import SELECTION_DEFAULTS
+
+    params = RIFFClassifier().get_params()
+    assert {k: params[k] for k in SELECTION_DEFAULTS} == SELECTION_DEFAULTS

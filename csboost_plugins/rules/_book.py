@@ -30,7 +30,7 @@ import numpy as np
 from ._greedy import NEG, POS, row_weights
 from ._scores import make_score, resolve_prior
 
-__all__ = ["human_grid", "optimize_rule_book", "retune_rule", "rule_book_diff", "select_fitting"]
+__all__ = ["human_grid", "optimize_rule_book", "retune_rule", "select_fitting"]
 
 #: share of the rows given to each part: induction, re-tuning, selection (parts not used are merged away)
 PART_SHARES = {"induction": 1.0, "retune": 1.0, "selection": 1.0}
@@ -353,7 +353,7 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
         rules = list(candidates)
         return rules, [getattr(r, "name", None) for r in rules], None
     from ._extract import extract_rules
-    from ._riff import _default_estimators
+    from ._riff_pool import default_estimators as _default_estimators
 
     ind, sel = parts["induction"], parts["selection"]
     Xi = _rows(X, ind)
@@ -373,10 +373,9 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
 def _riff_defaults(cands, X, y, w, costs, kind, rate):
     """:func:`riff_select` with RIFFClassifier's default selection keywords, ranked by money when costs are given
     (the book keeps only rules that earn their alerts, so rules are chosen for money)."""
-    from ._riff import RIFFClassifier
+    from ._riff_pool import SELECTION_DEFAULTS as d  # RIFFClassifier's: prior, pruning, refinement, cap, cuts
     from ._select import riff_select
 
-    d = RIFFClassifier().get_params()  # its defaults: prior, pruning, refinement, cap, cuts
     budget_kw = {"max_fpr": rate} if kind == "fpr" else {"max_alert_rate": rate}
     return riff_select(cands, X, y, sample_weight=w, cost_matrix=costs, rank_by=None,
                        stop_unprofitable=d["stop_unprofitable"], precision_prior=d["precision_prior"],
@@ -415,36 +414,3 @@ def _drop_unearning(rs, kinds, X, y, w, costs):
         rs = rs.drop(worst)
         kinds = kinds[:worst] + kinds[worst + 1:]
     return rs, kinds
-
-
-# ------------------------------------------------------------------------------------------ diff
-def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
-                   tn_cost=0.0, cost_matrix=None):
-    """What changed from rule set ``old`` to ``new``, rule by rule (see :meth:`RuleSet.diff`)."""
-    import pandas as pd
-
-    olds = dict(zip(old.names, old.rules))
-    news = dict(zip(new.names, new.rules))
-    names = list(olds) + [k for k in news if k not in olds]
-    rows = []
-    for k in names:
-        o, n_ = olds.get(k), news.get(k)
-        ot = None if o is None else str(o)
-        nt = None if n_ is None else str(n_)
-        change = "added" if o is None else "dropped" if n_ is None else "kept" if ot == nt else "retuned"
-        rows.append({"name": k, "change": change, "old_rule": ot, "new_rule": nt})
-    out = pd.DataFrame(rows, columns=["name", "change", "old_rule", "new_rule"])
-    if X is None:
-        if y is not None:
-            raise ValueError("y was given without X: give both to show the money each version books")
-        return out
-    if y is None:
-        raise ValueError("X was given without y: give both to show the money each version books")
-    kw = dict(sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-              cost_matrix=cost_matrix)
-    col = "net_money" if (fn_cost is not None or fp_cost is not None or cost_matrix is not None) else "tp"
-    for label, rs, rules in (("old", old, olds), ("new", new, news)):
-        tab = rs.evaluate(X, y, per_rule=True, last_rule="include", **kw) if len(rs) else None
-        vals = {} if tab is None else dict(zip(rs.names, tab[col]))
-        out[f"{label}_{col}"] = [vals.get(k, np.nan) for k in names]
-    return out

@@ -20,6 +20,7 @@ from .._validation import (check_feature_names, check_sample_weight, check_X_col
                            has_text_labels)
 from ..costs import check_costs
 from ._data import as_float_matrix
+from ._riff_pool import default_estimators as _default_estimators
 from ._extract import extract_rules
 from ._ruleset import RuleSet
 from ._select import riff_select
@@ -53,21 +54,6 @@ def _subsample(idx, y, ratio, positive_rate, rng):
     n_pos = max(1, min(len(pos), int(round(positive_rate * n_target))))
     n_neg = max(1, min(len(neg), int(round(n_pos * (1 - positive_rate) / positive_rate))))
     return np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False), rng.choice(neg, n_neg, replace=False)]))
-
-
-def _default_estimators(rng):
-    """The default candidate models: a small LightGBM and a small XGBoost, seeded from ``rng``.
-
-    30 trees each (LightGBM: 16 leaves, learning rate 0.05; XGBoost: depth 6, learning
-    rate 0.1), one thread each (small models; the same rules on every machine), quiet,
-    XGBoost reading pandas category columns.
-    """
-    import lightgbm as lgb
-    import xgboost as xgb
-    return [lgb.LGBMClassifier(n_estimators=30, num_leaves=16, learning_rate=0.05, n_jobs=1, verbose=-1,
-                               random_state=rng.randint(2 ** 31 - 1)),
-            xgb.XGBClassifier(n_estimators=30, max_depth=6, learning_rate=0.1, n_jobs=1, enable_categorical=True,
-                              random_state=rng.randint(2 ** 31 - 1))]
 
 
 def _host_library(est):

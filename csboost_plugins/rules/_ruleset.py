@@ -458,7 +458,7 @@ class RuleSet:
             ``new_rule`` (texts; None where absent). Rows: this set's names in order, then the
             names only ``other`` has.
         """
-        from ._book import rule_book_diff
+        from ._diff import rule_book_diff
 
         if not isinstance(other, RuleSet):
             raise TypeError(f"other must be a RuleSet, got {type(other).__name__}")

@@ -1,0 +1,39 @@
+"""What changed between two rule sets, rule by rule: the table behind ``RuleSet.diff``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["rule_book_diff"]
+
+
+def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
+                   tn_cost=0.0, cost_matrix=None):
+    """What changed from rule set ``old`` to ``new``, rule by rule (see :meth:`RuleSet.diff`)."""
+    import pandas as pd
+
+    olds = dict(zip(old.names, old.rules))
+    news = dict(zip(new.names, new.rules))
+    names = list(olds) + [k for k in news if k not in olds]
+    rows = []
+    for k in names:
+        o, n_ = olds.get(k), news.get(k)
+        ot = None if o is None else str(o)
+        nt = None if n_ is None else str(n_)
+        change = "added" if o is None else "dropped" if n_ is None else "kept" if ot == nt else "retuned"
+        rows.append({"name": k, "change": change, "old_rule": ot, "new_rule": nt})
+    out = pd.DataFrame(rows, columns=["name", "change", "old_rule", "new_rule"])
+    if X is None:
+        if y is not None:
+            raise ValueError("y was given without X: give both to show the money each version books")
+        return out
+    if y is None:
+        raise ValueError("X was given without y: give both to show the money each version books")
+    kw = dict(sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+              cost_matrix=cost_matrix)
+    col = "net_money" if (fn_cost is not None or fp_cost is not None or cost_matrix is not None) else "tp"
+    for label, rs, rules in (("old", old, olds), ("new", new, news)):
+        tab = rs.evaluate(X, y, per_rule=True, last_rule="include", **kw) if len(rs) else None
+        vals = {} if tab is None else dict(zip(rs.names, tab[col]))
+        out[f"{label}_{col}"] = [vals.get(k, np.nan) for k in names]
+    return out
