@@ -307,6 +307,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             validate_data(self, X, reset=False, skip_check_array=True)
 
     _parameter_constraints = {
+        "pos_label": "no_validation",  # any label value; fit checks it against y
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "calibration": [StrOptions({c for c in _CALIBRATIONS if c is not None}), None],
         "cv": [count(2), StrOptions({"prefit"}), None],

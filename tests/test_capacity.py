@@ -204,12 +204,12 @@ def test_string_labels_and_pandas_periods_follow_x(fraud):
     X, y, amount, periods = fraud
     Xf = pd.DataFrame(X, columns=list("abcd"), index=np.arange(len(y)) + 1000)
     labels = np.where(y == 1, "fraud", "ok")
-    est = CSXGBClassifier(n_estimators=10, random_state=0, decision="bmr").fit(Xf, labels, fp_cost=5.0,
-                                                                               fn_cost=amount)
+    est = CSXGBClassifier(n_estimators=10, random_state=0, decision="bmr", pos_label="fraud").fit(
+        Xf, labels, fp_cost=5.0, fn_cost=amount)
     per = pd.Series(periods, index=Xf.index)
     got = est.predict(Xf, fp_cost=5.0, fn_cost=amount, max_alerts=2, periods=per)
     want = bayes_minimum_risk(est.predict_proba(Xf), fp_cost=5.0, fn_cost=amount, max_alerts=2, periods=periods)
-    np.testing.assert_array_equal(got == "ok", want == 1)  # classes_ = [fraud, ok]: column 1 is "ok"
+    np.testing.assert_array_equal(got == "fraud", want == 1)  # classes_ = [ok, fraud]: column 1 is "fraud"
     with pytest.raises(ValueError, match="periods"):
         est.predict(Xf, fp_cost=5.0, fn_cost=amount, max_alerts=2, periods=pd.Series(periods))
 

@@ -115,6 +115,7 @@ def _check_example_cost(cost, n):
 
 class _BaseCAL5(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
+        "pos_label": "no_validation",  # any label value; fit checks it against y
         "alpha": [Interval(numbers.Real, 0.0, 1.0, closed="right")],
         "s_max": [Interval(numbers.Real, 0.0, 1.0, closed="right")],
         "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],

@@ -127,6 +127,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
     _features_per_split = False  # random forests: max_features applies at every split
 
     _parameter_constraints = {
+        "pos_label": "no_validation",  # any label value; fit checks it against y
         **{k: CostSensitiveDecisionTreeClassifier._parameter_constraints[k] for k in _TREE_PARAMS},
         "n_estimators": [count(1)],
         "combination": [StrOptions(set(COMBINATIONS))],

@@ -103,6 +103,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
     _union = False
 
     _parameter_constraints = {
+        "pos_label": "no_validation",  # any label value; fit checks it against y
         "max_rules": [count(1)],
         "max_trees": [count(1), None],
         "max_depth": [count(1), None],

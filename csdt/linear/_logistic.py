@@ -224,6 +224,7 @@ class CostSensitiveLogisticRegression(_LinearScoreMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        "pos_label": "no_validation",  # any label value; fit checks it against y
         "lambda_l1": [non_negative()],
         "fit_intercept": ["boolean"],
         "standardize": ["boolean"],
@@ -363,6 +364,7 @@ class CostSensitiveLogisticRegressionCV(_LinearScoreMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        "pos_label": "no_validation",  # any label value; fit checks it against y
         "lambdas": [count(1), "array-like"],
         "cv": [count(2), "cv_object"],
         "scoring": [StrOptions({"aec", "savings"})],

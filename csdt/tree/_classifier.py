@@ -174,6 +174,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        "pos_label": "no_validation",  # any label value; fit checks it against y
         "criterion": [StrOptions(set(CRITERIA))],
         "criterion_weight": ["boolean"],
         "max_depth": [count(0), None],
