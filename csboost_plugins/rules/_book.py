@@ -92,10 +92,9 @@ def retune_rule(rule, X, W, score, *, passes: int = 2, feature_names=None):
     from ._sqlrule import Columns
 
     cols = Columns(X, feature_names)  # each column read once for all the candidate versions
-    Wt = np.ascontiguousarray(W.T)
 
-    def sums(r):  # the weight sums over the rows r flags (one matrix-vector product)
-        return Wt @ r.mask(X, feature_names, columns=cols)
+    def sums(r):  # the weight sums over the rows r flags
+        return W[r.mask(X, feature_names, columns=cols)].sum(axis=0)
 
     best_vals = list(lits)
     best = score(sums(rule))
