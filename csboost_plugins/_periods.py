@@ -250,9 +250,7 @@ def sorted_label_sums(result, name="periods"):
 
 def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`money_by_period`."""
-    from .costs import check_costs
-    from .rules._dask_partitions import _labels, _values
-    from .rules._data import check_sample_weight
+    from .rules._dask_partitions import _labels, _values, _weights_costs
 
     pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
     n = pv.reshape(-1).shape[0]
@@ -260,14 +258,7 @@ def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
     d = _values(db, "y_pred", n)
     if not np.all((d == 0) | (d == 1)):
         raise ValueError("y_pred must hold 0/1 decisions (1 = alert)")
-    w = _values(wb, "sample_weight", n)
-    w = np.ones(n) if w is None else check_sample_weight(w, n)
-    c = None
-    if cost_scalars is not None:
-        kw = dict(cost_scalars)
-        for k, v in cost_parts.items():
-            kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
-        c = check_costs(n, **kw)
+    w, c = _weights_costs(wb, cost_parts, cost_scalars, n)
     codes, labels = period_codes(pv.reshape(-1), n)
     return list(labels), period_sums(codes, len(labels), y, d, w, c)
 

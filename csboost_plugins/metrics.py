@@ -78,6 +78,8 @@ _LABEL_DOCS = {
                  "    or booleans, else a ``ValueError`` asks for it; other labels need ``pos_label`` among them\n"
                  "    (``pos_label=\"fraud\"`` for {\"fraud\", \"ok\"}). No label is guessed positive from its sort\n"
                  "    order, since the estimators' ``classes_[1]`` need not be the class the costs call positive.",
+    "savings_raises": "Raises\n------\nValueError\n"
+                      "    When ``Cost_l`` is 0 (savings undefined, e.g. one class only and its right decision free).",
 }
 
 
@@ -101,6 +103,12 @@ def _prepare(y_true, y_other, name, costs_kw, sample_weight, *, pos_label=None):
     elif name == "y_proba":
         _check_proba(v)
     return y, v, c, w
+
+
+def _savings_of(y_true, y_other, name, costs_kw, sample_weight, pos_label):
+    """Savings of the decisions or scores ``y_other`` (``name``): ``(Cost_l - Cost) / |Cost_l|``."""
+    y, v, c, w = _prepare(y_true, y_other, name, costs_kw, sample_weight, pos_label=pos_label)
+    return _savings(_total(_row_cost(y, v, c), w), _cost_base(y, c, w))
 
 
 def _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
@@ -209,14 +217,10 @@ def savings_score(y_true, y_pred, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn
     float
         Savings, at most 1 for non-negative costs (unitless).
 
-    Raises
-    ------
-    ValueError
-        When ``Cost_l`` is 0 (savings undefined, e.g. one class only and its right decision free).
+    %(savings_raises)s
     """
-    y, d, c, w = _prepare(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
-                          sample_weight, pos_label=pos_label)
-    return _savings(_total(_row_cost(y, d, c), w), _cost_base(y, c, w))
+    return _savings_of(y_true, y_pred, "y_pred", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
+                       sample_weight, pos_label)
 
 
 @fill_doc(**_LABEL_DOCS)
@@ -262,14 +266,10 @@ def expected_savings_score(y_true, y_proba, *, fp_cost=None, fn_cost=None, tp_co
     float
         Expected savings, at most 1 for non-negative costs (unitless).
 
-    Raises
-    ------
-    ValueError
-        When ``Cost_l`` is 0 (savings undefined, e.g. one class only and its right decision free).
+    %(savings_raises)s
     """
-    y, s, c, w = _prepare(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
-                          sample_weight, pos_label=pos_label)
-    return _savings(_total(_row_cost(y, s, c), w), _cost_base(y, c, w))
+    return _savings_of(y_true, y_proba, "y_proba", _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix),
+                       sample_weight, pos_label)
 
 
 @fill_doc(**_LABEL_DOCS)

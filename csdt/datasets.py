@@ -342,6 +342,12 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
     return b
 
 
+_GENERATOR_DOCS = {  # numpydoc lines shared by make_fraud_transactions and make_additive_risk
+    "parameters_n_samples": "Parameters\n----------\nn_samples : int, default=100_000\n    Number of transactions (at least 2).",
+    "random_state": "random_state : int, RandomState instance or None, default=None\n    Seed of the generator.",
+}
+
+
 def _check_n_samples(n_samples):
     """TypeError unless an integer, ValueError below 2 (the generators need both classes)."""
     if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (numbers.Integral, np.integer)):
@@ -362,6 +368,7 @@ def _check_generator_args(admin_cost, **rate):
         raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
 
 
+@fill_doc(**_GENERATOR_DOCS)
 def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, random_state=None,
                             admin_cost: float = 10.0) -> Bunch:
     """Synthetic card transactions with per-row amounts, for examples and scale tests.
@@ -383,14 +390,10 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
     ``fraud_rate`` is the exact expected share of frauds; the label is drawn
     independently per row so the realised share varies.
 
-    Parameters
-    ----------
-    n_samples : int, default=100_000
-        Number of transactions (at least 2).
+    %(parameters_n_samples)s
     fraud_rate : float in (0, 1), default=0.01
         Expected share of frauds.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the generator.
+    %(random_state)s
     admin_cost : float, default=10.0
         C_a, the cost of an alert (``C_FP = C_TP``, money).
 
@@ -439,6 +442,7 @@ def make_fraud_transactions(n_samples: int = 100_000, fraud_rate: float = 0.01, 
                   "fraud_transactions")
 
 
+@fill_doc(**_GENERATOR_DOCS)
 def make_additive_risk(n_samples: int = 100_000, positive_rate: float = 0.02, random_state=None,
                        admin_cost: float = 10.0) -> Bunch:
     """Synthetic transactions whose risk is additive in many weak features, for confirming defaults.
@@ -460,14 +464,10 @@ def make_additive_risk(n_samples: int = 100_000, positive_rate: float = 0.02, ra
     * costs: C_FN = amount, C_FP = ``admin_cost`` + 0.02 amount (the review and the friction of a
       blocked purchase), C_TP = ``admin_cost``, C_TN = 0.
 
-    Parameters
-    ----------
-    n_samples : int, default=100_000
-        Number of transactions (at least 2).
+    %(parameters_n_samples)s
     positive_rate : float in (0, 1), default=0.02
         Expected share of positives.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the generator.
+    %(random_state)s
     admin_cost : float, default=10.0
         The cost of reviewing an alert (money).
 

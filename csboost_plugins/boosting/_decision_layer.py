@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _aec
+from .._docstrings import fill_doc
 from ..costs import FN, FP
 from ..decision_costs import (bayes_thresholds, bmr_decisions, misclassification_costs, row_cost, savings_from_costs,
                               trivial_policy_costs)
@@ -79,6 +80,9 @@ RULES = ("logloss+bmr", "aec", "aec+bmr")
 #: standard errors by which an AEC rule's validation gain must exceed logloss + BMR's to be chosen: at 2 a
 #: data set's mean fell below logloss + BMR, at 3 none did (benchmarks/results/money_default.md)
 AUTO_Z = 3.0
+
+
+_ROW_WEIGHTS_DOC = "sample_weight : ndarray of shape (n,), optional\n    Row weights."
 
 
 class MoneyLossWarning(UserWarning):
@@ -108,6 +112,7 @@ def metric_decision(decision) -> str:
     return "0.5" if decision == "auto" else decision
 
 
+@fill_doc(row_weights=_ROW_WEIGHTS_DOC)
 def savings(y, pred, costs, sample_weight=None) -> float:
     """Savings (paper eq. 5) of 0/1 decisions against the cheaper trivial policy.
 
@@ -119,8 +124,7 @@ def savings(y, pred, costs, sample_weight=None) -> float:
         0/1 decisions.
     costs : ndarray of shape (n, 4)
         ``[C_FP, C_FN, C_TP, C_TN]`` per row (money).
-    sample_weight : ndarray of shape (n,), optional
-        Row weights.
+    %(row_weights)s
 
     Returns
     -------
@@ -493,6 +497,7 @@ SWAP_RARE = 0.25
 SWAP_MONEY = 0.05
 
 
+@fill_doc(row_weights=_ROW_WEIGHTS_DOC)
 def swap_evidence(y, decisions, s, costs, sample_weight=None):
     """Evidence that C_FP and C_FN were given the wrong way round, or None.
 
@@ -530,8 +535,7 @@ def swap_evidence(y, decisions, s, costs, sample_weight=None):
         Probabilities of class 1 for the exchanged decisions.
     costs : ndarray of shape (n, 4)
         ``[C_FP, C_FN, C_TP, C_TN]`` as given (money).
-    sample_weight : ndarray of shape (n,), optional
-        Row weights.
+    %(row_weights)s
 
     Returns
     -------

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import numbers
 
+from .._sqlglot import sqlglot_exp
+
 __all__ = ["BMR_FORMULA", "decision_rule", "decision_sql"]
 
 #: the per-row Bayes-minimum-risk rule, as the saved field states it
@@ -54,12 +56,7 @@ def decision_rule(decision, decision_, unit_costs) -> dict:
 
 
 def _sqlglot_exp():
-    try:
-        from sqlglot import exp
-    except ImportError:  # a dependency of the package: only a broken environment lacks it
-        raise ImportError("decision_sql writes SQL with sqlglot, a dependency of csboost-plugins that this "
-                          "environment lacks: pip install 'sqlglot>=28.7'") from None
-    return exp
+    return sqlglot_exp("decision_sql")
 
 
 def _operand(exp, name, value):

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ._common import _axes, _choice
 from ._money_by_period import _period_ticks
 
 __all__ = ["RuleMonitorDisplay"]
 
 _VALUES = ("precision", "net_money", "alert_rate", "unique_net_money")
+_DOCS = {"value_ax": 'value : {"precision", "net_money", "alert_rate", "unique_net_money"}, default="precision"\n'
+                     "    What colours the cells.\n"
+                     "ax : matplotlib.axes.Axes, optional\n"
+                     "    Axes to draw on; a new figure when None."}
 _LABELS = {"precision": "precision (true alerts / alerts)", "net_money": "net money of the rule alone",
            "alert_rate": "alert rate", "unique_net_money": "net money only this rule adds"}
 
@@ -137,6 +142,7 @@ class RuleMonitorDisplay:
         return self
 
     @classmethod
+    @fill_doc(**_DOCS)
     def from_monitor(cls, table, *, value="precision", ax=None):
         """Draw a table of :meth:`RuleSet.monitor`.
 
@@ -144,10 +150,7 @@ class RuleMonitorDisplay:
         ----------
         table : pandas.DataFrame
             ``RuleSet.monitor(...)``.
-        value : {"precision", "net_money", "alert_rate", "unique_net_money"}, default="precision"
-            What colours the cells.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure when None.
+        %(value_ax)s
 
         Returns
         -------
@@ -156,6 +159,7 @@ class RuleMonitorDisplay:
         return cls(table, value=value).plot(ax)
 
     @classmethod
+    @fill_doc(**_DOCS)
     def from_rule_set(cls, rules, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None,
                       fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, value="precision", ax=None):
         """Monitor ``rules`` on (X, y) over ``periods`` (:meth:`RuleSet.monitor`) and draw it.
@@ -180,10 +184,7 @@ class RuleMonitorDisplay:
             Money per row (needed for the money values).
         cost_matrix : array-like of shape (n_samples, 4), optional
             ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
-        value : {"precision", "net_money", "alert_rate", "unique_net_money"}, default="precision"
-            What colours the cells.
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure when None.
+        %(value_ax)s
 
         Returns
         -------

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ._greedy import NEG, POS, row_weights
+from ._greedy import NEG, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
 
 __all__ = ["human_grid", "optimize_rule_book", "retune_rule", "select_fitting"]
@@ -144,15 +144,9 @@ def select_fitting(cover, W, totals, budget, score, *, groups):
     groups = np.asarray(groups)
     while True:
         ok = ~excluded & (S[:, bcol] <= limit - used[bcol] + tol) & score.eligible(S, totals, True)
-        if not ok.any():
+        r = best_candidate(S, ok, score, totals)
+        if r is None:
             break
-        idx = np.flatnonzero(ok)
-        s = score.rank(S[idx], totals)
-        best = idx[s == s.max()]
-        if len(best) > 1:
-            tie = S[best, score.tie]
-            best = best[tie == tie.max()]
-        r = int(best[0])
         order.append(r)
         excluded |= groups == groups[r]
         new = uncovered & cover[:, r]

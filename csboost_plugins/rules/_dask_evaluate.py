@@ -7,9 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import default_fp_cost
-from ..costs import check_costs
-from ._dask_partitions import _blocks, _labels, _tree_sum, _values, is_dask
-from ._data import check_sample_weight
+from ._dask_partitions import _blocks, _labels, _tree_sum, _weights_costs, is_dask
 
 __all__ = ["apply", "coverage", "evaluate", "overlap_counts", "predict", "predict_proba"]
 
@@ -86,14 +84,7 @@ def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars, per_rule):
 
     n = len(xb)
     y = _labels(yb, n)
-    w = _values(wb, "sample_weight", n)
-    w = np.ones(n) if w is None else check_sample_weight(w, n)  # refused as in RuleSet.evaluate
-    c = None
-    if cost_scalars is not None:
-        kw = dict(cost_scalars)
-        for k, v in cost_parts.items():
-            kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
-        c = check_costs(n, **kw)
+    w, c = _weights_costs(wb, cost_parts, cost_scalars, n)  # refused as in RuleSet.evaluate
     if per_rule:
         cover = rs.coverage(xb)  # read once: the first covering rule comes from the same matrix
         first = np.where(cover.any(axis=1), np.argmax(cover, axis=1), -1) if cover.shape[1] \

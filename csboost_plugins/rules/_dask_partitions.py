@@ -78,6 +78,24 @@ def _labels(yb, n):
         raise ValueError("y must hold 0/1 labels (or booleans) when X is a dask collection")
     return y
 
+
+def _weights_costs(wb, cost_parts, cost_scalars, n):
+    """A partition's ``(weights, costs)``: weights checked (ones when None), costs checked by
+    ``check_costs`` from the scalar costs and the partition's per-row ones (None without costs)."""
+    from ..costs import check_costs
+    from ._data import check_sample_weight
+
+    w = _values(wb, "sample_weight", n)
+    w = np.ones(n) if w is None else check_sample_weight(w, n)
+    c = None
+    if cost_scalars is not None:
+        kw = dict(cost_scalars)
+        for k, v in cost_parts.items():
+            kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
+        c = check_costs(n, **kw)
+    return w, c
+
+
 def _add(a, b):
     """Sum of two results of a partition function (tuples or dicts of arrays; None adds as zero)."""
     if isinstance(a, dict):

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .._sqlglot import sqlglot_exp
 from ._rule import ZERO_THRESHOLD, CategorySet, Interval, exact_decimal
 
 __all__ = ["where_expression", "select_statement", "condition_query", "rule_query", "SQL_DIALECTS"]
@@ -28,12 +29,7 @@ _DBL_MAX = float(np.finfo(np.float64).max)
 
 
 def _exp():
-    try:
-        from sqlglot import exp
-    except ImportError:  # a dependency of the package: only a broken environment lacks it
-        raise ImportError("RuleSet.to_sql writes SQL with sqlglot, a dependency of csboost-plugins that "
-                          "this environment lacks: pip install 'sqlglot>=28.7'") from None
-    return exp
+    return sqlglot_exp("RuleSet.to_sql")
 
 
 class _SQLBuilder:

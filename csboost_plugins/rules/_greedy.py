@@ -87,6 +87,20 @@ class Budget:
         return f"Budget({self.kind!r}, {self.rate!r})"
 
 
+def best_candidate(S, ok, score, totals):
+    """Index of the eligible row of ``S`` (``ok`` True) with the highest ``score.rank``; ties go to
+    the higher ``S[:, score.tie]``, then to the lower index. None when no row is eligible."""
+    if not ok.any():
+        return None
+    idx = np.flatnonzero(ok)
+    rank = score.rank(S[idx], totals)
+    best = idx[rank == rank.max()]
+    if len(best) > 1:
+        g = S[best, score.tie]
+        best = best[g == g.max()]
+    return int(best[0])
+
+
 def greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=True):
     """Select rules by ``score`` on the uncovered rows until the budget is used.
 
@@ -134,16 +148,9 @@ def greedy(S, totals, budget, max_rules, cover, score, stop_unprofitable=True):
     chosen = np.zeros(S.shape[0], dtype=bool)
     order, used, prefix = [], np.zeros(S.shape[1]), []
     while used[bcol] < limit and (max_rules is None or len(order) < max_rules):
-        ok = ~chosen & score.eligible(S, totals, stop_unprofitable)
-        if not ok.any():
+        r = best_candidate(S, ~chosen & score.eligible(S, totals, stop_unprofitable), score, totals)
+        if r is None:
             break
-        idx = np.flatnonzero(ok)
-        rank = score.rank(S[idx], totals)
-        best = idx[rank == rank.max()]
-        if len(best) > 1:
-            g = S[best, score.tie]
-            best = best[g == g.max()]
-        r = int(best[0])
         chosen[r] = True
         order.append(r)
         took, dS, *stop = cover(r, limit - used[bcol])

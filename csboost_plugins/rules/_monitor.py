@@ -277,20 +277,11 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
 
 def _part(xb, yb, pb, wb, cost_parts, rs, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`monitor`."""
-    from ..costs import check_costs
-    from ._dask_partitions import _labels, _values
-    from ._data import check_sample_weight
+    from ._dask_partitions import _labels, _weights_costs
 
     n = len(xb)
     y = _labels(yb, n)
-    w = _values(wb, "sample_weight", n)
-    w = np.ones(n) if w is None else check_sample_weight(w, n)
-    c = None
-    if cost_scalars is not None:
-        kw = dict(cost_scalars)
-        for k, v in cost_parts.items():
-            kw[k] = np.asarray(v, dtype=np.float64) if k == "cost_matrix" else _values(v, k, n)
-        c = check_costs(n, **kw)
+    w, c = _weights_costs(wb, cost_parts, cost_scalars, n)
     pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
     codes, labels = period_codes(pv.reshape(-1), n)
     return list(labels), monitor_sums(rs, xb, y, codes, len(labels), w, c)

@@ -408,19 +408,22 @@ def _base_init_with_defaults(**defaults):
     return init
 
 
+# bagging and pasting: half the rows per tree, a fixed set of features per tree
+_ALL_FEATURES_DOC = _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
+                                       features_doc="Features per tree (N_f), drawn without replacement.")
+
+
 @fill_doc
 class CostSensitiveBaggingClassifier(_BaseECSDT):
     __doc__ = ("Bagging of cost-sensitive decision trees (CSB): bootstrap rows, all features.\n"
-               + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
-                                    features_doc="Features per tree (N_f), drawn without replacement."))
+               + _ALL_FEATURES_DOC)
     _bootstrap = True  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
 @fill_doc
 class CostSensitivePastingClassifier(_BaseECSDT):
     __doc__ = ("Pasting of cost-sensitive decision trees (CSP): rows without replacement, all features.\n"
-               + _PARAMS_DOC.format(max_samples="0.5", max_features="1.0",
-                                    features_doc="Features per tree (N_f), drawn without replacement."))
+               + _ALL_FEATURES_DOC)
     _bootstrap = False  # __init__ (defaults max_samples=0.5, max_features=1.0) is the base's
 
 
