@@ -1,4 +1,4 @@
-"""CSXGBClassifier / CSLGBMClassifier as drop-ins for XGBClassifier / LGBMClassifier (issue 12).
+"""CSXGBClassifier / CSLGBMClassifier as drop-ins for XGBClassifier / LGBMClassifier.
 
 Each "What was seen" bullet about the wrappers is a test here: native keywords,
 pandas category columns, importances / boosters / save and load, the money
