@@ -1,7 +1,7 @@
 """Every estimator reads pandas costs by position and refuses those whose index differs from X's.
 
 A cost Series taken from another frame (re-sorted, or X re-indexed after the split) would give one
-row's money to another without a word; the metrics already refuse it (tests/test_audit_money.py),
+row's money to another without a word; the metrics already refuse it (tests/test_money_inputs.py),
 and fit must too. The same costs as numpy, or with X's own index, train the same model.
 """
 
