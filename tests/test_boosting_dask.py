@@ -21,7 +21,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::csboost_plugins.costs.CostWarni
 
 N_TRAIN = 8000
 # distributed hist/bin construction sees each worker's half of the data (other bin edges), so the models
-# differ slightly; 0.05 is about one seed-to-seed std of test savings on this data (benchmark 1)
+# differ slightly; 0.05 is about one seed-to-seed std of test savings on this data (benchmarks/bench_boosting_money.py)
 TOL = 0.05
 
 

@@ -215,7 +215,7 @@ def test_metadata_routing_cross_validate(churn_split):
     np.testing.assert_allclose(got, want)
 
 
-# ------------------------------------------------------------------ issue 12: native helpers
+# ------------------------------------------------------------------ native helpers (best iteration, boosters)
 
 def test_predict_proba_uses_best_iteration(fraud):
     X, y, C = fraud

@@ -1,4 +1,4 @@
-"""CSXGBClassifier / CSLGBMClassifier as drop-ins for XGBClassifier / LGBMClassifier (issue 12).
+"""CSXGBClassifier / CSLGBMClassifier as drop-ins for XGBClassifier / LGBMClassifier.
 
 Each "What was seen" bullet about the wrappers is a test here: native keywords,
 pandas category columns, importances / boosters / save and load, the money
@@ -27,9 +27,18 @@ from csboost_plugins.metrics import make_expected_savings_scorer, make_savings_s
 from csboost_plugins.xgb import CSXGBClassifier
 from csdt.datasets import make_fraud_transactions
 
+import _estimators
+
 XGB_KW = dict(n_estimators=20, max_depth=3, n_jobs=1, random_state=0)
 LGB_KW = dict(n_estimators=20, num_leaves=8, n_jobs=1, random_state=0, verbose=-1)
+CAT_KW = dict(n_estimators=20, depth=3, thread_count=1, random_state=0)
 WRAPPERS = [(CSXGBClassifier, XGB_KW), (CSLGBMClassifier, LGB_KW)]
+if _estimators.HAS_CATBOOST:
+    WRAPPERS.append((_estimators.BY_NAME["CSCatBoostClassifier"].cls, CAT_KW))
+
+
+def _is_cat(cls):
+    return cls.__name__ == "CSCatBoostClassifier"
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +127,8 @@ def test_xgboost_keywords_reach_the_booster(fraud):
 def test_grid_search_over_native_keywords(cls, kw, fraud):
     X, y, fn = fraud
     extra = {"colsample_bynode": [0.5, 1.0]} if cls is CSXGBClassifier else {"extra_trees": [False, True]}
+    if _is_cat(cls):
+        extra = {"l2_leaf_reg": [1.0, 3.0]}
     gs = GridSearchCV(cls(**kw), extra, cv=KFold(2), scoring="roc_auc").fit(X, y, fp_cost=10.0, fn_cost=fn)
     assert np.isfinite(gs.cv_results_["mean_test_score"]).all()
     assert set(gs.best_params_) == set(extra)
@@ -126,8 +137,9 @@ def test_grid_search_over_native_keywords(cls, kw, fraud):
 @pytest.mark.parametrize("cls, kw", WRAPPERS)
 def test_objective_other_loss_is_refused(cls, kw, fraud):
     X, y, fn = fraud
-    with pytest.raises(ValueError, match="objective='binary:logistic'.*AEC.*logloss_weight"):
-        cls(objective="binary:logistic", **kw).fit(X, y, fp_cost=10.0, fn_cost=fn)
+    key = "loss_function" if _is_cat(cls) else "objective"  # each library's own name for the loss
+    with pytest.raises(ValueError, match=f"{key}='binary:logistic'.*AEC.*logloss_weight"):
+        cls(**{key: "binary:logistic"}, **kw).fit(X, y, fp_cost=10.0, fn_cost=fn)
     cls(objective="aec", **kw).fit(X, y, fp_cost=10.0, fn_cost=fn)  # naming our own loss is fine
     with pytest.raises(ValueError, match="eval_metric must be one of"):
         cls(eval_metric="auc", **kw).fit(X, y, fp_cost=10.0, fn_cost=fn)
@@ -210,15 +222,19 @@ def test_lightgbm_booster_names_the_dataframe_columns(fraud, tmp_path):
 
 # ------------------------------------------------- attributes, save and load
 @pytest.mark.parametrize("cls, kw", WRAPPERS)
-def test_importances_booster_and_fit_attributes(cls, kw, fraud):
+def test_importances_booster_and_fit_attributes(cls, kw, fraud, request):
+    if _is_cat(cls):
+        request.applymarker(pytest.mark.xfail(strict=True, raises=KeyError, reason=(
+            "CSCatBoostClassifier.evals_result_ is {'learn': ['AEC'], 'validation': ['AEC']}: catboost's key for "
+            "the eval set, and no 'savings' / 'expected_savings' recorded as the other two hosts do")))
     X, y, fn = fraud
     Xtr, ytr, Xva, yva = X.iloc[:3000], y[:3000], X.iloc[3000:], y[3000:]
     est = cls(decision="0.5", **dict(kw, n_estimators=200, learning_rate=0.3), early_stopping_rounds=5).fit(
         Xtr, ytr, fp_cost=10.0, fn_cost=fn[:3000], eval_set=[(Xva, yva)],
         eval_costs=[{"fp_cost": 10.0, "fn_cost": fn[3000:]}])
     assert est.n_features_in_ == 12 and list(est.feature_names_in_) == list(X.columns)
-    # best_iteration_ counts as natively: 0-based in xgboost, the number of iterations in lightgbm
-    n_best = est.best_iteration_ + 1 if cls is CSXGBClassifier else est.best_iteration_
+    # best_iteration_ counts as natively: 0-based in xgboost and catboost, the number of iterations in lightgbm
+    n_best = est.best_iteration_ if cls is CSLGBMClassifier else est.best_iteration_ + 1
     assert 0 < n_best < 199 and est.n_estimators_ == n_best
     assert set(est.evals_result_["validation_0"]) == {"aec", "savings", "expected_savings"}
     imp = est.feature_importances_
@@ -293,6 +309,8 @@ def test_save_model_is_deployable_and_loads_back(cls, kw, ext, fraud, tmp_path):
 def test_pickle_round_trip_keeps_kwargs_and_categories(cls, kw):
     X, y, amount = _categorical(800)
     kw = dict(kw, enable_categorical=True) if cls is CSXGBClassifier else dict(kw, min_data_per_group=5)
+    if _is_cat(cls):
+        kw = dict(CAT_KW)  # catboost reads pandas category columns as categorical features itself
     est = cls(**kw).fit(X, y, fp_cost=5.0, fn_cost=amount)
     est2 = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(est2.predict_proba(X), est.predict_proba(X))
@@ -351,7 +369,15 @@ def _degenerate():
 
 @pytest.mark.parametrize("cls, kw", WRAPPERS)
 @pytest.mark.parametrize("case", [c[0] for c in _degenerate()])
-def test_degenerate_X_gives_a_constant_model(cls, kw, case):
+def test_degenerate_X_gives_a_constant_model(cls, kw, case, request):
+    if _is_cat(cls) and case == "constant":
+        request.applymarker(pytest.mark.xfail(strict=True, raises=ValueError, reason=(
+            "CSCatBoostClassifier raises catboost's 'All features are either constant or ignored' (as a "
+            "ValueError) where xgboost and lightgbm fit the constant start-margin model")))
+    if _is_cat(cls) and case == "2 rows":
+        request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+            "CSCatBoostClassifier on 2 rows gives two different probabilities (ptp 0.14): catboost splits "
+            "where xgboost and lightgbm keep the constant start-margin model")))
     _, X, y = next(c for c in _degenerate() if c[0] == case)
     fn = np.linspace(1, 50, X.shape[0])
     # before (lightgbm): LightGBMError: Check failed: (train_data->num_features()) > (0)

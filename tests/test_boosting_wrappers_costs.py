@@ -1,4 +1,4 @@
-"""CostWarning: quiet for sound cost matrices, once per call, at the caller's line (issue 12)."""
+"""CostWarning: quiet for sound cost matrices, once per call, at the caller's line."""
 
 import warnings
 

@@ -279,7 +279,7 @@ def test_metadata_routing_cross_validate(churn_split):
     assert gs.best_params_["max_depth"] in (2, 3)
 
 
-# ------------------------------------------------------------------ issue 12: native helpers
+# ------------------------------------------------------------------ native helpers (best iteration, boosters)
 
 def _split(fraud):
     X, y, C = fraud

@@ -1,7 +1,7 @@
 """Every estimator reads pandas costs by position and refuses those whose index differs from X's.
 
 A cost Series taken from another frame (re-sorted, or X re-indexed after the split) would give one
-row's money to another without a word; the metrics already refuse it (tests/test_audit_money.py),
+row's money to another without a word; the metrics already refuse it (tests/test_money_inputs.py),
 and fit must too. The same costs as numpy, or with X's own index, train the same model.
 """
 
@@ -16,6 +16,8 @@ from csboost_plugins.lgb import CSLGBMClassifier
 from csboost_plugins.xgb import CSXGBClassifier
 from csdt.datasets import load_creditscoring1
 
+import _estimators
+
 
 @pytest.fixture(scope="module")
 def data():
@@ -26,29 +28,20 @@ def data():
         pd.Series(C[:, 1], index=X.index)
 
 
-ESTIMATORS = {
-    "tree": lambda: csdt.CostSensitiveDecisionTreeClassifier(max_depth=3),
-    "bagging": lambda: csdt.CostSensitiveBaggingClassifier(n_estimators=3, random_state=0),
-    "figs": lambda: csdt.FIGSClassifier(max_rules=4),
-    "cslr": lambda: csdt.CostSensitiveLogisticRegression(),
-    "cal5": lambda: csdt.CAL5OCClassifier(),
-    "bmr": lambda: csdt.BayesMinimumRiskClassifier(),
-    "xgb": lambda: CSXGBClassifier(n_estimators=5, max_depth=2),
-    "lgb": lambda: CSLGBMClassifier(n_estimators=5, num_leaves=4),
-}
+ESTIMATORS = _estimators.params()  # every public estimator; CatBoost skipped without the extra
 
 
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
-def test_fit_refuses_pandas_costs_with_another_index(name, data):
+@pytest.mark.parametrize("name,make", ESTIMATORS)
+def test_fit_refuses_pandas_costs_with_another_index(name, make, data):
     X, y, fp, fn = data
     shuffled = fn.sample(frac=1.0, random_state=0)  # the same money, other rows' labels
     with pytest.raises(ValueError, match="fn_cost"):
-        ESTIMATORS[name]().fit(X, y, fp_cost=fp, fn_cost=shuffled)
+        make().fit(X, y, fp_cost=fp, fn_cost=shuffled)
     with pytest.raises(ValueError, match="fn_cost"):
-        ESTIMATORS[name]().fit(X, y, fp_cost=fp.to_numpy(), fn_cost=fn.reset_index(drop=True))
+        make().fit(X, y, fp_cost=fp.to_numpy(), fn_cost=fn.reset_index(drop=True))
     # X's own index, or numpy by position: the same model
-    a = ESTIMATORS[name]().fit(X, y, fp_cost=fp, fn_cost=fn).predict_proba(X)
-    b = ESTIMATORS[name]().fit(X, y, fp_cost=fp.to_numpy(), fn_cost=fn.to_numpy()).predict_proba(X)
+    a = make().fit(X, y, fp_cost=fp, fn_cost=fn).predict_proba(X)
+    b = make().fit(X, y, fp_cost=fp.to_numpy(), fn_cost=fn.to_numpy()).predict_proba(X)
     np.testing.assert_array_equal(a, b)
 
 

@@ -1,4 +1,4 @@
-"""decision="auto" and the money guard of CSXGBClassifier / CSLGBMClassifier (issue 15)."""
+"""decision="auto" and the money guard of CSXGBClassifier / CSLGBMClassifier."""
 
 import logging
 import pickle

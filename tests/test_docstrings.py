@@ -1,4 +1,4 @@
-"""Shared docstring text (``csboost_plugins._docstrings.fill_doc``, issue 14): a placeholder is filled
+"""Shared docstring text (``csboost_plugins._docstrings.fill_doc``): a placeholder is filled
 exactly or refused at import, no public docstring keeps one, and a filled Parameters section documents
 the function's own parameters with its own defaults."""
 

@@ -1,4 +1,4 @@
-"""FIGS/FIGU on hostile scales (issue 13): the cost unit does not change the model, and
+"""FIGS/FIGU on hostile scales: the cost unit does not change the model, and
 columns whose span is subnormal or overflows are binned without reading out of bounds."""
 
 import subprocess

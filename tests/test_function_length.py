@@ -1,4 +1,4 @@
-"""Kernels a reader can follow (issue 14): no function of the library is longer than 150 lines."""
+"""Kernels a reader can follow: no function of the library is longer than 150 lines."""
 
 import ast
 from pathlib import Path

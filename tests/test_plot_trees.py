@@ -1,4 +1,4 @@
-"""One ``export_text`` and one ``plot`` for every tree model (issue 14): what they say is what the
+"""One ``export_text`` and one ``plot`` for every tree model: what they say is what the
 fitted arrays (``tree_`` / ``trees_``, :class:`TreeArrays`) hold, for CSDT, FIGS, FIGU and CAL5_OC
 fitted on the bundled data. The texts are parsed back into trees (and probe points walked through
 the fitted arrays), the plots' boxes read back from the axes (matplotlib Agg)."""

@@ -29,6 +29,8 @@ from csboost_plugins.metrics import (
 from csdt import BayesMinimumRiskClassifier, CostSensitiveDecisionTreeClassifier
 from csdt.datasets import load_creditscoring1
 
+import _estimators
+
 CV = KFold(3)
 
 
@@ -371,41 +373,7 @@ def test_rule_waterfall_reads_pos_label():
 
 
 # ------------------------------------------------------------------ every cost-sensitive estimator
-def _estimators():
-    """(id, factory) of every cost-sensitive classifier, small settings; CatBoost when installed."""
-    from csboost_plugins.lgb import CSLGBMClassifier
-    from csboost_plugins.rules import RIFFClassifier
-    from csboost_plugins.xgb import CSXGBClassifier
-    from csdt import (CAL5Classifier, CAL5OCClassifier, CostSensitiveBaggingClassifier,
-                      CostSensitiveLogisticRegression, CostSensitiveLogisticRegressionCV,
-                      CostSensitiveRandomForestClassifier, FIGSClassifier, FIGUClassifier, ThresholdingOptimization)
-
-    out = [
-        ("CSXGBClassifier", lambda: CSXGBClassifier(n_estimators=15, n_jobs=1, random_state=0)),
-        ("CSLGBMClassifier", lambda: CSLGBMClassifier(n_estimators=15, n_jobs=1, random_state=0)),
-        ("RIFFClassifier", lambda: RIFFClassifier(max_fpr=0.05, random_state=0)),
-        ("CSDT", lambda: CostSensitiveDecisionTreeClassifier(max_depth=4)),
-        ("ECSDT-forest", lambda: CostSensitiveRandomForestClassifier(n_estimators=4, random_state=0)),
-        ("ECSDT-bagging-stacking", lambda: CostSensitiveBaggingClassifier(n_estimators=4, combination="stacking",
-                                                                          random_state=0)),
-        ("cslogit", lambda: CostSensitiveLogisticRegression()),
-        ("cslogit-CV", lambda: CostSensitiveLogisticRegressionCV(lambdas=3, cv=3, random_state=0)),
-        ("FIGS", lambda: FIGSClassifier()),
-        ("FIGU", lambda: FIGUClassifier()),
-        ("CAL5_OC", lambda: CAL5OCClassifier()),
-        ("CAL5", lambda: CAL5Classifier()),
-        ("BMR", lambda: BayesMinimumRiskClassifier()),
-        ("ThresholdingOptimization", lambda: ThresholdingOptimization(cv=None)),
-    ]
-    try:
-        from csboost_plugins.catboost import CSCatBoostClassifier
-    except ImportError:  # the catboost extra is not installed
-        return out
-    return out + [("CSCatBoostClassifier",
-                   lambda: CSCatBoostClassifier(n_estimators=15, thread_count=1, random_state=0))]
-
-
-ESTIMATORS = _estimators()
+ESTIMATORS = _estimators.params()  # every public estimator; CatBoost skipped without the extra
 
 
 @pytest.fixture(scope="module")
@@ -425,7 +393,7 @@ def _predict(model, X, costs):
 
 
 @pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+@pytest.mark.parametrize("name,make", ESTIMATORS)
 def test_estimators_refuse_string_labels_without_pos_label_and_equal_0_1_with_it(card, name, make):
     X, y, amount = card
     costs = dict(fp_cost=10.0, fn_cost=amount)
@@ -451,7 +419,7 @@ def test_estimators_refuse_string_labels_without_pos_label_and_equal_0_1_with_it
 
 
 @pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("name,make", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+@pytest.mark.parametrize("name,make", ESTIMATORS)
 def test_zero_one_and_boolean_labels_need_no_pos_label(card, name, make):
     X, y, amount = card
     costs = dict(fp_cost=10.0, fn_cost=amount)
@@ -496,12 +464,9 @@ def test_predict_with_costs_needs_the_positive_class_fit_did_not_name(card):
 
 
 @pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("name", ["CSXGBClassifier", "CSLGBMClassifier", "CSCatBoostClassifier"])
-def test_saved_model_keeps_pos_label_and_classes(card, tmp_path, name):
+@pytest.mark.parametrize("name,make", _estimators.params(kind="boosting"))
+def test_saved_model_keeps_pos_label_and_classes(card, tmp_path, name, make):
     X, y, amount = card
-    make = dict(ESTIMATORS).get(name)
-    if make is None:
-        pytest.skip("pip install catboost (catboost extra)")
     lab = np.where(y == 1, "fraud", "ok")
     m = make().set_params(pos_label="fraud").fit(X, lab, fp_cost=10.0, fn_cost=amount)
     path = tmp_path / ("m.json" if name != "CSLGBMClassifier" else "m.txt")

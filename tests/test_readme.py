@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from csboost_plugins import callback, lgb, xgb
 
-# the README's cost matrices are sound: a CostWarning from any block is a failure (issue 12)
+# the README's cost matrices are sound: a CostWarning from any block is a failure
 pytestmark = pytest.mark.filterwarnings("error::csboost_plugins.costs.CostWarning")
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -1,4 +1,4 @@
-"""Issue 16 (recall): the precision prior, rule refinement and pruning in riff_select, and
+"""Recall of RIFF rule sets: the precision prior, rule refinement and pruning in riff_select, and
 RIFFClassifier with several candidate sources; each against a brute-force computation."""
 
 import json

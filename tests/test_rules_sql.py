@@ -2,7 +2,7 @@
 on the rows ``predict`` / ``coverage`` see, selects exactly those rows (float32 ties of xgboost, NaN as
 NULL, categorical values, hostile column / table / category names); the other dialects' output parses
 back with sqlglot and, transpiled to DuckDB, still selects the same rows. Identifiers are quoted:
-``to_sql("t; DROP TABLE users; --")`` cannot drop a table (issue 13, item 5)."""
+``to_sql("t; DROP TABLE users; --")`` cannot drop a table."""
 
 import math
 import sqlite3

@@ -42,7 +42,7 @@ def test_protocol_errors():
         get_tree_arrays(object())
 
 
-# ----------------------------------------------------------------- validation (issue 13 items 3, 4, 6)
+# ----------------------------------------------------------------- validation (shapes, dtypes, child indices, cycles)
 _GOOD = dict(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -1, -1],
              threshold=[0.5, np.nan, np.nan], missing_left=[False] * 3, value=[0.5, 0.1, 0.9])
 
@@ -78,7 +78,7 @@ def test_feature_beyond_X_is_a_value_error():
 
 
 def test_extract_rules_on_a_cyclic_tree_raises_instead_of_hanging():
-    # the tree of issue 13: built unchecked (validate=False), as a model with a bug would hand it over;
+    # a tree whose root is its own left child, built unchecked (validate=False) as a buggy model would hand it over;
     # run in a subprocess with a timeout so a regression fails instead of eating the machine's memory
     import subprocess
     import sys

@@ -18,7 +18,8 @@ The exact h_i is zero at s = 1/2 and has the sign of -d_i where s > 1/2, so a
 Newton leaf value -sum g / sum h is undefined or points uphill: xgboost#10105,
 LightGBM#2239. :func:`aec_grad_hess` therefore offers hessian *policies*:
 
-``"abs"`` (default, chosen by benchmark 1; see benchmarks/results/boosting.md)
+``"abs"`` (default: best mean expected savings of the variants in
+    benchmarks/bench_boosting_money.py; see benchmarks/results/boosting.md)
     h_i = |d_i| s (1-s) max(|1-2s|, floor): the R csboost's |(1-2s) g| (floor 0,
     started at margin 0.51 to dodge the zero at s = 1/2); the floor (``hessian_floor``, default 0.1) keeps the
     step finite near s = 1/2 (at most 1/floor margin units per round); floor 0
@@ -29,7 +30,7 @@ LightGBM#2239. :func:`aec_grad_hess` therefore offers hessian *policies*:
     (saturation), and |g_i| / h_i = 1, so a leaf's Newton step
     -sum g / sum h lies in [-1, 1] margin units (times the learning rate): a
     bounded natural-gradient step. It is the Gauss-Newton-type surrogate, and what
-    empulse's CSBoostClassifier uses (benchmark 1 reproduces its numbers exactly
+    empulse's CSBoostClassifier uses (benchmarks/bench_boosting_money.py reproduces its numbers exactly
     with ``hessian="fisher", start_margin=0``).
 ``"bound"``
     h_i = |d_i| / (6 sqrt 3): the global bound max |s(1-s)(1-2s)| = 1/(6 sqrt 3)

@@ -111,7 +111,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     eval_metric : {"aec", "savings", "expected_savings"}, default "aec"
         Money metric watched by early stopping. "aec" is smooth; savings of 0/1
         decisions is flat while every s is on one side of 1/2 and stopped too
-        early in benchmark 1.
+        early in benchmarks/bench_boosting_money.py.
     early_stopping_rounds : int, optional
         Stop when ``eval_metric`` on the last eval set has not improved for this
         many rounds; the booster is cut at the best round. With ``decision="auto"``

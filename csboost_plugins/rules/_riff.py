@@ -18,6 +18,7 @@ from .._params import store_init_args
 from .._validation import (check_feature_names, check_sample_weight, check_X_columns, check_X_values,
                            costs_given, default_fp_cost, fit_target,
                            has_text_labels)
+from .._cost_columns import row_index
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._riff_pool import default_estimators as _default_estimators
@@ -323,10 +324,10 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         costs = None
         if cost_matrix is not None:
             costs = check_costs(n, cost_matrix=cost_matrix, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
-                                tn_cost=tn_cost)
+                                tn_cost=tn_cost, index=row_index(X))
         elif fn_cost is not None:  # fn_cost alone: alerts cost nothing (as in riff_select)
             costs = check_costs(n, fp_cost=default_fp_cost(fp_cost, fn_cost, cost_matrix), fn_cost=fn_cost,
-                                tp_cost=tp_cost, tn_cost=tn_cost)
+                                tp_cost=tp_cost, tn_cost=tn_cost, index=row_index(X))
         elif fp_cost is not None:
             raise ValueError("fp_cost was given without fn_cost; give both (or cost_matrix=)")
         if self.rank_by == "money" and costs is None:

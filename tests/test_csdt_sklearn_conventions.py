@@ -1,4 +1,5 @@
-"""Defects found by the scikit-learn-user audit of csdt (one test per defect)."""
+"""csdt as a scikit-learn user expects it: labels read through the fitted classes, parameters and
+missing values refused by name, pipelines inside meta-estimators given the costs (one test per defect fixed)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""What a lightgbm user does with the AEC plugin, in lightgbm's own words (audit of csboost_plugins.lgb).
+"""What a lightgbm user does with the AEC plugin, in lightgbm's own words (csboost_plugins.lgb).
 
 Each test reproduces a defect found by using the plugin the way lightgbm is used
 (``Dataset.create_valid``, ``init_model=``, ``init_score=``, ...) and checks the

@@ -1,4 +1,4 @@
-"""Money audit: savings, cost inputs and plots on the inputs a bank's data scientist really passes."""
+"""Money on real inputs: savings, cost inputs and plots on the inputs a bank's data scientist really passes."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""What a user coming from xgboost does with the AEC plugin, in xgboost's own words (audit findings).
+"""What a user coming from xgboost does with the AEC plugin, in xgboost's own words.
 
 Each test is a defect found by using ``csboost_plugins.xgb`` the way ``xgb.train`` /
 ``XGBClassifier`` users do; the expected values come from xgboost itself (its callbacks,

@@ -1,5 +1,5 @@
-"""Defects found by the rules user's audit (a fraud analyst explaining decisions with rules): each test
-failed before its fix."""
+"""Rules as a fraud analyst explaining decisions uses them: bad arguments refused by name, exact rule text
+on float32 ties, many rules in DataFrame.query; each test failed before its fix."""
 
 import numpy as np
 import pytest
