@@ -134,7 +134,7 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
     - with costs (money, in the costs' own unit): ``money_caught`` = sum over flagged positives
       of w_i (C_FN - C_TP); ``alert_cost`` = sum over flagged negatives of w_i (C_FP - C_TN);
       ``net_money`` = money_caught - alert_cost, the money saved against raising no alert;
-      ``savings`` = (Cost_l - Cost) / |Cost_l| (ECSDT eq. 5) with Cost the period's total cost
+      ``savings`` = ``(Cost_l - Cost) / abs(Cost_l)`` (ECSDT eq. 5) with Cost the period's total cost
       and Cost_l the cheaper of "no alerts" and "flag all" in that period (NaN when 0).
 
     Parameters
