@@ -75,18 +75,19 @@ def detection(args):
             drift = tab["drift"].unstack("rule")
             pv = tab["precision_pvalue"].unstack("rule")
             monitored = [p for p in drift.index if p not in (ref if ref is not None else [0])]
-            stat_rules = [f"rule_{i}" for i in range(3, k + 1)]  # the stationary pattern's rule and the random ones
+            fading, emerging = rs.names[0], rs.names[1]
+            stat_rules = rs.names[2:]  # the stationary pattern's rule and the random ones
             pre = [p for p in monitored if p < 6]
             cells = drift.loc[monitored, stat_rules]
-            cells_pre = drift.loc[pre, ["rule_1", "rule_2", ALL]]  # drifting rules before the drift
+            cells_pre = drift.loc[pre, [fading, emerging, ALL]]  # drifting rules before the drift
             false = int(cells.to_numpy().sum() + cells_pre.to_numpy().sum())
             n_cells = cells.size + cells_pre.size
             raw = pv.loc[monitored, stat_rules].to_numpy().ravel()
             raw = raw[~np.isnan(raw)]
-            rows.append({"seed": seed, "reference": ref_name, "fading flagged at drift": bool(drift.loc[6, "rule_1"]),
-                         "emerging flagged at drift": bool(drift.loc[6, "rule_2"]), "false flags": false,
+            rows.append({"seed": seed, "reference": ref_name, "fading flagged at drift": bool(drift.loc[6, fading]),
+                         "emerging flagged at drift": bool(drift.loc[6, emerging]), "false flags": false,
                          "stationary cells": n_cells, "raw p<0.05 share": float((raw < 0.05).mean()),
-                         "fading alerts at drift": float(tab.loc[(6, "rule_1"), "alerts"]),
+                         "fading alerts at drift": float(tab.loc[(6, fading), "alerts"]),
                          "level": tab.attrs["level"]})
     df = pd.DataFrame(rows)
     summary = df.groupby("reference").agg(
@@ -128,7 +129,7 @@ def speed(args):
         base.append(rs.evaluate(X[m], y[m], fn_cost=amount[m], fp_cost=10.0, per_rule=True))
     t_base, c_base = time.perf_counter() - t0, time.process_time() - c0
     # the two agree on what both compute
-    got = tab.xs("rule_1", level="rule")["alerts"].to_numpy()
+    got = tab.xs(rs.names[0], level="rule")["alerts"].to_numpy()
     want = np.array([t.loc[1, "flagged"] for t in base])
     assert np.array_equal(got, want)
     print(pd.DataFrame({"wall s": [t_mon, t_base], "CPU s (both cores)": [c_mon, c_base],
