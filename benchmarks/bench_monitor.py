@@ -9,11 +9,19 @@ share of seeds where the fading rule is flagged at the first changed period (goa
 the false flags on stationary (rule, period) cells, per cell and per seed (any false flag in
 the table: goal <= alpha).
 
+Power: the same at 20,000 and 50,000 rows per period (about 113 and 282 alerts of the fading rule
+a period), against the first period alone and against periods 0-5 pooled: detection rate at the
+first changed period (95 % Clopper-Pearson interval), seeds with any false flag, false flags per
+stationary cell, and the normal-approximation power of an ideal two-proportion test at the same
+Bonferroni level on the fading rule's expected counts (0.6 vs 0.3): what any level-alpha test
+can reach with that many alerts.
+
 Speed: monitor of 100 rules x 52 periods on --rows rows (goal < 30 s at 10M), against a baseline
 measured in the same run: RuleSet.evaluate(per_rule=True) on each period's rows in a loop (what a
 user writes today; it gives no unique money and no test).
 
     python benchmarks/bench_monitor.py detection [--seeds 20] [--rows-per-period 20000] [--reference both]
+    python benchmarks/bench_monitor.py power [--seeds-20k 100] [--seeds-50k 50]
     python benchmarks/bench_monitor.py speed [--rows 10000000]
     python benchmarks/bench_monitor.py png [--out /tmp]   # the heat map at 50 rules x 52 weeks
 """
@@ -58,37 +66,48 @@ def random_stationary_rules(names, k, rng, X):
     return rules
 
 
+REFERENCES = (("first period", None), ("periods 0-5", list(range(6))))
+
+
+def seed_rows(seed, rows_per_period, stationary_rules, alpha, refs):
+    """One seed of the 12-period generator (drift at 6): per reference, what monitor flags."""
+    b = make_drifting_fraud(n_periods=12, rows_per_period=rows_per_period, drift_period=6, random_state=seed)
+    names = list(b.data.columns)
+    rng = np.random.default_rng(1000 + seed)
+    rs = RuleSet(pattern_rules(names) + random_stationary_rules(names, stationary_rules, rng, b.data),
+                 feature_names=names)
+    fading, emerging = rs.names[0], rs.names[1]
+    stat_rules = rs.names[2:]  # the stationary pattern's rule and the random ones
+    rows = []
+    for ref_name, ref in refs:
+        tab = rs.monitor(b.data, b.target, b.periods, reference=ref, alpha=alpha, fn_cost=b.fn_cost, fp_cost=10.0)
+        drift = tab["drift"].unstack("rule")
+        pv = tab["precision_pvalue"].unstack("rule")
+        ref_periods = ref if ref is not None else [0]
+        monitored = [p for p in drift.index if p not in ref_periods]
+        pre = [p for p in monitored if p < 6]
+        cells = drift.loc[monitored, stat_rules]
+        cells_pre = drift.loc[pre, [fading, emerging, ALL]]  # drifting rules before the drift
+        false = int(cells.to_numpy().sum() + cells_pre.to_numpy().sum())
+        raw = pv.loc[monitored, stat_rules].to_numpy().ravel()
+        raw = raw[~np.isnan(raw)]
+        fading_alerts = tab.xs(fading, level="rule")["alerts"]
+        rows.append({"seed": seed, "rows per period": rows_per_period, "reference": ref_name,
+                     "fading flagged at drift": bool(drift.loc[6, fading]),
+                     "emerging flagged at drift": bool(drift.loc[6, emerging]), "false flags": false,
+                     "stationary cells": cells.size + cells_pre.size, "raw p<0.05 share": float((raw < 0.05).mean()),
+                     "fading alerts at drift": float(fading_alerts.loc[6]),
+                     "fading alerts in reference": float(fading_alerts.loc[ref_periods].sum()),
+                     "fading p at drift": float(pv.loc[6, fading]), "level": tab.attrs["level"]})
+    return rows
+
+
 def detection(args):
     alpha = args.alpha
+    refs = REFERENCES if args.reference == "both" else REFERENCES[:1] if args.reference == "first" else REFERENCES[1:]
     rows = []
     for seed in range(args.seeds):
-        b = make_drifting_fraud(n_periods=12, rows_per_period=args.rows_per_period, drift_period=6,
-                                random_state=seed)
-        names = list(b.data.columns)
-        rng = np.random.default_rng(1000 + seed)
-        rs = RuleSet(pattern_rules(names) + random_stationary_rules(names, args.stationary_rules, rng, b.data),
-                     feature_names=names)
-        k = len(rs)
-        refs = (("first period", None), ("periods 0-5", list(range(6))))
-        for ref_name, ref in refs if args.reference == "both" else refs[:1] if args.reference == "first" else refs[1:]:
-            tab = rs.monitor(b.data, b.target, b.periods, reference=ref, alpha=alpha, fn_cost=b.fn_cost, fp_cost=10.0)
-            drift = tab["drift"].unstack("rule")
-            pv = tab["precision_pvalue"].unstack("rule")
-            monitored = [p for p in drift.index if p not in (ref if ref is not None else [0])]
-            fading, emerging = rs.names[0], rs.names[1]
-            stat_rules = rs.names[2:]  # the stationary pattern's rule and the random ones
-            pre = [p for p in monitored if p < 6]
-            cells = drift.loc[monitored, stat_rules]
-            cells_pre = drift.loc[pre, [fading, emerging, ALL]]  # drifting rules before the drift
-            false = int(cells.to_numpy().sum() + cells_pre.to_numpy().sum())
-            n_cells = cells.size + cells_pre.size
-            raw = pv.loc[monitored, stat_rules].to_numpy().ravel()
-            raw = raw[~np.isnan(raw)]
-            rows.append({"seed": seed, "reference": ref_name, "fading flagged at drift": bool(drift.loc[6, fading]),
-                         "emerging flagged at drift": bool(drift.loc[6, emerging]), "false flags": false,
-                         "stationary cells": n_cells, "raw p<0.05 share": float((raw < 0.05).mean()),
-                         "fading alerts at drift": float(tab.loc[(6, fading), "alerts"]),
-                         "level": tab.attrs["level"]})
+        rows += seed_rows(seed, args.rows_per_period, args.stationary_rules, alpha, refs)
     df = pd.DataFrame(rows)
     summary = df.groupby("reference").agg(
         seeds=("seed", "size"),
@@ -101,10 +120,85 @@ def detection(args):
         bonferroni_level=("level", "first"),
     )
     summary["false_flag_rate_per_cell"] = summary["false_flags"] / summary["stationary_cells"]
-    print(f"make_drifting_fraud(12 periods x {args.rows_per_period} rows, drift at 6), {len(rs)} rules "
-          f"(fading, emerging, stationary + {args.stationary_rules} random stationary), alpha={alpha}")
+    print(f"make_drifting_fraud(12 periods x {args.rows_per_period} rows, drift at 6), "
+          f"{3 + args.stationary_rules} rules (fading, emerging, stationary + {args.stationary_rules} random "
+          f"stationary), alpha={alpha}")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(summary.T)
+
+
+def fading_alert_probability():
+    """P(amount < 10 and velocity_1h >= 3) under the generator: amount = round(LogNormal(3.6, 1.1), 2) + 0.01,
+    velocity_1h ~ Poisson(0.8), independent; the fading rule's expected alerts per row."""
+    from scipy.stats import norm, poisson
+
+    return float(norm.cdf((np.log(9.985) - 3.6) / 1.1) * poisson.sf(2, 0.8))
+
+
+def ideal_power(n_ref, n_new, p_ref, p_new, level):
+    """Normal-approximation power of the two-sided two-proportion z-test at ``level``: reference
+    precision ``p_ref`` on ``n_ref`` alerts against ``p_new`` on ``n_new`` alerts, the null variance
+    pooled, the alternative's unpooled (the textbook sample-size formula)."""
+    from scipy.stats import norm
+
+    z = norm.isf(level / 2)
+    pbar = (n_ref * p_ref + n_new * p_new) / (n_ref + n_new)
+    s0 = np.sqrt(pbar * (1 - pbar) * (1 / n_ref + 1 / n_new))
+    s1 = np.sqrt(p_ref * (1 - p_ref) / n_ref + p_new * (1 - p_new) / n_new)
+    d = abs(p_ref - p_new)
+    return float(norm.cdf((d - z * s0) / s1) + norm.cdf((-d - z * s0) / s1))
+
+
+def clopper_pearson(k, n, conf=0.95):
+    from scipy.stats import beta
+
+    lo = beta.ppf((1 - conf) / 2, k, n - k + 1) if k > 0 else 0.0
+    hi = beta.isf((1 - conf) / 2, k + 1, n - k) if k < n else 1.0
+    return float(lo), float(hi)
+
+
+def power(args):
+    """Detection at the first changed period against the reference chosen, with the power any
+    level-alpha test can reach on the fading rule's counts."""
+    alpha, q = args.alpha, fading_alert_probability()
+    rows = []
+    t0 = time.perf_counter()
+    for rows_per_period, n_seeds in ((20_000, args.seeds_20k), (50_000, args.seeds_50k)):
+        for seed in range(n_seeds):
+            rows += seed_rows(seed, rows_per_period, args.stationary_rules, alpha, REFERENCES)
+    wall = time.perf_counter() - t0
+    df = pd.DataFrame(rows)
+    out = []
+    for (rpp, ref), g in df.groupby(["rows per period", "reference"], sort=False):
+        n, k = len(g), int(g["fading flagged at drift"].sum())
+        lo, hi = clopper_pearson(k, n)
+        n_ref_periods = 1 if ref == "first period" else 6
+        expected = q * rpp  # the fading rule's expected alerts per period
+        level = float(g["level"].iloc[0])
+        out.append({"rows / period": rpp, "reference": ref, "seeds": n,
+                    "fading alerts / period (expected)": round(expected, 1),
+                    "fading alerts, reference (mean)": round(g["fading alerts in reference"].mean(), 1),
+                    "fading alerts, period 6 (mean)": round(g["fading alerts at drift"].mean(), 1),
+                    "Bonferroni level": f"{level:.2e}",
+                    "detected at period 6": f"{k / n:.0%} [{lo:.0%}, {hi:.0%}]",
+                    "median p at period 6": f"{g['fading p at drift'].median():.1e}",
+                    "ideal test power (normal approx.)": f"{ideal_power(n_ref_periods * expected, expected, 0.6, 0.3, level):.0%}",
+                    "emerging detected": f"{g['emerging flagged at drift'].mean():.0%}",
+                    "seeds with any false flag": f"{(g['false flags'] > 0).mean():.0%} ({int((g['false flags'] > 0).sum())} of {n})",
+                    "false flags per stationary cell": f"{g['false flags'].sum() / g['stationary cells'].sum():.1e} "
+                                                      f"({int(g['false flags'].sum())} of {int(g['stationary cells'].sum()):,})"})
+    table = pd.DataFrame(out)
+    print(f"make_drifting_fraud(12 periods, drift at 6), {3 + args.stationary_rules} rules, alpha={alpha}; "
+          f"fading rule: precision 0.6 -> 0.3 at period 6; {wall:.0f} s wall")
+    with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 40):
+        print(table.T.to_string())
+    # alerts per period the ideal test needs for 90 % power, at each reference's own Bonferroni level
+    for ref, n_ref_periods in (("first period", 1), ("periods 0-5", 6)):
+        level = float(df.loc[df["reference"] == ref, "level"].iloc[0])
+        need = next(n for n in range(10, 100_000) if ideal_power(n_ref_periods * n, n, 0.6, 0.3, level) >= 0.9)
+        print(f"ideal two-proportion test, reference {ref} (level {level:.2e}), 0.6 vs 0.3: 90 % power needs "
+              f"{need} alerts a period")
+    print(f"load average {os.getloadavg()}")
 
 
 def speed(args):
@@ -167,16 +261,18 @@ def png(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("part", choices=["detection", "speed", "png"])
+    ap.add_argument("part", choices=["detection", "power", "speed", "png"])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--rows-per-period", type=int, default=20_000)
+    ap.add_argument("--seeds-20k", type=int, default=100, help="power: seeds at 20,000 rows per period")
+    ap.add_argument("--seeds-50k", type=int, default=50, help="power: seeds at 50,000 rows per period")
     ap.add_argument("--stationary-rules", type=int, default=10)
     ap.add_argument("--alpha", type=float, default=0.01)
     ap.add_argument("--reference", choices=["both", "first", "pooled"], default="both")
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--out", default="/tmp")
     args = ap.parse_args()
-    {"detection": detection, "speed": speed, "png": png}[args.part](args)
+    {"detection": detection, "power": power, "speed": speed, "png": png}[args.part](args)
 
 
 if __name__ == "__main__":

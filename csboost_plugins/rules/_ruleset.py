@@ -608,6 +608,10 @@ class RuleSet:
         ``drift`` False. With ``sample_weight`` the counts and money are weighted sums and
         each test uses Kish's effective counts: ``n_eff = (sum w)^2 / sum w^2`` rows, of
         which ``round(rate x n_eff)`` hits (the counts themselves with unit or equal weights).
+        A test's power grows with the alerts on both sides (the standard error of a precision
+        is ``sqrt(precision (1 - precision) / alerts)``) and falls as ``alpha / m`` tightens: when
+        one period holds few alerts of a rule, pass several ``reference`` periods (a list of
+        labels), whose pooled alerts make the comparison sharper.
 
         Parameters
         ----------
@@ -618,7 +622,8 @@ class RuleSet:
         periods : array-like of shape (n_samples,)
             The period of each row (week, day, ...); sorted in the result. No missing label.
         reference : label or list of labels, optional
-            The periods every other period is compared with (pooled). Default: the first period.
+            The periods every other period is compared with (pooled). Default: the first period;
+            a list of several periods gives more power when one period holds few alerts.
         alpha : float in (0, 1), default=0.01
             Family-wise level of the drift flags.
         sample_weight : array-like of shape (n_samples,), optional
