@@ -200,7 +200,7 @@ def test_early_stopping_on_money_stops():
                                eval_metric="savings", **FAST)
     est.fit(X[:2500], y[:2500], fp_cost=5.0, fn_cost=amount[:2500], eval_set=[(X[2500:], y[2500:])],
             eval_costs=[{"fp_cost": 5.0, "fn_cost": amount[2500:]}])
-    hist = np.asarray(est.evals_result_["validation"]["Savings"])
+    hist = np.asarray(est.evals_result_["validation"]["savings"])
     assert len(hist) < 1000 and est.n_estimators_ < 1000
     assert est.best_iteration_ == int(np.argmax(hist)) and est.n_estimators_ == est.best_iteration_ + 1
 

@@ -12,10 +12,10 @@ import catboost
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from . import _aec, _aec_kernels, _decision_layer
 from . import _cat_native as _native
-from . import _decision_layer
 from ._decision_layer import DEFAULT_ESTIMATOR_DECISION, VALIDATION_FRACTION, metric_decision
-from ._money_eval import DEFAULT_WATCH
+from ._money_eval import DEFAULT_WATCH, METRIC_NAMES
 from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, native_seed
 from .._docstrings import fill_doc
 from .._params import store_init_args
@@ -112,7 +112,9 @@ validation_fraction : optional
     start_margin_ : float
         Margin the boosting started from (in the model's bias).
     evals_result_ : dict
-        Metrics of each set per round, as CatBoost reports them.
+        Money metrics per round under CatBoost's set names: ``"validation"`` (the last eval set)
+        holds "aec", "expected_savings" and "savings", as the other hosts record for each eval
+        set; ``"learn"`` the watched ``eval_metric`` as CatBoost computed it while training.
     best_iteration_ : int or None
         0-based best round of early stopping (CatBoost's convention), else None.
     n_estimators_ : int
@@ -231,15 +233,45 @@ validation_fraction : optional
         rounds = _decision_layer.patience(self, evals)
         if rounds is not None:
             params["early_stopping_rounds"] = rounds
-        if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
-            params["use_best_model"] = rounds is not None  # as the other hosts: cut at the best round when stopping
+        native = {**self._other_native_params(), **(self.params or {})}
+        # as the other hosts: cut at the best round when stopping; trained whole, cut below, so that the
+        # money metrics of every evaluated round can be read from the staged margins
+        cut = bool(native.get("use_best_model", rounds is not None))
+        params["use_best_model"] = False
         model = self._train(params, dtrain, dvalid)
         self.best_iteration_ = model.get_best_iteration() if rounds is not None else None
         _native.bake_start_margin(model, margin0)
+        self.evals_result_ = self._money_history(model, evals, dvalid)
+        if cut and model.get_best_iteration() is not None:
+            model.shrink(model.get_best_iteration() + 1)
         self.booster_ = _native.to_deployable(model, self.classes_)
-        self.evals_result_ = model.get_evals_result()
         self.n_estimators_ = int(model.tree_count_)
         ctx.data["pools"] = (dtrain, dvalid)  # alive until the fit ends: the metrics find their costs by them
+
+    def _money_history(self, model, evals, dvalid):
+        """``evals_result_``: CatBoost's keys ("learn", "validation") holding the money metrics by the
+        library's names, as the other hosts record them for each eval set: on the validation set
+        (CatBoost evaluates the last one) "aec", "expected_savings" and "savings" per round, the
+        watched ``eval_metric`` as CatBoost computed it (the values early stopping compared), the
+        others from the staged margins of the same rounds (one metric is all CatBoost takes from
+        Python); on "learn" the watched metric as CatBoost reported it during training."""
+        native = {type(_native.money_metric(k)).__name__: k for k in METRIC_NAMES}
+        out = {key: {native.get(name, name): list(values) for name, values in hist.items()}
+               for key, hist in model.get_evals_result().items()}
+        if not dvalid:
+            return out
+        rec = _native._record(dvalid[-1])
+        data, cats = self._pool_data(evals[-1][0])
+        decision = metric_decision(self.decision)
+        others = [k for k in METRIC_NAMES if k != self.eval_metric]
+        got = {k: [] for k in others}
+        for margin in model.staged_predict(catboost.Pool(data, cat_features=cats), prediction_type="RawFormulaVal"):
+            sums = _aec_kernels.money_sums(np.asarray(margin, np.float64), True, rec.y, rec.costs, rec.weight)
+            for k in others:
+                got[k].append(_aec.money_metric_from_sums(k, sums, decision))
+        valid = out.setdefault("validation", {})
+        out["validation"] = {k: got[k] if k in got else valid[k] for k in METRIC_NAMES}
+        return out
 
     def _train(self, params, dtrain, dvalid):
         try:
