@@ -167,6 +167,39 @@ def test_deployable_file_in_a_process_without_this_package(tmp_path):
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
 
 
+def test_constant_X_gives_the_start_margin_model(tmp_path):
+    # CatBoost itself refuses X without a splittable feature; xgboost and lightgbm keep the start margin
+    y = np.array([0, 1] * 30)
+    amount = np.linspace(1.0, 60.0, len(y))
+    X = np.ones((len(y), 3))
+    with pytest.raises(catboost.CatBoostError, match="constant"):
+        catboost.CatBoostClassifier(iterations=3, verbose=0, allow_writing_files=False).fit(X, y)
+    est = CSCatBoostClassifier(n_estimators=20, decision="0.5", pos_label="fraud", **FAST).fit(
+        X, np.where(y == 1, "fraud", "ok"), fp_cost=5.0, fn_cost=amount)
+    # the cost-prior start margin by hand: log(sum over positives of C_FN / sum over negatives of C_FP)
+    m0 = np.log(amount[y == 1].sum() / (5.0 * (y == 0).sum()))
+    assert est.start_margin_ == pytest.approx(m0, rel=1e-12)
+    s = 1.0 / (1.0 + np.exp(-m0))
+    np.testing.assert_allclose(est.predict_proba(X), np.tile([1 - s, s], (len(y), 1)), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(est.decision_function(X), m0, rtol=0, atol=1e-12)
+    assert (est.predict(X) == ("fraud" if s > 0.5 else "ok")).all()
+    assert est.n_estimators_ == 1 and not est.feature_importances_.any()
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict_proba(X), est.predict_proba(X))
+    path = tmp_path / "c.cbm"
+    est.save_model(path)
+    back = CSCatBoostClassifier.load_model(path)
+    np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
+    assert back.start_margin_ == est.start_margin_ and back.classes_.tolist() == ["ok", "fraud"]
+    plain = catboost.CatBoostClassifier()
+    plain.load_model(str(path))
+    np.testing.assert_allclose(plain.predict_proba(X), est.predict_proba(X), rtol=0, atol=1e-12)
+    # decision="auto": the logloss model's constant is the log-odds of the class rate (here 1/2)
+    auto = CSCatBoostClassifier(n_estimators=20, **FAST).fit(X, y, fp_cost=5.0, fn_cost=amount)
+    assert np.ptp(auto.predict_proba(X)[:, 1]) == 0.0
+    if auto.decision_ == "logloss+bmr":
+        np.testing.assert_allclose(auto.logloss_booster_.predict_proba(X)[:, 1], 0.5, atol=1e-12)
+
+
 def test_default_decision_auto_like_the_other_hosts():
     X, y, C = _bundled("creditscoring2", 6000)
     est = CSCatBoostClassifier(n_estimators=150, **FAST).fit(X, y, cost_matrix=C)

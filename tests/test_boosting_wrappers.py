@@ -395,10 +395,6 @@ def _degenerate():
 @pytest.mark.parametrize("cls, kw", WRAPPERS)
 @pytest.mark.parametrize("case", [c[0] for c in _degenerate()])
 def test_degenerate_X_gives_a_constant_model(cls, kw, case, request):
-    if _is_cat(cls) and case == "constant":
-        request.applymarker(pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-            "CSCatBoostClassifier raises catboost's 'All features are either constant or ignored' (as a "
-            "ValueError) where xgboost and lightgbm fit the constant start-margin model")))
     if _is_cat(cls) and case == "2 rows":
         request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
             "CSCatBoostClassifier on 2 rows gives two different probabilities (ptp 0.14): catboost splits "

@@ -239,7 +239,11 @@ validation_fraction : optional
         cut = bool(native.get("use_best_model", rounds is not None))
         params["use_best_model"] = False
         model = self._train(params, dtrain, dvalid)
-        self.best_iteration_ = model.get_best_iteration() if rounds is not None else None
+        if model is None:  # no split possible: the start margin, as the other hosts keep it
+            model = _native.constant_model(X, self.cat_features, margin0, len(y) if w is None else np.sum(w))
+            self.best_iteration_ = 0 if rounds is not None else None
+        else:
+            self.best_iteration_ = model.get_best_iteration() if rounds is not None else None
         _native.bake_start_margin(model, margin0)
         self.evals_result_ = self._money_history(model, evals, dvalid)
         if cut and model.get_best_iteration() is not None:
@@ -263,20 +267,23 @@ validation_fraction : optional
         rec = _native._record(dvalid[-1])
         data, cats = self._pool_data(evals[-1][0])
         decision = metric_decision(self.decision)
-        others = [k for k in METRIC_NAMES if k != self.eval_metric]
+        valid = out.get("validation", {})
+        others = [k for k in METRIC_NAMES if k not in valid]  # all three for a model CatBoost did not train
         got = {k: [] for k in others}
         for margin in model.staged_predict(catboost.Pool(data, cat_features=cats), prediction_type="RawFormulaVal"):
             sums = _aec_kernels.money_sums(np.asarray(margin, np.float64), True, rec.y, rec.costs, rec.weight)
             for k in others:
                 got[k].append(_aec.money_metric_from_sums(k, sums, decision))
-        valid = out.setdefault("validation", {})
         out["validation"] = {k: got[k] if k in got else valid[k] for k in METRIC_NAMES}
         return out
 
     def _train(self, params, dtrain, dvalid):
+        """The trained model, or None when CatBoost refuses X because no feature can be split."""
         try:
             return catboost.CatBoost(params).fit(dtrain, eval_set=dvalid[-1:] or None)
         except catboost.CatBoostError as exc:
+            if _native.NO_SPLIT in str(exc):
+                return None
             raise _catboost_error(exc, params, type(self).__name__) from exc
 
     def _fit_logloss_booster(self, ctx, recipe, y, w, evals):
@@ -292,6 +299,9 @@ validation_fraction : optional
         if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
             params["use_best_model"] = bool(evals)
         model = self._train(params, dtrain, dvalid)
+        if model is None:  # no split possible: the log-odds of the weighted class rate, logloss's best constant
+            rate = np.clip(np.average(y, weights=w), 1e-15, 1 - 1e-15)
+            model = _native.constant_model(Xtr, cats, np.log(rate / (1 - rate)), len(y) if w is None else np.sum(w))
         best = model.get_best_iteration() if evals else None
         bst = _native.to_deployable(model, self.classes_)
         return bst, dict(best_iteration_=best, n_estimators_=int(model.tree_count_),
