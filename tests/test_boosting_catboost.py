@@ -200,6 +200,29 @@ def test_constant_X_gives_the_start_margin_model(tmp_path):
         np.testing.assert_allclose(auto.logloss_booster_.predict_proba(X)[:, 1], 0.5, atol=1e-12)
 
 
+def test_too_little_hessian_to_split_keeps_the_start_like_xgboost():
+    # plain CatBoost splits two rows 1 + 1 (symmetric trees have no minimum leaf weight); xgboost's default
+    # min_child_weight=1 needs 1 unit of hessian on each side, so it cannot split a root holding less than 2
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    rng = np.random.default_rng(0)
+    for n, splits in ((2, False), (6, False), (100, True)):
+        X, y, fn = rng.normal(size=(n, 3)), np.arange(n) % 2, np.linspace(1.0, 50.0, n)
+        pool = ccb.cost_pool(X, y, fp_cost=5.0, fn_cost=fn)
+        h = -ccb.AECObjective().calc_ders_range(np.full(n, ccb.start_margin(pool)),
+                                                np.asarray(pool.get_label(), np.float32),
+                                                np.asarray(pool.get_weight(), np.float32))[:, 1]
+        xgb_est = CSXGBClassifier(n_estimators=20, max_depth=3, n_jobs=1, random_state=0, decision="0.5").fit(
+            X, y, fp_cost=5.0, fn_cost=fn)
+        trees = xgb_est.booster_.trees_to_dataframe()
+        assert trees[trees.Node == 0].Cover.iloc[0] == pytest.approx(h.sum(), rel=1e-6)  # the same hessians
+        assert (h.sum() >= 2.0) == splits and (trees.Feature != "Leaf").any() == splits
+        est = CSCatBoostClassifier(n_estimators=20, depth=3, decision="0.5", **FAST).fit(X, y, fp_cost=5.0, fn_cost=fn)
+        assert (np.ptp(est.predict_proba(X)[:, 1]) > 0) == splits
+    plain = catboost.CatBoostClassifier(iterations=20, depth=3, verbose=0, allow_writing_files=False, **FAST)
+    assert np.ptp(plain.fit(X[:2], y[:2]).predict_proba(X[:2])[:, 1]) > 0.01
+
+
 def test_default_decision_auto_like_the_other_hosts():
     X, y, C = _bundled("creditscoring2", 6000)
     est = CSCatBoostClassifier(n_estimators=150, **FAST).fit(X, y, cost_matrix=C)

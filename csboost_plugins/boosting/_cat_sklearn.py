@@ -28,6 +28,9 @@ _ALIASES = {"iterations": "n_estimators", "num_boost_round": "n_estimators", "nu
             "objective": "loss_function"}
 _NATIVE = {"n_estimators": "iterations", "random_state": "random_seed"}  # ours -> CatBoost's name
 _CLASS_WEIGHTS = ("class_weights", "scale_pos_weight", "auto_class_weights")  # applied as row weights
+# xgboost's default min_child_weight: a split needs this much hessian on each side. CatBoost's symmetric
+# trees have no such floor (min_data_in_leaf is for the other grow policies) and split two rows 1 + 1
+_MIN_CHILD_HESSIAN = 1.0
 
 
 def _catboost_error(exc, params, cls_name):
@@ -45,6 +48,13 @@ def _catboost_error(exc, params, cls_name):
         name = next((k for k in sorted(params, key=len, reverse=True) if k.replace("_", "").lower() in flat), name)
     name = {v: k for k, v in _NATIVE.items()}.get(name, _ALIASES.get(name, name))
     return ValueError(f"{cls_name}: invalid parameter {name}: {msg}")
+
+
+def _no_split(hessian_total):
+    """True when no split could leave :data:`_MIN_CHILD_HESSIAN` on both sides (the training rows' total
+    hessian at the start is below twice it): the model is then the constant start, as xgboost's default
+    keeps it (lightgbm's min_data_in_leaf=20 keeps it below 40 rows)."""
+    return hessian_total < 2 * _MIN_CHILD_HESSIAN
 
 
 @fill_doc(**DOCS)
@@ -65,7 +75,9 @@ class CSCatBoostClassifier(CostSensitiveBoostingMixin):
     own value "nan". ``class_weights``, ``scale_pos_weight`` and ``auto_class_weights`` multiply the
     row weights (CatBoost cannot weight the classes of a custom objective). CatBoost evaluates the
     last ``eval_set`` (``evals_result_["validation"]``), the one early stopping and
-    ``decision="auto"`` watch.
+    ``decision="auto"`` watch. Where no split is possible (every column constant, which CatBoost
+    refuses, or a training hessian sum below 2: xgboost's default of 1 on each side of a split) the
+    model is the constant start margin, as with the other hosts.
 
     Parameters
     ----------
@@ -238,7 +250,12 @@ validation_fraction : optional
         # money metrics of every evaluated round can be read from the staged margins
         cut = bool(native.get("use_best_model", rounds is not None))
         params["use_best_model"] = False
-        model = self._train(params, dtrain, dvalid)
+        # the rows' hessians CatBoost would start from ("exact" can vanish at s = 1/2: its Fisher part then)
+        objective = _native.AECObjective(hessian="fisher" if self.hessian == "exact" else self.hessian,
+                                         hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
+        hess = -objective.calc_ders_range(np.full(len(y), margin0), np.asarray(dtrain.get_label(), np.float32),
+                                          np.asarray(dtrain.get_weight(), np.float32))[:, 1]
+        model = None if _no_split(hess.sum()) else self._train(params, dtrain, dvalid)
         if model is None:  # no split possible: the start margin, as the other hosts keep it
             model = _native.constant_model(X, self.cat_features, margin0, len(y) if w is None else np.sum(w))
             self.best_iteration_ = 0 if rounds is not None else None
@@ -298,10 +315,11 @@ validation_fraction : optional
             params["early_stopping_rounds"] = recipe.patience
         if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
             params["use_best_model"] = bool(evals)
-        model = self._train(params, dtrain, dvalid)
+        rate = np.clip(np.average(y, weights=w), 1e-15, 1 - 1e-15)
+        weight = len(y) if w is None else np.sum(w)
+        model = None if _no_split(weight * rate * (1 - rate)) else self._train(params, dtrain, dvalid)
         if model is None:  # no split possible: the log-odds of the weighted class rate, logloss's best constant
-            rate = np.clip(np.average(y, weights=w), 1e-15, 1 - 1e-15)
-            model = _native.constant_model(Xtr, cats, np.log(rate / (1 - rate)), len(y) if w is None else np.sum(w))
+            model = _native.constant_model(Xtr, cats, np.log(rate / (1 - rate)), weight)
         best = model.get_best_iteration() if evals else None
         bst = _native.to_deployable(model, self.classes_)
         return bst, dict(best_iteration_=best, n_estimators_=int(model.tree_count_),
