@@ -231,13 +231,16 @@ def test_default_decision_auto_like_the_other_hosts():
     tr, va = dl.holdout(est, y)  # seeded by random_state
     other = dl.holdout(CSCatBoostClassifier(random_state=1), y)[1]
     assert not np.array_equal(va, other)
-    # the logloss booster is CatBoost's own Logloss on the training part, early-stopped on the held-out rows
+    # the logloss booster is CatBoost's own Logloss on the training part, early-stopped on the held-out rows,
+    # started from the class rate as the other hosts' logloss boosters are (CatBoost's default starts from 0)
     ref = catboost.CatBoostClassifier(iterations=150, learning_rate=0.1, depth=6, thread_count=2, random_seed=0,
                                       verbose=0, allow_writing_files=False, early_stopping_rounds=dl.AUTO_PATIENCE,
-                                      use_best_model=True)
+                                      use_best_model=True, boost_from_average=True)
     ref.fit(X[tr], y[tr], eval_set=(X[va], y[va]))
     p_ll = est.logloss_booster_.predict_proba(X)[:, 1]
     np.testing.assert_allclose(p_ll, ref.predict_proba(X)[:, 1], rtol=0, atol=1e-6)
+    rate = y[tr].mean()
+    assert ref.get_scale_and_bias()[1] == pytest.approx(np.log(rate / (1 - rate)), rel=1e-6)
     want = savings_score(y[va], bayes_minimum_risk(p_ll[va], cost_matrix=C[va]), cost_matrix=C[va])
     assert est.validation_savings_["logloss+bmr"] == pytest.approx(want, abs=1e-12)
     s_aec = est.aec_booster_.predict_proba(X[va])[:, 1]
