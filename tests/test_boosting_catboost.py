@@ -349,6 +349,37 @@ def test_sample_weight_is_repeated_rows_in_money():
     assert sa == pytest.approx(sb, abs=0.02)
 
 
+def test_integer_weights_are_repeated_rows_up_to_catboosts_own_randomness_and_l2_scale():
+    """What holds of sklearn's weights-equal-repeated-rows check, and why the rest cannot with CatBoost's
+    defaults: it multiplies l2_leaf_reg by the mean weight of the training rows (weights are relative to
+    each other), and its default MVS bootstrap and random_strength draw per row."""
+    rng = np.random.default_rng(0)
+    n = 400
+    X = np.round(rng.normal(size=(n, 4)), 1)
+    amount = np.round(np.exp(rng.normal(3.0, 1.0, n)))
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 1.0).astype(int)
+    w = rng.integers(0, 3, n).astype(float)  # 0, 1 or 2 copies
+    rep, kept = np.repeat(np.arange(n), w.astype(int)), w > 0
+
+    def proba(sample_weight=None, rows=slice(None), **kw):
+        est = CSCatBoostClassifier(n_estimators=30, depth=3, decision="0.5", thread_count=1, random_state=0, **kw)
+        return est.fit(X[rows], y[rows], fp_cost=5.0, fn_cost=amount[rows], sample_weight=sample_weight).predict_proba(X)
+
+    # weight 0 is the row left out, with every default (CatBoost would still place borders by its values)
+    np.testing.assert_array_equal(proba(w * kept), proba(w[kept], rows=kept))
+    exact = dict(bootstrap_type="No", random_strength=0)
+    scale = w[kept].mean()  # CatBoost's L2 is l2_leaf_reg * sum(w) / rows: 1 for the repeated rows
+    np.testing.assert_allclose(proba(w, l2_leaf_reg=3.0 / scale, **exact), proba(rows=rep, l2_leaf_reg=3.0, **exact),
+                               rtol=0, atol=1e-8)
+    # each of the three takes the equality away
+    assert np.abs(proba(w, **exact) - proba(rows=rep, **exact)).max() > 1e-3
+    for default in ("bootstrap_type", "random_strength"):
+        kw = {k: v for k, v in exact.items() if k != default}
+        assert np.abs(proba(w, l2_leaf_reg=3.0 / scale, **kw) - proba(rows=rep, l2_leaf_reg=3.0, **kw)).max() > 1e-3
+    # the weights scale-free, as CatBoost means them: all weights times 3 give the same model
+    np.testing.assert_allclose(proba(3 * w, **exact), proba(w, **exact), rtol=0, atol=1e-8)
+
+
 def test_import_error_names_the_extra(tmp_path):
     code = textwrap.dedent("""
         import sys
@@ -385,10 +416,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 
 def _expected_failures(est):
-    # CatBoost's default bootstrap samples rows and its feature borders are chosen from row counts, so
-    # repeated rows differ from weighted ones; the weights enter gradient, hessian and metrics exactly
-    # (test_sample_weight_is_repeated_rows_in_money)
-    return {"check_sample_weight_equivalence_on_dense_data": "CatBoost samples and bins rows by count"}
+    # CatBoost multiplies l2_leaf_reg by the mean row weight and its default MVS bootstrap and random_strength
+    # draw per row, so repeated rows differ from weighted ones; what holds (weight 0 = row left out, equality
+    # without the draws and with the L2 rescaled) is test_integer_weights_are_repeated_rows_up_to_catboosts_own_...
+    return {"check_sample_weight_equivalence_on_dense_data": (
+        "CatBoost scales l2_leaf_reg by the mean weight and draws rows (MVS bootstrap, random_strength)")}
 
 
 @parametrize_with_checks([CSCatBoostClassifier(n_estimators=5, thread_count=1, random_state=0)],

@@ -50,6 +50,17 @@ def _catboost_error(exc, params, cls_name):
     return ValueError(f"{cls_name}: invalid parameter {name}: {msg}")
 
 
+def _weighted_rows(X, y, costs, w):
+    """The training rows of positive weight: a row of weight 0 is a row left out, which CatBoost would still
+    count when it places its feature borders (quantization reads the values, not the weights)."""
+    if w is None or (w > 0).all():
+        return X, y, costs, w
+    keep = w > 0
+    if X is not None:
+        X = X.iloc[keep] if hasattr(X, "iloc") else X[keep]
+    return X, y[keep], None if costs is None else costs[keep], w[keep]
+
+
 def _no_split(hessian_total):
     """True when no split could leave :data:`_MIN_CHILD_HESSIAN` on both sides (the training rows' total
     hessian at the start is below twice it): the model is then the constant start, as xgboost's default
@@ -77,7 +88,11 @@ class CSCatBoostClassifier(CostSensitiveBoostingMixin):
     last ``eval_set`` (``evals_result_["validation"]``), the one early stopping and
     ``decision="auto"`` watch. Where no split is possible (every column constant, which CatBoost
     refuses, or a training hessian sum below 2: xgboost's default of 1 on each side of a split) the
-    model is the constant start margin, as with the other hosts.
+    model is the constant start margin, as with the other hosts. A row of ``sample_weight`` 0 is
+    left out. CatBoost's weights are relative: it multiplies ``l2_leaf_reg`` by the mean weight, and
+    its default ``bootstrap_type`` (MVS) and ``random_strength`` draw per row, so integer weights
+    equal repeated rows only with ``l2_leaf_reg`` divided by the mean weight,
+    ``bootstrap_type="No"`` and ``random_strength=0``.
 
     Parameters
     ----------
@@ -236,6 +251,7 @@ validation_fraction : optional
 
     # ------------------------------------------------------ the host contract (see _host.BoostingHost)
     def _fit_booster(self, ctx, X, y, costs, w, evals, margin0):
+        X, y, costs, w = _weighted_rows(X, y, costs, w)
         ctx.data["X"] = self._pool_data(X)  # the logloss model of decision="auto" trains on the same columns
         dtrain = _native.cost_pool(X, y, cost_matrix=costs, sample_weight=w, cat_features=self.cat_features,
                                    cost_scale=self.cost_scale_, start_margin=margin0)
@@ -306,6 +322,7 @@ validation_fraction : optional
     def _fit_logloss_booster(self, ctx, recipe, y, w, evals):
         """The logloss model of ``decision="auto"``: same tree parameters, CatBoost's own Logloss."""
         Xtr, cats = ctx.data["X"]
+        _, y, _, w = _weighted_rows(None, y, None, w)  # the rows the AEC booster kept
         params = {**self._native_params(aec=False), **recipe.params, "iterations": recipe.rounds}
         dtrain = catboost.Pool(Xtr, label=y, weight=w, cat_features=cats)
         dvalid = []
