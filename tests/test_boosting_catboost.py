@@ -363,7 +363,8 @@ def test_integer_weights_are_repeated_rows_up_to_catboosts_own_randomness_and_l2
 
     def proba(sample_weight=None, rows=slice(None), **kw):
         est = CSCatBoostClassifier(n_estimators=30, depth=3, decision="0.5", thread_count=1, random_state=0, **kw)
-        return est.fit(X[rows], y[rows], fp_cost=5.0, fn_cost=amount[rows], sample_weight=sample_weight).predict_proba(X)
+        est.fit(X[rows], y[rows], fp_cost=5.0, fn_cost=amount[rows], sample_weight=sample_weight)
+        return est.predict_proba(X)
 
     # weight 0 is the row left out, with every default (CatBoost would still place borders by its values)
     np.testing.assert_array_equal(proba(w * kept), proba(w[kept], rows=kept))
