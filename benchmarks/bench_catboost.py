@@ -102,7 +102,8 @@ def money(name, max_rows, threads, seed=1):
     a, v = (tr[split[0]], tr[split[1]]) if split is not None else (tr, tr[:0])
     ref = catboost.CatBoostClassifier(iterations=est.n_estimators, learning_rate=est.learning_rate, depth=est.depth,
                                       thread_count=threads, random_seed=seed, verbose=0, allow_writing_files=False,
-                                      early_stopping_rounds=dl.AUTO_PATIENCE, use_best_model=True)
+                                      early_stopping_rounds=dl.AUTO_PATIENCE, use_best_model=True,
+                                      **dl.LOGLOSS_PARAMS["catboost"])  # started from the class rate, as ours
     ref.fit(X[a], y[a], eval_set=(X[v], y[v]) if len(v) else None)
     base = savings_score(y[te], bayes_minimum_risk(ref.predict_proba(X[te])[:, 1], cost_matrix=C[te]),
                          cost_matrix=C[te])

@@ -467,7 +467,8 @@ class ColumnTypeError(TypeError, ValueError):
 def check_X_columns(X, argument: str = "X", *, categories: bool = True, text=(), text_cure=None) -> None:
     """``ValueError`` naming a column no estimator reads as numbers: datetime / timedelta (convert them,
     e.g. to seconds) and text / object columns that are not pandas ``category`` columns (the cure offered:
-    a category column when the estimator takes them, ``categories``, else encoding as numbers; ``text``:
+    a category column when the estimator takes them, ``categories``, else encoding as numbers, and a
+    category column of text is named too, as numpy could not convert it; ``text``:
     the columns whose text the host reads itself, as CatBoost its ``cat_features``; ``text_cure``: the cure
     the message offers for another text column). Numeric and bool columns pass, whatever values they hold
     (see :func:`check_X_values`).
@@ -500,6 +501,15 @@ def check_X_columns(X, argument: str = "X", *, categories: bool = True, text=(),
                 "encode it as numbers, or make it a pandas category column (X[col].astype('category'))" if categories
                 else "encode it as numbers first (e.g. sklearn.preprocessing.OrdinalEncoder)")
             raise ColumnTypeError(f"{argument} column {col!r} holds {dt} values{example}, not numbers: {cure}")
+    if not categories:  # a category column of text: numpy cannot make it numbers (nor say which column)
+        text_cats = [col for col, dt in dtypes.items() if isinstance(dt, pd.CategoricalDtype)
+                     and not pd.api.types.is_numeric_dtype(dt.categories.dtype) and col not in text]
+        if text_cats:
+            first = X[text_cats[0]].cat.categories
+            example = f" (e.g. {first[0]!r})" if len(first) else ""
+            raise ColumnTypeError(f"{argument} has pandas category column(s) {text_cats[:5]} of text values{example}, "
+                                  "which this estimator does not read: encode them as numbers first (e.g. "
+                                  "sklearn.preprocessing.OrdinalEncoder), or use a booster that takes categories")
 
 
 def _float_columns(X, names):

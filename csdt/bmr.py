@@ -319,7 +319,11 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _default_estimator(self):
         if self.estimator is None:
-            return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+            scaler, logit = StandardScaler(), LogisticRegression(max_iter=1000)
+            if get_config()["enable_metadata_routing"]:  # the row weights reach both steps, as without routing
+                scaler.set_fit_request(sample_weight=True)
+                logit.set_fit_request(sample_weight=True)
+            return make_pipeline(scaler, logit)
         return self.estimator
 
     def _fit_probabilities(self, X, y, costs, cv, w=None):

@@ -167,6 +167,62 @@ def test_deployable_file_in_a_process_without_this_package(tmp_path):
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
 
 
+def test_constant_X_gives_the_start_margin_model(tmp_path):
+    # CatBoost itself refuses X without a splittable feature; xgboost and lightgbm keep the start margin
+    y = np.array([0, 1] * 30)
+    amount = np.linspace(1.0, 60.0, len(y))
+    X = np.ones((len(y), 3))
+    with pytest.raises(catboost.CatBoostError, match="constant"):
+        catboost.CatBoostClassifier(iterations=3, verbose=0, allow_writing_files=False).fit(X, y)
+    est = CSCatBoostClassifier(n_estimators=20, decision="0.5", pos_label="fraud", **FAST).fit(
+        X, np.where(y == 1, "fraud", "ok"), fp_cost=5.0, fn_cost=amount)
+    # the cost-prior start margin by hand: log(sum over positives of C_FN / sum over negatives of C_FP)
+    m0 = np.log(amount[y == 1].sum() / (5.0 * (y == 0).sum()))
+    assert est.start_margin_ == pytest.approx(m0, rel=1e-12)
+    s = 1.0 / (1.0 + np.exp(-m0))
+    np.testing.assert_allclose(est.predict_proba(X), np.tile([1 - s, s], (len(y), 1)), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(est.decision_function(X), m0, rtol=0, atol=1e-12)
+    assert (est.predict(X) == ("fraud" if s > 0.5 else "ok")).all()
+    assert est.n_estimators_ == 1 and not est.feature_importances_.any()
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict_proba(X), est.predict_proba(X))
+    path = tmp_path / "c.cbm"
+    est.save_model(path)
+    back = CSCatBoostClassifier.load_model(path)
+    np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
+    assert back.start_margin_ == est.start_margin_ and back.classes_.tolist() == ["ok", "fraud"]
+    plain = catboost.CatBoostClassifier()
+    plain.load_model(str(path))
+    np.testing.assert_allclose(plain.predict_proba(X), est.predict_proba(X), rtol=0, atol=1e-12)
+    # decision="auto": the logloss model's constant is the log-odds of the class rate (here 1/2)
+    auto = CSCatBoostClassifier(n_estimators=20, **FAST).fit(X, y, fp_cost=5.0, fn_cost=amount)
+    assert np.ptp(auto.predict_proba(X)[:, 1]) == 0.0
+    if auto.decision_ == "logloss+bmr":
+        np.testing.assert_allclose(auto.logloss_booster_.predict_proba(X)[:, 1], 0.5, atol=1e-12)
+
+
+def test_too_little_hessian_to_split_keeps_the_start_like_xgboost():
+    # plain CatBoost splits two rows 1 + 1 (symmetric trees have no minimum leaf weight); xgboost's default
+    # min_child_weight=1 needs 1 unit of hessian on each side, so it cannot split a root holding less than 2
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    rng = np.random.default_rng(0)
+    for n, splits in ((2, False), (6, False), (100, True)):
+        X, y, fn = rng.normal(size=(n, 3)), np.arange(n) % 2, np.linspace(1.0, 50.0, n)
+        pool = ccb.cost_pool(X, y, fp_cost=5.0, fn_cost=fn)
+        h = -ccb.AECObjective().calc_ders_range(np.full(n, ccb.start_margin(pool)),
+                                                np.asarray(pool.get_label(), np.float32),
+                                                np.asarray(pool.get_weight(), np.float32))[:, 1]
+        xgb_est = CSXGBClassifier(n_estimators=20, max_depth=3, n_jobs=1, random_state=0, decision="0.5").fit(
+            X, y, fp_cost=5.0, fn_cost=fn)
+        trees = xgb_est.booster_.trees_to_dataframe()
+        assert trees[trees.Node == 0].Cover.iloc[0] == pytest.approx(h.sum(), rel=1e-6)  # the same hessians
+        assert (h.sum() >= 2.0) == splits and (trees.Feature != "Leaf").any() == splits
+        est = CSCatBoostClassifier(n_estimators=20, depth=3, decision="0.5", **FAST).fit(X, y, fp_cost=5.0, fn_cost=fn)
+        assert (np.ptp(est.predict_proba(X)[:, 1]) > 0) == splits
+    plain = catboost.CatBoostClassifier(iterations=20, depth=3, verbose=0, allow_writing_files=False, **FAST)
+    assert np.ptp(plain.fit(X[:2], y[:2]).predict_proba(X[:2])[:, 1]) > 0.01
+
+
 def test_default_decision_auto_like_the_other_hosts():
     X, y, C = _bundled("creditscoring2", 6000)
     est = CSCatBoostClassifier(n_estimators=150, **FAST).fit(X, y, cost_matrix=C)
@@ -175,13 +231,16 @@ def test_default_decision_auto_like_the_other_hosts():
     tr, va = dl.holdout(est, y)  # seeded by random_state
     other = dl.holdout(CSCatBoostClassifier(random_state=1), y)[1]
     assert not np.array_equal(va, other)
-    # the logloss booster is CatBoost's own Logloss on the training part, early-stopped on the held-out rows
+    # the logloss booster is CatBoost's own Logloss on the training part, early-stopped on the held-out rows,
+    # started from the class rate as the other hosts' logloss boosters are (CatBoost's default starts from 0)
     ref = catboost.CatBoostClassifier(iterations=150, learning_rate=0.1, depth=6, thread_count=2, random_seed=0,
                                       verbose=0, allow_writing_files=False, early_stopping_rounds=dl.AUTO_PATIENCE,
-                                      use_best_model=True)
+                                      use_best_model=True, boost_from_average=True)
     ref.fit(X[tr], y[tr], eval_set=(X[va], y[va]))
     p_ll = est.logloss_booster_.predict_proba(X)[:, 1]
     np.testing.assert_allclose(p_ll, ref.predict_proba(X)[:, 1], rtol=0, atol=1e-6)
+    rate = y[tr].mean()
+    assert ref.get_scale_and_bias()[1] == pytest.approx(np.log(rate / (1 - rate)), rel=1e-6)
     want = savings_score(y[va], bayes_minimum_risk(p_ll[va], cost_matrix=C[va]), cost_matrix=C[va])
     assert est.validation_savings_["logloss+bmr"] == pytest.approx(want, abs=1e-12)
     s_aec = est.aec_booster_.predict_proba(X[va])[:, 1]
@@ -200,7 +259,7 @@ def test_early_stopping_on_money_stops():
                                eval_metric="savings", **FAST)
     est.fit(X[:2500], y[:2500], fp_cost=5.0, fn_cost=amount[:2500], eval_set=[(X[2500:], y[2500:])],
             eval_costs=[{"fp_cost": 5.0, "fn_cost": amount[2500:]}])
-    hist = np.asarray(est.evals_result_["validation"]["Savings"])
+    hist = np.asarray(est.evals_result_["validation"]["savings"])
     assert len(hist) < 1000 and est.n_estimators_ < 1000
     assert est.best_iteration_ == int(np.argmax(hist)) and est.n_estimators_ == est.best_iteration_ + 1
 
@@ -290,6 +349,38 @@ def test_sample_weight_is_repeated_rows_in_money():
     assert sa == pytest.approx(sb, abs=0.02)
 
 
+def test_integer_weights_are_repeated_rows_up_to_catboosts_own_randomness_and_l2_scale():
+    """What holds of sklearn's weights-equal-repeated-rows check, and why the rest cannot with CatBoost's
+    defaults: it multiplies l2_leaf_reg by the mean weight of the training rows (weights are relative to
+    each other), and its default MVS bootstrap and random_strength draw per row."""
+    rng = np.random.default_rng(0)
+    n = 400
+    X = np.round(rng.normal(size=(n, 4)), 1)
+    amount = np.round(np.exp(rng.normal(3.0, 1.0, n)))
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 1.0).astype(int)
+    w = rng.integers(0, 3, n).astype(float)  # 0, 1 or 2 copies
+    rep, kept = np.repeat(np.arange(n), w.astype(int)), w > 0
+
+    def proba(sample_weight=None, rows=slice(None), **kw):
+        est = CSCatBoostClassifier(n_estimators=30, depth=3, decision="0.5", thread_count=1, random_state=0, **kw)
+        est.fit(X[rows], y[rows], fp_cost=5.0, fn_cost=amount[rows], sample_weight=sample_weight)
+        return est.predict_proba(X)
+
+    # weight 0 is the row left out, with every default (CatBoost would still place borders by its values)
+    np.testing.assert_array_equal(proba(w * kept), proba(w[kept], rows=kept))
+    exact = dict(bootstrap_type="No", random_strength=0)
+    scale = w[kept].mean()  # CatBoost's L2 is l2_leaf_reg * sum(w) / rows: 1 for the repeated rows
+    np.testing.assert_allclose(proba(w, l2_leaf_reg=3.0 / scale, **exact), proba(rows=rep, l2_leaf_reg=3.0, **exact),
+                               rtol=0, atol=1e-8)
+    # each of the three takes the equality away
+    assert np.abs(proba(w, **exact) - proba(rows=rep, **exact)).max() > 1e-3
+    for default in ("bootstrap_type", "random_strength"):
+        kw = {k: v for k, v in exact.items() if k != default}
+        assert np.abs(proba(w, l2_leaf_reg=3.0 / scale, **kw) - proba(rows=rep, l2_leaf_reg=3.0, **kw)).max() > 1e-3
+    # the weights scale-free, as CatBoost means them: all weights times 3 give the same model
+    np.testing.assert_allclose(proba(3 * w, **exact), proba(w, **exact), rtol=0, atol=1e-8)
+
+
 def test_import_error_names_the_extra(tmp_path):
     code = textwrap.dedent("""
         import sys
@@ -326,10 +417,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 
 def _expected_failures(est):
-    # CatBoost's default bootstrap samples rows and its feature borders are chosen from row counts, so
-    # repeated rows differ from weighted ones; the weights enter gradient, hessian and metrics exactly
-    # (test_sample_weight_is_repeated_rows_in_money)
-    return {"check_sample_weight_equivalence_on_dense_data": "CatBoost samples and bins rows by count"}
+    # CatBoost multiplies l2_leaf_reg by the mean row weight and its default MVS bootstrap and random_strength
+    # draw per row, so repeated rows differ from weighted ones; what holds (weight 0 = row left out, equality
+    # without the draws and with the L2 rescaled) is test_integer_weights_are_repeated_rows_up_to_catboosts_own_...
+    return {"check_sample_weight_equivalence_on_dense_data": (
+        "CatBoost scales l2_leaf_reg by the mean weight and draws rows (MVS bootstrap, random_strength)")}
 
 
 @parametrize_with_checks([CSCatBoostClassifier(n_estimators=5, thread_count=1, random_state=0)],

@@ -8,6 +8,7 @@ probabilities of the same rows in both orders, with plain xgboost / lightgbm (wh
 value) as the reference.
 """
 
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -77,6 +78,27 @@ def split(data):
     X, y, fp, fn = data
     tr, va = slice(0, N_TRAIN), slice(N_TRAIN, N)
     return X.iloc[tr], y[tr], fp[tr], fn[tr], X.iloc[va], y[va], fp[va], fn[va]
+
+
+# ------------------------------------------------------------------- every registry estimator
+import _estimators  # noqa: E402
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", _estimators.params())
+def test_every_estimator_scores_reordered_categories_as_training_or_names_them(data, name, make):
+    X, y, fp, fn = data
+    try:
+        est = make().fit(X, y, fp_cost=fp, fn_cost=fn)
+    except ValueError as exc:  # an estimator that takes no category column says which ones
+        assert "amount_band" in str(exc) and "channel" in str(exc), str(exc)
+        return
+    assert_same_scores(lambda Z: est.predict_proba(Z)[:, 1], X)
+    fp, fn = pd.Series(fp, index=X.index), pd.Series(fn, index=X.index)  # each batch row's own costs
+    if "fn_cost" in inspect.signature(est.predict).parameters:  # decided with the rows' costs where it takes them
+        assert_same_scores(lambda Z: est.predict(Z, fp_cost=fp[Z.index], fn_cost=fn[Z.index]).astype(float), X)
+    else:
+        assert_same_scores(lambda Z: est.predict(Z).astype(float), X)
 
 
 # --------------------------------------------------------------------------- xgboost

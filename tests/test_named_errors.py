@@ -216,7 +216,26 @@ def test_x_value_check_does_not_copy_x():
 
 
 # ------------------------------------------------------------------ 5. y of the data builders
-BUILDERS = [("cost_dmatrix", cxgb.cost_dmatrix), ("cost_dataset", clgb.cost_dataset)]
+import _estimators  # noqa: E402
+
+
+def _cost_pool(*args, **kw):
+    from csboost_plugins import catboost as ccb
+
+    return ccb.cost_pool(*args, **kw)
+
+
+def _labels(ds):
+    """0/1 labels a builder stored: xgboost's and lightgbm's label; a cost pool's label is the scaled regret
+    difference d = c1 - c0, negative exactly on the rows whose cheaper decision is 1 (here the positives)."""
+    label = np.asarray(ds.get_label(), dtype=np.float64)
+    return (label < 0).astype(int) if type(ds).__module__.startswith("catboost") else label
+
+
+# the native builder of each host in the registry (CatBoost's skipped without the extra)
+BUILDERS = [pytest.param("cost_dmatrix", cxgb.cost_dmatrix, id="cost_dmatrix"),
+            pytest.param("cost_dataset", clgb.cost_dataset, id="cost_dataset"),
+            pytest.param("cost_pool", _cost_pool, id="cost_pool", marks=_estimators.NEEDS_CATBOOST)]
 
 
 @pytest.mark.parametrize("name,build", BUILDERS)
@@ -239,20 +258,22 @@ def test_builders_refuse_a_lone_label_that_is_not_0_or_1(data, name, build):
         build(X, np.full(400, 7), fp_cost=1.0, fn_cost=3.0)
     # a one-class validation fold in 0/1 keeps its meaning, as the two-class mapping gives it
     ones = build(X, np.ones(400, int), fp_cost=1.0, fn_cost=3.0)
-    assert np.all(np.asarray(ones.get_label()) == 1)
+    assert np.all(_labels(ones) == 1)
+    assert np.array_equal(_labels(build(X, y, fp_cost=1.0, fn_cost=3.0)), y)  # what _labels reads is y
 
 
-def test_eval_set_labels_are_read_as_the_training_classes(data):
+@pytest.mark.parametrize("name,make", _estimators.params(kind="boosting"))
+def test_eval_set_labels_are_read_as_the_training_classes(data, name, make):
     X, y = data
     y37 = np.where(y == 1, 7, 3)
     with pytest.raises(ValueError, match=r"eval_set\[0\] y has label\(s\) \[5\] that the training y"):
-        cxgb.CSXGBClassifier(n_estimators=2).fit(X, y37, eval_set=[(X, np.where(y == 1, 7, 5))])
+        make(decision="0.5").fit(X, y37, eval_set=[(X, np.where(y == 1, 7, 5))])
     with pytest.raises(ValueError, match=r"eval_set\[0\] y has label\(s\) \[0, 1\]"):
-        clgb.CSLGBMClassifier(n_estimators=2).fit(X, y37, eval_set=[(X, y)])
+        make(decision="0.5").fit(X, y37, eval_set=[(X, y)])
     # the same labels as training give the eval metrics of the 0/1 fit (an independent run)
-    a = cxgb.CSXGBClassifier(n_estimators=3).fit(X, y37, eval_set=[(X, y37)]).evals_result_
-    b = cxgb.CSXGBClassifier(n_estimators=3).fit(X, y, eval_set=[(X, y)]).evals_result_
-    assert a == b
+    a = make(decision="0.5", n_estimators=3).fit(X, y37, eval_set=[(X, y37)]).evals_result_
+    b = make(decision="0.5", n_estimators=3).fit(X, y, eval_set=[(X, y)]).evals_result_
+    assert a == b and a
 
 
 # ------------------------------------------------------------------ 6. cross-validation reports money
@@ -286,7 +307,6 @@ def test_cv_on_data_without_costs_names_the_fix(data, plugin, build):
 
 
 # ------------------------------------------------------------------ 7. X every estimator refuses, named where X enters
-import _estimators  # noqa: E402
 
 ESTIMATORS = _estimators.params()  # every public estimator, small settings (CatBoost skipped without it)
 
@@ -313,35 +333,25 @@ def _named(exc, column, what):
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("name,make", ESTIMATORS)
-@pytest.mark.parametrize("value", [np.inf, -np.inf])
-def test_every_estimator_names_an_infinite_value(frame, name, make, value):
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan], ids=["inf", "-inf", "nan"])
+def test_every_estimator_names_a_non_finite_value_or_takes_nan(frame, name, make, value):
     X, y = frame
     bad = X.copy()
     bad.loc[[3, 17], "velocity"] = value
+    if np.isnan(value) and name in NAN_TAKEN:  # a missing value: trees and boosters route it
+        p = make().fit(bad, y, fp_cost=1.0, fn_cost=5.0).predict_proba(bad)
+        assert np.isfinite(p).all()
+        return
+    what = "NaN in 2 of 1200 rows" if np.isnan(value) else "infinite value"
     with pytest.raises(ValueError) as info:
         make().fit(bad, y, fp_cost=1.0, fn_cost=5.0)
-    _named(info.value, "velocity", "infinite value")
+    _named(info.value, "velocity", what)
     assert "in 2 of 1200 rows" in str(info.value)
     # predict too (with the rows' costs where predict takes them)
     model = make().fit(X, y, fp_cost=1.0, fn_cost=5.0)
     with pytest.raises(ValueError) as info:
         model.predict_proba(bad)
-    _named(info.value, "velocity", "infinite value")
-
-
-@pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("name,make", ESTIMATORS)
-def test_every_estimator_names_nan_or_takes_it(frame, name, make):
-    X, y = frame
-    bad = X.copy()
-    bad.loc[[5], "age"] = np.nan
-    if name in NAN_TAKEN:  # a missing value: trees and boosters route it
-        p = make().fit(bad, y, fp_cost=1.0, fn_cost=5.0).predict_proba(bad)
-        assert np.isfinite(p).all()
-        return
-    with pytest.raises(ValueError) as info:
-        make().fit(bad, y, fp_cost=1.0, fn_cost=5.0)
-    _named(info.value, "age", "NaN in 1 of 1200 rows")
+    _named(info.value, "velocity", what)
 
 
 @pytest.mark.filterwarnings("ignore")

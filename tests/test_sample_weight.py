@@ -1,7 +1,9 @@
 """``fit(X, y, sample_weight=...)`` of csdt's estimators: a row of weight w counts as w copies of itself.
 
 Brute force throughout: integer weights against the rows repeated, weight 0 against the rows
-dropped, on a small synthetic set and on a subsample of the bundled creditscoring1 data.
+dropped, on a small synthetic set and on a subsample of the bundled creditscoring1 data. The refusal
+of bad weights and their metadata routing are checked for every public estimator of the registry
+(tests/_estimators.py, CatBoost skipped without the extra).
 """
 
 import numpy as np
@@ -9,6 +11,7 @@ import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import clone
+from sklearn.metrics import get_scorer
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validate
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -38,8 +41,6 @@ from csdt import (
     CostSensitivePastingClassifier,
     CostSensitiveRandomForestClassifier,
     CostSensitiveRandomPatchesClassifier,
-    FIGSClassifier,
-    FIGUClassifier,
     ThresholdingOptimization,
 )
 from csdt import (
@@ -399,29 +400,28 @@ def test_bootstrap_tree_gets_its_draw_times_the_weight():
 
 
 # ----------------------------------------------------------------------------- (4) bad weights
-ESTIMATORS = [CSDT(), CostSensitiveLogisticRegression(), CostSensitiveLogisticRegressionCV(lambdas=[0.1], cv=2),
-              CAL5OCClassifier(), CAL5Classifier(), CostSensitiveBaggingClassifier(n_estimators=2),
-              CostSensitiveRandomPatchesClassifier(n_estimators=2), BayesMinimumRiskClassifier(),
-              ThresholdingOptimization(), FIGSClassifier(max_rules=3), FIGUClassifier(max_rules=3)]
+import _estimators  # noqa: E402
+
+ESTIMATORS = _estimators.params()  # every public estimator (CatBoost skipped without the extra)
 
 
-@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
-def test_bad_weights_are_value_errors_naming_sample_weight(est):
+@pytest.mark.parametrize("name,make", ESTIMATORS)
+def test_bad_weights_are_value_errors_naming_sample_weight(name, make):
     X, y, C, _ = _synthetic(n=120)
     X = _no_nan(X)
     n = len(y)
     bad = {"negative": np.where(np.arange(n) == 3, -1.0, 1.0), "nan": np.where(np.arange(n) == 3, np.nan, 1.0),
            "inf": np.where(np.arange(n) == 3, np.inf, 1.0), "short": np.ones(n - 1), "2-D": np.ones((n, 2)),
            "all zero": np.zeros(n)}
-    for name, w in bad.items():
+    for kind, w in bad.items():
         with pytest.raises(ValueError, match="sample_weight") as info:
-            clone(est).fit(X, y, sample_weight=w, cost_matrix=C)
-        assert "sample_weight" in str(info.value), name
+            make().fit(X, y, sample_weight=w, cost_matrix=C)
+        assert "sample_weight" in str(info.value), kind
     # pandas: the index must be X's, as for the costs
     Xd = pd.DataFrame(X, index=np.arange(n) + 1000)
-    clone(est).fit(Xd, y, sample_weight=pd.Series(np.ones(n), index=Xd.index), cost_matrix=C)
+    make().fit(Xd, y, sample_weight=pd.Series(np.ones(n), index=Xd.index), cost_matrix=C)
     with pytest.raises(ValueError, match="sample_weight.*index"):
-        clone(est).fit(Xd, y, sample_weight=pd.Series(np.ones(n)), cost_matrix=C)
+        make().fit(Xd, y, sample_weight=pd.Series(np.ones(n)), cost_matrix=C)
 
 
 def test_bad_validation_weights_name_val_sample_weight():
@@ -432,19 +432,22 @@ def test_bad_validation_weights_name_val_sample_weight():
 
 
 # ----------------------------------------------------------------------------- (5) metadata routing
-ROUTED = [CSDT(max_depth=3), CostSensitiveLogisticRegression(lambda_l1=0.05), CAL5OCClassifier(),
-          CostSensitiveBaggingClassifier(n_estimators=3, max_depth=3, random_state=0),
-          BayesMinimumRiskClassifier(estimator=CSDT(max_depth=3), calibration="rocch", cv=None)]
-
-
 def _prediction(model, X):
     return model.predict_proba(X)
 
 
-@pytest.mark.parametrize("est", ROUTED, ids=lambda e: type(e).__name__)
-def test_sample_weight_routed_through_pipeline_and_cross_validate(est):
+def _a_parameter(est):
+    """A parameter of ``est`` with a plain value, for a one-candidate grid."""
+    return next(k for k, v in sorted(est.get_params(deep=False).items())
+                if v is None or isinstance(v, (bool, int, float, str)))
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name,make", ESTIMATORS)
+def test_sample_weight_routed_through_pipeline_and_cross_validate(name, make):
     X, y, C, w = _real(n=900)
     X = _no_nan(X)
+    est = make()
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
     params = {"sample_weight": w, "cost_matrix": C}
     with sklearn.config_context(enable_metadata_routing=True):
@@ -459,9 +462,12 @@ def test_sample_weight_routed_through_pipeline_and_cross_validate(est):
         got = _prediction(res["estimator"][0], X)
         np.testing.assert_allclose(got, _prediction(direct, X), atol=1e-9)
         assert not np.allclose(got, _prediction(unweighted, X), atol=1e-9)  # the weights did something
-        # GridSearchCV: every candidate fitted and refitted with the weights (one candidate: the refit is it)
-        name = next(k for k in ("max_depth", "lambda_l1", "alpha", "calibration") if k in est.get_params())
-        search = GridSearchCV(pipe, {f"model__{name}": [est.get_params()[name]]}, cv=folds).fit(X, y, **params)
+        # GridSearchCV: every candidate fitted and refitted with the weights (one candidate: the refit is it);
+        # scored on probabilities (a booster deciding by BMR predicts only with the rows' costs)
+        key = _a_parameter(est)
+        search = GridSearchCV(pipe, {f"model__{key}": [est.get_params()[key]]}, cv=folds,
+                              scoring=get_scorer("neg_log_loss").set_score_request(sample_weight=True)).fit(
+            X, y, **params)
         assert np.isfinite(search.best_score_)
         full = clone(est).fit(X, y, cost_matrix=C, sample_weight=w)
         np.testing.assert_allclose(_prediction(search.best_estimator_, X), _prediction(full, X), atol=1e-9)

@@ -167,9 +167,7 @@ def test_other_scorers_of_a_multimetric_call_keep_their_cost_free_predictions(cr
     np.testing.assert_allclose(res["test_accuracy"], acc, rtol=1e-12)
 
 
-@pytest.mark.parametrize("name,make", _estimators.params(kind="boosting", xfail={
-    "CSCatBoostClassifier": "decision='auto' picks 'aec' on this data where xgboost and lightgbm keep 'logloss+bmr', "
-                            "so predict without costs does not refuse"}))
+@pytest.mark.parametrize("name,make", _estimators.params(kind="boosting"))
 def test_boosters_deciding_by_bmr_request_the_costs_by_default(credit, routing, name, make):
     X, y, c, _ = credit
     cls = type(make())

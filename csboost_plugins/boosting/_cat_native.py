@@ -28,6 +28,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import tempfile
 import weakref
 from typing import NamedTuple
 
@@ -562,6 +564,61 @@ def bake_start_margin(model, margin):
     scale, bias = model.get_scale_and_bias()
     model.set_scale_and_bias(scale, bias + m0)
     model.get_metadata()[START_KEY] = repr(m0)
+    return model
+
+
+NO_SPLIT = "All features are either constant or ignored"  # CatBoost's refusal to fit X it cannot split
+
+
+def constant_model(X, cat_features, margin, n_rows):
+    """A CatBoost model of one tree without a split and leaf value 0: its raw prediction is ``margin`` on
+    every row (in the bias, noted as baked); what CatBoost would fit if it fitted X it cannot split
+    (it refuses, "all features are either constant or ignored", where xgboost and lightgbm keep the
+    start margin).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n, p)
+        The training features (their names and categorical columns go into the model).
+    cat_features : list of int or str, optional
+        As :func:`cost_pool`.
+    margin : float
+        The constant log-odds.
+    n_rows : float
+        The training weight, the leaf's weight.
+
+    Returns
+    -------
+    catboost.CatBoost
+    """
+    data, cats = _category_frame(X, cat_features)
+    cats = set(cats or ())
+    names = [str(c) for c in data.columns] if hasattr(data, "columns") else None
+    floats, cat_info = [], []
+    for j in range(np.shape(data)[1]):
+        info = {"feature_index": len(cat_info) if j in cats else len(floats), "flat_feature_index": j}
+        if names is not None:
+            info["feature_id"] = names[j]
+        if j in cats:
+            cat_info.append(info)
+        else:
+            floats.append({**info, "borders": [], "has_nans": False, "nan_value_treatment": "AsIs"})
+    dump = {"features_info": {"float_features": floats, "categorical_features": cat_info},
+            "model_info": {},
+            "oblivious_trees": [{"splits": [], "leaf_values": [0.0], "leaf_weights": [float(n_rows)]}],
+            "scale_and_bias": [1.0, [float(margin)]]}
+    fd, path = tempfile.mkstemp(suffix=".json")  # CatBoost reads a JSON model from a file only
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(dump, f)
+        model = catboost.CatBoost()
+        model.load_model(path, format="json")
+    finally:
+        os.unlink(path)
+    md = model.get_metadata()
+    md["params"] = json.dumps({"loss_function": {"type": "Logloss", "params": {}},  # read by to_deployable
+                               "flat_params": {"loss_function": "Logloss"}})
+    md[START_KEY] = repr(float(margin))
     return model
 
 

@@ -12,10 +12,10 @@ import catboost
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from . import _aec, _aec_kernels, _decision_layer
 from . import _cat_native as _native
-from . import _decision_layer
 from ._decision_layer import DEFAULT_ESTIMATOR_DECISION, VALIDATION_FRACTION, metric_decision
-from ._money_eval import DEFAULT_WATCH
+from ._money_eval import DEFAULT_WATCH, METRIC_NAMES
 from ._sklearn_base import DOCS, META_KEY, CostSensitiveBoostingMixin, native_seed
 from .._docstrings import fill_doc
 from .._params import store_init_args
@@ -28,6 +28,9 @@ _ALIASES = {"iterations": "n_estimators", "num_boost_round": "n_estimators", "nu
             "objective": "loss_function"}
 _NATIVE = {"n_estimators": "iterations", "random_state": "random_seed"}  # ours -> CatBoost's name
 _CLASS_WEIGHTS = ("class_weights", "scale_pos_weight", "auto_class_weights")  # applied as row weights
+# xgboost's default min_child_weight: a split needs this much hessian on each side. CatBoost's symmetric
+# trees have no such floor (min_data_in_leaf is for the other grow policies) and split two rows 1 + 1
+_MIN_CHILD_HESSIAN = 1.0
 
 
 def _catboost_error(exc, params, cls_name):
@@ -45,6 +48,24 @@ def _catboost_error(exc, params, cls_name):
         name = next((k for k in sorted(params, key=len, reverse=True) if k.replace("_", "").lower() in flat), name)
     name = {v: k for k, v in _NATIVE.items()}.get(name, _ALIASES.get(name, name))
     return ValueError(f"{cls_name}: invalid parameter {name}: {msg}")
+
+
+def _weighted_rows(X, y, costs, w):
+    """The training rows of positive weight: a row of weight 0 is a row left out, which CatBoost would still
+    count when it places its feature borders (quantization reads the values, not the weights)."""
+    if w is None or (w > 0).all():
+        return X, y, costs, w
+    keep = w > 0
+    if X is not None:
+        X = X.iloc[keep] if hasattr(X, "iloc") else X[keep]
+    return X, y[keep], None if costs is None else costs[keep], w[keep]
+
+
+def _no_split(hessian_total):
+    """True when no split could leave :data:`_MIN_CHILD_HESSIAN` on both sides (the training rows' total
+    hessian at the start is below twice it): the model is then the constant start, as xgboost's default
+    keeps it (lightgbm's min_data_in_leaf=20 keeps it below 40 rows)."""
+    return hessian_total < 2 * _MIN_CHILD_HESSIAN
 
 
 @fill_doc(**DOCS)
@@ -65,7 +86,13 @@ class CSCatBoostClassifier(CostSensitiveBoostingMixin):
     own value "nan". ``class_weights``, ``scale_pos_weight`` and ``auto_class_weights`` multiply the
     row weights (CatBoost cannot weight the classes of a custom objective). CatBoost evaluates the
     last ``eval_set`` (``evals_result_["validation"]``), the one early stopping and
-    ``decision="auto"`` watch.
+    ``decision="auto"`` watch. Where no split is possible (every column constant, which CatBoost
+    refuses, or a training hessian sum below 2: xgboost's default of 1 on each side of a split) the
+    model is the constant start margin, as with the other hosts. A row of ``sample_weight`` 0 is
+    left out. CatBoost's weights are relative: it multiplies ``l2_leaf_reg`` by the mean weight, and
+    its default ``bootstrap_type`` (MVS) and ``random_strength`` draw per row, so integer weights
+    equal repeated rows only with ``l2_leaf_reg`` divided by the mean weight,
+    ``bootstrap_type="No"`` and ``random_strength=0``.
 
     Parameters
     ----------
@@ -112,7 +139,9 @@ validation_fraction : optional
     start_margin_ : float
         Margin the boosting started from (in the model's bias).
     evals_result_ : dict
-        Metrics of each set per round, as CatBoost reports them.
+        Money metrics per round under CatBoost's set names: ``"validation"`` (the last eval set)
+        holds "aec", "expected_savings" and "savings", as the other hosts record for each eval
+        set; ``"learn"`` the watched ``eval_metric`` as CatBoost computed it while training.
     best_iteration_ : int or None
         0-based best round of early stopping (CatBoost's convention), else None.
     n_estimators_ : int
@@ -222,6 +251,7 @@ validation_fraction : optional
 
     # ------------------------------------------------------ the host contract (see _host.BoostingHost)
     def _fit_booster(self, ctx, X, y, costs, w, evals, margin0):
+        X, y, costs, w = _weighted_rows(X, y, costs, w)
         ctx.data["X"] = self._pool_data(X)  # the logloss model of decision="auto" trains on the same columns
         dtrain = _native.cost_pool(X, y, cost_matrix=costs, sample_weight=w, cat_features=self.cat_features,
                                    cost_scale=self.cost_scale_, start_margin=margin0)
@@ -231,25 +261,68 @@ validation_fraction : optional
         rounds = _decision_layer.patience(self, evals)
         if rounds is not None:
             params["early_stopping_rounds"] = rounds
-        if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
-            params["use_best_model"] = rounds is not None  # as the other hosts: cut at the best round when stopping
-        model = self._train(params, dtrain, dvalid)
-        self.best_iteration_ = model.get_best_iteration() if rounds is not None else None
+        native = {**self._other_native_params(), **(self.params or {})}
+        # as the other hosts: cut at the best round when stopping; trained whole, cut below, so that the
+        # money metrics of every evaluated round can be read from the staged margins
+        cut = bool(native.get("use_best_model", rounds is not None))
+        params["use_best_model"] = False
+        # the rows' hessians CatBoost would start from ("exact" can vanish at s = 1/2: its Fisher part then)
+        objective = _native.AECObjective(hessian="fisher" if self.hessian == "exact" else self.hessian,
+                                         hessian_floor=self.hessian_floor, logloss_weight=self.logloss_weight)
+        hess = -objective.calc_ders_range(np.full(len(y), margin0), np.asarray(dtrain.get_label(), np.float32),
+                                          np.asarray(dtrain.get_weight(), np.float32))[:, 1]
+        model = None if _no_split(hess.sum()) else self._train(params, dtrain, dvalid)
+        if model is None:  # no split possible: the start margin, as the other hosts keep it
+            model = _native.constant_model(X, self.cat_features, margin0, len(y) if w is None else np.sum(w))
+            self.best_iteration_ = 0 if rounds is not None else None
+        else:
+            self.best_iteration_ = model.get_best_iteration() if rounds is not None else None
         _native.bake_start_margin(model, margin0)
+        self.evals_result_ = self._money_history(model, evals, dvalid)
+        if cut and model.get_best_iteration() is not None:
+            model.shrink(model.get_best_iteration() + 1)
         self.booster_ = _native.to_deployable(model, self.classes_)
-        self.evals_result_ = model.get_evals_result()
         self.n_estimators_ = int(model.tree_count_)
         ctx.data["pools"] = (dtrain, dvalid)  # alive until the fit ends: the metrics find their costs by them
 
+    def _money_history(self, model, evals, dvalid):
+        """``evals_result_``: CatBoost's keys ("learn", "validation") holding the money metrics by the
+        library's names, as the other hosts record them for each eval set: on the validation set
+        (CatBoost evaluates the last one) "aec", "expected_savings" and "savings" per round, the
+        watched ``eval_metric`` as CatBoost computed it (the values early stopping compared), the
+        others from the staged margins of the same rounds (one metric is all CatBoost takes from
+        Python); on "learn" the watched metric as CatBoost reported it during training."""
+        native = {type(_native.money_metric(k)).__name__: k for k in METRIC_NAMES}
+        out = {key: {native.get(name, name): list(values) for name, values in hist.items()}
+               for key, hist in model.get_evals_result().items()}
+        if not dvalid:
+            return out
+        rec = _native._record(dvalid[-1])
+        data, cats = self._pool_data(evals[-1][0])
+        decision = metric_decision(self.decision)
+        valid = out.get("validation", {})
+        others = [k for k in METRIC_NAMES if k not in valid]  # all three for a model CatBoost did not train
+        got = {k: [] for k in others}
+        for margin in model.staged_predict(catboost.Pool(data, cat_features=cats), prediction_type="RawFormulaVal"):
+            sums = _aec_kernels.money_sums(np.asarray(margin, np.float64), True, rec.y, rec.costs, rec.weight)
+            for k in others:
+                got[k].append(_aec.money_metric_from_sums(k, sums, decision))
+        out["validation"] = {k: got[k] if k in got else valid[k] for k in METRIC_NAMES}
+        return out
+
     def _train(self, params, dtrain, dvalid):
+        """The trained model, or None when CatBoost refuses X because no feature can be split."""
         try:
             return catboost.CatBoost(params).fit(dtrain, eval_set=dvalid[-1:] or None)
         except catboost.CatBoostError as exc:
+            if _native.NO_SPLIT in str(exc):
+                return None
             raise _catboost_error(exc, params, type(self).__name__) from exc
 
     def _fit_logloss_booster(self, ctx, recipe, y, w, evals):
         """The logloss model of ``decision="auto"``: same tree parameters, CatBoost's own Logloss."""
         Xtr, cats = ctx.data["X"]
+        _, y, _, w = _weighted_rows(None, y, None, w)  # the rows the AEC booster kept
         params = {**self._native_params(aec=False), **recipe.params, "iterations": recipe.rounds}
         dtrain = catboost.Pool(Xtr, label=y, weight=w, cat_features=cats)
         dvalid = []
@@ -259,7 +332,11 @@ validation_fraction : optional
             params["early_stopping_rounds"] = recipe.patience
         if "use_best_model" not in {**self._other_native_params(), **(self.params or {})}:
             params["use_best_model"] = bool(evals)
-        model = self._train(params, dtrain, dvalid)
+        rate = np.clip(np.average(y, weights=w), 1e-15, 1 - 1e-15)
+        weight = len(y) if w is None else np.sum(w)
+        model = None if _no_split(weight * rate * (1 - rate)) else self._train(params, dtrain, dvalid)
+        if model is None:  # no split possible: the log-odds of the weighted class rate, logloss's best constant
+            model = _native.constant_model(Xtr, cats, np.log(rate / (1 - rate)), weight)
         best = model.get_best_iteration() if evals else None
         bst = _native.to_deployable(model, self.classes_)
         return bst, dict(best_iteration_=best, n_estimators_=int(model.tree_count_),

@@ -238,8 +238,10 @@ class LoglossRecipe:
 
 
 #: native parameters the logloss booster adds to the estimator's tree parameters, per host library
-#: (``_native_library``); empty: the same trees as the AEC booster
-LOGLOSS_PARAMS = {"xgboost": {}, "lightgbm": {}, "catboost": {}}
+#: (``_native_library``); empty: the same trees as the AEC booster. Every logloss booster starts from the
+#: log-odds of the class rate, as xgboost (base_score from the data) and lightgbm (boost_from_average) do by
+#: default; CatBoost's Logloss starts from 0 unless told, and its first rounds' probabilities misprice BMR
+LOGLOSS_PARAMS = {"xgboost": {}, "lightgbm": {}, "catboost": {"boost_from_average": True}}
 #: lower bounds on the logloss booster's native parameters (a larger value the user set is kept). Newton
 #: leaf values are G / (H + lambda): at a 0.2 % positive rate a leaf of 100 positives among 120 rows has
 #: H ~ 0.25, so lightgbm's defaults (lambda_l2 = 0, min_sum_hessian_in_leaf = 1e-3) step its log-odds by

@@ -431,7 +431,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
             costs = check_fit_costs(X.shape[0], **cost_kw, index=rows)
             unit = cost_kw["fp_cost"] is None and cost_kw["fn_cost"] is None and cost_kw["cost_matrix"] is None
             evals = self._check_evals(eval_set, eval_costs, eval_sample_weight, unit=unit)
-        w = check_sample_weight(sample_weight, X.shape[0], rows_of="X", allow_all_zero=False)
+        w = check_sample_weight(sample_weight, X.shape[0], rows_of="X", allow_all_zero=False, index=rows)
         w = self._class_weight(y01, w)
         if self.decision == "auto" and w is not None and not (w[y01 == 1].sum() > 0 and w[y01 == 0].sum() > 0):
             raise ValueError("decision='auto' also fits a logloss booster, which needs both classes with positive "
@@ -553,7 +553,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
             else:
                 ck = check_costs(Xk.shape[0], cost_matrix=ck, index=rows)
             wk = check_sample_weight(wk, Xk.shape[0], name=f"eval_sample_weight[{k}]", rows_of=f"eval_set[{k}] X",
-                                     allow_all_zero=False)
+                                     allow_all_zero=False, index=rows)
             out.append((Xk, yk.astype(np.float64), ck, wk))
         return out
 

@@ -332,7 +332,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("fp_cost was given without fn_cost; give both (or cost_matrix=)")
         if self.rank_by == "money" and costs is None:
             raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fn_cost=...) or cost_matrix=")
-        w = check_sample_weight(sample_weight, n, allow_all_zero=False)
+        w = check_sample_weight(sample_weight, n, allow_all_zero=False, index=row_index(X))
         if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
             raise ValueError("RIFFClassifier needs positive sample_weight on both classes")
         if self.rule_book is not None:
