@@ -578,3 +578,87 @@ def test_riff_rule_book_cross_validation_in_money(data, book):
         want.append(savings_score(y[te], m.predict(X.iloc[te]), fp_cost=FP_COST, fn_cost=amount[te]))
     np.testing.assert_allclose(got, want)
     assert np.all(np.asarray(want) > 0)
+
+
+# ------------------------------------------------------------------------------------------ held-out rows
+def _held_out_rows(out, n, candidates):
+    """{origin: row mask}: the rows that neither fitted nor chose a rule of that origin, rebuilt from the
+    positions the result records (the induction part is what neither selection nor re-tuning holds)."""
+    sel = np.zeros(n, bool)
+    sel[np.asarray(out.selection["selection_index"])] = True
+    rt = np.zeros(n, bool)
+    if out.selection["retune_index"] is not None:
+        rt[np.asarray(out.selection["retune_index"])] = True
+    ind = ~sel & ~rt if candidates == "riff" else np.zeros(n, bool)
+    return {"book": ind | rt, "retuned": ind, "added": rt if candidates == "riff" else ind | rt}
+
+
+@pytest.mark.parametrize("candidates", [None, "riff"])
+@pytest.mark.parametrize("money", [True, False])
+def test_kept_rules_earn_on_rows_that_neither_fitted_nor_chose_them(data, book, candidates, money):
+    """Every rule kept adds money (counts: a positive) on its held-out rows given the other kept rules:
+    brute-force unique sums over those rows, by origin."""
+    X, y, amount = data
+    w = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
+    kw = dict(fn_cost=amount, fp_cost=FP_COST) if money else {}
+    out = optimize_rule_book(book, X, y, max_fpr=0.05, candidates=candidates, sample_weight=w, random_state=1, **kw)
+    assert len(out) >= 2
+    caught, alert = (amount, np.full(len(y), FP_COST)) if money else (np.ones(len(y)), np.zeros(len(y)))
+    rows = _held_out_rows(out, len(y), candidates)
+    origin = out.selection["origin"]
+    judged = 0
+    for o, mask in rows.items():
+        if not mask.any():
+            continue
+        Xh, yh, wh = X[mask], y[mask], w[mask]
+        v = _brute_unique_net(out.rules, Xh.reset_index(drop=True), yh, wh, caught[mask], alert[mask])
+        for name, val in zip(out.names, v):
+            if origin[name] == o:
+                judged += 1
+                assert val > 0, (name, o, val)
+    assert judged >= 1
+
+
+def test_held_out_screen_matches_a_direct_sum(data, book):
+    """_earns_held_out keeps exactly the candidates whose own net money over their origin's rows is > 0
+    (rows the rule's reference mask flags, summed by hand)."""
+    X, y, amount = data
+    n = len(y)
+    rules = list(book.rules)
+    origin = ["book"] * 5 + ["retuned"] * 3 + ["added"] * (len(rules) - 8)
+    rng = np.random.default_rng(5)
+    checks = {"book": rng.random(n) < 0.6, "retuned": rng.random(n) < 0.3, "added": None}
+    value = np.where(y == 1, amount, -FP_COST)
+    got = _book._earns_held_out(rules, origin, X, value, checks, list(X.columns))
+    want = [i for i, (r, o) in enumerate(zip(rules, origin))
+            if checks[o] is None or value[checks[o] & np.asarray(r.mask(X), bool)].sum() > 0]
+    np.testing.assert_array_equal(got, want)
+    assert 0 < len(got) < len(rules)  # the screen both keeps and refuses here
+
+
+def test_a_rule_that_earns_only_on_the_selection_rows_is_not_kept(data, book):
+    """A planted candidate flags the same rows in every part; its frauds are worth a fortune on the selection
+    rows and nothing elsewhere, so it tops the selection's ranking but loses money on the rows that did not
+    choose it: it is never kept (the selection alone would take it: checked on the selection rows)."""
+    X, y, amount = data
+    X = X.assign(row_id=np.arange(len(y), dtype=float))
+    probe = optimize_rule_book(book, X, y, candidates=None, max_fpr=0.05, fn_cost=amount, fp_cost=FP_COST,
+                               random_state=3)
+    sel = np.zeros(len(y), bool)
+    sel[np.asarray(probe.selection["selection_index"])] = True
+    # the first rows holding 3 frauds among the selection rows: few enough false alerts to fit the budget
+    stop = int(np.flatnonzero(sel & (y == 1))[2]) + 1
+    planted = RuleSet.from_sql({"planted": f"row_id < {stop} AND amount > 0"})
+    hit = np.asarray(planted.rules[0].mask(X), bool)
+    assert (hit & sel & (y == 0)).sum() < 0.05 * (sel & (y == 0)).sum()
+    fn = amount.copy()
+    fn[hit & ~sel] = 0.01  # worth nothing off the selection rows
+    fn[hit & sel & (y == 1)] = 1e5
+    assert (hit & ~sel & (y == 0)).sum() > 10
+    out = optimize_rule_book(book, X, y, candidates=planted, max_fpr=0.05, fn_cost=fn, fp_cost=FP_COST,
+                             random_state=3)
+    np.testing.assert_array_equal(out.selection["selection_index"], probe.selection["selection_index"])
+    assert "planted" not in out.names
+    # on the selection rows alone it earns: the greedy would have offered and taken it
+    v = np.where(y == 1, fn, -FP_COST)
+    assert v[hit & sel].sum() > 0 and v[hit & ~sel].sum() < 0

@@ -16,9 +16,12 @@ splits induction from selection:
    rules leave is then filled by :func:`riff_select` over the pool's leaves on the selection
    rows none of them flags (its last rule kept only if its probability exceeds 1/2).
 
-A last pass on all the rows given drops, one at a time, the rule whose leave-one-out net
-money (``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is
-lowest while it is <= 0: what remains earns its alerts.
+Two last passes drop, one at a time, the rule whose leave-one-out net money
+(``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is lowest
+while it is <= 0: first on the rows that neither fitted nor chose the rule (a book rule as
+written: the induction and re-tuning parts; a re-tuned one: the induction part; an induced
+one: the re-tuning part), since the selection rows overstate the rules picked on them; then
+on all the rows given, so what remains earns its alerts.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ __all__ = ["human_grid", "optimize_rule_book", "retune_rule", "select_fitting"]
 PART_SHARES = {"induction": 1.0, "retune": 1.0, "selection": 1.0}
 #: candidate values tried per literal when re-tuning (a multiplicative grid around the literal)
 RETUNE_GRID = 24
+#: rounds of selection: after the last passes drop rules, the candidates left are selected again
+REFILL_ROUNDS = 3
 #: re-tuning reads at most this many rows (a uniform sample of the re-tuning part)
 RETUNE_ROWS = 100_000
 
@@ -182,6 +187,15 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                        random_state=None):
     """Optimise a rule book together with induced rules, in money, under an alert budget.
 
+    The rows are split (stratified) into disjoint parts: induction of RIFF's rules, re-tuning of
+    the book's literals, and selection, where a greedy pass picks rules under the budget. A
+    candidate is offered only if its net money alone is positive on the rows that neither fitted
+    nor chose it (a book rule as written: the induction and re-tuning parts; a re-tuned one: the
+    induction part; an induced one: the re-tuning part), since the best of many rules on the
+    selection rows looks better there than it is. The rules picked are then dropped, the lowest
+    first, until each one's leave-one-out net money (``unique_net_money``; without costs
+    ``unique_tp``) is positive both on those held-out rows and on all the rows given.
+
     Parameters
     ----------
     book : RuleSet
@@ -282,21 +296,41 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                 rule = rule.renamed(nm)
         taken.add(nm)
         pool.append(rule), origin.append("added"), groups.append(base + j), names.append(nm)
+    value = _row_value(y, w, costs)
+    checks = _check_rows(parts, n, induced=induce)
+    # a candidate that loses money on the rows that neither fitted nor chose it is not offered
+    offered = _earns_held_out(pool, origin, X, value, checks, fnames)
+    pool, origin, groups, names = ([v[i] for i in offered] for v in (pool, origin, groups, names))
     cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
         else np.zeros((len(sel), 0), bool)
-    order, used = select_fitting(cover, W, totals, budget, score, groups=groups)
-    kinds = [origin[r] for r in order]
-    chosen, chosen_names = [pool[r] for r in order], [names[r] for r in order]
-    # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
-    for rule in _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(sel), bool), Xs, y[sel],
-                      None if w is None else w[sel], None if costs is None else costs[sel], budget, used, totals):
-        k += 1
-        while f"riff_{k}" in taken:
+    avail = np.ones(len(pool), dtype=bool)
+    for _ in range(REFILL_ROUNDS):  # the budget a dropped rule frees goes to the candidates left
+        idx = np.flatnonzero(avail)
+        sub, used = select_fitting(cover[:, idx], W, totals, budget, score, groups=[groups[i] for i in idx])
+        order = [int(idx[j]) for j in sub]
+        # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
+        fills = _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(sel), bool), Xs, y[sel],
+                      None if w is None else w[sel], None if costs is None else costs[sel], budget, used, totals)
+        picked = RuleSet([pool[r] for r in order] + fills, feature_names=fnames,
+                         names=[f"p{r}" for r in order] + [f"f{i}" for i in range(len(fills))])
+        kept, kinds = _drop_unearning(picked, [origin[r] for r in order] + ["added"] * len(fills), X, value,
+                                      checks=checks)
+        dropped = [r for r in order if f"p{r}" not in set(kept.names)]
+        if not dropped:
+            break
+        avail[dropped] = False
+    chosen, chosen_names = [], []
+    for rule, tmp in zip(kept.rules, kept.names):
+        if tmp.startswith("p"):
+            nm = names[int(tmp[1:])]
+        else:  # a rule of RIFF's filling selection: the next free riff_k
             k += 1
-        taken.add(f"riff_{k}")
-        chosen.append(rule), chosen_names.append(f"riff_{k}"), kinds.append("added")
+            while f"riff_{k}" in taken:
+                k += 1
+            nm = f"riff_{k}"
+            taken.add(nm)
+        chosen.append(rule), chosen_names.append(nm)
     out = RuleSet(chosen, feature_names=fnames, names=chosen_names)
-    out, kinds = _drop_unearning(out, kinds, X, y, w, costs)
     # what the kept rules spend on the selection rows (the last pass may have dropped some the greedy took)
     spent = W[out.predict(Xs).astype(bool)].sum(axis=0) if len(out) else np.zeros(W.shape[1])
     out.selection = {"criterion": budget.kind, "budget": budget.rate, "precision_prior": prior, "rank_by": rank_by,
@@ -402,34 +436,103 @@ def _fill(cands, cover_chosen, Xs, ys, ws, cs, budget, used, totals):
     return list(rs.rules[:keep])
 
 
-def _drop_unearning(rs, kinds, X, y, w, costs):
-    """Drop, one at a time, the rule with the lowest leave-one-out net money (counts: unique tp) while <= 0.
+def _check_rows(parts, n, *, induced):
+    """{origin: boolean mask of the rows that neither fitted nor chose a rule of that origin} (None: no such rows).
 
-    The rules' coverage of X is read once; each round recomputes only the sums over the rows one rule
-    alone flags (:func:`._report.unique_sums`), which equal ``evaluate(per_rule=True)``'s unique columns.
+    The selection part chose every rule; the re-tuning part also fitted the re-tuned versions and the induction
+    part the induced rules, so a book rule as written is judged on both other parts, a re-tuned one on the
+    induction part and an induced one on the re-tuning part. Rules given as candidates were fitted elsewhere.
     """
-    from ..decision_costs import misclassification_costs
-    from ._report import unique_sums
+    def mask(names):
+        idx = [parts[k] for k in names if k in parts]
+        if not idx or not sum(len(i) for i in idx):
+            return None
+        m = np.zeros(n, dtype=bool)
+        m[np.concatenate(idx)] = True
+        return m
 
-    if not len(rs):
-        return rs, kinds
+    return {"book": mask(["induction", "retune"]), "retuned": mask(["induction"]),
+            "added": mask(["retune"] if induced else ["induction", "retune"])}
+
+
+def _row_value(y, w, costs):
+    """What a row adds to a rule's net money when flagged: ``w (C_FN - C_TP)`` for a positive, ``-w (C_FP -
+    C_TN)`` for a negative; without costs the positive weight (the pass then reads unique true positives)."""
+    from ..decision_costs import misclassification_costs
+
     ww = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
     pos = ww * (y == 1)
     if costs is None:
-        value = pos
-    else:
-        caught, alert = misclassification_costs(costs)
-        value = pos * caught - ww * (y == 0) * alert
+        return pos
+    caught, alert = misclassification_costs(costs)
+    return pos * caught - ww * (y == 0) * alert
+
+
+def _earns_held_out(pool, origin, X, value, checks, fnames):
+    """Positions in ``pool`` of the candidates whose net money alone (:func:`_row_value` summed over the rows they
+    flag) on their origin's held-out rows (:func:`_check_rows`) is > 0, or that have no such rows."""
+    from ._ruleset import RuleSet
+
+    keep = np.ones(len(pool), dtype=bool)
+    for o, mask in checks.items():
+        idx = [i for i, oi in enumerate(origin) if oi == o]
+        if mask is None or not idx:
+            continue
+        rows = np.flatnonzero(mask)
+        cover = RuleSet([pool[i] for i in idx], feature_names=fnames,
+                        names=[f"c{i}" for i in idx]).coverage(_rows(X, rows))
+        keep[idx] = value[rows] @ cover > 0
+    return np.flatnonzero(keep)
+
+
+def _drop_unearning(rs, kinds, X, value, *, checks=None):
+    """Drop the rules that do not earn their alerts: two passes over the rules' coverage of X, read once.
+
+    1. **held-out** (``checks``: {origin: row mask or None}): while some rule's leave-one-out net money (counts:
+       unique positive weight) over the rows that neither fitted nor chose it (:func:`_check_rows`) is <= 0,
+       drop the lowest. The selection's own rows overstate the rules it picked (each was the best of many on
+       them); rules with no such rows are not judged here.
+    2. **rows given**: the same over all rows for every rule. What remains earns its alerts on the rows given.
+
+    Both repeat until neither drops a rule, so every rule kept passes both.
+
+    Each round recomputes only the sums over the rows one rule alone flags (:func:`._report.unique_sums`), which
+    equal ``evaluate(per_rule=True)``'s unique columns.
+    """
+    if not len(rs):
+        return rs, kinds
     cover = rs.coverage(X)
     keep = list(range(len(rs)))
-    while keep:
-        v = unique_sums(cover[:, keep], np.ones(len(keep)), value[:, None])[:, 0]
-        worst = int(np.argmin(v))
-        if v[worst] > 0:
+    origins = sorted({kinds[i] for i in keep if checks and checks.get(kinds[i]) is not None})
+    # one value column per origin's held-out rows; a rule reads its origin's column
+    P = np.stack([value * checks[o] for o in origins], axis=1) if origins else None
+    col = np.array([origins.index(kinds[i]) if kinds[i] in origins else -1 for i in range(len(rs))])
+    while True:  # a drop moves rows to the others' unique sums: repeat both passes until neither drops
+        before = len(keep)
+        if P is not None:
+            keep = _drop_while_unearning(cover, keep, P, col)
+        keep = _drop_while_unearning(cover, keep, value[:, None], np.zeros(len(rs), dtype=np.int64))
+        if len(keep) == before:
             break
-        del keep[worst]
     dropped = [i for i in range(len(rs)) if i not in set(keep)]
     if dropped:
         rs = rs.drop(dropped)
         kinds = [kinds[i] for i in keep]
     return rs, kinds
+
+
+def _drop_while_unearning(cover, keep, P, col):
+    """``keep`` without, one at a time, the rule whose unique sum of its column of P (``col[rule]``; -1: not
+    judged) is lowest while it is <= 0."""
+    from ._report import unique_sums
+
+    keep = list(keep)
+    while keep:
+        U = unique_sums(cover[:, keep], np.ones(len(keep)), P)
+        c = col[keep]
+        v = np.where(c >= 0, U[np.arange(len(keep)), np.maximum(c, 0)], np.inf)
+        worst = int(np.argmin(v))
+        if v[worst] > 0:
+            break
+        del keep[worst]
+    return keep
