@@ -454,6 +454,25 @@ def test_retuned_literals_are_the_best_human_numbers_within_the_data(data):
     assert moved >= 3 and clipped >= 3  # the search moved literals, and grids did reach past the data
 
 
+def test_optimized_book_keeps_retuned_literals_within_the_retune_rows(data, retuned, book):
+    """Through optimize_rule_book: each re-tuned literal compared with a column is the original or lies within
+    the column's [min, max] on the re-tuning rows it reports (pandas, NULLs skipped)."""
+    X, _, _ = data
+    Xr = X.iloc[np.asarray(retuned.selection["retune_index"])]
+    old = dict(zip(book.names, book.rules))
+    checked = 0
+    for nm, rule in zip(retuned.names, retuned.rules):
+        if retuned.selection["origin"][nm] != "retuned":
+            continue
+        for v0, v, uses in zip(old[nm].literals, rule.literals, old[nm].literal_columns()):
+            for col, _, sign in uses or ():
+                lo, hi = Xr[col].min(), Xr[col].max()
+                lo, hi = (lo, hi) if sign > 0 else (-hi, -lo)
+                assert v == v0 or lo <= v <= hi, (nm, col, v, lo, hi)
+                checked += 1
+    assert checked
+
+
 def test_retune_never_moves_without_gain():
     """Every literal of ``... OR TRUE`` gives the same rows: the rule comes back as it is."""
     X = pd.DataFrame({"hour": np.linspace(0, 23.9, 500), "amount": np.linspace(1, 900, 500)})
