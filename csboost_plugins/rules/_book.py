@@ -76,10 +76,8 @@ def human_grid(value: float, n: int = RETUNE_GRID, *, integer: bool = False, low
     and ``value`` stays even when outside. A literal then never moves past the data, where its
     comparison would be always or never true (``hour > 96`` on a column running 0-24).
     """
-    if value == 0 or not math.isfinite(value):
-        grid = {float(value)}
-    else:
-        grid = {float(value)}
+    grid = {float(value)}
+    if value != 0 and math.isfinite(value):
         for f in np.geomspace(0.25, 4.0, n):
             g = _round_sig(value * f, 2)
             if integer:
