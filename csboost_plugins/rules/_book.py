@@ -7,7 +7,9 @@ splits induction from selection:
    and :func:`riff_select` (RIFFClassifier's selection keywords, ranked by money when costs are
    given) turns its leaves into a rule set on the selection part;
 2. **re-tuning** (only with ``retune=True``): each numeric literal of a book rule moves,
-   one at a time, to the human number that maximises the rule's ranking score;
+   one at a time, to the human number that maximises the rule's ranking score (ties: the
+   number nearest the original), a literal compared with a column only within the column's
+   observed range on these rows;
 3. **selection**: one greedy pass over the book's rules (as written and re-tuned: at most
    one version of each) and the induced rules, ranked by net money per unit of budget
    (counts: shrunk precision) on the rows no rule taken so far flags, each rule taken only
@@ -33,7 +35,7 @@ import numpy as np
 from ._greedy import NEG, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
 
-__all__ = ["human_grid", "optimize_rule_book", "retune_rule", "select_fitting"]
+__all__ = ["human_grid", "literal_ranges", "optimize_rule_book", "retune_rule", "select_fitting"]
 
 #: share of the rows given to each part: induction, re-tuning, selection (parts not used are merged away)
 PART_SHARES = {"induction": 1.0, "retune": 1.0, "selection": 1.0}
@@ -52,19 +54,55 @@ def _round_sig(v: float, digits: int) -> float:
     return float(f"{v:.{digits}g}")
 
 
-def human_grid(value: float, n: int = RETUNE_GRID, *, integer: bool = False) -> np.ndarray:
+def _human_toward(v: float, down: bool, integer: bool) -> float:
+    """The nearest human number (two significant digits; an integer if ``integer``) at or below ``v``
+    (``down``) or at or above it; +-inf stays as is. Exact: the decimal digits of ``v`` are rounded."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    if not math.isfinite(v):
+        return v
+    rounding = ROUND_FLOOR if down else ROUND_CEILING
+    d = Decimal(repr(float(v)))
+    if d != 0:
+        d = d.quantize(Decimal(1).scaleb(d.adjusted() - 1), rounding=rounding)  # two significant digits
+    if integer:
+        d = d.to_integral_value(rounding=rounding)
+    return float(d)  # float() of a decimal at or below (above) repr(v) is at or below (above) v
+
+
+def human_grid(value: float, n: int = RETUNE_GRID, *, integer: bool = False, low=None, high=None) -> np.ndarray:
     """Human numbers around a literal: ``value * f`` for f log-spaced in [1/4, 4], each rounded
     to two significant digits (integers stay integers), sorted, without duplicates, ``value``
-    itself included. A zero literal has no scale to move along: it is returned alone."""
-    if value == 0 or not math.isfinite(value):
-        return np.array([value], dtype=np.float64)
+    itself included. A zero literal has no scale to move along: it is returned alone.
+
+    With ``low`` / ``high`` (the observed range of the column the literal is compared with) the
+    grid keeps only its numbers in [low, high]; the numbers cut off above are replaced by the
+    largest human number <= high, those below by the smallest >= low ("just inside" the data),
+    and ``value`` stays even when outside. A literal then never moves past the data, where its
+    comparison would be always or never true (``hour > 96`` on a column running 0-24).
+    """
     grid = {float(value)}
-    for f in np.geomspace(0.25, 4.0, n):
-        g = _round_sig(value * f, 2)
-        if integer:
-            g = float(round(g))
-        grid.add(g)
-    return np.array(sorted(grid), dtype=np.float64)
+    if value != 0 and math.isfinite(value):
+        for f in np.geomspace(0.25, 4.0, n):
+            g = _round_sig(value * f, 2)
+            if integer:
+                g = float(round(g))
+            grid.add(g)
+    if low is None and high is None:
+        return np.array(sorted(grid), dtype=np.float64)
+    lo = -math.inf if low is None else float(low)
+    hi = math.inf if high is None else float(high)
+    inside = {g for g in grid if lo <= g <= hi}
+    if any(g > hi for g in grid):
+        edge = _human_toward(hi, True, integer)
+        if math.isfinite(edge) and lo <= edge <= hi:
+            inside.add(edge)
+    if any(g < lo for g in grid):
+        edge = _human_toward(lo, False, integer)
+        if math.isfinite(edge) and lo <= edge <= hi:
+            inside.add(edge)
+    inside.add(float(value))
+    return np.array(sorted(inside), dtype=np.float64)
 
 
 # ------------------------------------------------------------------------------------------ rule kinds
@@ -84,12 +122,49 @@ def _rule_score(score, totals):
     return lambda sums: float(score.rank(np.atleast_2d(sums), totals)[0])
 
 
-def retune_rule(rule, X, W, score, *, passes: int = 2, feature_names=None):
+def literal_ranges(rule, cols) -> list:
+    """Per numeric literal of ``rule``, the observed range ``(low, high)`` of what it is compared with
+    directly (a column, its negation or CAST: :meth:`SQLRule.literal_columns`) on the rows of ``cols``,
+    NULLs ignored; None for a literal inside arithmetic or compared with text. ``(inf, -inf)`` when the
+    column holds no value: every literal then gives the same rows. A slot used in several comparisons
+    gets the intersection of their ranges."""
+    spec = getattr(rule, "literal_columns", None)
+    n = len(_literals(rule))
+    if spec is None:
+        return [None] * n
+    out = []
+    for uses in spec():
+        if uses is None:
+            out.append(None)
+            continue
+        lo, hi = -math.inf, math.inf
+        for name, quoted, sign in uses:
+            val = cols.get(name, quoted, rule.name)
+            if val.kind != "num":
+                lo = None  # text: the comparison is refused when the rule is evaluated
+                break
+            v = np.broadcast_to(val.v, (cols.n,))[~np.broadcast_to(val.null, (cols.n,))]
+            if not v.size:
+                lo, hi = math.inf, -math.inf
+                continue
+            a, b = float(v.min()), float(v.max())
+            a, b = (a, b) if sign > 0 else (-b, -a)
+            lo, hi = max(lo, a), min(hi, b)
+        out.append(None if lo is None else (lo, hi))
+    return out
+
+
+def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     """The rule with its numeric literals moved to the human numbers (:func:`human_grid`) that
     maximise ``score`` of its weight sums on (X, W); the rule itself when nothing scores higher.
 
-    Coordinate search: each literal in turn over its grid, the others held, ``passes`` times.
-    ``feature_names`` names a numpy X's columns.
+    A literal compared directly with a column (:func:`literal_ranges`) moves only among human
+    numbers within the column's observed [min, max] on these rows (its original value kept);
+    a literal inside arithmetic moves on the multiplicative grid. Coordinate search: each
+    literal in turn over its grid, the others held, taking the best score and, among equal
+    scores, the value nearest the original literal (so nothing moves without gain); repeated
+    until no literal moves (at most ``passes`` times), so each literal ends at the best of its
+    grid given the others. ``feature_names`` names a numpy X's columns.
     """
     lits = _literals(rule)
     if not lits:
@@ -97,29 +172,39 @@ def retune_rule(rule, X, W, score, *, passes: int = 2, feature_names=None):
     from ._sqlrule import Columns
 
     cols = Columns(X, feature_names)  # each column read once for all the candidate versions
+    grids = [human_grid(float(v), integer=float(v).is_integer(), **({} if r is None else {"low": r[0], "high": r[1]}))
+             for v, r in zip(lits, literal_ranges(rule, cols))]
+    seen = {}
 
-    def sums(r):  # the weight sums over the rows r flags
-        return W[r.mask(X, feature_names, columns=cols)].sum(axis=0)
+    def value_of(vals):  # the score of the version with these literals (each version evaluated once)
+        key = tuple(vals)
+        if key not in seen:
+            r = _with_literals(rule, vals)
+            seen[key] = score(W[r.mask(X, feature_names, columns=cols)].sum(axis=0))
+        return seen[key]
 
-    best_vals = list(lits)
-    best = score(sums(rule))
-    start = best
+    def tol(s):
+        return 1e-12 * (abs(s) + 1.0)
+
+    best_vals = [float(v) for v in lits]
+    start = best = value_of(best_vals)
     for _ in range(passes):
         moved = False
         for i, v0 in enumerate(lits):
-            integer = float(v0).is_integer()
-            for g in human_grid(float(v0), integer=integer):
-                if g == best_vals[i]:
-                    continue
+            scored = []
+            for g in grids[i]:
                 vals = list(best_vals)
-                vals[i] = g
-                cand = _with_literals(rule, vals)
-                s = score(sums(cand))
-                if s > best + 1e-12 * (abs(best) + 1.0):
-                    best, best_vals, moved = s, vals, True
+                vals[i] = float(g)
+                scored.append((value_of(vals), float(g)))
+            top = max(s for s, _ in scored)
+            # the best value; among equal scores the nearest the original literal, then the current one
+            s, g = min(((s, g) for s, g in scored if s >= top - tol(top)),
+                       key=lambda sg: (abs(sg[1] - v0), sg[1] != best_vals[i], sg[1]))
+            if g != best_vals[i]:
+                best_vals[i], best, moved = g, s, True
         if not moved:
             break
-    return rule if best <= start else _with_literals(rule, best_vals)
+    return rule if best <= start + tol(start) else _with_literals(rule, best_vals)
 
 
 # ------------------------------------------------------------------------------------------ selection
