@@ -11,7 +11,8 @@ splits induction from selection:
    number nearest the original), a literal compared with a column only within the column's
    observed range on these rows;
 3. **selection**: one greedy pass over the book's rules (as written and re-tuned: at most
-   one version of each) and the induced rules, ranked by net money per unit of budget
+   one version of each) and the induced rules, each offered only if its net money alone is
+   positive on the rows that neither fitted nor chose it (below), ranked by net money per unit of budget
    (counts: shrunk precision) on the rows no rule taken so far flags, each rule taken only
    if it fits the budget that is left (a book has no randomised rule, so the selection
    never exceeds the budget on these rows). With ``candidates="riff"`` the budget the chosen
@@ -23,7 +24,8 @@ Two last passes drop, one at a time, the rule whose leave-one-out net money
 while it is <= 0: first on the rows that neither fitted nor chose the rule (a book rule as
 written: the induction and re-tuning parts; a re-tuned one: the induction part; an induced
 one: the re-tuning part), since the selection rows overstate the rules picked on them; then
-on all the rows given, so what remains earns its alerts.
+on all the rows given, so what remains earns its alerts. The budget the dropped rules free is
+selected again from the candidates left (at most ``REFILL_ROUNDS`` rounds).
 """
 
 from __future__ import annotations
