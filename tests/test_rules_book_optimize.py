@@ -336,6 +336,172 @@ def test_retune_rule_finds_the_best_human_threshold():
     assert _is_human(new.literals[0], False)
 
 
+def _precision_score(y):
+    W = row_weights(y, None, None)
+    totals = W.sum(axis=0)
+    return W, _book._rule_score(make_score("precision", totals, Budget("fpr", 1.0), 0.0), totals)
+
+
+def test_retune_keeps_a_literal_inside_the_column_range_where_the_best_move_disables_a_branch():
+    """Frauds happen at night on foreign cards; late evening on foreign cards is legitimate. The best move
+    disables the ``hour > 20`` branch: on the multiplicative grid that is a literal past the data (hour > 24 or
+    more); restricted to the data, the literal stops at a human number inside [min, max] of hour."""
+    rng = np.random.default_rng(1)
+    n = 20_000
+    hour = rng.uniform(0.0, 24.0, n)
+    foreign = (rng.random(n) < 0.3).astype(float)
+    y = ((foreign == 1) & (hour < 3) & (rng.random(n) < 0.8)).astype(int)
+    X = pd.DataFrame({"hour": hour, "foreign": foreign})
+    rule = RuleSet.from_sql({"night_foreign": "(hour < 5 OR hour > 20) AND foreign = 1"}).rules[0]
+    W, score = _precision_score(y)
+    new = _book.retune_rule(rule, X, W, score)
+    lo, hi = hour.min(), hour.max()
+    assert new.name == "night_foreign" and new is not rule
+    late = new.literals[1]
+    assert lo <= late <= hi and _is_human(late, True), new.literals
+    assert new.literals[0] <= 3.0 + 1e-9 and lo <= new.literals[0] <= hi
+    # brute force: with the first literal where re-tuning left it, the unrestricted grid's best is past the data
+    def brute(vals):
+        m = (X.foreign == 1) & ((X.hour < vals[0]) | (X.hour > vals[1]))
+        return score(W[m.to_numpy()].sum(axis=0))
+
+    free = {g: brute([new.literals[0], g]) for g in _book.human_grid(20.0, integer=True)}
+    top = max(free.values())
+    assert min(g for g, s in free.items() if s >= top - 1e-12) > hi  # what the old search took
+    inside = {g: s for g, s in free.items() if lo <= g <= hi}
+    assert brute(new.literals) > max(inside.values())  # the edge of the data earns more than the grid inside it
+    assert late == 23.0  # the largest human (integer) number below max(hour) = 23.99...
+
+
+# a book whose literals meet columns in every direct form and in arithmetic: per rule, per literal slot, the
+# column it is compared with and the sign (-1: compared with the column negated), or None (arithmetic)
+RANGE_BOOK = {
+    "night_foreign": ("(hour < 5 OR hour > 23) AND foreign = 1", [("hour", 1), ("hour", 1), ("foreign", 1)]),
+    "literal_left": ("6 <= n_tx_24h AND 6 > hour", [("n_tx_24h", 1), ("hour", 1)]),
+    "negated_far": ("-dist_home_km < -100 AND new_merchant = 1", [("dist_home_km", -1), ("new_merchant", 1)]),
+    "cast_risk": ("CAST(merchant_risk AS DOUBLE) > 0.6 AND -(-amount) > 40", [("merchant_risk", 1), ("amount", 1)]),
+    "between_burst": ("n_tx_24h BETWEEN 5 AND 30 AND card_age_days < 60", [("n_tx_24h", 1), ("n_tx_24h", 1),
+                                                                            ("card_age_days", 1)]),
+    "ratio": ("amount > 3 * amount / amount_vs_avg AND amount_vs_avg > 2", [None, ("amount_vs_avg", 1)]),
+    "coalesced": ("COALESCE(merchant_risk, 0) > 0.6 AND amount > 50", [None, None, ("amount", 1)]),
+    "never_fires": ("amount > 100000", [("amount", 1)]),
+}
+
+
+def test_literal_columns_names_the_directly_compared_column():
+    book = RuleSet.from_sql({k: v for k, (v, _) in RANGE_BOOK.items()})
+    for nm, rule in zip(book.names, book.rules):
+        got = [None if u is None else [(c, sign) for c, _, sign in u] for u in rule.literal_columns()]
+        assert got == [None if s is None else [s] for s in RANGE_BOOK[nm][1]], nm
+
+
+def test_retuned_literals_are_the_best_human_numbers_within_the_data(data):
+    """Brute force, per re-tuned literal with the others held: no number of its grid scores higher, ties go
+    to the number nearest the original literal, and a literal compared with a column stays within the
+    column's [min, max] on these rows (pandas, NULLs skipped) unless it is the original."""
+    X, y, amount = data
+    from csboost_plugins.costs import check_costs
+    from csboost_plugins.rules._scores import resolve_prior
+
+    rows = np.arange(0, len(y), 2)
+    Xr, yr = X.iloc[rows], y[rows]
+    W = row_weights(yr, None, check_costs(len(y), fp_cost=FP_COST, fn_cost=amount)[rows])
+    totals = W.sum(axis=0)
+    budget = Budget("fpr", 0.01)
+    score = _book._rule_score(make_score("money", totals, budget, resolve_prior("auto", totals, budget, None)),
+                              totals)
+    book = RuleSet.from_sql({k: v for k, (v, _) in RANGE_BOOK.items()})
+    moved = clipped = 0
+    for nm, rule in zip(book.names, book.rules):
+        new = _book.retune_rule(rule, Xr, W, score)
+        assert new.name == nm and len(new.literals) == len(rule.literals)
+        vals = list(new.literals)
+        moved += vals != list(rule.literals)
+
+        def value(v):  # the version's score: weight sums over the rows it flags
+            return score(W[np.asarray(rule.with_literals(v).mask(Xr), dtype=bool)].sum(axis=0))
+
+        for i, (v0, spec) in enumerate(zip(rule.literals, RANGE_BOOK[nm][1])):
+            integer = float(v0).is_integer()
+            free = _book.human_grid(v0, integer=integer)
+            if spec is None:
+                grid = free
+            else:
+                col = Xr[spec[0]].to_numpy(dtype=float)
+                lo, hi = np.nanmin(col), np.nanmax(col)
+                lo, hi = (lo, hi) if spec[1] > 0 else (-hi, -lo)
+                grid = _book.human_grid(v0, integer=integer, low=lo, high=hi)
+                outside = [g for g in grid if not lo <= g <= hi]
+                assert outside in ([], [v0]), (nm, i, outside)  # only the original may lie outside
+                assert {g for g in free if lo <= g <= hi} <= set(grid)  # the multiplicative numbers inside
+                clipped += any(not lo <= g <= hi for g in free)
+                assert vals[i] == v0 or lo <= vals[i] <= hi, (nm, i, vals[i], lo, hi)
+            assert all(g == v0 or _is_human(g, integer) for g in grid)
+            assert vals[i] in set(grid), (nm, i, vals[i])
+            scores = {}
+            for g in grid:
+                v = list(vals)
+                v[i] = g
+                scores[g] = value(v)
+            top = max(scores.values())
+            assert scores[vals[i]] >= top - 1e-12 * (abs(top) + 1), (nm, i, vals[i], scores)
+            ties = [g for g, sc in scores.items() if sc >= top - 1e-12 * (abs(top) + 1)]
+            assert abs(vals[i] - v0) <= min(abs(g - v0) for g in ties), (nm, i, vals[i], ties)
+        if vals == list(rule.literals):
+            assert new is rule  # no move without gain
+        else:
+            assert value(vals) > value(list(rule.literals))
+    assert moved >= 3 and clipped >= 3  # the search moved literals, and grids did reach past the data
+
+
+def test_optimized_book_keeps_retuned_literals_within_the_retune_rows(data, retuned, book):
+    """Through optimize_rule_book: each re-tuned literal compared with a column is the original or lies within
+    the column's [min, max] on the re-tuning rows it reports (pandas, NULLs skipped)."""
+    X, _, _ = data
+    Xr = X.iloc[np.asarray(retuned.selection["retune_index"])]
+    old = dict(zip(book.names, book.rules))
+    checked = 0
+    for nm, rule in zip(retuned.names, retuned.rules):
+        if retuned.selection["origin"][nm] != "retuned":
+            continue
+        for v0, v, uses in zip(old[nm].literals, rule.literals, old[nm].literal_columns()):
+            for col, _, sign in uses or ():
+                lo, hi = Xr[col].min(), Xr[col].max()
+                lo, hi = (lo, hi) if sign > 0 else (-hi, -lo)
+                assert v == v0 or lo <= v <= hi, (nm, col, v, lo, hi)
+                checked += 1
+    assert checked
+
+
+def test_retune_never_moves_without_gain():
+    """Every literal of ``... OR TRUE`` gives the same rows: the rule comes back as it is."""
+    X = pd.DataFrame({"hour": np.linspace(0, 23.9, 500), "amount": np.linspace(1, 900, 500)})
+    y = (np.arange(500) % 7 == 0).astype(int)
+    rule = RuleSet.from_sql({"r": "(hour > 20 AND amount > 30) OR TRUE"}).rules[0]
+    W, score = _precision_score(y)
+    assert _book.retune_rule(rule, X, W, score) is rule
+
+
+def test_human_grid_within_a_range_is_human_and_inside():
+    for v, lo, hi, integer in ((23, 0.0257, 23.97, True), (0.7, 0.0, 0.55, False), (100000, 0.33, 6249.88, True),
+                               (-100, -3912.06, -0.0998, True), (2.5, 0.3, 0.8, False), (1.2, 1.25, 1.3, False)):
+        g = _book.human_grid(v, integer=integer, low=lo, high=hi)
+        assert v in g and all(x == v or (lo <= x <= hi and _is_human(x, integer)) for x in g), (v, g)
+        free = _book.human_grid(v, integer=integer)
+        if free.max() > hi:  # numbers cut off above: the largest human number below the data's max replaces them
+            top = max(x for x in g if x != v or x <= hi)
+            assert top <= hi and not _is_human_between(top, hi, integer), (v, top, hi)
+    assert _book.human_grid(3.0, low=np.inf, high=-np.inf).tolist() == [3.0]  # no value observed: no move
+
+
+def _is_human_between(a, b, integer):
+    """Whether a human number (two significant digits; an integer if ``integer``) lies in (a, b] (brute force
+    over a fine decimal grid)."""
+    step = 10.0 ** (np.floor(np.log10(max(abs(a), abs(b), 1e-300))) - 3)
+    xs = [float(f"{x:.6g}") for x in np.arange(a + step, b + step / 2, step)]
+    return any(_is_human(x, False) and (not integer or x.is_integer()) and a < x <= b for x in xs)
+
+
 def test_retuned_sql_in_duckdb_flags_the_rows_predict_flags(data, retuned, book):
     duckdb = pytest.importorskip("duckdb")
     X, _, _ = data
@@ -578,3 +744,87 @@ def test_riff_rule_book_cross_validation_in_money(data, book):
         want.append(savings_score(y[te], m.predict(X.iloc[te]), fp_cost=FP_COST, fn_cost=amount[te]))
     np.testing.assert_allclose(got, want)
     assert np.all(np.asarray(want) > 0)
+
+
+# ------------------------------------------------------------------------------------------ held-out rows
+def _held_out_rows(out, n, candidates):
+    """{origin: row mask}: the rows that neither fitted nor chose a rule of that origin, rebuilt from the
+    positions the result records (the induction part is what neither selection nor re-tuning holds)."""
+    sel = np.zeros(n, bool)
+    sel[np.asarray(out.selection["selection_index"])] = True
+    rt = np.zeros(n, bool)
+    if out.selection["retune_index"] is not None:
+        rt[np.asarray(out.selection["retune_index"])] = True
+    ind = ~sel & ~rt if candidates == "riff" else np.zeros(n, bool)
+    return {"book": ind | rt, "retuned": ind, "added": rt if candidates == "riff" else ind | rt}
+
+
+@pytest.mark.parametrize("candidates", [None, "riff"])
+@pytest.mark.parametrize("money", [True, False])
+def test_kept_rules_earn_on_rows_that_neither_fitted_nor_chose_them(data, book, candidates, money):
+    """Every rule kept adds money (counts: a positive) on its held-out rows given the other kept rules:
+    brute-force unique sums over those rows, by origin."""
+    X, y, amount = data
+    w = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
+    kw = dict(fn_cost=amount, fp_cost=FP_COST) if money else {}
+    out = optimize_rule_book(book, X, y, max_fpr=0.05, candidates=candidates, sample_weight=w, random_state=1, **kw)
+    assert len(out) >= 2
+    caught, alert = (amount, np.full(len(y), FP_COST)) if money else (np.ones(len(y)), np.zeros(len(y)))
+    rows = _held_out_rows(out, len(y), candidates)
+    origin = out.selection["origin"]
+    judged = 0
+    for o, mask in rows.items():
+        if not mask.any():
+            continue
+        Xh, yh, wh = X[mask], y[mask], w[mask]
+        v = _brute_unique_net(out.rules, Xh.reset_index(drop=True), yh, wh, caught[mask], alert[mask])
+        for name, val in zip(out.names, v):
+            if origin[name] == o:
+                judged += 1
+                assert val > 0, (name, o, val)
+    assert judged >= 1
+
+
+def test_held_out_screen_matches_a_direct_sum(data, book):
+    """_earns_held_out keeps exactly the candidates whose own net money over their origin's rows is > 0
+    (rows the rule's reference mask flags, summed by hand)."""
+    X, y, amount = data
+    n = len(y)
+    rules = list(book.rules)
+    origin = ["book"] * 5 + ["retuned"] * 3 + ["added"] * (len(rules) - 8)
+    rng = np.random.default_rng(5)
+    checks = {"book": rng.random(n) < 0.6, "retuned": rng.random(n) < 0.3, "added": None}
+    value = np.where(y == 1, amount, -FP_COST)
+    got = _book._earns_held_out(rules, origin, X, value, checks, list(X.columns))
+    want = [i for i, (r, o) in enumerate(zip(rules, origin))
+            if checks[o] is None or value[checks[o] & np.asarray(r.mask(X), bool)].sum() > 0]
+    np.testing.assert_array_equal(got, want)
+    assert 0 < len(got) < len(rules)  # the screen both keeps and refuses here
+
+
+def test_a_rule_that_earns_only_on_the_selection_rows_is_not_kept(data, book):
+    """A planted candidate flags the same rows in every part; its frauds are worth a fortune on the selection
+    rows and nothing elsewhere, so it tops the selection's ranking but loses money on the rows that did not
+    choose it: it is never kept (the selection alone would take it: checked on the selection rows)."""
+    X, y, amount = data
+    X = X.assign(row_id=np.arange(len(y), dtype=float))
+    probe = optimize_rule_book(book, X, y, candidates=None, max_fpr=0.05, fn_cost=amount, fp_cost=FP_COST,
+                               random_state=3)
+    sel = np.zeros(len(y), bool)
+    sel[np.asarray(probe.selection["selection_index"])] = True
+    # the first rows holding 3 frauds among the selection rows: few enough false alerts to fit the budget
+    stop = int(np.flatnonzero(sel & (y == 1))[2]) + 1
+    planted = RuleSet.from_sql({"planted": f"row_id < {stop} AND amount > 0"})
+    hit = np.asarray(planted.rules[0].mask(X), bool)
+    assert (hit & sel & (y == 0)).sum() < 0.05 * (sel & (y == 0)).sum()
+    fn = amount.copy()
+    fn[hit & ~sel] = 0.01  # worth nothing off the selection rows
+    fn[hit & sel & (y == 1)] = 1e5
+    assert (hit & ~sel & (y == 0)).sum() > 10
+    out = optimize_rule_book(book, X, y, candidates=planted, max_fpr=0.05, fn_cost=fn, fp_cost=FP_COST,
+                             random_state=3)
+    np.testing.assert_array_equal(out.selection["selection_index"], probe.selection["selection_index"])
+    assert "planted" not in out.names
+    # on the selection rows alone it earns: the greedy would have offered and taken it
+    v = np.where(y == 1, fn, -FP_COST)
+    assert v[hit & sel].sum() > 0 and v[hit & ~sel].sum() < 0

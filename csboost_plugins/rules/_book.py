@@ -7,18 +7,25 @@ splits induction from selection:
    and :func:`riff_select` (RIFFClassifier's selection keywords, ranked by money when costs are
    given) turns its leaves into a rule set on the selection part;
 2. **re-tuning** (only with ``retune=True``): each numeric literal of a book rule moves,
-   one at a time, to the human number that maximises the rule's ranking score;
+   one at a time, to the human number that maximises the rule's ranking score (ties: the
+   number nearest the original), a literal compared with a column only within the column's
+   observed range on these rows;
 3. **selection**: one greedy pass over the book's rules (as written and re-tuned: at most
-   one version of each) and the induced rules, ranked by net money per unit of budget
+   one version of each) and the induced rules, each offered only if its net money alone is
+   positive on the rows that neither fitted nor chose it (below), ranked by net money per unit of budget
    (counts: shrunk precision) on the rows no rule taken so far flags, each rule taken only
    if it fits the budget that is left (a book has no randomised rule, so the selection
    never exceeds the budget on these rows). With ``candidates="riff"`` the budget the chosen
    rules leave is then filled by :func:`riff_select` over the pool's leaves on the selection
    rows none of them flags (its last rule kept only if its probability exceeds 1/2).
 
-A last pass on all the rows given drops, one at a time, the rule whose leave-one-out net
-money (``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is
-lowest while it is <= 0: what remains earns its alerts.
+Two last passes drop, one at a time, the rule whose leave-one-out net money
+(``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is lowest
+while it is <= 0: first on the rows that neither fitted nor chose the rule (a book rule as
+written: the induction and re-tuning parts; a re-tuned one: the induction part; an induced
+one: the re-tuning part), since the selection rows overstate the rules picked on them; then
+on all the rows given, so what remains earns its alerts. The budget the dropped rules free is
+selected again from the candidates left (at most ``REFILL_ROUNDS`` rounds).
 """
 
 from __future__ import annotations
@@ -30,12 +37,14 @@ import numpy as np
 from ._greedy import NEG, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
 
-__all__ = ["human_grid", "optimize_rule_book", "retune_rule", "select_fitting"]
+__all__ = ["human_grid", "literal_ranges", "optimize_rule_book", "retune_rule", "select_fitting"]
 
 #: share of the rows given to each part: induction, re-tuning, selection (parts not used are merged away)
 PART_SHARES = {"induction": 1.0, "retune": 1.0, "selection": 1.0}
 #: candidate values tried per literal when re-tuning (a multiplicative grid around the literal)
 RETUNE_GRID = 24
+#: rounds of selection: after the last passes drop rules, the candidates left are selected again
+REFILL_ROUNDS = 3
 #: re-tuning reads at most this many rows (a uniform sample of the re-tuning part)
 RETUNE_ROWS = 100_000
 
@@ -47,19 +56,55 @@ def _round_sig(v: float, digits: int) -> float:
     return float(f"{v:.{digits}g}")
 
 
-def human_grid(value: float, n: int = RETUNE_GRID, *, integer: bool = False) -> np.ndarray:
+def _human_toward(v: float, down: bool, integer: bool) -> float:
+    """The nearest human number (two significant digits; an integer if ``integer``) at or below ``v``
+    (``down``) or at or above it; +-inf stays as is. Exact: the decimal digits of ``v`` are rounded."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    if not math.isfinite(v):
+        return v
+    rounding = ROUND_FLOOR if down else ROUND_CEILING
+    d = Decimal(repr(float(v)))
+    if d != 0:
+        d = d.quantize(Decimal(1).scaleb(d.adjusted() - 1), rounding=rounding)  # two significant digits
+    if integer:
+        d = d.to_integral_value(rounding=rounding)
+    return float(d)  # float() of a decimal at or below (above) repr(v) is at or below (above) v
+
+
+def human_grid(value: float, n: int = RETUNE_GRID, *, integer: bool = False, low=None, high=None) -> np.ndarray:
     """Human numbers around a literal: ``value * f`` for f log-spaced in [1/4, 4], each rounded
     to two significant digits (integers stay integers), sorted, without duplicates, ``value``
-    itself included. A zero literal has no scale to move along: it is returned alone."""
-    if value == 0 or not math.isfinite(value):
-        return np.array([value], dtype=np.float64)
+    itself included. A zero literal has no scale to move along: it is returned alone.
+
+    With ``low`` / ``high`` (the observed range of the column the literal is compared with) the
+    grid keeps only its numbers in [low, high]; the numbers cut off above are replaced by the
+    largest human number <= high, those below by the smallest >= low ("just inside" the data),
+    and ``value`` stays even when outside. A literal then never moves past the data, where its
+    comparison would be always or never true (``hour > 96`` on a column running 0-24).
+    """
     grid = {float(value)}
-    for f in np.geomspace(0.25, 4.0, n):
-        g = _round_sig(value * f, 2)
-        if integer:
-            g = float(round(g))
-        grid.add(g)
-    return np.array(sorted(grid), dtype=np.float64)
+    if value != 0 and math.isfinite(value):
+        for f in np.geomspace(0.25, 4.0, n):
+            g = _round_sig(value * f, 2)
+            if integer:
+                g = float(round(g))
+            grid.add(g)
+    if low is None and high is None:
+        return np.array(sorted(grid), dtype=np.float64)
+    lo = -math.inf if low is None else float(low)
+    hi = math.inf if high is None else float(high)
+    inside = {g for g in grid if lo <= g <= hi}
+    if any(g > hi for g in grid):
+        edge = _human_toward(hi, True, integer)
+        if math.isfinite(edge) and lo <= edge <= hi:
+            inside.add(edge)
+    if any(g < lo for g in grid):
+        edge = _human_toward(lo, False, integer)
+        if math.isfinite(edge) and lo <= edge <= hi:
+            inside.add(edge)
+    inside.add(float(value))
+    return np.array(sorted(inside), dtype=np.float64)
 
 
 # ------------------------------------------------------------------------------------------ rule kinds
@@ -79,12 +124,49 @@ def _rule_score(score, totals):
     return lambda sums: float(score.rank(np.atleast_2d(sums), totals)[0])
 
 
-def retune_rule(rule, X, W, score, *, passes: int = 2, feature_names=None):
+def literal_ranges(rule, cols) -> list:
+    """Per numeric literal of ``rule``, the observed range ``(low, high)`` of what it is compared with
+    directly (a column, its negation or CAST: :meth:`SQLRule.literal_columns`) on the rows of ``cols``,
+    NULLs ignored; None for a literal inside arithmetic or compared with text. ``(inf, -inf)`` when the
+    column holds no value: every literal then gives the same rows. A slot used in several comparisons
+    gets the intersection of their ranges."""
+    spec = getattr(rule, "literal_columns", None)
+    n = len(_literals(rule))
+    if spec is None:
+        return [None] * n
+    out = []
+    for uses in spec():
+        if uses is None:
+            out.append(None)
+            continue
+        lo, hi = -math.inf, math.inf
+        for name, quoted, sign in uses:
+            val = cols.get(name, quoted, rule.name)
+            if val.kind != "num":
+                lo = None  # text: the comparison is refused when the rule is evaluated
+                break
+            v = np.broadcast_to(val.v, (cols.n,))[~np.broadcast_to(val.null, (cols.n,))]
+            if not v.size:
+                lo, hi = math.inf, -math.inf
+                continue
+            a, b = float(v.min()), float(v.max())
+            a, b = (a, b) if sign > 0 else (-b, -a)
+            lo, hi = max(lo, a), min(hi, b)
+        out.append(None if lo is None else (lo, hi))
+    return out
+
+
+def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     """The rule with its numeric literals moved to the human numbers (:func:`human_grid`) that
     maximise ``score`` of its weight sums on (X, W); the rule itself when nothing scores higher.
 
-    Coordinate search: each literal in turn over its grid, the others held, ``passes`` times.
-    ``feature_names`` names a numpy X's columns.
+    A literal compared directly with a column (:func:`literal_ranges`) moves only among human
+    numbers within the column's observed [min, max] on these rows (its original value kept);
+    a literal inside arithmetic moves on the multiplicative grid. Coordinate search: each
+    literal in turn over its grid, the others held, taking the best score and, among equal
+    scores, the value nearest the original literal (so nothing moves without gain); repeated
+    until no literal moves (at most ``passes`` times), so each literal ends at the best of its
+    grid given the others. ``feature_names`` names a numpy X's columns.
     """
     lits = _literals(rule)
     if not lits:
@@ -92,29 +174,39 @@ def retune_rule(rule, X, W, score, *, passes: int = 2, feature_names=None):
     from ._sqlrule import Columns
 
     cols = Columns(X, feature_names)  # each column read once for all the candidate versions
+    grids = [human_grid(float(v), integer=float(v).is_integer(), **({} if r is None else {"low": r[0], "high": r[1]}))
+             for v, r in zip(lits, literal_ranges(rule, cols))]
+    seen = {}
 
-    def sums(r):  # the weight sums over the rows r flags
-        return W[r.mask(X, feature_names, columns=cols)].sum(axis=0)
+    def value_of(vals):  # the score of the version with these literals (each version evaluated once)
+        key = tuple(vals)
+        if key not in seen:
+            r = _with_literals(rule, vals)
+            seen[key] = score(W[r.mask(X, feature_names, columns=cols)].sum(axis=0))
+        return seen[key]
 
-    best_vals = list(lits)
-    best = score(sums(rule))
-    start = best
+    def tol(s):
+        return 1e-12 * (abs(s) + 1.0)
+
+    best_vals = [float(v) for v in lits]
+    start = best = value_of(best_vals)
     for _ in range(passes):
         moved = False
         for i, v0 in enumerate(lits):
-            integer = float(v0).is_integer()
-            for g in human_grid(float(v0), integer=integer):
-                if g == best_vals[i]:
-                    continue
+            scored = []
+            for g in grids[i]:
                 vals = list(best_vals)
-                vals[i] = g
-                cand = _with_literals(rule, vals)
-                s = score(sums(cand))
-                if s > best + 1e-12 * (abs(best) + 1.0):
-                    best, best_vals, moved = s, vals, True
+                vals[i] = float(g)
+                scored.append((value_of(vals), float(g)))
+            top = max(s for s, _ in scored)
+            # the best value; among equal scores the nearest the original literal, then the current one
+            s, g = min(((s, g) for s, g in scored if s >= top - tol(top)),
+                       key=lambda sg: (abs(sg[1] - v0), sg[1] != best_vals[i], sg[1]))
+            if g != best_vals[i]:
+                best_vals[i], best, moved = g, s, True
         if not moved:
             break
-    return rule if best <= start else _with_literals(rule, best_vals)
+    return rule if best <= start + tol(start) else _with_literals(rule, best_vals)
 
 
 # ------------------------------------------------------------------------------------------ selection
@@ -181,6 +273,15 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                        sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                        random_state=None):
     """Optimise a rule book together with induced rules, in money, under an alert budget.
+
+    The rows are split (stratified) into disjoint parts: induction of RIFF's rules, re-tuning of
+    the book's literals, and selection, where a greedy pass picks rules under the budget. A
+    candidate is offered only if its net money alone is positive on the rows that neither fitted
+    nor chose it (a book rule as written: the induction and re-tuning parts; a re-tuned one: the
+    induction part; an induced one: the re-tuning part), since the best of many rules on the
+    selection rows looks better there than it is. The rules picked are then dropped, the lowest
+    first, until each one's leave-one-out net money (``unique_net_money``; without costs
+    ``unique_tp``) is positive both on those held-out rows and on all the rows given.
 
     Parameters
     ----------
@@ -282,21 +383,41 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                 rule = rule.renamed(nm)
         taken.add(nm)
         pool.append(rule), origin.append("added"), groups.append(base + j), names.append(nm)
+    value = _row_value(y, w, costs)
+    checks = _check_rows(parts, n, induced=induce)
+    # a candidate that loses money on the rows that neither fitted nor chose it is not offered
+    offered = _earns_held_out(pool, origin, X, value, checks, fnames)
+    pool, origin, groups, names = ([v[i] for i in offered] for v in (pool, origin, groups, names))
     cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
         else np.zeros((len(sel), 0), bool)
-    order, used = select_fitting(cover, W, totals, budget, score, groups=groups)
-    kinds = [origin[r] for r in order]
-    chosen, chosen_names = [pool[r] for r in order], [names[r] for r in order]
-    # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
-    for rule in _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(sel), bool), Xs, y[sel],
-                      None if w is None else w[sel], None if costs is None else costs[sel], budget, used, totals):
-        k += 1
-        while f"riff_{k}" in taken:
+    avail = np.ones(len(pool), dtype=bool)
+    for _ in range(REFILL_ROUNDS):  # the budget a dropped rule frees goes to the candidates left
+        idx = np.flatnonzero(avail)
+        sub, used = select_fitting(cover[:, idx], W, totals, budget, score, groups=[groups[i] for i in idx])
+        order = [int(idx[j]) for j in sub]
+        # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
+        fills = _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(sel), bool), Xs, y[sel],
+                      None if w is None else w[sel], None if costs is None else costs[sel], budget, used, totals)
+        picked = RuleSet([pool[r] for r in order] + fills, feature_names=fnames,
+                         names=[f"p{r}" for r in order] + [f"f{i}" for i in range(len(fills))])
+        kept, kinds = _drop_unearning(picked, [origin[r] for r in order] + ["added"] * len(fills), X, value,
+                                      checks=checks)
+        dropped = [r for r in order if f"p{r}" not in set(kept.names)]
+        if not dropped:
+            break
+        avail[dropped] = False
+    chosen, chosen_names = [], []
+    for rule, tmp in zip(kept.rules, kept.names):
+        if tmp.startswith("p"):
+            nm = names[int(tmp[1:])]
+        else:  # a rule of RIFF's filling selection: the next free riff_k
             k += 1
-        taken.add(f"riff_{k}")
-        chosen.append(rule), chosen_names.append(f"riff_{k}"), kinds.append("added")
+            while f"riff_{k}" in taken:
+                k += 1
+            nm = f"riff_{k}"
+            taken.add(nm)
+        chosen.append(rule), chosen_names.append(nm)
     out = RuleSet(chosen, feature_names=fnames, names=chosen_names)
-    out, kinds = _drop_unearning(out, kinds, X, y, w, costs)
     # what the kept rules spend on the selection rows (the last pass may have dropped some the greedy took)
     spent = W[out.predict(Xs).astype(bool)].sum(axis=0) if len(out) else np.zeros(W.shape[1])
     out.selection = {"criterion": budget.kind, "budget": budget.rate, "precision_prior": prior, "rank_by": rank_by,
@@ -402,34 +523,103 @@ def _fill(cands, cover_chosen, Xs, ys, ws, cs, budget, used, totals):
     return list(rs.rules[:keep])
 
 
-def _drop_unearning(rs, kinds, X, y, w, costs):
-    """Drop, one at a time, the rule with the lowest leave-one-out net money (counts: unique tp) while <= 0.
+def _check_rows(parts, n, *, induced):
+    """{origin: boolean mask of the rows that neither fitted nor chose a rule of that origin} (None: no such rows).
 
-    The rules' coverage of X is read once; each round recomputes only the sums over the rows one rule
-    alone flags (:func:`._report.unique_sums`), which equal ``evaluate(per_rule=True)``'s unique columns.
+    The selection part chose every rule; the re-tuning part also fitted the re-tuned versions and the induction
+    part the induced rules, so a book rule as written is judged on both other parts, a re-tuned one on the
+    induction part and an induced one on the re-tuning part. Rules given as candidates were fitted elsewhere.
     """
-    from ..decision_costs import misclassification_costs
-    from ._report import unique_sums
+    def mask(names):
+        idx = [parts[k] for k in names if k in parts]
+        if not idx or not sum(len(i) for i in idx):
+            return None
+        m = np.zeros(n, dtype=bool)
+        m[np.concatenate(idx)] = True
+        return m
 
-    if not len(rs):
-        return rs, kinds
+    return {"book": mask(["induction", "retune"]), "retuned": mask(["induction"]),
+            "added": mask(["retune"] if induced else ["induction", "retune"])}
+
+
+def _row_value(y, w, costs):
+    """What a row adds to a rule's net money when flagged: ``w (C_FN - C_TP)`` for a positive, ``-w (C_FP -
+    C_TN)`` for a negative; without costs the positive weight (the pass then reads unique true positives)."""
+    from ..decision_costs import misclassification_costs
+
     ww = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
     pos = ww * (y == 1)
     if costs is None:
-        value = pos
-    else:
-        caught, alert = misclassification_costs(costs)
-        value = pos * caught - ww * (y == 0) * alert
+        return pos
+    caught, alert = misclassification_costs(costs)
+    return pos * caught - ww * (y == 0) * alert
+
+
+def _earns_held_out(pool, origin, X, value, checks, fnames):
+    """Positions in ``pool`` of the candidates whose net money alone (:func:`_row_value` summed over the rows they
+    flag) on their origin's held-out rows (:func:`_check_rows`) is > 0, or that have no such rows."""
+    from ._ruleset import RuleSet
+
+    keep = np.ones(len(pool), dtype=bool)
+    for o, mask in checks.items():
+        idx = [i for i, oi in enumerate(origin) if oi == o]
+        if mask is None or not idx:
+            continue
+        rows = np.flatnonzero(mask)
+        cover = RuleSet([pool[i] for i in idx], feature_names=fnames,
+                        names=[f"c{i}" for i in idx]).coverage(_rows(X, rows))
+        keep[idx] = value[rows] @ cover > 0
+    return np.flatnonzero(keep)
+
+
+def _drop_unearning(rs, kinds, X, value, *, checks=None):
+    """Drop the rules that do not earn their alerts: two passes over the rules' coverage of X, read once.
+
+    1. **held-out** (``checks``: {origin: row mask or None}): while some rule's leave-one-out net money (counts:
+       unique positive weight) over the rows that neither fitted nor chose it (:func:`_check_rows`) is <= 0,
+       drop the lowest. The selection's own rows overstate the rules it picked (each was the best of many on
+       them); rules with no such rows are not judged here.
+    2. **rows given**: the same over all rows for every rule. What remains earns its alerts on the rows given.
+
+    Both repeat until neither drops a rule, so every rule kept passes both.
+
+    Each round recomputes only the sums over the rows one rule alone flags (:func:`._report.unique_sums`), which
+    equal ``evaluate(per_rule=True)``'s unique columns.
+    """
+    if not len(rs):
+        return rs, kinds
     cover = rs.coverage(X)
     keep = list(range(len(rs)))
-    while keep:
-        v = unique_sums(cover[:, keep], np.ones(len(keep)), value[:, None])[:, 0]
-        worst = int(np.argmin(v))
-        if v[worst] > 0:
+    origins = sorted({kinds[i] for i in keep if checks and checks.get(kinds[i]) is not None})
+    # one value column per origin's held-out rows; a rule reads its origin's column
+    P = np.stack([value * checks[o] for o in origins], axis=1) if origins else None
+    col = np.array([origins.index(kinds[i]) if kinds[i] in origins else -1 for i in range(len(rs))])
+    while True:  # a drop moves rows to the others' unique sums: repeat both passes until neither drops
+        before = len(keep)
+        if P is not None:
+            keep = _drop_while_unearning(cover, keep, P, col)
+        keep = _drop_while_unearning(cover, keep, value[:, None], np.zeros(len(rs), dtype=np.int64))
+        if len(keep) == before:
             break
-        del keep[worst]
     dropped = [i for i in range(len(rs)) if i not in set(keep)]
     if dropped:
         rs = rs.drop(dropped)
         kinds = [kinds[i] for i in keep]
     return rs, kinds
+
+
+def _drop_while_unearning(cover, keep, P, col):
+    """``keep`` without, one at a time, the rule whose unique sum of its column of P (``col[rule]``; -1: not
+    judged) is lowest while it is <= 0."""
+    from ._report import unique_sums
+
+    keep = list(keep)
+    while keep:
+        U = unique_sums(cover[:, keep], np.ones(len(keep)), P)
+        c = col[keep]
+        v = np.where(c >= 0, U[np.arange(len(keep)), np.maximum(c, 0)], np.inf)
+        worst = int(np.argmin(v))
+        if v[worst] > 0:
+            break
+        del keep[worst]
+    return keep

@@ -17,7 +17,7 @@ from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, select_statement, where_expression
 from ._report import per_rule_table, set_metrics
 from ._rule import MISSING_POLICY, Rule
-from ._schema import check_ruleset_dict
+from ._schema import ROW_POSITION_KEYS, check_ruleset_dict, decode_row_positions, encode_row_positions
 from ._sqlrule import Columns, SQLRule
 
 __all__ = ["RuleSet"]
@@ -690,13 +690,16 @@ class RuleSet:
         -------
         dict
             ``format``, ``feature_names``, ``last_rule_probability``, ``rules``, ``selection``,
-            ``missing_columns``.
+            ``missing_columns``. Row positions in ``selection`` (``selection_index``, ...) are a
+            compressed bit mask (``csboost_plugins/rules/_schema.py``), other arrays lists.
         """
         return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
                 "last_rule_probability": self.last_rule_probability,
                 "rules": [dict(r.to_dict(), name=n) for r, n in zip(self.rules, self.names)],
                 "missing_columns": self.missing_columns,
-                "selection": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.selection.items()}}
+                "selection": {k: (encode_row_positions(v) if k in ROW_POSITION_KEYS
+                                  else v.tolist() if isinstance(v, np.ndarray) else v)
+                              for k, v in self.selection.items()}}
 
     def to_json(self, path=None, **kwargs) -> str:
         """JSON text of the rule set (exact float64 bounds: rows are selected identically after a round trip).
@@ -742,8 +745,12 @@ class RuleSet:
         rules = [SQLRule.from_dict(r) if r.get("kind") == "sql" else Rule.from_dict(r, feature_names=names)
                  for r in d["rules"]]
         rule_names = [r.get("name") for r in d["rules"]]
+        selection = d.get("selection")
+        if selection:  # row positions back to int64 arrays (the compressed mask, or a list in older files)
+            selection = {k: decode_row_positions(v, f"selection.{k}") if k in ROW_POSITION_KEYS else v
+                         for k, v in selection.items()}
         return cls(rules, last_rule_probability=d.get("last_rule_probability", 1.0), feature_names=names,
-                   selection=d.get("selection"), missing_columns=d.get("missing_columns"),
+                   selection=selection, missing_columns=d.get("missing_columns"),
                    names=None if all(n is None for n in rule_names) else rule_names)
 
     @classmethod

@@ -5,7 +5,8 @@ A rule set is an object::
     {"format": "csboost_plugins.rules.RuleSet/1",       # optional; if present exactly this
      "feature_names": null | [str | int, ...],           # optional; every feature index must name one
      "last_rule_probability": number in [0, 1],          # optional, default 1
-     "selection": null | {...},                          # optional, statistics (not checked further)
+     "selection": null | {...},                          # optional, statistics (not checked further,
+                                                         # except the row positions below)
      "missing_columns": null | [str, ...],               # optional, columns with missing values in the fit data
      "rules": [rule, ...]}                               # required
     rule = {"name": null | str,                           # optional (induced rules get riff_1, ...)
@@ -22,19 +23,39 @@ A rule set is an object::
          {"kind": "sql", "name": str, "dialect": null | str, "tree": [op, ...],
           "literals": [number, ...], "literal_is_int": [bool, ...], "sql": str (for reading only)}
 
+Row positions in ``selection`` (``selection_index``, ``retune_index``, ``induction_index``:
+sorted positions of the rows a step read, a third of the rows each) are written as the rows'
+boolean mask, bit-packed (``numpy.packbits``, first row in the high bit), zlib-compressed and
+base64-encoded::
+
+    {"row_positions": "packbits+zlib+base64", "length": L, "count": k, "data": str}
+
+``L`` is the mask's length (last position + 1) and ``k`` the number of positions. A random
+third of 1,000,000 rows takes 155 kB this way against 2.6 MB as a JSON list of integers; a
+plain list (older files, or positions not strictly increasing) is read as well. Both read back
+as int64 arrays.
+
 Wrong types raise ``TypeError``, wrong values and missing fields ``ValueError``; both name
 the field by its path (``rules[3].conditions[0].feature``).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
+import zlib
+
+import numpy as np
 
 from ._rule import check_feature_index
 
-__all__ = ["FORMAT", "check_ruleset_dict"]
+__all__ = ["FORMAT", "ROW_POSITION_KEYS", "check_ruleset_dict", "decode_row_positions", "encode_row_positions"]
 
 FORMAT = "csboost_plugins.rules.RuleSet/1"
+#: ``selection`` keys holding row positions, written as a compressed mask (:func:`encode_row_positions`)
+ROW_POSITION_KEYS = frozenset({"selection_index", "retune_index", "induction_index"})
+ROW_POSITIONS = "packbits+zlib+base64"
 
 
 def _kind(v) -> str:
@@ -147,3 +168,61 @@ def check_ruleset_dict(d) -> None:
     n_names = None if names is None else len(names)
     for k, r in enumerate(rules):
         _check_rule(r, f"rules[{k}]", n_names)
+
+
+# ------------------------------------------------------------------------------------------ row positions
+def encode_row_positions(v):
+    """JSON form of a ``selection`` row-position array: the compressed mask (module doc) when ``v`` is
+    strictly increasing non-negative integers, else ``v`` as a plain list (or unchanged when not an array).
+
+    The mask costs ``L / 8`` bytes before compression (``L`` = last position + 1), 4/3 of that in base64;
+    zlib brings a random third of the rows to ~0.93 of it and sparser or contiguous positions far lower,
+    where a JSON list costs ~7 characters per position."""
+    if not isinstance(v, (list, tuple, np.ndarray)):
+        return v
+    a = np.asarray(v)
+    if a.ndim != 1 or not (a.dtype.kind in "iu" or (a.size == 0 and not isinstance(v, np.ndarray))):
+        return a.tolist() if isinstance(v, np.ndarray) else v
+    a = a.astype(np.int64)
+    if a.size and (a[0] < 0 or (a.size > 1 and np.any(np.diff(a) <= 0))):
+        return a.tolist()  # not a set of positions in order: kept exactly as a list
+    length = int(a[-1]) + 1 if a.size else 0
+    mask = np.zeros(length, dtype=bool)
+    mask[a] = True
+    data = base64.b64encode(zlib.compress(np.packbits(mask).tobytes(), 6)).decode("ascii")
+    return {"row_positions": ROW_POSITIONS, "length": length, "count": int(a.size), "data": data}
+
+
+def decode_row_positions(v, where: str):
+    """Inverse of :func:`encode_row_positions`: int64 positions from the mask object or a list of integers
+    (``None`` and other values unchanged). TypeError / ValueError naming ``where`` when the object is broken."""
+    if isinstance(v, list):
+        if not all(_is_int(x) for x in v):
+            return v  # not positions (statistics under the same name): as written
+        if any(abs(x) >= 2 ** 63 for x in v):
+            raise ValueError(f"rule set JSON: {where} holds a row position beyond int64")
+        return np.asarray(v, dtype=np.int64)
+    if not isinstance(v, dict):
+        return v
+    if v.get("row_positions") != ROW_POSITIONS:
+        raise ValueError(f"rule set JSON: {where}.row_positions must be {ROW_POSITIONS!r}, got "
+                         f"{v.get('row_positions')!r:.80}")
+    length, count, data = _get(v, "length", where), _get(v, "count", where), _get(v, "data", where)
+    _expect(_is_int(length) and length >= 0, f"{where}.length", "a non-negative integer", length)
+    _expect(_is_int(count) and count >= 0, f"{where}.count", "a non-negative integer", count)
+    _expect(isinstance(data, str), f"{where}.data", "a base64 string", data)
+    n_bytes = (length + 7) // 8
+    try:
+        z = zlib.decompressobj()
+        raw = z.decompress(base64.b64decode(data.encode("ascii"), validate=True), n_bytes + 1)
+    except (binascii.Error, UnicodeEncodeError, ValueError, zlib.error) as exc:
+        raise ValueError(f"rule set JSON: {where}.data is not a base64 zlib stream: {exc}") from None
+    if len(raw) != n_bytes or not z.eof or z.unused_data:
+        raise ValueError(f"rule set JSON: {where}.data holds {len(raw)}+ bytes, not the {n_bytes} of a "
+                         f"{length}-row mask")
+    bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8))
+    out = np.flatnonzero(bits[:length]).astype(np.int64)
+    if bits[length:].any() or len(out) != count:
+        raise ValueError(f"rule set JSON: {where} does not hold {count} positions below {length} (the mask and "
+                         "its counts disagree)")
+    return out

@@ -651,6 +651,16 @@ def children(node) -> tuple:
     return ()
 
 
+def _bare(node):
+    """``(node, sign)`` of a column or literal under unary minus / CAST (sign -1 for an odd number of minus
+    signs); None for anything else."""
+    sign = 1
+    while node[0] in ("neg", "cast"):
+        sign = -sign if node[0] == "neg" else sign
+        node = node[1]
+    return (node, sign) if node[0] in ("col", "num") else None
+
+
 def _walk(tree):
     """Every node of the tree (iterative, preorder)."""
     stack = [tree]
@@ -752,6 +762,40 @@ class SQLRule:
             raise ValueError(f"rule {self.name!r} has {len(self.literals)} literal slots, got {len(values)} values")
         ints = [i and v.is_integer() for i, v in zip(self._literal_is_int, values)]
         return SQLRule(self.name, self.tree, values, ints, self.dialect)
+
+    def literal_columns(self) -> tuple:
+        """Per literal slot, the columns it is compared with directly, or None.
+
+        A literal is compared directly with a column in ``column op literal`` (either side),
+        ``column BETWEEN literal AND literal``, the column or the literal possibly under unary
+        minus or ``CAST``. A slot used anywhere else (arithmetic such as ``3 * avg_amount``,
+        ``COALESCE``, ``NULLIF``, ...) gives None.
+
+        Returns
+        -------
+        tuple
+            One entry per slot of :attr:`literals`: None, or a tuple of ``(column, quoted, sign)``
+            per place the slot is used, ``sign`` = -1 when the literal compares with ``-column``
+            (its values then span ``[-max, -min]`` of the column).
+        """
+        direct: dict = {}
+        for node in _walk(self.tree):
+            if node[0] == "cmp":
+                pairs = [(node[2], node[3]), (node[3], node[2])]
+            elif node[0] == "between":
+                pairs = [(node[2], node[1]), (node[3], node[1])]
+            else:
+                continue
+            for lit, other in pairs:
+                a, b = _bare(lit), _bare(other)
+                if a is not None and b is not None and a[0][0] == "num" and b[0][0] == "col":
+                    direct.setdefault(a[0][1], []).append((b[0][1], b[0][2], a[1] * b[1]))
+        uses = [0] * len(self.literals)
+        for node in _walk(self.tree):
+            if node[0] == "num":
+                uses[node[1]] += 1
+        return tuple(tuple(direct[i]) if i in direct and len(direct[i]) == uses[i] else None
+                     for i in range(len(self.literals)))
 
     def renamed(self, name) -> "SQLRule":
         """The same rule under another name.
