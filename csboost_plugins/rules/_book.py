@@ -390,22 +390,9 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     pool, origin, groups, names = ([v[i] for i in offered] for v in (pool, origin, groups, names))
     cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
         else np.zeros((len(sel), 0), bool)
-    avail = np.ones(len(pool), dtype=bool)
-    for _ in range(REFILL_ROUNDS):  # the budget a dropped rule frees goes to the candidates left
-        idx = np.flatnonzero(avail)
-        sub, used = select_fitting(cover[:, idx], W, totals, budget, score, groups=[groups[i] for i in idx])
-        order = [int(idx[j]) for j in sub]
-        # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
-        fills = _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(sel), bool), Xs, y[sel],
-                      None if w is None else w[sel], None if costs is None else costs[sel], budget, used, totals)
-        picked = RuleSet([pool[r] for r in order] + fills, feature_names=fnames,
-                         names=[f"p{r}" for r in order] + [f"f{i}" for i in range(len(fills))])
-        kept, kinds = _drop_unearning(picked, [origin[r] for r in order] + ["added"] * len(fills), X, value,
-                                      checks=checks)
-        dropped = [r for r in order if f"p{r}" not in set(kept.names)]
-        if not dropped:
-            break
-        avail[dropped] = False
+    kept, kinds = _select_rounds(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, y[sel],
+                                 None if w is None else w[sel], None if costs is None else costs[sel], X, value,
+                                 checks, fnames)
     chosen, chosen_names = [], []
     for rule, tmp in zip(kept.rules, kept.names):
         if tmp.startswith("p"):
@@ -426,6 +413,33 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                      "origin": dict(zip(out.names, kinds)),
                      "selection_" + budget.kind: float(spent[budget.column] / totals[budget.column])}
     return out
+
+
+def _select_rounds(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,
+                   checks, fnames):
+    """The greedy selection over ``pool`` (coverage ``cover`` of the selection rows ``Xs``), RIFF's filling rules,
+    then :func:`_drop_unearning`; the budget a dropped pool rule frees goes to the candidates left, for at most
+    ``REFILL_ROUNDS`` rounds. Returns the kept RuleSet (pool rules named ``p<position>``, filling rules ``f<k>``)
+    and the origin of each kept rule."""
+    from ._ruleset import RuleSet
+
+    avail = np.ones(len(pool), dtype=bool)
+    for _ in range(REFILL_ROUNDS):
+        idx = np.flatnonzero(avail)
+        sub, used = select_fitting(cover[:, idx], W, totals, budget, score, groups=[groups[i] for i in idx])
+        order = [int(idx[j]) for j in sub]
+        # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
+        fills = _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(ys), bool), Xs, ys, ws, cs,
+                      budget, used, totals)
+        picked = RuleSet([pool[r] for r in order] + fills, feature_names=fnames,
+                         names=[f"p{r}" for r in order] + [f"f{i}" for i in range(len(fills))])
+        kept, kinds = _drop_unearning(picked, [origin[r] for r in order] + ["added"] * len(fills), X, value,
+                                      checks=checks)
+        dropped = [r for r in order if f"p{r}" not in set(kept.names)]
+        if not dropped:
+            break
+        avail[dropped] = False
+    return kept, kinds
 
 
 def _check_candidates(candidates):
