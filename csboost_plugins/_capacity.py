@@ -51,29 +51,10 @@ def _check_caps(max_alerts, max_alert_rate):
 
 
 def _period_codes(periods, n, index, index_name):
-    import pandas as pd
+    from ._periods import period_codes
 
     check_same_index([("periods", periods)], index, index_name)
-    if isinstance(periods, (pd.Series, pd.Index)):
-        # a categorical keeps its categories' order; anything else as numpy (datetime64, int, object)
-        values = periods.array if isinstance(periods.dtype, pd.CategoricalDtype) else periods.to_numpy()
-    elif isinstance(periods, pd.Categorical):
-        values = periods
-    else:
-        values = np.asarray(periods) if not isinstance(periods, (str, bytes)) else np.asarray([periods])
-        if values.ndim != 1:
-            raise ValueError(f"periods must be 1-D, one period label per row, got shape {values.shape}")
-    if len(values) != n:
-        raise ValueError(f"periods has {len(values)} labels but there are {n} rows: give one period label per row")
-    missing = np.asarray(pd.isna(values))
-    if missing.any():
-        raise ValueError(f"periods contains {int(missing.sum())} missing label(s) (NaN / None / NaT): every row "
-                         "needs the period whose capacity it uses")
-    try:
-        codes, labels = pd.factorize(values, sort=True)
-    except TypeError as exc:  # unorderable or unhashable labels
-        raise ValueError(f"periods must hold hashable, sortable labels (dates, integers, strings): {exc}") from None
-    return codes.astype(np.int64, copy=False), np.asarray(labels)
+    return period_codes(periods, n)
 
 
 def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, index=None,
