@@ -5,8 +5,6 @@ RuleSet.evaluate on each period's rows (and on the set without a rule), scipy's 
 test on hand-made tables, and the in-memory result for dask collections.
 """
 
-from types import SimpleNamespace
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -176,8 +174,6 @@ def test_rule_names_prefer_given_names():
     X, y, _, periods = _data(400)
     tab = rs.monitor(X, y, periods)
     assert list(tab.index.get_level_values("rule")[:4]) == ["rule_1", "velocity", "rule_3", ALL_RULES]
-    named = SimpleNamespace(rules=rs.rules, names=["small", None, "small"])  # a set carrying its own names
-    assert rule_names(named) == ["small", "rule_2", "small #3"]
 
 
 # ----------------------------------------------------------------- detection on the drifting generator

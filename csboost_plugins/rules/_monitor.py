@@ -24,22 +24,9 @@ _PERIOD = ("rows", "rows_w2")
 
 
 def rule_names(rs):
-    """One name per rule: ``rs.names[i]`` or ``rule.name`` when set, else ``"rule_<i+1>"`` (1-based).
-
-    A name given twice gets `` #<i+1>`` appended so the names index the rules one to one.
-    """
-    given = getattr(rs, "names", None)
-    given = list(given) if given is not None and not callable(given) else []
-    out, seen = [], set()
-    for i, rule in enumerate(rs.rules):
-        name = given[i] if i < len(given) else None
-        name = name if name not in (None, "") else getattr(rule, "name", None)
-        name = str(name) if name not in (None, "") else f"rule_{i + 1}"
-        if name in seen or name == ALL_RULES:
-            name = f"{name} #{i + 1}"
-        seen.add(name)
-        out.append(name)
-    return out
+    """One name per rule: ``rs.names`` (unique and non-empty by construction), with `` #<i+1>`` appended
+    (1-based) to a name equal to the whole-set row label :data:`ALL_RULES`."""
+    return [f"{name} #{i + 1}" if name == ALL_RULES else name for i, name in enumerate(rs.names)]
 
 
 # ----------------------------------------------------------------- the test
@@ -248,9 +235,8 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
     from ._data import check_sample_weight
 
     alpha = check_alpha(alpha)
-    names = rule_names(rs)
     rs = rs._in_force("round")
-    names = names[:len(rs.rules)]
+    names = rule_names(rs)
     has_costs = fp_cost is not None or fn_cost is not None or cost_matrix is not None
     if has_costs and fp_cost is None and cost_matrix is None:
         fp_cost = 0.0
