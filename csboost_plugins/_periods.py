@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validation import default_fp_cost
+
 __all__ = ["check_alpha", "money_by_period", "period_codes"]
 
 # additive sums per period (columns of the (n_periods, len(_SUMS)) array a partition returns)
@@ -171,8 +173,7 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
     from .rules import _dask
 
     has_costs = _has_costs(fp_cost, fn_cost, cost_matrix)
-    if has_costs and fp_cost is None and cost_matrix is None:
-        fp_cost = 0.0
+    fp_cost = default_fp_cost(fp_cost, fn_cost, cost_matrix)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if _dask.is_dask(y_true) or _dask.is_dask(y_pred) or _dask.is_dask(periods):
         labels, S = _dask_sums(y_true, y_pred, periods, sample_weight, costs if has_costs else None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._periods import check_alpha, cost_blocks, period_codes, sorted_label_sums, tree_merge
+from .._validation import default_fp_cost
 
 __all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
 
@@ -238,8 +239,7 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
     rs = rs._in_force("round")
     names = rule_names(rs)
     has_costs = fp_cost is not None or fn_cost is not None or cost_matrix is not None
-    if has_costs and fp_cost is None and cost_matrix is None:
-        fp_cost = 0.0
+    fp_cost = default_fp_cost(fp_cost, fn_cost, cost_matrix)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if any(_dask.is_dask(v) for v in (X, y, periods)):
         labels, S = _dask_sums(rs, X, y, periods, sample_weight, costs if has_costs else None)
