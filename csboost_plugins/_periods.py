@@ -226,16 +226,6 @@ def merge_label_sums(a, b):
     return labels, out
 
 
-def tree_merge(parts):
-    """Pairwise :func:`merge_label_sums` of delayed per-partition results, computed (one small result)."""
-    from dask import delayed
-
-    add = delayed(merge_label_sums, pure=True)
-    while len(parts) > 1:
-        parts = [add(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
-    return parts[0].compute()
-
-
 def sorted_label_sums(result, name="periods"):
     """``(sorted labels as an array, their sums)`` from a merged result."""
     import pandas as pd
@@ -264,27 +254,16 @@ def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
     return list(labels), period_sums(codes, len(labels), y, d, w, c)
 
 
-def cost_blocks(costs, k):
-    """(dask costs by partition, scalar costs) of ``costs`` (None: no costs)."""
-    from .rules._dask_partitions import _blocks, is_dask
-
-    if costs is None:
-        return {}, None
-    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if is_dask(v) or np.ndim(v)}
-    scalars = {name: v for name, v in costs.items() if not is_dask(v)}
-    return per_part, scalars
-
-
 def _dask_sums(y_true, y_pred, periods, sample_weight, costs):
     from dask import delayed
 
-    from .rules._dask_partitions import _blocks
+    from .rules._dask_partitions import _blocks, _tree_sum, cost_blocks
 
     ps = _blocks(periods, "periods")
     k = len(ps)
     ys, ds, ws = _blocks(y_true, "y_true", k), _blocks(y_pred, "y_pred", k), _blocks(sample_weight, "sample_weight", k)
     per_part, scalars = cost_blocks(costs, k)
     f = delayed(_part_sums, pure=True)
-    result = tree_merge([f(ys[i], ds[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, scalars)
-                         for i in range(k)])
+    result = _tree_sum([f(ys[i], ds[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, scalars)
+                        for i in range(k)], add=merge_label_sums)
     return sorted_label_sums(result)

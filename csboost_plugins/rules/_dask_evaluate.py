@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import default_fp_cost
-from ._dask_partitions import _blocks, _labels, _tree_sum, _weights_costs, is_dask
+from ._dask_partitions import _blocks, _labels, _tree_sum, _weights_costs, cost_blocks
 
 __all__ = ["apply", "coverage", "evaluate", "overlap_counts", "predict", "predict_proba"]
 
@@ -132,9 +132,7 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     xs = _blocks(X, "X")
     k = len(xs)
     ys, ws = _blocks(y, "y", k), _blocks(sample_weight, "sample_weight", k)
-    # dask costs by partition; scalars as they are; an in-memory array is refused (TypeError naming it)
-    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if has_costs and (is_dask(v) or np.ndim(v))}
-    scalars = {name: v for name, v in costs.items() if not is_dask(v)} if has_costs else None
+    per_part, scalars = cost_blocks(costs if has_costs else None, k)
     f, shared = delayed(_evaluate_part, pure=True), delayed(rs, traverse=False)
     out = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars,
                        per_rule) for i in range(k)])

@@ -1,7 +1,7 @@
 """Reading dask collections partition by partition, shared by the dask selection
-(:mod:`._dask_select`) and the dask evaluation (:mod:`._dask_evaluate`): the partitions of X and
-of the columns partitioned like it, a partition's values checked, and per-partition results
-added on the workers."""
+(:mod:`._dask_select`), the dask evaluation (:mod:`._dask_evaluate`) and the per-period tables
+(``money_by_period``, ``RuleSet.monitor``): the partitions of X and of the columns partitioned like
+it, a partition's values checked, and per-partition results added on the workers."""
 
 from __future__ import annotations
 
@@ -103,11 +103,21 @@ def _add(a, b):
     return tuple(y if x is None else x if y is None else x + y for x, y in zip(a, b))
 
 
-def _tree_sum(parts):
-    """Pairwise sum of per-partition results on the workers: only one small result reaches the client."""
+def cost_blocks(costs, k):
+    """(dask costs by partition, scalar costs) of the cost keywords ``costs`` over ``k`` partitions
+    (None: no costs, ``({}, None)``); an in-memory array is refused (TypeError naming it)."""
+    if costs is None:
+        return {}, None
+    per_part = {name: _blocks(v, name, k) for name, v in costs.items() if is_dask(v) or np.ndim(v)}
+    scalars = {name: v for name, v in costs.items() if not is_dask(v)}
+    return per_part, scalars
+
+
+def _tree_sum(parts, add=_add):
+    """Pairwise ``add`` of per-partition results on the workers: only one small result reaches the client."""
     from dask import delayed
 
-    add = delayed(_add, pure=True)
+    add = delayed(add, pure=True)
     while len(parts) > 1:
         parts = [add(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
     return parts[0].compute()

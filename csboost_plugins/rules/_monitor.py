@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._periods import check_alpha, cost_blocks, period_codes, sorted_label_sums, tree_merge
+from .._periods import check_alpha, merge_label_sums, period_codes, sorted_label_sums
 from .._validation import default_fp_cost
 
 __all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
@@ -277,13 +277,13 @@ def _dask_sums(rs, X, y, periods, sample_weight, costs):
     """One pass over the partitions of X, y, periods (and weights / costs), the sums merged by period."""
     from dask import delayed
 
-    from ._dask_partitions import _blocks
+    from ._dask_partitions import _blocks, _tree_sum, cost_blocks
 
     xs = _blocks(X, "X")
     k = len(xs)
     ys, ps, ws = _blocks(y, "y", k), _blocks(periods, "periods", k), _blocks(sample_weight, "sample_weight", k)
     per_part, scalars = cost_blocks(costs, k)
     f, shared = delayed(_part, pure=True), delayed(rs, traverse=False)
-    result = tree_merge([f(xs[i], ys[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared,
-                           scalars) for i in range(k)])
+    result = _tree_sum([f(xs[i], ys[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared,
+                          scalars) for i in range(k)], add=merge_label_sums)
     return sorted_label_sums(result)
