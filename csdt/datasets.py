@@ -348,12 +348,25 @@ _GENERATOR_DOCS = {  # numpydoc lines shared by make_fraud_transactions and make
 }
 
 
+def _check_count(value, name, low):
+    """TypeError unless an integer, ValueError below ``low``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    return int(value)
+
+
 def _check_n_samples(n_samples):
     """TypeError unless an integer, ValueError below 2 (the generators need both classes)."""
-    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (numbers.Integral, np.integer)):
-        raise TypeError(f"n_samples must be an integer, got {type(n_samples).__name__} {n_samples!r}")
-    if n_samples < 2:
-        raise ValueError(f"n_samples must be at least 2, got {n_samples}")
+    _check_count(n_samples, "n_samples", 2)
+
+
+def _check_admin_cost(admin_cost):
+    """ValueError unless ``admin_cost`` (money per alert) is a finite real number."""
+    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
+            or not np.isfinite(admin_cost):
+        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
 
 
 def _check_generator_args(admin_cost, **rate):
@@ -363,9 +376,7 @@ def _check_generator_args(admin_cost, **rate):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
     if not 0 < value < 1:
         raise ValueError(f"{name} must lie in (0, 1), got {value}")
-    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
-            or not np.isfinite(admin_cost):
-        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
+    _check_admin_cost(admin_cost)
 
 
 @fill_doc(**_GENERATOR_DOCS)
@@ -511,15 +522,6 @@ def make_additive_risk(n_samples: int = 100_000, positive_rate: float = 0.02, ra
                                                     make_additive_risk.__doc__), "additive_risk")
 
 
-def _check_count(value, name, low):
-    """TypeError unless an integer, ValueError below ``low``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}, got {value}")
-    return int(value)
-
-
 # fraud probability of a row in each pattern, before the drift (the fading one halves per period after it)
 _DRIFT_PATTERNS = {"fading": 0.6, "emerging": 0.5, "stationary": 0.15, "background": 0.001}
 
@@ -584,9 +586,7 @@ def make_drifting_fraud(n_periods: int = 12, rows_per_period: int = 20_000, drif
         raise ValueError(f"drift_period must lie in [1, n_periods - 1] = [1, {n_periods - 1}], got {drift_period}")
     if isinstance(fade, (bool, np.bool_)) or not isinstance(fade, (numbers.Real, np.floating)) or not 0 <= fade < 1:
         raise ValueError(f"fade must be a number in [0, 1), got {fade!r}")
-    if isinstance(admin_cost, (bool, np.bool_)) or not isinstance(admin_cost, (numbers.Real, np.floating)) \
-            or not np.isfinite(admin_cost):
-        raise ValueError(f"admin_cost must be a finite number (money per alert), got {admin_cost!r}")
+    _check_admin_cost(admin_cost)
     rng = check_random_state(random_state)
     n = n_periods * rows
     t = np.repeat(np.arange(n_periods, dtype=np.int64), rows)
