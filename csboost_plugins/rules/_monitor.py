@@ -26,8 +26,15 @@ _PERIOD = ("rows", "rows_w2")
 
 def rule_names(rs):
     """One name per rule: ``rs.names`` (unique and non-empty by construction), with `` #<i+1>`` appended
-    (1-based) to a name equal to the whole-set row label :data:`ALL_RULES`."""
-    return [f"{name} #{i + 1}" if name == ALL_RULES else name for i, name in enumerate(rs.names)]
+    (1-based, and `` #<i+1>`` again while it is taken) to a name equal to the whole-set row label
+    :data:`ALL_RULES`."""
+    names = list(rs.names)
+    for i, name in enumerate(names):
+        if name == ALL_RULES:
+            while name in names or name == ALL_RULES:
+                name = f"{name} #{i + 1}"
+            names[i] = name
+    return names
 
 
 # ----------------------------------------------------------------- the test
