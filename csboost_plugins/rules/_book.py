@@ -320,7 +320,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
 
     from ..costs import check_binary_labels, check_costs
     from ._data import check_sample_weight
-    from ._ruleset import RuleSet
+    from ._ruleset import RuleSet, _free_riff_names
     from ._select import _check_budget, _cost_keywords
 
     if not isinstance(book, RuleSet):
@@ -371,14 +371,11 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                 pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
     induced, induced_names, leaves = _induced(candidates, X, y, w, costs, parts, budget, rng)
     taken = set(book.names)
+    fresh = _free_riff_names(taken)
     base = len(book.rules)
-    k = 0
     for j, (rule, nm) in enumerate(zip(induced, induced_names)):
         if nm is None or nm in taken:  # induced rules are riff_1, riff_2, ... after the book's names
-            k += 1
-            while f"riff_{k}" in taken:
-                k += 1
-            nm = f"riff_{k}"
+            nm = next(fresh)
             if hasattr(rule, "renamed"):  # an SQL candidate carries its own name: keep it equal to the set's
                 rule = rule.renamed(nm)
         taken.add(nm)
@@ -399,11 +396,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         if tmp.startswith("p"):
             nm = names[int(tmp[1:])]
         else:  # a rule of RIFF's filling selection: the next free riff_k
-            k += 1
-            while f"riff_{k}" in taken:
-                k += 1
-            nm = f"riff_{k}"
-            taken.add(nm)
+            nm = next(fresh)
         chosen.append(rule), chosen_names.append(nm)
     out = RuleSet(chosen, feature_names=fnames, names=chosen_names)
     # what the kept rules spend on the selection rows (the last pass may have dropped some the greedy took)
