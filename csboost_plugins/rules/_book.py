@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from ._greedy import NEG, POS, best_candidate, row_weights
+from ._greedy import NEG, NET, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
 
 __all__ = ["human_grid", "literal_ranges", "optimize_rule_book", "retune_rule", "select_fitting"]
@@ -320,8 +320,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
 
     from ..costs import check_binary_labels, check_costs
     from ._data import check_sample_weight
-    from ._ruleset import RuleSet
-    from ._select import _cost_keywords
+    from ._ruleset import RuleSet, _free_riff_names
+    from ._select import _check_budget, _cost_keywords
 
     if not isinstance(book, RuleSet):
         raise TypeError(f"book must be a RuleSet (e.g. RuleSet.from_sql(...)), got {type(book).__name__}")
@@ -371,19 +371,17 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                 pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
     induced, induced_names, leaves = _induced(candidates, X, y, w, costs, parts, budget, rng)
     taken = set(book.names)
+    fresh = _free_riff_names(taken)
     base = len(book.rules)
-    k = 0
     for j, (rule, nm) in enumerate(zip(induced, induced_names)):
         if nm is None or nm in taken:  # induced rules are riff_1, riff_2, ... after the book's names
-            k += 1
-            while f"riff_{k}" in taken:
-                k += 1
-            nm = f"riff_{k}"
+            nm = next(fresh)
             if hasattr(rule, "renamed"):  # an SQL candidate carries its own name: keep it equal to the set's
                 rule = rule.renamed(nm)
         taken.add(nm)
         pool.append(rule), origin.append("added"), groups.append(base + j), names.append(nm)
-    value = _row_value(y, w, costs)
+    # what a row adds to a rule's net money when flagged; without costs its positive weight (unique true positives)
+    value = row_weights(y, w, costs)[:, NET if money else POS]
     checks = _check_rows(parts, n, induced=induce)
     # a candidate that loses money on the rows that neither fitted nor chose it is not offered
     offered = _earns_held_out(pool, origin, X, value, checks, fnames)
@@ -398,11 +396,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         if tmp.startswith("p"):
             nm = names[int(tmp[1:])]
         else:  # a rule of RIFF's filling selection: the next free riff_k
-            k += 1
-            while f"riff_{k}" in taken:
-                k += 1
-            nm = f"riff_{k}"
-            taken.add(nm)
+            nm = next(fresh)
         chosen.append(rule), chosen_names.append(nm)
     out = RuleSet(chosen, feature_names=fnames, names=chosen_names)
     # what the kept rules spend on the selection rows (the last pass may have dropped some the greedy took)
@@ -458,12 +452,6 @@ def _check_candidates(candidates):
     if bad:
         raise TypeError(f"candidates must be rules (Rule or SQLRule objects, e.g. a RuleSet's .rules); got a "
                         f"{bad[0]} among them")
-
-
-def _check_budget(max_fpr, max_alert_rate):
-    from ._select import _check_budget as check
-
-    return check(max_fpr, max_alert_rate)
 
 
 def _rows(X, idx):
@@ -556,22 +544,10 @@ def _check_rows(parts, n, *, induced):
             "added": mask(["retune"] if induced else ["induction", "retune"])}
 
 
-def _row_value(y, w, costs):
-    """What a row adds to a rule's net money when flagged: ``w (C_FN - C_TP)`` for a positive, ``-w (C_FP -
-    C_TN)`` for a negative; without costs the positive weight (the pass then reads unique true positives)."""
-    from ..decision_costs import misclassification_costs
-
-    ww = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    pos = ww * (y == 1)
-    if costs is None:
-        return pos
-    caught, alert = misclassification_costs(costs)
-    return pos * caught - ww * (y == 0) * alert
-
-
 def _earns_held_out(pool, origin, X, value, checks, fnames):
-    """Positions in ``pool`` of the candidates whose net money alone (:func:`_row_value` summed over the rows they
-    flag) on their origin's held-out rows (:func:`_check_rows`) is > 0, or that have no such rows."""
+    """Positions in ``pool`` of the candidates whose net money alone (``value``, :func:`row_weights`' NET column,
+    summed over the rows they flag) on their origin's held-out rows (:func:`_check_rows`) is > 0, or that have no
+    such rows."""
     from ._ruleset import RuleSet
 
     keep = np.ones(len(pool), dtype=bool)

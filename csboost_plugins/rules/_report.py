@@ -144,7 +144,7 @@ def per_rule_table(rules, cover, first, y, w, costs):
 
 
 def table_from_sums(rules, s):
-    """The per-rule DataFrame from :func:`per_rule_sums` (summed over partitions)."""
+    """The per-rule DataFrame of the RuleSet ``rules`` from :func:`per_rule_sums` (summed over partitions)."""
     import pandas as pd
 
     k = len(rules)
@@ -155,7 +155,7 @@ def table_from_sums(rules, s):
     cum_tp, cum_fp = np.cumsum(new_tp), np.cumsum(new_fp)
     with np.errstate(invalid="ignore", divide="ignore"):
         cols = {
-            "name": list(getattr(rules, "names", [f"riff_{i + 1}" for i in range(k)])),
+            "name": list(rules.names),
             "rule": [str(r) for r in rules],
             "probability": prob,
             "flagged": tp + fp,

@@ -951,29 +951,34 @@ def _rule_names(rules, names) -> list:
     if names is not None:
         if isinstance(names, (str, bytes)) or not hasattr(names, "__len__") or len(names) != len(rules):
             raise ValueError(f"names must be a list of one name per rule ({len(rules)}), got {names!r:.80}")
-        given = [None if n is None else n for n in names]
-    else:
-        given = [None] * len(rules)
-    given = [g if g is not None else (r.name if isinstance(r, SQLRule) else getattr(r, "name", None))
-             for g, r in zip(given, rules)]
+    given = [g if g is not None else getattr(r, "name", None)  # an SQL rule's own name; a Rule has none
+             for g, r in zip([None] * len(rules) if names is None else names, rules)]
     for g in given:
         if g is not None and (not isinstance(g, str) or not g.strip()):
             raise ValueError(f"a rule name must be a non-empty string, got {g!r:.80}")
         if g is not None and ("*/" in g or "\n" in g or "\r" in g):
             raise ValueError(f"rule name {g!r:.80} holds '*/' or a line break; SQL comments carry the names")
-    taken, out, k = set(g for g in given if g is not None), [], 0
-    seen = set()
+    fresh, out, seen = _free_riff_names(set(g for g in given if g is not None)), [], set()
     for g in given:
         if g is None:
-            k += 1
-            while f"riff_{k}" in taken:
-                k += 1
-            g = f"riff_{k}"
+            g = next(fresh)
         if g in seen:
             raise ValueError(f"rule name {g!r} is given twice; every rule in a set needs its own name")
         seen.add(g)
         out.append(g)
     return out
+
+
+def _free_riff_names(taken):
+    """``riff_1``, ``riff_2``, ... skipping the names in the set ``taken`` as it is when each is asked for; each name
+    yielded is added to ``taken``."""
+    k = 0
+    while True:
+        k += 1
+        while f"riff_{k}" in taken:
+            k += 1
+        taken.add(f"riff_{k}")
+        yield f"riff_{k}"
 
 
 def _check_pandas_parses(expr, names):

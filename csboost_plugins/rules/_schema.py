@@ -123,11 +123,8 @@ def _check_rule(r, where: str, n_names: int | None):
     _expect(isinstance(r, dict), where, "an object", r)
     name = r.get("name")
     _expect(name is None or isinstance(name, str), f"{where}.name", "a string or null", name)
-    if r.get("kind") == "sql":  # a rule read from SQL: its tree is checked node by node by SQLRule.from_dict
-        from ._sqlrule import SQLRule
-
-        SQLRule.from_dict(r)
-        return
+    if r.get("kind") == "sql":  # a rule read from SQL: RuleSet.from_dict builds it once, and SQLRule.from_dict
+        return  # checks its name, literals and tree node by node as it does
     conds = _get(r, "conditions", where)
     _expect(isinstance(conds, list), f"{where}.conditions", "a list", conds)
     for k, c in enumerate(conds):
@@ -146,7 +143,8 @@ def _check_rule(r, where: str, n_names: int | None):
 
 
 def check_ruleset_dict(d) -> None:
-    """Raise ``TypeError`` / ``ValueError`` naming the field unless ``d`` follows the module's schema."""
+    """Raise ``TypeError`` / ``ValueError`` naming the field unless ``d`` follows the module's schema (an SQL rule's
+    fields past its name are checked as :meth:`SQLRule.from_dict` builds it)."""
     _expect(isinstance(d, dict), "the top level", "an object", d)
     fmt = d.get("format", FORMAT)
     if fmt != FORMAT:

@@ -531,7 +531,8 @@ def _condition(text, dialect, name, lifted):
 
 
 def rules_from_sql(rules, dialect=None) -> list:
-    """SQLRule objects of ``rules`` (dict name -> condition, list of conditions, or one statement)."""
+    """SQLRule objects of ``rules`` (dict name -> condition, list of conditions, or one statement); RuleSet checks
+    that the names are unique."""
     from ._export import _dialect
 
     d = _dialect(dialect)
@@ -547,7 +548,6 @@ def _rules_from_sql(rules, d):
         for i, (name, node) in enumerate(pairs):
             name = name or f"rule_{i + 1}"
             out.append(_rule(name, node, d, lifted))
-        _check_unique([r.name for r in out])
         return out
     if isinstance(rules, dict):
         items = list(rules.items())
@@ -565,13 +565,4 @@ def _rules_from_sql(rules, d):
             raise TypeError(f"rule {name!r} must be SQL text, got {type(text).__name__}")
         node = _condition(text, d, name, lifted)
         out.append(_rule(name, node, d, lifted))
-    _check_unique([r.name for r in out])
     return out
-
-
-def _check_unique(names):
-    seen = set()
-    for n in names:
-        if n in seen:
-            raise ValueError(f"rule name {n!r} is given twice; every rule needs its own name")
-        seen.add(n)
