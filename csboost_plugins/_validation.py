@@ -168,10 +168,7 @@ class _BinaryLabels:
         self.pos_label = None if pos_label is None else _check_pos_label(pos_label)
         yi, classes = check_binary_labels(y_true, name="y_true", require_both=False, return_classes=True)
         two = yi.min() != yi.max()
-        if two:
-            true_labels = classes.tolist()
-        else:  # check_binary_labels names a lone numeric label [0, 1]: take the label itself
-            true_labels = np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true).ravel()[:1].tolist()
+        true_labels = _label_list(yi, classes, y_true)
         self.labels = sorted(true_labels + self._foreign_labels(y_pred, true_labels))
         if len(self.labels) > 2:
             raise ValueError(f"y_true and y_pred hold more than two labels {self.labels[:5]}: y_pred must be 0/1 "
