@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -234,7 +234,7 @@ class LoglossRecipe:
     rounds: int
     patience: int | None
     params: dict
-    floors: dict = None
+    floors: dict = field(default_factory=dict)
 
 
 #: native parameters the logloss booster adds to the estimator's tree parameters, per host library
