@@ -23,8 +23,8 @@ import numpy as np
 
 
 # ------------------------------------------------------------------------------ rows
-# row_index / check_same_index: the rule that pandas arguments share the rows' index (with the cost readers)
-from ._cost_columns import check_same_index, row_index  # noqa: E402,F401 (re-exported)
+# check_same_index: the rule that pandas arguments share the rows' index (with the cost readers)
+from ._cost_columns import check_same_index
 
 
 # ------------------------------------------------------------------------------ labels
