@@ -23,8 +23,8 @@ import numpy as np
 
 
 # ------------------------------------------------------------------------------ rows
-# row_index / check_same_index: the rule that pandas arguments share the rows' index (with the cost readers)
-from ._cost_columns import check_same_index, row_index  # noqa: E402,F401 (re-exported)
+# check_same_index: the rule that pandas arguments share the rows' index (with the cost readers)
+from ._cost_columns import check_same_index
 
 
 # ------------------------------------------------------------------------------ labels
@@ -168,10 +168,7 @@ class _BinaryLabels:
         self.pos_label = None if pos_label is None else _check_pos_label(pos_label)
         yi, classes = check_binary_labels(y_true, name="y_true", require_both=False, return_classes=True)
         two = yi.min() != yi.max()
-        if two:
-            true_labels = classes.tolist()
-        else:  # check_binary_labels names a lone numeric label [0, 1]: take the label itself
-            true_labels = np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true).ravel()[:1].tolist()
+        true_labels = _label_list(yi, classes, y_true)
         self.labels = sorted(true_labels + self._foreign_labels(y_pred, true_labels))
         if len(self.labels) > 2:
             raise ValueError(f"y_true and y_pred hold more than two labels {self.labels[:5]}: y_pred must be 0/1 "
@@ -512,10 +509,10 @@ def check_X_columns(X, argument: str = "X", *, categories: bool = True, text=(),
                                   "sklearn.preprocessing.OrdinalEncoder), or use a booster that takes categories")
 
 
-def _float_columns(X, names):
-    """``(label, 1-D float values)`` of each column of ``X`` that could hold an inf, a NaN or a huge value;
-    views or single columns (a column of a 2-D array is taken only when its reductions are suspect),
-    never a copy of X."""
+def _float_columns(X, names, allow_nan=False):
+    """``(label, 1-D float values)`` of each column of ``X`` that could hold an inf, a huge value or (not
+    ``allow_nan``) a NaN; views or single columns (a column of a 2-D array is taken only when its
+    reductions are suspect), never a copy of X."""
     if hasattr(X, "tocsr") or hasattr(X, "tocoo"):  # scipy sparse: the stored values, of any column
         data = getattr(X, "data", None)  # dok has none, lil holds lists: left to the estimator
         if isinstance(data, np.ndarray) and data.dtype.kind == "f":
@@ -536,10 +533,10 @@ def _float_columns(X, names):
     # one reduction pass per direction over X itself; NaN (a missing value) is skipped by fmax / fmin,
     # and shows in a plain sum (as does an inf)
     hi, lo = np.fmax.reduce(X, axis=0), np.fmin.reduce(X, axis=0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = np.add.reduce(X, axis=0)
-    suspect = ~(np.isfinite(hi) & np.isfinite(lo)) | (np.maximum(np.abs(hi), np.abs(lo)) > FLOAT32_MAX) | \
-        np.isnan(total)
+    suspect = ~(np.isfinite(hi) & np.isfinite(lo)) | (np.maximum(np.abs(hi), np.abs(lo)) > FLOAT32_MAX)
+    if not allow_nan:  # a NaN column is suspect only when NaN is refused (a rescan would find nothing to say)
+        with np.errstate(over="ignore", invalid="ignore"):
+            suspect |= np.isnan(np.add.reduce(X, axis=0))
     for j in np.flatnonzero(suspect):
         yield (f" column {names[j]!r}" if names is not None else f" column {j}"), X[:, j]
 
@@ -567,7 +564,7 @@ def check_X_values(X, argument: str = "X", names=None, *, float32: bool = False,
     """
     n = X.shape[0] if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2 else None
     of_rows = f" of {n} rows" if n is not None and not hasattr(X, "tocoo") else " stored values"
-    for where, values in _float_columns(X, names):
+    for where, values in _float_columns(X, names, allow_nan):
         if values.size == 0:
             continue
         hi, lo = float(np.fmax.reduce(values)), float(np.fmin.reduce(values))

@@ -45,7 +45,7 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
 
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
-from csboost_plugins._validation import check_predict_positive, check_X, costs_given, positive_column
+from csboost_plugins._validation import check_predict_positive, check_X, costs_given, fit_target, positive_column
 from csboost_plugins.costs import (COST_KEYWORDS, FN, FP, TN, TP, check_binary_labels, check_costs,
                                    check_fit_costs, row_index)
 from csboost_plugins.decision_costs import decision_costs
@@ -56,7 +56,7 @@ from csboost_plugins.metrics import _CAPACITY_DOC, bayes_minimum_risk
 from ._members import fit_keyword
 from ._weights import check_fit_sample_weight, scale_costs
 from ._params import HasMethods, StrOptions, count, validate_params
-from .linear._logistic import _check_y, _standardisation
+from .linear._logistic import _standardisation
 
 __all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalibrator",
            "cost_optimal_threshold"]
@@ -291,7 +291,8 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             validate_data(self, X, reset=True, skip_check_array=True)  # names and width, X kept as given
             y = column_or_1d(y, warn=True)
             check_consistent_length(X, y)
-        yi, self.classes_ = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
+        yi, self.classes_ = fit_target(y, self.pos_label,
+                                       required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         costs = check_fit_costs(y.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
         return yi, costs, check_fit_sample_weight(sample_weight, X, row_index(X))

@@ -151,6 +151,7 @@ validation_fraction : optional
     """
 
     _native_library = "catboost"
+    _text_cure = "name it in cat_features (CatBoost encodes text categories), or encode it as numbers"
 
     def __init__(self, *, n_estimators=300, learning_rate=0.1, depth=6, random_state=None, cat_features=None,
                  thread_count=-1, verbose=False, loss_function=None, hessian="abs", hessian_floor=0.1,
@@ -159,6 +160,14 @@ validation_fraction : optional
                  pos_label=None, params=None, **kwargs):
         store_init_args(self, locals())
         self._set_other_params(kwargs)
+
+    def _text_columns(self, X):
+        """Labels of the columns of X whose text CatBoost encodes itself (those named in ``cat_features``)."""
+        cats = self.cat_features
+        if not cats or not hasattr(X, "columns"):
+            return ()
+        cols = list(X.columns)
+        return {cols[c] if isinstance(c, (int, np.integer)) and 0 <= c < len(cols) else c for c in cats}
 
     def _check_common_params(self):
         loss = self.loss_function if self.loss_function is not None else self._other_native_params().get("objective")

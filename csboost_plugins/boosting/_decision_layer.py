@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -234,7 +234,7 @@ class LoglossRecipe:
     rounds: int
     patience: int | None
     params: dict
-    floors: dict = None
+    floors: dict = field(default_factory=dict)
 
 
 #: native parameters the logloss booster adds to the estimator's tree parameters, per host library
@@ -324,8 +324,16 @@ def after_fit(est, ctx, X, y, costs, w, evals, unit_costs):
     est.validation_savings_ = None
     name = type(est).__name__
 
+    cache = {}  # (id(booster), id(Xs)) -> (booster, Xs, margins): the references keep the ids from being reused
+
     def margin(booster, Xs):  # the rows' start margins given at fit replace the booster's own start
-        return est._booster_margin(booster, Xs, ctx.offset(Xs))
+        offset = ctx.offset(Xs)
+        if offset is not None:  # a host may read its fitted start (e.g. lightgbm's start_margin_): not cached
+            return est._booster_margin(booster, Xs, offset)
+        hit = cache.get((id(booster), id(Xs)))
+        if hit is None:  # the same booster's margins on the same rows: computed once per fit
+            hit = cache[id(booster), id(Xs)] = (booster, Xs, est._booster_margin(booster, Xs, None))
+        return hit[2]
 
     if est.decision != "auto":
         est.decision_ = "aec"  # predict(X): s > 1/2; with costs: BMR (paper eq. 2)

@@ -360,7 +360,7 @@ validation_fraction, params : optional
             ds.set_field("init_score", None)  # (set_init_score(None) keeps a constructed Dataset's scores)
             ds.init_score = None
         params = _merge_native(ctx.data["params"], recipe.params)
-        for key, floor in (recipe.floors or {}).items():  # lower bounds, whatever alias the user spelled
+        for key, floor in recipe.floors.items():  # lower bounds, whatever alias the user spelled
             given = [params.pop(a) for a in _ConfigAliases.get_by_alias(key) if a in params]
             params[key] = max([floor, *[float(v) for v in given]])
         params.update(objective="binary", metric="binary_logloss")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (FLOAT32_LIBRARIES, REFUSED_NAME_CHARS, check_binary_labels,  # noqa: F401
-                           check_feature_names, check_X_values)
+from .._validation import (FLOAT32_LIBRARIES, check_binary_labels, check_feature_names,  # noqa: F401
+                           check_X_values)
 
 
 def check_feature_values(X, library: str, argument: str = "X", names=None) -> None:

@@ -242,6 +242,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
 
     _native_names: tuple = ()
     _native_library: str = ""  # "xgboost" / "lightgbm": what _native_input checks X for
+    _text_cure = None  # the cure named for a text column (None: check_X_columns' own; CatBoost names cat_features)
 
     # ------------------------------------------------------------- parameters
     def _set_other_params(self, kwargs):
@@ -348,10 +349,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
     def _validate_X(self, X, reset, y=None, argument="X"):
         """X (and y when given) validated for the native library: ``_read_X``, then what the library
         refuses with an error naming no column (a feature name, an inf, a value beyond its float32)."""
-        # dates, text: named before numpy fails to convert them (CatBoost reads text cat_features itself)
-        cure = "name it in cat_features (CatBoost encodes text categories), or encode it as numbers" \
-            if self._native_library == "catboost" else None
-        check_X_columns(X, argument, text=self._text_columns(X), text_cure=cure)
+        # dates, text: named before numpy fails to convert them (a host may read some text columns itself)
+        check_X_columns(X, argument, text=self._text_columns(X), text_cure=self._text_cure)
         out = self._read_X(X, reset, y)
         if reset:
             _native_input.check_feature_names(self._feature_names(), self._native_library, argument)
@@ -360,12 +359,8 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         return out
 
     def _text_columns(self, X):
-        """Labels of the columns of X whose text the host encodes itself (CatBoost's ``cat_features``)."""
-        cats = getattr(self, "cat_features", None) if self._native_library == "catboost" else None
-        if not cats or not hasattr(X, "columns"):
-            return ()
-        cols = list(X.columns)
-        return {cols[c] if isinstance(c, (int, np.integer)) and 0 <= c < len(cols) else c for c in cats}
+        """Labels of the columns of X whose text the host encodes itself (none here; CatBoost overrides)."""
+        return ()
 
     def _read_X(self, X, reset, y=None):
         """X as the native library takes it: a float array, or a DataFrame with category columns."""

@@ -58,7 +58,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from csboost_plugins._params import store_init_args
 from csboost_plugins._docstrings import fill_doc
-from csboost_plugins._validation import costs_given
+from csboost_plugins._validation import costs_given, fit_target
 from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
                                             trivial_policy_costs)
@@ -69,7 +69,7 @@ from .._apply import apply
 from .._members import fit_member
 from .._params import HasMethods, StrOptions, count, fraction, validate_params
 from .._weights import check_fit_sample_weight, scale_costs
-from ..linear._logistic import CostSensitiveLogisticRegression, _check_y
+from ..linear._logistic import CostSensitiveLogisticRegression
 from ..tree._classifier import CostSensitiveDecisionTreeClassifier, _check_X
 from ._inducers import draw_subset, out_of_bag_mask, resolve_count
 
@@ -182,8 +182,9 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         X = _check_X(self, X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        yi, self.classes_ = _check_y(column_or_1d(np.asarray(y), warn=True) if np.asarray(y).ndim == 2 else y,
-                                     self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
+        yi, self.classes_ = fit_target(column_or_1d(np.asarray(y), warn=True) if np.asarray(y).ndim == 2 else y,
+                                       self.pos_label,
+                                       required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         if yi.shape[0] != X.shape[0]:
             raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,

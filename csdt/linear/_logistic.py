@@ -50,11 +50,6 @@ from ._objective import aec_and_gradient, cost_slope_and_offset
 __all__ = ["CostSensitiveLogisticRegression", "CostSensitiveLogisticRegressionCV"]
 
 
-def _check_y(y, pos_label=None, required=False):
-    """0/1 int64 labels and ``classes_ = [negative, positive]`` (:func:`fit_target`)."""
-    return fit_target(y, pos_label, required=required)
-
-
 def _standardisation(X, sample_weight=None):
     """Column means and standard deviations of float64 X (a zero deviation becomes 1); with
     ``sample_weight`` w the weighted ones ``sum w x / sum w`` and ``sqrt(sum w (x - mean)^2 / sum w)``.
@@ -126,7 +121,7 @@ def _fit_inputs(model, X, y, cost_kw, sample_weight):
     rows = row_index(X)
     check_X(X, allow_nan=False, categories=False, who=type(model).__name__)  # named column and row count
     X, y = validate_data(model, X, y, dtype=np.float64, y_numeric=False)
-    yi, model.classes_ = _check_y(y, model.pos_label, costs_given(**cost_kw))
+    yi, model.classes_ = fit_target(y, model.pos_label, required=costs_given(**cost_kw))
     costs = check_fit_costs(X.shape[0], **cost_kw, index=rows)
     return X, yi, costs, check_fit_sample_weight(sample_weight, X, rows)
 

@@ -68,11 +68,6 @@ def _costs_given(fp_cost, fn_cost, cost_matrix):
     return fp_cost is not None or fn_cost is not None or cost_matrix is not None
 
 
-def _check_y(y, pos_label=None, required=False):
-    """Binary labels -> (int64 0/1, classes_ = [negative, positive]) (:func:`fit_target`)."""
-    return fit_target(y, pos_label, required=required)
-
-
 def _encode_as(y, classes, name):
     """``y`` as 0/1 indices into the fitted ``classes`` (a one-class y keeps its meaning)."""
     y = column_or_1d(y, warn=True)
@@ -274,7 +269,8 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         rows = row_index(X)
         X = _check_X(self, X, reset=True)
-        y, classes = _check_y(y, self.pos_label, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
+        y, classes = fit_target(y, self.pos_label,
+                                required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
         costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
