@@ -74,8 +74,8 @@ def test_budget_met_on_selection_rows(data, book, budget_kw, candidates, money):
     kw = dict(fn_cost=amount, fp_cost=FP_COST) if money else {}
     out = optimize_rule_book(book, X, y, candidates=candidates, sample_weight=w, random_state=7, **budget_kw, **kw)
     sel = np.asarray(out.selection["selection_index"])
-    # the selection rows are the part _split draws first from the same seed (induction, re-tuning, selection)
-    shares = {k: 1.0 for k in (["induction"] if candidates == "riff" else []) + ["retune", "selection"]}
+    # the selection rows are the part _split draws from the same seed (induction, re-tuning, selection)
+    shares = {k: v for k, v in _book.PART_SHARES.items() if k != "induction" or candidates == "riff"}
     np.testing.assert_array_equal(sel, _book._split(y, shares, check_random_state(7))["selection"])
     Xs, ys, ws = X.iloc[sel], y[sel], w[sel]
     flagged = _any_mask(out.rules, Xs)
@@ -152,8 +152,10 @@ def test_last_pass_drops_a_rule_the_selection_took():
 
 
 # ------------------------------------------------------------------------------------------ select_fitting
-def _brute_greedy(cover, W, totals, budget, rank_by, prior, groups):
-    """The budget-fitting greedy written with loops over rows and the score formulas written out."""
+def _brute_greedy(cover, W, totals, budget, rank_by, prior, groups, gate=None):
+    """The budget-fitting greedy written with loops over rows and the score formulas written out; with
+    ``gate = (H, V, col)`` a candidate of col >= 0 must add V[:, col] > 0 over the rows of H it flags and no
+    rule taken before flags."""
     n, k = cover.shape
     bcol = NEG if budget.kind == "fpr" else ALL
     limit = budget.rate * totals[bcol]
@@ -173,6 +175,11 @@ def _brute_greedy(cover, W, totals, budget, rank_by, prior, groups):
                     s += W[i]
             if s[bcol] > limit - used[bcol] + tol:
                 continue
+            if gate is not None and gate[2][j] >= 0:
+                H, V, col = gate
+                g = sum(V[i, col[j]] for i in range(H.shape[0]) if H[i, j] and not any(H[i, t] for t in order))
+                if not g > 0:
+                    continue
             if rank_by == "precision":
                 if not s[POS] > 1e-12 * totals[POS]:
                     continue
@@ -200,12 +207,16 @@ def _brute_greedy(cover, W, totals, budget, rank_by, prior, groups):
                 used += W[i]
 
 
-def test_select_fitting_equals_brute_force_greedy():
-    taken = [_compare_select_fitting(seed) for seed in range(16)]
+@pytest.mark.parametrize("gated", [False, True])
+def test_select_fitting_equals_brute_force_greedy(gated):
+    taken = [_compare_select_fitting(seed, gated) for seed in range(16)]
     assert sum(t >= 2 for t in taken) >= 10, taken  # not vacuous: most cases take several rules
+    if gated:  # the gate binds: some case takes other rules than without it
+        assert any(_compare_select_fitting(seed, True, order_only=True)
+                   != _compare_select_fitting(seed, False, order_only=True) for seed in range(16))
 
 
-def _compare_select_fitting(seed):
+def _compare_select_fitting(seed, gated=False, order_only=False):
     rng = np.random.default_rng(seed)
     n, k = 80, 9
     y = (rng.random(n) < 0.3).astype(int)
@@ -228,8 +239,15 @@ def _compare_select_fitting(seed):
     prior = [0.0, 2.0][(seed // 2) % 2]
     score = make_score(rank_by, totals, budget, prior)
     groups = rng.integers(0, 6, k)
-    order, used = _book.select_fitting(cover, W, totals, budget, score, groups=groups)
-    ref_order, ref_used = _brute_greedy(cover, W, totals, budget, rank_by, prior, groups)
+    gate = None
+    if gated:  # held-out rows: other coverage, two value columns, some candidates not gated
+        H = rng.random((60, k)) < rng.uniform(0.05, 0.3, k)
+        V = rng.normal(0.2, 1.0, (60, 2))
+        gate = (H, V, rng.integers(-1, 2, k))
+    order, used = _book.select_fitting(cover, W, totals, budget, score, groups=groups, gate=gate)
+    if order_only:
+        return order
+    ref_order, ref_used = _brute_greedy(cover, W, totals, budget, rank_by, prior, groups, gate)
     assert order == ref_order
     np.testing.assert_allclose(used, ref_used, rtol=1e-12, atol=1e-12)
     assert used[budget.column] <= budget.rate * totals[budget.column] * (1 + 1e-9)
@@ -759,11 +777,23 @@ def _held_out_rows(out, n, candidates):
     return {"book": ind | rt, "retuned": ind, "added": rt if candidates == "riff" else ind | rt}
 
 
+def _brute_added_net(rules, X, y, w, caught, alert):
+    """Per rule in order, the net money over rows it flags and no rule before it flags (loops over rows)."""
+    masks = np.array([r.mask(X) for r in rules], dtype=bool)
+    out = np.zeros(len(rules))
+    for i in range(len(y)):
+        hit = np.flatnonzero(masks[:, i])
+        if len(hit):
+            out[hit[0]] += w[i] * (caught[i] if y[i] == 1 else -alert[i])
+    return out
+
+
 @pytest.mark.parametrize("candidates", [None, "riff"])
 @pytest.mark.parametrize("money", [True, False])
 def test_kept_rules_earn_on_rows_that_neither_fitted_nor_chose_them(data, book, candidates, money):
-    """Every rule kept adds money (counts: a positive) on its held-out rows given the other kept rules:
-    brute-force unique sums over those rows, by origin."""
+    """Every gated rule kept adds money (counts: a positive) on its held-out rows given the rules kept before
+    it, and induced rules judged as a group earn more than one standard error there: brute-force sums over
+    those rows, by origin (the last pass drops nothing in these cases, so the kept order is the order taken)."""
     X, y, amount = data
     w = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
     kw = dict(fn_cost=amount, fp_cost=FP_COST) if money else {}
@@ -772,17 +802,63 @@ def test_kept_rules_earn_on_rows_that_neither_fitted_nor_chose_them(data, book, 
     caught, alert = (amount, np.full(len(y), FP_COST)) if money else (np.ones(len(y)), np.zeros(len(y)))
     rows = _held_out_rows(out, len(y), candidates)
     origin = out.selection["origin"]
-    judged = 0
+    judged = out.selection["induced_judged"]
+    assert (judged is None) == (candidates is None) and judged in (None, "group", "each")
+    checked = 0
     for o, mask in rows.items():
-        if not mask.any():
+        if not mask.any() or (o == "added" and judged == "group"):
             continue
-        Xh, yh, wh = X[mask], y[mask], w[mask]
-        v = _brute_unique_net(out.rules, Xh.reset_index(drop=True), yh, wh, caught[mask], alert[mask])
+        v = _brute_added_net(out.rules, X[mask].reset_index(drop=True), y[mask], w[mask], caught[mask],
+                             alert[mask])
         for name, val in zip(out.names, v):
             if origin[name] == o:
-                judged += 1
+                checked += 1
                 assert val > 0, (name, o, val)
-    assert judged >= 1
+    assert checked >= 1 or judged == "group"
+    if judged == "group":  # the induced rules' rows no other kept rule flags, on the re-tuning part
+        added = np.array([origin[nm] == "added" for nm in out.names])
+        masks = np.array([r.mask(X) for r in out.rules], dtype=bool)
+        only = masks[added].any(axis=0) & ~masks[~added].any(axis=0) & rows["added"]
+        v = w * np.where(y == 1, caught, -alert)
+        assert v[only].sum() > np.sqrt((v[only] ** 2).sum())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_group_judgement_equals_a_direct_sum(data, book, seed):
+    """_group_earns: the induced rules' money over the masked rows they flag and no book rule flags, against one
+    standard error of that sum (sqrt of the sum of squares), written out with each rule's own reference mask."""
+    got, want = _group_case(data, book, seed)
+    assert got == want
+
+
+def _group_case(data, book, seed):
+    X, y, amount = data
+    rng = np.random.default_rng(seed)
+    rules = list(book.rules)
+    kinds = list(rng.choice(["book", "retuned", "added"], len(rules)))
+    kinds[0], kinds[1] = "added", "book"
+    rs = RuleSet(rules, feature_names=list(X.columns), names=[f"r{i}" for i in range(len(rules))])
+    mask = rng.random(len(y)) < 0.4
+    value = np.where(y == 1, amount, -FP_COST * [0.2, 20.0][seed % 2])
+    masks = [np.asarray(r.mask(X), bool) for r in rules]
+    ind = np.zeros(len(y), bool)
+    other = np.zeros(len(y), bool)
+    for m, k in zip(masks, kinds):
+        if k == "added":
+            ind |= m
+        else:
+            other |= m
+    v = value[ind & ~other & mask]
+    want = v.sum() > np.sqrt((v ** 2).sum())
+    return _book._group_earns(rs, kinds, X, value, mask), want
+
+
+def test_group_judgement_both_ways(data, book):
+    """The cases above both accept and refuse a group; with no induced rule the group is accepted."""
+    assert {bool(_group_case(data, book, s)[1]) for s in range(6)} == {True, False}
+    X, y, amount = data
+    rs = RuleSet(list(book.rules[:2]), feature_names=list(X.columns), names=["a", "b"])
+    assert _book._group_earns(rs, ["book", "retuned"], X, -np.ones(len(y)), np.ones(len(y), bool))
 
 
 def test_held_out_screen_matches_a_direct_sum(data, book):

@@ -10,22 +10,27 @@ splits induction from selection:
    one at a time, to the human number that maximises the rule's ranking score (ties: the
    number nearest the original), a literal compared with a column only within the column's
    observed range on these rows;
-3. **selection**: one greedy pass over the book's rules (as written and re-tuned: at most
-   one version of each) and the induced rules, each offered only if its net money alone is
-   positive on the rows that neither fitted nor chose it (below), ranked by net money per unit of budget
+3. **selection**: a greedy pass over the book's rules (as written and re-tuned: at most
+   one version of each) and the induced rules, ranked by net money per unit of budget
    (counts: shrunk precision) on the rows no rule taken so far flags, each rule taken only
    if it fits the budget that is left (a book has no randomised rule, so the selection
    never exceeds the budget on these rows). With ``candidates="riff"`` the budget the chosen
    rules leave is then filled by :func:`riff_select` over the pool's leaves on the selection
-   rows none of them flags (its last rule kept only if its probability exceeds 1/2).
+   rows none of them flags (a last rule crossing the budget is not kept).
 
-Two last passes drop, one at a time, the rule whose leave-one-out net money
-(``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is lowest
-while it is <= 0: first on the rows that neither fitted nor chose the rule (a book rule as
-written: the induction and re-tuning parts; a re-tuned one: the induction part; an induced
-one: the re-tuning part), since the selection rows overstate the rules picked on them; then
-on all the rows given, so what remains earns its alerts. The budget the dropped rules free is
-selected again from the candidates left (at most ``REFILL_ROUNDS`` rounds).
+The best of many rules on the selection rows looks better there than it is, so each rule is
+also judged on the rows that neither fitted nor chose it (a book rule as written: the induction
+and re-tuning parts; a re-tuned one: the induction part; an induced one: the re-tuning part). A
+candidate whose net money alone is not positive there is not offered, and the greedy takes a
+rule only if the rows it adds (those no rule taken before flags) earn money there too. Induced
+rules come by the dozen, each small, so the re-tuning part judges them first as a group: the
+selection runs with them ungated and keeps them if, together, they earn on the re-tuning rows
+no other kept rule flags by more than ``GROUP_STANDARD_ERRORS`` standard errors of that sum;
+otherwise it runs again with each induced rule gated on its own.
+
+A last pass drops, one at a time, the rule whose leave-one-out net money on all the rows given
+(``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is lowest while
+it is <= 0, so what remains earns its alerts on the rows given.
 """
 
 from __future__ import annotations
@@ -39,12 +44,17 @@ from ._scores import make_score, resolve_prior
 
 __all__ = ["human_grid", "literal_ranges", "optimize_rule_book", "retune_rule", "select_fitting"]
 
-#: share of the rows given to each part: induction, re-tuning, selection (parts not used are merged away)
-PART_SHARES = {"induction": 1.0, "retune": 1.0, "selection": 1.0}
+#: share of the rows given to each part: induction, re-tuning, selection (parts not used are merged away).
+#: Induction and selection get RIFFClassifier's even split of most rows; re-tuning moves a few literals
+#: per rule and reads a tenth (at most RETUNE_ROWS)
+PART_SHARES = {"induction": 0.45, "retune": 0.1, "selection": 0.45}
 #: candidate values tried per literal when re-tuning (a multiplicative grid around the literal)
 RETUNE_GRID = 24
-#: rounds of selection: after the last passes drop rules, the candidates left are selected again
-REFILL_ROUNDS = 3
+#: induced rules are kept ungated when, as a group, they earn more than this many standard errors of
+#: their sum on the re-tuning rows no other kept rule flags
+GROUP_STANDARD_ERRORS = 1.0
+#: the origins a rule can have, in the order of the held-out value columns
+ORIGINS = ("book", "retuned", "added")
 #: re-tuning reads at most this many rows (a uniform sample of the re-tuning part)
 RETUNE_ROWS = 100_000
 
@@ -216,14 +226,17 @@ def _column_sums(cover, W):
         else np.zeros((0, W.shape[1]))
 
 
-def select_fitting(cover, W, totals, budget, score, *, groups):
+def select_fitting(cover, W, totals, budget, score, *, groups, gate=None):
     """Greedy selection of columns of ``cover`` (n, k) that never exceeds the budget.
 
     Each step takes, among candidates whose newly flagged rows fit the budget left and add
     positive weight (money: net money > 0; counts: a positive row), the best ``score`` (ties:
     more net money / gain, then the earlier candidate). Taking a candidate excludes the others
-    of its group (the versions of one book rule). Returns the chosen column indices in order
-    and the weight sums they cover.
+    of its group (the versions of one book rule). With ``gate = (held_cover, held_value, col)``
+    (held_cover (m, k) bool: the candidates on other rows; held_value (m, c); col (k,) int, -1:
+    not gated) a candidate is eligible only if ``held_value[:, col]`` summed over the rows of
+    held_cover it flags and no candidate taken before flags is > 0. Returns the chosen column
+    indices in order and the weight sums they cover.
     """
     bcol = budget.column
     limit = budget.limit(totals)
@@ -234,8 +247,17 @@ def select_fitting(cover, W, totals, budget, score, *, groups):
     tol = 1e-9 * max(limit, 1e-300)
     order = []
     groups = np.asarray(groups)
+    k = cover.shape[1]
+    if gate is not None:
+        H, V, col = gate
+        G = H.T.astype(np.float64) @ V  # each candidate's held-out sums over the rows no taken rule flags
+        gated = np.asarray(col) >= 0
+        pick = np.maximum(np.asarray(col), 0)
+        h_unc = np.ones(H.shape[0], dtype=bool)
     while True:
         ok = ~excluded & (S[:, bcol] <= limit - used[bcol] + tol) & score.eligible(S, totals, True)
+        if gate is not None:
+            ok &= ~gated | (G[np.arange(k), pick] > 0)
         r = best_candidate(S, ok, score, totals)
         if r is None:
             break
@@ -246,6 +268,10 @@ def select_fitting(cover, W, totals, budget, score, *, groups):
         used += Wn.sum(axis=0)
         S -= cover[new].T.astype(np.float64) @ Wn
         uncovered &= ~new
+        if gate is not None:
+            h_new = h_unc & H[:, r]
+            G -= H[h_new].T.astype(np.float64) @ V[h_new]
+            h_unc &= ~h_new
     return order, used
 
 
@@ -274,14 +300,17 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                        random_state=None):
     """Optimise a rule book together with induced rules, in money, under an alert budget.
 
-    The rows are split (stratified) into disjoint parts: induction of RIFF's rules, re-tuning of
-    the book's literals, and selection, where a greedy pass picks rules under the budget. A
-    candidate is offered only if its net money alone is positive on the rows that neither fitted
-    nor chose it (a book rule as written: the induction and re-tuning parts; a re-tuned one: the
-    induction part; an induced one: the re-tuning part), since the best of many rules on the
-    selection rows looks better there than it is. The rules picked are then dropped, the lowest
-    first, until each one's leave-one-out net money (``unique_net_money``; without costs
-    ``unique_tp``) is positive both on those held-out rows and on all the rows given.
+    The rows are split (stratified) into disjoint parts: induction of RIFF's rules (45 %),
+    re-tuning of the book's literals (10 %), and selection (45 %), where a greedy pass picks
+    rules under the budget. The best of many rules on the selection rows looks better there than
+    it is, so each rule is also judged on the rows that neither fitted nor chose it (a book rule
+    as written: the induction and re-tuning parts; a re-tuned one: the induction part; an
+    induced one: the re-tuning part): a candidate is offered only if its net money alone is
+    positive there, and taken only if the rows it adds to the rules taken before earn money
+    there. Induced rules are judged there first as a group: they are kept ungated when together
+    they earn more than one standard error of that sum, else each is gated on its own. A last
+    pass drops, the lowest first, every rule whose leave-one-out net money on all the rows given
+    (``unique_net_money``; without costs ``unique_tp``) is <= 0.
 
     Parameters
     ----------
@@ -314,7 +343,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         (named ``riff_1``, ...), in selection order, all always in force. ``selection`` holds
         the budget, the parts' sizes, the rows of X the selection and the re-tuning read
         (``selection_index``, ``retune_index``: positions, None without re-tuning) and, per
-        rule, where it came from.
+        rule, where it came from (``origin``) and how the induced rules were judged on held-out
+        rows (``induced_judged``: "group", "each" or None).
     """
     from sklearn.utils import check_random_state
 
@@ -388,9 +418,9 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     pool, origin, groups, names = ([v[i] for i in offered] for v in (pool, origin, groups, names))
     cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
         else np.zeros((len(sel), 0), bool)
-    kept, kinds = _select_rounds(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, y[sel],
-                                 None if w is None else w[sel], None if costs is None else costs[sel], X, value,
-                                 checks, fnames)
+    kept, kinds, judged = _select_gated(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, y[sel],
+                                        None if w is None else w[sel], None if costs is None else costs[sel], X,
+                                        value, checks, fnames)
     chosen, chosen_names = [], []
     for rule, tmp in zip(kept.rules, kept.names):
         if tmp.startswith("p"):
@@ -404,36 +434,82 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     out.selection = {"criterion": budget.kind, "budget": budget.rate, "precision_prior": prior, "rank_by": rank_by,
                      "parts": {k: int(len(v)) for k, v in parts.items()}, "selection_index": sel,
                      "retune_index": rt,
-                     "origin": dict(zip(out.names, kinds)),
+                     "origin": dict(zip(out.names, kinds)), "induced_judged": judged,
                      "selection_" + budget.kind: float(spent[budget.column] / totals[budget.column])}
     return out
 
 
-def _select_rounds(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,
-                   checks, fnames):
-    """The greedy selection over ``pool`` (coverage ``cover`` of the selection rows ``Xs``), RIFF's filling rules,
-    then :func:`_drop_unearning`; the budget a dropped pool rule frees goes to the candidates left, for at most
-    ``REFILL_ROUNDS`` rounds. Returns the kept RuleSet (pool rules named ``p<position>``, filling rules ``f<k>``)
-    and the origin of each kept rule."""
+def _select_gated(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,
+                  checks, fnames):
+    """The greedy selection over ``pool`` (coverage ``cover`` of the selection rows ``Xs``) and RIFF's filling
+    rules, each rule gated on its origin's held-out rows (:func:`_check_rows`), then the last pass
+    (:func:`_drop_unearning`). Induced rules are first left ungated and kept if, as a group, they earn on their
+    held-out rows (:func:`_group_earns`); otherwise the selection runs again with each one gated. Returns the kept
+    RuleSet (pool rules named ``p<position>``, filling rules ``f<k>``), the origin of each kept rule and how the
+    induced rules were judged ("group", "each" or None: not judged on held-out rows)."""
     from ._ruleset import RuleSet
 
-    avail = np.ones(len(pool), dtype=bool)
-    for _ in range(REFILL_ROUNDS):
-        idx = np.flatnonzero(avail)
-        sub, used = select_fitting(cover[:, idx], W, totals, budget, score, groups=[groups[i] for i in idx])
-        order = [int(idx[j]) for j in sub]
-        # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
-        fills = _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(ys), bool), Xs, ys, ws, cs,
-                      budget, used, totals)
-        picked = RuleSet([pool[r] for r in order] + fills, feature_names=fnames,
-                         names=[f"p{r}" for r in order] + [f"f{i}" for i in range(len(fills))])
-        kept, kinds = _drop_unearning(picked, [origin[r] for r in order] + ["added"] * len(fills), X, value,
-                                      checks=checks)
-        dropped = [r for r in order if f"p{r}" not in set(kept.names)]
-        if not dropped:
-            break
-        avail[dropped] = False
-    return kept, kinds
+    n = len(value)
+    held = np.zeros(n, dtype=bool)
+    for m in checks.values():
+        if m is not None:
+            held |= m
+    hrows = np.flatnonzero(held)
+    # one value column per origin: a row's money where it is held out from rules of that origin, else 0
+    V = np.stack([value[hrows] * checks[o][hrows] if checks.get(o) is not None else np.zeros(len(hrows))
+                  for o in ORIGINS], axis=1)
+    Xh = _rows(X, hrows)
+    H = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xh) if pool \
+        else np.zeros((len(hrows), 0), bool)
+    col = np.array([ORIGINS.index(o) if checks.get(o) is not None else -1 for o in origin], dtype=np.int64)
+    args = (pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value, fnames, Xh, H, V)
+    if checks.get("added") is None or (leaves is None and "added" not in origin):  # no induced rule to judge
+        return (*_greedy_fill_drop(*args, col, gate_fills=False), None)
+    ungated = np.where(np.asarray(origin) == "added", -1, col)
+    kept, kinds = _greedy_fill_drop(*args, ungated, gate_fills=False)
+    if _group_earns(kept, kinds, X, value, checks["added"]):
+        return kept, kinds, "group"
+    return (*_greedy_fill_drop(*args, col, gate_fills=True), "each")
+
+
+def _greedy_fill_drop(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,
+                      fnames, Xh, H, V, col, *, gate_fills):
+    """:func:`select_fitting` gated by ``col`` (-1: not gated), RIFF's filling rules on the budget left (with
+    ``gate_fills``: each kept, in RIFF's order, only if it adds money on the induced rules' held-out rows given
+    the rules kept before it), then :func:`_drop_unearning`."""
+    from ._ruleset import RuleSet
+
+    order, used = select_fitting(cover, W, totals, budget, score, groups=groups, gate=(H, V, col))
+    # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
+    fills = _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(ys), bool), Xs, ys, ws, cs,
+                  budget, used, totals)
+    if fills and gate_fills:
+        Hf = RuleSet(fills, feature_names=fnames, names=[f"f{i}" for i in range(len(fills))]).coverage(Xh)
+        taken = H[:, order].any(axis=1) if order else np.zeros(len(Xh), dtype=bool)
+        a = ORIGINS.index("added")
+        keep = []
+        for i in range(len(fills)):
+            new = Hf[:, i] & ~taken
+            if V[new, a].sum() > 0:
+                keep.append(i)
+                taken |= Hf[:, i]
+        fills = [fills[i] for i in keep]
+    picked = RuleSet([pool[r] for r in order] + fills, feature_names=fnames,
+                     names=[f"p{r}" for r in order] + [f"f{i}" for i in range(len(fills))])
+    return _drop_unearning(picked, [origin[r] for r in order] + ["added"] * len(fills), X, value)
+
+
+def _group_earns(rs, kinds, X, value, mask):
+    """True when the kept induced rules (kinds "added"), over the rows of ``mask`` they flag and no other kept
+    rule flags, earn more than ``GROUP_STANDARD_ERRORS`` standard errors of that sum (``value``: each row's
+    money), or when no induced rule is kept."""
+    added = np.array([k == "added" for k in kinds], dtype=bool)
+    if not added.any():
+        return True
+    cover = rs.coverage(X)
+    rows = cover[:, added].any(axis=1) & ~cover[:, ~added].any(axis=1) & mask
+    v = value[rows]
+    return bool(v.sum() > GROUP_STANDARD_ERRORS * np.sqrt((v * v).sum()))
 
 
 def _check_candidates(candidates):
@@ -508,7 +584,8 @@ def _riff_defaults(cands, X, y, w, costs, kind, rate):
 
 def _fill(cands, cover_chosen, Xs, ys, ws, cs, budget, used, totals):
     """RIFF's rules (with its refinement) on the selection rows no chosen rule flags, within the budget left:
-    the rules to add, all always in force (a crossing last rule only when kept with probability > 1/2)."""
+    the rules to add, all always in force (a last rule that crosses the budget left is not kept: the book never
+    exceeds the budget on the selection rows)."""
     left = budget.limit(totals) - used[budget.column]
     free = ~cover_chosen
     if cands is None or left <= 0 or not free.any():
@@ -521,7 +598,7 @@ def _fill(cands, cover_chosen, Xs, ys, ws, cs, budget, used, totals):
     rate = min(1.0, left / base)
     rs = _riff_defaults(cands, _rows(Xs, np.flatnonzero(free)), yf, None if ws is None else wf,
                         None if cs is None else cs[free], budget.kind, rate)
-    keep = len(rs) if rs.last_rule_probability > 0.5 else len(rs) - 1
+    keep = len(rs) if rs.last_rule_probability >= 1.0 else len(rs) - 1
     return list(rs.rules[:keep])
 
 
@@ -562,35 +639,15 @@ def _earns_held_out(pool, origin, X, value, checks, fnames):
     return np.flatnonzero(keep)
 
 
-def _drop_unearning(rs, kinds, X, value, *, checks=None):
-    """Drop the rules that do not earn their alerts: two passes over the rules' coverage of X, read once.
-
-    1. **held-out** (``checks``: {origin: row mask or None}): while some rule's leave-one-out net money (counts:
-       unique positive weight) over the rows that neither fitted nor chose it (:func:`_check_rows`) is <= 0,
-       drop the lowest. The selection's own rows overstate the rules it picked (each was the best of many on
-       them); rules with no such rows are not judged here.
-    2. **rows given**: the same over all rows for every rule. What remains earns its alerts on the rows given.
-
-    Both repeat until neither drops a rule, so every rule kept passes both.
-
-    Each round recomputes only the sums over the rows one rule alone flags (:func:`._report.unique_sums`), which
-    equal ``evaluate(per_rule=True)``'s unique columns.
-    """
+def _drop_unearning(rs, kinds, X, value):
+    """The last pass: drop, one at a time, the rule whose leave-one-out net money over all rows of X (``value``:
+    each row's money when flagged; without costs its positive weight) is lowest while it is <= 0, so every rule
+    kept earns its alerts on the rows given. Each round recomputes only the sums over the rows one rule alone
+    flags (:func:`._report.unique_sums`), which equal ``evaluate(per_rule=True)``'s unique columns."""
     if not len(rs):
         return rs, kinds
-    cover = rs.coverage(X)
-    keep = list(range(len(rs)))
-    origins = sorted({kinds[i] for i in keep if checks and checks.get(kinds[i]) is not None})
-    # one value column per origin's held-out rows; a rule reads its origin's column
-    P = np.stack([value * checks[o] for o in origins], axis=1) if origins else None
-    col = np.array([origins.index(kinds[i]) if kinds[i] in origins else -1 for i in range(len(rs))])
-    while True:  # a drop moves rows to the others' unique sums: repeat both passes until neither drops
-        before = len(keep)
-        if P is not None:
-            keep = _drop_while_unearning(cover, keep, P, col)
-        keep = _drop_while_unearning(cover, keep, value[:, None], np.zeros(len(rs), dtype=np.int64))
-        if len(keep) == before:
-            break
+    keep = _drop_while_unearning(rs.coverage(X), list(range(len(rs))), value[:, None],
+                                 np.zeros(len(rs), dtype=np.int64))
     dropped = [i for i in range(len(rs)) if i not in set(keep)]
     if dropped:
         rs = rs.drop(dropped)
