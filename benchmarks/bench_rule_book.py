@@ -109,6 +109,19 @@ def table(df):
 
 
 # ------------------------------------------------------------------------------------------- speed
+def paired(df):
+    """Per data set: optimised minus each baseline, paired by seed (mean and standard error)."""
+    rows = []
+    for name, d in df.groupby("dataset", sort=False):
+        p = d.pivot(index="seed", columns="method", values="net_money")
+        for base in ("book selected", "RIFF"):
+            diff = p["optimised"] - p[base]
+            se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+            rows.append({"dataset": name, "optimised minus": base, "mean": diff.mean(), "se": se,
+                         "seeds": len(diff)})
+    return pd.DataFrame(rows)
+
+
 def speed(n_rows, n_book):
     """Times on 2 cores against baselines measured in the same run."""
     import sqlglot
@@ -182,6 +195,7 @@ def main():
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--book", type=int, default=200)
+    ap.add_argument("--out", default=None, help="write the per-seed rows to this CSV")
     a = ap.parse_args()
     if a.speed:
         speed(a.rows, a.book)
@@ -193,7 +207,11 @@ def main():
             continue
         frames.append(run(name, 1 if name == "card_raw" else a.seeds, a.scale))
     print(f"\nload average: {os.getloadavg()}")
-    print(table(pd.concat(frames)).to_markdown(floatfmt=".4g"))
+    df = pd.concat(frames)
+    print(table(df).to_markdown(floatfmt=".4g"))
+    print(paired(df).to_markdown(index=False, floatfmt=".0f"))
+    if a.out:
+        df.to_csv(a.out, index=False)
 
 
 if __name__ == "__main__":
