@@ -67,8 +67,10 @@ def test_rule_book_example_runs_and_the_optimised_book_saves_what_the_old_one_lo
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["book_unique_money.png", "new_book_waterfall.png"]
     assert "SQLite flags the rows predict flags: True" in out.stdout, out.stdout
     net = {m[0]: (float(m[1]), float(m[2])) for m in
-           re.findall(r"^(old book|new book): \d+ rules, recall [\d.]+, FPR ([\d.]+), net money on new rows (-?\d+)$",
-                      out.stdout, flags=re.M)}
-    assert set(net) == {"old book", "new book"}, out.stdout
+           re.findall(r"^(old book|new book|book alone): \d+ rules, recall [\d.]+, FPR ([\d.]+), "
+                      r"net money on new rows (-?\d+)$", out.stdout, flags=re.M)}
+    assert set(net) == {"old book", "new book", "book alone"}, out.stdout
     assert net["new book"][1] > max(0.0, net["old book"][1]), out.stdout
+    assert net["book alone"][1] > max(0.0, net["old book"][1]), out.stdout
+    assert net["book alone"][0] < 0.03, out.stdout
     assert net["new book"][0] < 0.03 < net["old book"][0], out.stdout  # the budget is 1 % on the rows selected on
