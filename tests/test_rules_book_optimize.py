@@ -850,7 +850,7 @@ def _group_case(data, book, seed):
             other |= m
     v = value[ind & ~other & mask]
     want = v.sum() > np.sqrt((v ** 2).sum())
-    return _book._group_earns(rs, kinds, X, value, mask), want
+    return _book._group_earns(rs.coverage(X), kinds, value, mask), want
 
 
 def test_group_judgement_both_ways(data, book):
@@ -858,7 +858,7 @@ def test_group_judgement_both_ways(data, book):
     assert {bool(_group_case(data, book, s)[1]) for s in range(6)} == {True, False}
     X, y, amount = data
     rs = RuleSet(list(book.rules[:2]), feature_names=list(X.columns), names=["a", "b"])
-    assert _book._group_earns(rs, ["book", "retuned"], X, -np.ones(len(y)), np.ones(len(y), bool))
+    assert _book._group_earns(rs.coverage(X), ["book", "retuned"], -np.ones(len(y)), np.ones(len(y), bool))
 
 
 def test_held_out_screen_matches_a_direct_sum(data, book):
@@ -871,7 +871,7 @@ def test_held_out_screen_matches_a_direct_sum(data, book):
     rng = np.random.default_rng(5)
     checks = {"book": rng.random(n) < 0.6, "retuned": rng.random(n) < 0.3, "added": None}
     value = np.where(y == 1, amount, -FP_COST)
-    got = _book._earns_held_out(rules, origin, X, value, checks, list(X.columns))
+    got = _book._earns_held_out(_book._held_out(rules, origin, X, value, checks, list(X.columns)))
     want = [i for i, (r, o) in enumerate(zip(rules, origin))
             if checks[o] is None or value[checks[o] & np.asarray(r.mask(X), bool)].sum() > 0]
     np.testing.assert_array_equal(got, want)

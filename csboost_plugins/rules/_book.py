@@ -36,6 +36,7 @@ it is <= 0, so what remains earns its alerts on the rows given.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -413,14 +414,16 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     # what a row adds to a rule's net money when flagged; without costs its positive weight (unique true positives)
     value = row_weights(y, w, costs)[:, NET if money else POS]
     checks = _check_rows(parts, n, induced=induce)
+    held = _held_out(pool, origin, X, value, checks, fnames)
     # a candidate that loses money on the rows that neither fitted nor chose it is not offered
-    offered = _earns_held_out(pool, origin, X, value, checks, fnames)
+    offered = _earns_held_out(held)
     pool, origin, groups, names = ([v[i] for i in offered] for v in (pool, origin, groups, names))
+    held = held._replace(cover=held.cover[:, offered], col=held.col[offered])
     cover = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xs) if pool \
         else np.zeros((len(sel), 0), bool)
     kept, kinds, judged = _select_gated(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, y[sel],
                                         None if w is None else w[sel], None if costs is None else costs[sel], X,
-                                        value, checks, fnames)
+                                        value, checks, fnames, held)
     chosen, chosen_names = [], []
     for rule, tmp in zip(kept.rules, kept.names):
         if tmp.startswith("p"):
@@ -440,52 +443,40 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
 
 
 def _select_gated(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,
-                  checks, fnames):
+                  checks, fnames, held):
     """The greedy selection over ``pool`` (coverage ``cover`` of the selection rows ``Xs``) and RIFF's filling
-    rules, each rule gated on its origin's held-out rows (:func:`_check_rows`), then the last pass
+    rules, each rule gated on its origin's held-out rows (``held``, :func:`_held_out`), then the last pass
     (:func:`_drop_unearning`). Induced rules are first left ungated and kept if, as a group, they earn on their
     held-out rows (:func:`_group_earns`); otherwise the selection runs again with each one gated. Returns the kept
     RuleSet (pool rules named ``p<position>``, filling rules ``f<k>``), the origin of each kept rule and how the
     induced rules were judged ("group", "each" or None: not judged on held-out rows)."""
-    from ._ruleset import RuleSet
-
-    n = len(value)
-    held = np.zeros(n, dtype=bool)
-    for m in checks.values():
-        if m is not None:
-            held |= m
-    hrows = np.flatnonzero(held)
-    # one value column per origin: a row's money where it is held out from rules of that origin, else 0
-    V = np.stack([value[hrows] * checks[o][hrows] if checks.get(o) is not None else np.zeros(len(hrows))
-                  for o in ORIGINS], axis=1)
-    Xh = _rows(X, hrows)
-    H = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xh) if pool \
-        else np.zeros((len(hrows), 0), bool)
-    col = np.array([ORIGINS.index(o) if checks.get(o) is not None else -1 for o in origin], dtype=np.int64)
-    args = (pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value, fnames, Xh, H, V)
+    args = (pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value, fnames, held)
     if checks.get("added") is None or (leaves is None and "added" not in origin):  # no induced rule to judge
-        return (*_greedy_fill_drop(*args, col, gate_fills=False), None)
-    ungated = np.where(np.asarray(origin) == "added", -1, col)
-    kept, kinds = _greedy_fill_drop(*args, ungated, gate_fills=False)
-    if _group_earns(kept, kinds, X, value, checks["added"]):
+        kept, kinds, _ = _greedy_fill_drop(*args, held.col, gate_fills=False)
+        return kept, kinds, None
+    ungated = np.where(np.asarray(origin) == "added", -1, held.col)
+    kept, kinds, kept_cover = _greedy_fill_drop(*args, ungated, gate_fills=False)
+    if _group_earns(kept_cover, kinds, value, checks["added"]):
         return kept, kinds, "group"
-    return (*_greedy_fill_drop(*args, col, gate_fills=True), "each")
+    kept, kinds, _ = _greedy_fill_drop(*args, held.col, gate_fills=True)
+    return kept, kinds, "each"
 
 
 def _greedy_fill_drop(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,
-                      fnames, Xh, H, V, col, *, gate_fills):
+                      fnames, held, col, *, gate_fills):
     """:func:`select_fitting` gated by ``col`` (-1: not gated), RIFF's filling rules on the budget left (with
     ``gate_fills``: each kept, in RIFF's order, only if it adds money on the induced rules' held-out rows given
-    the rules kept before it), then :func:`_drop_unearning`."""
+    the rules kept before it), then :func:`_drop_unearning` (whose result it returns)."""
     from ._ruleset import RuleSet
 
+    H, V = held.cover, held.value
     order, used = select_fitting(cover, W, totals, budget, score, groups=groups, gate=(H, V, col))
     # the budget the chosen rules leave: RIFF's refined selection on the rows none of them flags
     fills = _fill(leaves, cover[:, order].any(axis=1) if order else np.zeros(len(ys), bool), Xs, ys, ws, cs,
                   budget, used, totals)
     if fills and gate_fills:
-        Hf = RuleSet(fills, feature_names=fnames, names=[f"f{i}" for i in range(len(fills))]).coverage(Xh)
-        taken = H[:, order].any(axis=1) if order else np.zeros(len(Xh), dtype=bool)
+        Hf = RuleSet(fills, feature_names=fnames, names=[f"f{i}" for i in range(len(fills))]).coverage(held.X)
+        taken = H[:, order].any(axis=1)
         a = ORIGINS.index("added")
         keep = []
         for i in range(len(fills)):
@@ -499,14 +490,13 @@ def _greedy_fill_drop(pool, origin, groups, cover, W, totals, budget, score, lea
     return _drop_unearning(picked, [origin[r] for r in order] + ["added"] * len(fills), X, value)
 
 
-def _group_earns(rs, kinds, X, value, mask):
-    """True when the kept induced rules (kinds "added"), over the rows of ``mask`` they flag and no other kept
-    rule flags, earn more than ``GROUP_STANDARD_ERRORS`` standard errors of that sum (``value``: each row's
-    money), or when no induced rule is kept."""
+def _group_earns(cover, kinds, value, mask):
+    """True when the kept induced rules (kinds "added"; ``cover``: the kept rules' coverage of the rows given),
+    over the rows of ``mask`` they flag and no other kept rule flags, earn more than ``GROUP_STANDARD_ERRORS``
+    standard errors of that sum (``value``: each row's money), or when no induced rule is kept."""
     added = np.array([k == "added" for k in kinds], dtype=bool)
     if not added.any():
         return True
-    cover = rs.coverage(X)
     rows = cover[:, added].any(axis=1) & ~cover[:, ~added].any(axis=1) & mask
     v = value[rows]
     return bool(v.sum() > GROUP_STANDARD_ERRORS * np.sqrt((v * v).sum()))
@@ -621,52 +611,58 @@ def _check_rows(parts, n, *, induced):
             "added": mask(["retune"] if induced else ["induction", "retune"])}
 
 
-def _earns_held_out(pool, origin, X, value, checks, fnames):
-    """Positions in ``pool`` of the candidates whose net money alone (``value``, :func:`row_weights`' NET column,
-    summed over the rows they flag) on their origin's held-out rows (:func:`_check_rows`) is > 0, or that have no
-    such rows."""
+class _HeldOut(NamedTuple):
+    """The rows some origin's rules are judged on (:func:`_check_rows`) and what the screen and the gate read."""
+
+    X: object  # those rows of X
+    cover: np.ndarray  # (m, k) bool: each candidate's coverage of them
+    value: np.ndarray  # (m, len(ORIGINS)): a row's money where it is held out from rules of that origin, else 0
+    col: np.ndarray  # (k,) int: each candidate's column of value; -1: its origin has no held-out rows
+
+
+def _held_out(pool, origin, X, value, checks, fnames):
+    """:class:`_HeldOut` for ``pool``: its coverage of the rows held out from any origin, computed once."""
     from ._ruleset import RuleSet
 
-    keep = np.ones(len(pool), dtype=bool)
-    for o, mask in checks.items():
-        idx = [i for i, oi in enumerate(origin) if oi == o]
-        if mask is None or not idx:
-            continue
-        rows = np.flatnonzero(mask)
-        cover = RuleSet([pool[i] for i in idx], feature_names=fnames,
-                        names=[f"c{i}" for i in idx]).coverage(_rows(X, rows))
-        keep[idx] = value[rows] @ cover > 0
-    return np.flatnonzero(keep)
+    held = np.zeros(len(value), dtype=bool)
+    for m in checks.values():
+        if m is not None:
+            held |= m
+    rows = np.flatnonzero(held)
+    V = np.stack([value[rows] * checks[o][rows] if checks.get(o) is not None else np.zeros(len(rows))
+                  for o in ORIGINS], axis=1)
+    Xh = _rows(X, rows)
+    H = RuleSet(pool, feature_names=fnames, names=[f"c{i}" for i in range(len(pool))]).coverage(Xh) if pool \
+        else np.zeros((len(rows), 0), bool)
+    col = np.array([ORIGINS.index(o) if checks.get(o) is not None else -1 for o in origin], dtype=np.int64)
+    return _HeldOut(Xh, H, V, col)
+
+
+def _earns_held_out(held):
+    """Positions of the candidates whose net money alone (``value``: :func:`row_weights`' NET column; counts: POS)
+    summed over the rows they flag among their origin's held-out rows is > 0, or whose origin has no such rows."""
+    sums = held.cover.T.astype(np.float64) @ held.value
+    k = len(held.col)
+    return np.flatnonzero((held.col < 0) | (sums[np.arange(k), np.maximum(held.col, 0)] > 0))
 
 
 def _drop_unearning(rs, kinds, X, value):
     """The last pass: drop, one at a time, the rule whose leave-one-out net money over all rows of X (``value``:
     each row's money when flagged; without costs its positive weight) is lowest while it is <= 0, so every rule
     kept earns its alerts on the rows given. Each round recomputes only the sums over the rows one rule alone
-    flags (:func:`._report.unique_sums`), which equal ``evaluate(per_rule=True)``'s unique columns."""
-    if not len(rs):
-        return rs, kinds
-    keep = _drop_while_unearning(rs.coverage(X), list(range(len(rs))), value[:, None],
-                                 np.zeros(len(rs), dtype=np.int64))
-    dropped = [i for i in range(len(rs)) if i not in set(keep)]
-    if dropped:
-        rs = rs.drop(dropped)
-        kinds = [kinds[i] for i in keep]
-    return rs, kinds
-
-
-def _drop_while_unearning(cover, keep, P, col):
-    """``keep`` without, one at a time, the rule whose unique sum of its column of P (``col[rule]``; -1: not
-    judged) is lowest while it is <= 0."""
+    flags (:func:`._report.unique_sums`), which equal ``evaluate(per_rule=True)``'s unique columns. Returns the
+    kept RuleSet, their kinds and their coverage of X."""
     from ._report import unique_sums
 
-    keep = list(keep)
+    cover = rs.coverage(X) if len(rs) else np.zeros((len(value), 0), dtype=bool)
+    keep = list(range(len(rs)))
     while keep:
-        U = unique_sums(cover[:, keep], np.ones(len(keep)), P)
-        c = col[keep]
-        v = np.where(c >= 0, U[np.arange(len(keep)), np.maximum(c, 0)], np.inf)
-        worst = int(np.argmin(v))
-        if v[worst] > 0:
+        u = unique_sums(cover[:, keep], np.ones(len(keep)), value[:, None])[:, 0]
+        worst = int(np.argmin(u))
+        if u[worst] > 0:
             break
         del keep[worst]
-    return keep
+    if len(keep) < len(rs):
+        rs = rs.drop([i for i in range(len(rs)) if i not in set(keep)])
+        kinds = [kinds[i] for i in keep]
+    return rs, kinds, cover[:, keep]
