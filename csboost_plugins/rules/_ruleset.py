@@ -104,16 +104,12 @@ class RuleSet:
                     feature_names = r.feature_names
                     break
         self.feature_names = None if feature_names is None else list(feature_names)
-        for r in self.rules:
-            if isinstance(r, Rule):
-                r.feature_names = self.feature_names
         self.selection = dict(selection or {})
         if missing_columns is not None and (isinstance(missing_columns, (str, bytes))
                                             or not hasattr(missing_columns, "__iter__")):
             raise TypeError(f"missing_columns must be None or a list of column names, got {missing_columns!r}")
         self.missing_columns = None if missing_columns is None else [str(c) for c in missing_columns]
-        for r in self.rules:  # the set's text states the policy once; its conditions need not repeat it
-            r.missing_policy = self.missing_columns is not None
+        self.rules = [_owned(r, self.feature_names, self.missing_columns is not None) for r in self.rules]
         self._compiled = None
 
     # ------------------------------------------------------------------ basics
@@ -932,6 +928,19 @@ class RuleSet:
         rho = self.last_rule_probability
         on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
         return self.rules if on else self.rules[:-1]
+
+
+def _owned(rule, feature_names, missing_policy):
+    """``rule`` as this set shows it (its feature names, the set's missing-value policy): the rule itself when it
+    already agrees, else a shallow copy, so that the caller's rule (perhaps in another set) keeps its own text."""
+    import copy
+
+    names = feature_names if isinstance(rule, Rule) else rule.feature_names
+    if rule.feature_names == names and rule.missing_policy == missing_policy:
+        return rule
+    rule = copy.copy(rule)
+    rule.feature_names, rule.missing_policy = names, missing_policy
+    return rule
 
 
 def _first_of(masks) -> np.ndarray:
