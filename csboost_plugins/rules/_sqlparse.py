@@ -422,6 +422,11 @@ class _Translator:
             return ("cast", self.value(node.this))
         if isinstance(node, exp.Case):
             return self.case(node)
+        if isinstance(node, (exp.Predicate, exp.Connector, exp.Not)):  # e.g. (a > 0) = (b > 0): SQL rules hold no
+            text = node.sql(dialect=self.d or None)                   # boolean values
+            raise _Refused(f"rule {self.name!r}: the condition {text[:77] + '...' if len(text) > 80 else text} "
+                           "stands where a value belongs (compared, or in arithmetic); a condition can only be "
+                           "combined with AND / OR / NOT, e.g. (a > 0 AND b > 0) OR (a <= 0 AND b <= 0)")
         self.refuse(node, self.construct(node))
 
     def case(self, node):
@@ -472,6 +477,17 @@ def _comment_name(node):
     return None
 
 
+def _branch_name(branch):
+    """The ``rule: name`` comment of one OR branch: on the branch itself or inside it (sqlglot attaches a comment
+    after a bare branch, ``a > 1 /* rule: x */ OR ...``, to its last token); the last such comment wins."""
+    name = _comment_name(branch)
+    if name:
+        return name
+    for node in branch.walk(bfs=False):  # depth first, left to right: the last hit is the latest in the text
+        name = _comment_name(node) or name
+    return name
+
+
 def _statement_rules(tree, dialect):
     """(name, condition) pairs of one parsed statement: a SELECT's top-level OR branches, or one condition."""
     from sqlglot import exp
@@ -515,8 +531,7 @@ def _split(node):
             stack += [n.expression, n.this]
         else:
             branches.append(n)
-    return [(_comment_name(b) or (_comment_name(b.this) if isinstance(b, exp.Paren) else None), b)
-            for b in branches]
+    return [(_branch_name(b), b) for b in branches]
 
 
 def _condition(text, dialect, name, lifted):
