@@ -758,8 +758,8 @@ class RuleSet:
         rules : dict, list or str
             ``{name: condition}``; a list of conditions (named ``rule_1``, ``rule_2``, ...); or one
             ``SELECT ... FROM table WHERE ...`` whose WHERE is an OR of rules, each top-level OR
-            branch one rule (named by a ``/* rule: name */`` comment after it, as :meth:`to_sql`
-            writes, else ``rule_1``, ...). A condition may also be given as ``SELECT ... WHERE cond``.
+            branch one rule (named by a ``/* rule: name */`` or ``-- rule: name`` comment after it,
+            parenthesised or not, as :meth:`to_sql` writes, else ``rule_1``, ...). A condition may also be given as ``SELECT ... WHERE cond``.
         dialect : str, optional
             The sqlglot dialect of the text (``"duckdb"``, ``"sqlite"``, ``"postgres"``,
             ``"snowflake"``, ``"spark"``, ``"bigquery"``, ...); None for generic SQL. It fixes what
@@ -789,7 +789,11 @@ class RuleSet:
         A rule flags a row iff its condition is TRUE in SQL's three-valued logic: a comparison with
         NULL (NaN in a numeric column) is unknown, ``NOT unknown`` is unknown, ``unknown OR true``
         is true, and WHERE keeps only true, so ``predict`` flags the rows the warehouse flags.
-        ``x / 0`` is NULL (DuckDB, SQLite). ``LEAST`` / ``GREATEST`` ignore NULL arguments when
+        Division by zero follows the dialect: ``x / 0`` is NULL (no alert) read from SQLite, generic SQL
+        and the other dialects; read from DuckDB it is DuckDB's IEEE division, ``1.0 / 0`` and
+        ``1 / 0`` are +Infinity, ``-1.0 / 0`` is -Infinity and ``0.0 / 0`` is NaN, a value DuckDB
+        orders above every number, so ``amount / 0 > 1`` flags every row whose amount is not
+        negative, as DuckDB does. ``LEAST`` / ``GREATEST`` ignore NULL arguments when
         read from DuckDB, Postgres, Spark or generic SQL, and return NULL if any argument is NULL
         when read from SQLite (``MIN(a, b)``), MySQL, BigQuery or Snowflake, as those engines do.
         ``LIKE`` is case-sensitive except in SQLite (ASCII letters fold); ``ILIKE`` folds case.
