@@ -2,14 +2,19 @@
 
 A team that reviews at most ``k`` alerts per period (day, shift, hour) flags, in each period,
 the ``k`` eligible rows with the largest ranking value; ties at the cut go to the earlier row
-(row order), so the same inputs always give the same alerts. Which rows are eligible and what
+(row order), so the same inputs always give the same alerts. Values are compared rounded to 40
+significant bits (a relative 2**-40, about 1e-12): two rows whose values are equal in real
+arithmetic but not in floating point (44.0 and 43.99999999999999) are tied and go by row order. Which rows are eligible and what
 ranks them is the caller's: Bayes minimum risk ranks by the expected net money of an alert
 (:func:`csboost_plugins.decision_costs.net_alert_value`) among rows where it is positive; a model
 deciding by its own margin ranks by that margin among positive margins.
 
 The cap is ``max_alerts`` per period, or ``floor(max_alert_rate * rows of the period)`` (all rows of
 the period count, flagged or not; the product is rounded to 6 decimals before the floor, so
-``0.29 * 100`` gives 29, not 28). Without ``periods`` all rows form one period.
+``0.29 * 100`` gives 29, not 28), so a period of fewer than ``1 / max_alert_rate`` rows gets no alert;
+a rate that allows no alert in any period is refused (ValueError), as ``max_alerts=0`` is. A
+``max_alerts`` above the number of rows is no cap (it is clipped to the rows). Without ``periods``
+all rows form one period.
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ import numpy as np
 from .costs import check_costs, check_same_index
 from .decision_costs import net_alert_value
 
-__all__ = ["Capacity", "check_capacity", "capped_decisions", "period_ranks", "ranking_value", "UNIT_COSTS"]
+__all__ = ["Capacity", "check_capacity", "capped_decisions", "period_ranks", "rank_value", "ranking_value",
+           "UNIT_COSTS"]
 
 #: the costs a model fitted without costs decides with (C_FP = C_FN = 1): its alert value is 2 s - 1
 UNIT_COSTS = dict(fp_cost=1.0, fn_cost=1.0)
+# significant bits a ranking value keeps: the money is a few float operations deep, so its rounding noise sits
+# near 2**-50 relative; 2**-40 ties values equal in real arithmetic while keeping 12 significant digits
+_RANK_BITS = 40
 
 
 class Capacity(NamedTuple):
@@ -95,12 +104,24 @@ def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, ind
         codes, labels = np.zeros(n, dtype=np.int64), np.array([None], dtype=object)
     else:
         codes, labels = _period_codes(periods, n, index, index_name)
-    if max_alerts is not None:
-        caps = np.full(labels.shape[0], int(max_alerts), dtype=np.int64)
+    rows = np.bincount(codes, minlength=labels.shape[0])
+    if max_alerts is not None:  # a cap above the rows is no cap (and a huge one would overflow int64)
+        caps = np.full(labels.shape[0], min(int(max_alerts), max(n, 1)), dtype=np.int64)
     else:
-        rows = np.bincount(codes, minlength=labels.shape[0])
         caps = np.floor(np.round(float(max_alert_rate) * rows, 6)).astype(np.int64)
+        if rows.max(initial=0) > 0 and not caps.any():
+            raise ValueError(f"max_alert_rate={max_alert_rate!r} allows 0 alerts in {caps.shape[0]} of "
+                             f"{caps.shape[0]} periods (largest period: {int(rows.max())} rows; the cap is "
+                             "floor(max_alert_rate * rows)); use max_alerts= or a larger rate")
     return Capacity(codes, caps, labels)
+
+
+def rank_value(value):
+    """``value`` (float64) rounded to :data:`_RANK_BITS` significant bits: what rows are ranked by, so that values
+    equal up to rounding noise tie (and go by row order). Infinities stay infinite."""
+    mantissa, exponent = np.frexp(np.asarray(value, dtype=np.float64))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.ldexp(np.round(np.ldexp(mantissa, _RANK_BITS)), exponent - _RANK_BITS)
 
 
 def capped_decisions(value, eligible, capacity):
@@ -119,12 +140,13 @@ def capped_decisions(value, eligible, capacity):
     Returns
     -------
     ndarray of int64, shape (n,)
-        1 on the flagged rows; ties at a period's cut go to the earlier row.
+        1 on the flagged rows; ties at a period's cut (values equal to 40 significant bits, see
+        :func:`rank_value`) go to the earlier row.
     """
     from ._capacity_kernels import top_k_per_group  # numba only when a cap is asked for
 
     idx = np.flatnonzero(eligible)
-    keep = top_k_per_group(np.ascontiguousarray(value[idx], dtype=np.float64), capacity.codes[idx], capacity.caps)
+    keep = top_k_per_group(np.ascontiguousarray(rank_value(value[idx])), capacity.codes[idx], capacity.caps)
     out = np.zeros(eligible.shape[0], dtype=np.int64)
     out[idx[keep]] = 1
     return out
@@ -157,7 +179,8 @@ def ranking_value(s, costs=None):
 def period_ranks(value, eligible, codes, n_periods):
     """Rank of each eligible row in its period (0 = alerted first), -1 elsewhere.
 
-    The order :func:`capped_decisions` alerts in: larger ``value`` first, ties by row order, so
+    The order :func:`capped_decisions` alerts in: larger ``value`` first (rounded by :func:`rank_value`),
+    ties by row order, so
     ``ranks < k`` are the decisions under ``k`` alerts per period. A full sort (O(n log n)): meant
     for curves over every capacity at once, not for deciding.
 
@@ -177,7 +200,7 @@ def period_ranks(value, eligible, codes, n_periods):
     ndarray of int64, shape (n,)
     """
     idx = np.flatnonzero(eligible)
-    order = idx[np.lexsort((-np.asarray(value, dtype=np.float64)[idx], codes[idx]))]  # stable: row order on ties
+    order = idx[np.lexsort((-rank_value(np.asarray(value)[idx]), codes[idx]))]  # stable: row order on ties
     starts = np.concatenate(([0], np.cumsum(np.bincount(codes[idx], minlength=n_periods))[:-1]))
     ranks = np.full(eligible.shape[0], -1, dtype=np.int64)
     ranks[order] = np.arange(order.shape[0]) - starts[codes[order]]

@@ -56,9 +56,14 @@ def test_capped_decisions_equal_brute_force_top_k_per_period():
     for _ in range(300):
         value, periods, cap = _case(rng)
         eligible = value > 0
+        want = brute_force(value, eligible, periods, **cap)
+        sizes = np.unique(periods, return_counts=True)[1] if periods is not None else [len(value)]
+        if "max_alert_rate" in cap and len(value) and max(sizes) * cap["max_alert_rate"] < 1:
+            with pytest.raises(ValueError, match="max_alert_rate"):  # it allows no alert in any period
+                _capacity.check_capacity(len(value), periods=periods, **cap)
+            continue
         capacity = _capacity.check_capacity(len(value), periods=periods, **cap)
         got = _capacity.capped_decisions(value, eligible, capacity)
-        want = brute_force(value, eligible, periods, **cap)
         np.testing.assert_array_equal(got, want)
         tied += len(value) > 0 and np.unique(value[eligible]).size < eligible.sum()
     assert tied > 50  # ties at the cut were exercised
@@ -73,6 +78,10 @@ def test_bayes_minimum_risk_capacity_equals_brute_force_on_alert_values():
         amount = rng.choice([10.0, 40.0, 200.0], n)
         periods = rng.choice(np.array(["mon", "tue", "wed"]), n)
         cap = dict(max_alerts=int(rng.integers(1, 6))) if rng.random() < 0.5 else dict(max_alert_rate=0.1)
+        if "max_alert_rate" in cap and np.unique(periods, return_counts=True)[1].max() < 10:
+            with pytest.raises(ValueError, match="max_alert_rate"):  # 0.1 allows no alert in any period
+                bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount, periods=periods, **cap)
+            continue
         got = bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount, periods=periods, **cap)
         v = alert_value(p, fp_cost=5.0, fn_cost=amount)
         np.testing.assert_array_equal(got, brute_force(v, v > 0, periods, **cap))

@@ -47,3 +47,82 @@ def test_from_sql_says_a_condition_stands_where_a_value_belongs():
     assert "a > 0" in msg and "where a value belongs" in msg and "is not supported" not in msg
     with pytest.raises(ValueError, match="where a value belongs"):
         RuleSet.from_sql({"r": "(a > 0 AND b > 0) + 1 > 0"})
+
+
+# ------------------------------------------------------------------ capacity
+def test_max_alert_rate_that_allows_no_alert_anywhere_is_refused():
+    from csboost_plugins.metrics import bayes_minimum_risk
+
+    rng = np.random.default_rng(0)
+    hour = np.repeat(np.arange(24), 37)
+    p, amount = rng.uniform(0.2, 1.0, hour.size), rng.uniform(50, 500, hour.size)
+    with pytest.raises(ValueError, match=r"max_alert_rate=1e-09 allows 0 alerts in 24 of 24 periods "
+                                         r"\(largest period: 37 rows"):
+        bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount, max_alert_rate=1e-9, periods=hour)
+    # a rate that allows alerts in some period still runs: floor(0.03 * 37) = 1 alert in the 37-row hours,
+    # floor(0.03 * 10) = 0 in the 10-row hour
+    hour2 = np.concatenate([hour, np.full(10, 99)])
+    p2, amount2 = np.append(p, np.full(10, 0.9)), np.append(amount, np.full(10, 400.0))
+    got = bayes_minimum_risk(p2, fp_cost=5.0, fn_cost=amount2, max_alert_rate=0.03, periods=hour2)
+    assert np.bincount(hour2, weights=got).tolist()[:24] == [1.0] * 24 and got[-10:].sum() == 0
+
+
+def test_max_alerts_beyond_int64_is_no_cap():
+    from csboost_plugins.metrics import bayes_minimum_risk
+    from csboost_plugins.plot import CapacityCurveDisplay
+
+    rng = np.random.default_rng(1)
+    p, amount = rng.uniform(0, 1, 50), rng.uniform(1, 100, 50)
+    days = np.arange(50) % 5
+    uncapped = bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount)
+    for k in (2 ** 63, 2 ** 70, np.uint64(2 ** 64 - 1)):
+        np.testing.assert_array_equal(bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount, max_alerts=k), uncapped)
+        np.testing.assert_array_equal(
+            bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount, max_alerts=k, periods=days), uncapped)
+    y = (rng.uniform(size=50) < p).astype(int)
+    disp = CapacityCurveDisplay.from_predictions(y, p, periods=days, fp_cost=5.0, fn_cost=amount,
+                                                 max_capacity=2 ** 64)
+    assert disp.capacity[-1] == 10  # the largest period's rows: beyond them the curve is flat
+    gain = np.where(y == 1, amount, -5.0)
+    assert disp.net_money_value[-1] == pytest.approx(gain[uncapped == 1].sum())
+
+
+def _tied_in_reals_pair():
+    """Two (p, amount) rows whose alert values p * amount - (1 - p) * 5 are equal in exact arithmetic
+    (fractions of the decimal inputs) but not in float64: the first one computes smaller."""
+    from fractions import Fraction
+
+    from csboost_plugins.decision_costs import net_alert_value
+    from csboost_plugins.costs import check_costs
+
+    seen = {}
+    for tenth in range(1, 10):
+        for amount in range(1, 400):
+            p = tenth / 10
+            exact = Fraction(str(p)) * amount - (1 - Fraction(str(p))) * 5
+            got = float(net_alert_value(np.array([p]), check_costs(1, fp_cost=5.0, fn_cost=np.array([amount * 1.0]))
+                                        )[0])
+            if exact <= 0:  # only rows worth an alert are ranked
+                continue
+            for q, a, g in seen.get(exact, []):
+                if g != got:
+                    return (p, amount, got, q, a, g) if got < g else (q, a, g, p, amount, got)
+            seen.setdefault(exact, []).append((p, amount, got))
+    raise AssertionError("no pair found")
+
+
+def test_values_equal_up_to_rounding_noise_go_by_row_order_at_the_cut():
+    from csboost_plugins.metrics import bayes_minimum_risk
+
+    p1, a1, v1, p2, a2, v2 = _tied_in_reals_pair()
+    assert 0 < v1 < v2 <= v1 + 4 * np.spacing(v1)  # ulp-level noise
+    p, amount = np.array([p1, p2]), np.array([a1, a2], dtype=float)
+    assert bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount, max_alerts=1).tolist() == [1, 0]
+    assert bayes_minimum_risk(p[::-1], fp_cost=5.0, fn_cost=amount[::-1], max_alerts=1).tolist() == [1, 0]
+    # genuinely different values still rank by value, whatever the row order
+    p3, amount3 = np.array([p1, p1]), np.array([a1, a1 + 0.01])
+    assert bayes_minimum_risk(p3, fp_cost=5.0, fn_cost=amount3, max_alerts=1).tolist() == [0, 1]
+    from csboost_plugins._capacity import period_ranks
+
+    v = np.array([v1, v2, v2 + 1e-6])
+    assert period_ranks(v, np.ones(3, bool), np.zeros(3, np.int64), 1).tolist() == [1, 2, 0]

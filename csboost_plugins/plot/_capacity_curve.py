@@ -19,9 +19,9 @@ _CAPACITY_X_DOC = """periods : array-like of shape (n_samples,), optional
     Period label of each row (day, shift, hour; no missing value): the capacity is per
     period. None: all rows form one period.
 max_capacity : int >= 1, optional
-    Largest capacity drawn (alerts per period). Default: 1.5 times the most rows any period
-    has with a positive alert value (where ranking by alert value reaches uncapped Bayes
-    minimum risk), at most the largest period."""
+    Largest capacity drawn (alerts per period), at most the rows of the largest period (a
+    capacity above it is no cap). Default: 1.5 times the most rows any period has with a
+    positive alert value (where ranking by alert value reaches uncapped Bayes minimum risk)."""
 
 
 def _curve(ranks, gain, n_capacities):
@@ -218,6 +218,6 @@ def _max_capacity(max_capacity, eligible, sizes):
         if isinstance(max_capacity, (bool, np.bool_)) or not isinstance(max_capacity, numbers.Integral) \
                 or max_capacity < 1:
             raise ValueError(f"max_capacity must be an integer >= 1 (alerts per period), got {max_capacity!r}")
-        return int(max_capacity)
+        return min(int(max_capacity), int(sizes.max(initial=1)))  # beyond the largest period the curve is flat
     most = int(np.ceil(1.5 * eligible.max(initial=0)))
     return max(1, min(most, int(sizes.max(initial=1))))
