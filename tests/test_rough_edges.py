@@ -126,3 +126,45 @@ def test_values_equal_up_to_rounding_noise_go_by_row_order_at_the_cut():
 
     v = np.array([v1, v2, v2 + 1e-6])
     assert period_ranks(v, np.ones(3, bool), np.zeros(3, np.int64), 1).tolist() == [1, 2, 0]
+
+
+# ------------------------------------------------------------------ monitor
+def _monitor_data():
+    rs = RuleSet.from_sql({"pos": "a > 0", "big": "a > 8"})
+    X = pd.DataFrame({"a": np.arange(-5, 15.0)})
+    y = (np.arange(20) % 3 == 0).astype(int)
+    return rs, X, y
+
+
+@pytest.mark.parametrize("periods, reference", [(np.zeros(20), None), (np.arange(20) % 2, [0, 1]),
+                                                (np.arange(20) % 3, [2, 0, 1])])
+def test_monitor_that_tests_nothing_warns_and_leaves_drift_na(periods, reference):
+    from csboost_plugins.plot import RuleMonitorDisplay
+
+    rs, X, y = _monitor_data()
+    with pytest.warns(UserWarning, match="no period is tested for drift"):
+        tab = rs.monitor(X, y, periods, reference=reference)
+    assert tab["drift"].isna().all() and len(tab) == 3 * len(np.unique(periods))
+    assert tab["precision_pvalue"].isna().all() and tab["alert_rate_pvalue"].isna().all()
+    # the counts are still there, and the heat map marks no drift
+    assert tab.xs("pos", level="rule")["alerts"].sum() == 14
+    assert RuleMonitorDisplay(tab).drift.sum() == 0
+
+
+def test_monitor_that_tests_a_period_keeps_boolean_drift_and_no_warning():
+    import warnings
+
+    rs, X, y = _monitor_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        tab = rs.monitor(X, y, np.arange(20) % 2)
+    assert tab["drift"].dtype == bool and tab.loc[1, "precision_pvalue"].notna().any()
+
+
+@pytest.mark.parametrize("reference, what", [({"a": 0}, "got a dict"), ({0}, "got a set"),
+                                             ([[0]], "holds a list"), ([[0], [1, 2]], "holds a list"),
+                                             (np.zeros((1, 1)), "holds a ndarray")])
+def test_monitor_reference_of_the_wrong_kind_is_a_type_error_naming_it(reference, what):
+    rs, X, y = _monitor_data()
+    with pytest.raises(TypeError, match=f"reference must be a period label.*{what}"):
+        rs.monitor(X, y, np.arange(20) % 2, reference=reference)

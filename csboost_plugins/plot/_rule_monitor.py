@@ -69,7 +69,8 @@ class RuleMonitorDisplay:
         self.periods = np.asarray(table.index.get_level_values(0).unique())
         self.rules = np.asarray(table.index.get_level_values(1).unique())
         self.values = table[value].unstack(0).reindex(index=self.rules, columns=self.periods).to_numpy(float)
-        self.drift = table["drift"].unstack(0).reindex(index=self.rules, columns=self.periods).to_numpy(bool)
+        self.drift = table["drift"].unstack(0).reindex(index=self.rules, columns=self.periods).to_numpy(
+            bool, na_value=False)  # NA: nothing was tested there, nothing to mark
         self.reference = list(table.attrs.get("reference", []))
         self.alpha = table.attrs.get("alpha")
 

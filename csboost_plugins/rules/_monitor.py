@@ -170,7 +170,7 @@ def _reference_codes(reference, labels):
 
     if reference is None:
         return np.array([0])
-    ref = [reference] if isinstance(reference, (str, bytes)) or np.ndim(reference) == 0 else list(reference)
+    ref = _reference_labels(reference)
     if not ref:
         raise ValueError("reference must name at least one period (or be None: the first period)")
     pos = pd.Index(labels).get_indexer(pd.Index(ref))
@@ -179,6 +179,27 @@ def _reference_codes(reference, labels):
         raise ValueError(f"reference period(s) {missing[:5]} are not in periods (its periods: "
                          f"{list(labels[:5])}{' ...' if len(labels) > 5 else ''})")
     return np.unique(pos)
+
+
+def _reference_labels(reference) -> list:
+    """``reference`` as a list of period labels; a TypeError naming it for a dict, a set or a label that is not
+    hashable (a nested list), which no period can carry."""
+    import pandas as pd
+
+    accepts = "a period label (text, number, date) or a list of them"
+    if isinstance(reference, (dict, set, frozenset)):
+        raise TypeError(f"reference must be {accepts}, got a {type(reference).__name__}")
+    if isinstance(reference, np.ndarray):
+        ref = list(reference) if reference.ndim else [reference.item()]
+    else:
+        ref = list(reference) if isinstance(reference, (list, tuple, pd.Index, pd.Series)) else [reference]
+    for r in ref:
+        try:
+            hash(r)
+        except TypeError:
+            raise TypeError(f"reference must be {accepts}; it holds a {type(r).__name__} ({r!r:.60}), which is "
+                            "not a period label") from None
+    return ref
 
 
 def _effective(total, total_w2):
@@ -223,13 +244,21 @@ def table_from_sums(names, labels, S, reference, alpha, has_costs):
     level = alpha / m if m else 0.0
     with np.errstate(invalid="ignore"):
         drift = (p_prec < level) | (p_rate < level)
+    if not m:  # nothing was compared: "no drift" would be a claim no test made
+        import warnings
+
+        warnings.warn(f"RuleSet.monitor: every period ({n_periods}) is a reference period, so no period is tested "
+                      "for drift and the drift column is NA; give several periods and a reference that leaves some "
+                      "out", UserWarning, stacklevel=4)
+        drift = pd.array(np.full(drift.size, pd.NA), dtype="boolean")
     cols = {"alerts": alerts, "alert_rate": rate, "tp": tp, "precision": precision}
     if has_costs:
         cols.update(net_money=cell[..., 3], unique_net_money=cell[..., 4])
     cols.update(precision_pvalue=p_prec, alert_rate_pvalue=p_rate, drift=drift)
     index = pd.MultiIndex.from_product([pd.Index(labels, name="period"),
                                         pd.Index([*names, ALL_RULES], name="rule")])
-    out = pd.DataFrame({k: np.asarray(v).reshape(-1) for k, v in cols.items()}, index=index)
+    out = pd.DataFrame({k: v if isinstance(v, pd.api.extensions.ExtensionArray) else np.asarray(v).reshape(-1)
+                        for k, v in cols.items()}, index=index)
     out.attrs.update(alpha=alpha, level=level, reference=pd.Index(labels)[ref].tolist(), test="Fisher exact, two-sided")
     return out
 

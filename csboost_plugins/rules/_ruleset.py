@@ -601,7 +601,9 @@ class RuleSet:
         and period), so that on stationary rules the chance of any false flag in the table
         is at most ``alpha``. A period where the rule (or the reference) raises no alert has
         no precision: NaN ``precision_pvalue``; reference periods get NaN p-values and
-        ``drift`` False. With ``sample_weight`` the counts and money are weighted sums and
+        ``drift`` False. When every period is a reference (one period only, or all of them
+        given), nothing is tested: a ``UserWarning`` says so and ``drift`` is NA on every row
+        (pandas' nullable ``boolean``), not False. With ``sample_weight`` the counts and money are weighted sums and
         each test uses Kish's effective counts: ``n_eff = (sum w)^2 / sum w^2`` rows, of
         which ``round(rate x n_eff)`` hits (the counts themselves with unit or equal weights).
         A test's power grows with the alerts on both sides (the standard error of a precision
