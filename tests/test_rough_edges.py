@@ -168,3 +168,22 @@ def test_monitor_reference_of_the_wrong_kind_is_a_type_error_naming_it(reference
     rs, X, y = _monitor_data()
     with pytest.raises(TypeError, match=f"reference must be a period label.*{what}"):
         rs.monitor(X, y, np.arange(20) % 2, reference=reference)
+
+
+# ------------------------------------------------------------------ empty rule sets read any table SQL rules read
+@pytest.mark.parametrize("make", [lambda: RuleSet.from_sql({}), lambda: RuleSet.from_sql({"r": "t = 'x'"})[[]],
+                                  lambda: RuleSet([])])
+def test_empty_rule_set_flags_nothing_on_a_table_with_text(make):
+    rs = make()
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "t": ["x", "y", "z", None]})
+    y = np.array([0, 1, 0, 1])
+    assert rs.predict(X).tolist() == [0, 0, 0, 0]
+    assert rs.predict_proba(X).tolist() == [0.0] * 4 and rs.apply(X).tolist() == [-1] * 4
+    assert rs.coverage(X).shape == (4, 0) and rs.overlap(X).shape == (0, 0)
+    fn = np.array([5.0, 7.0, 11.0, 13.0])
+    res = rs.evaluate(X, y, fn_cost=fn, fp_cost=1.0)
+    assert res["tpr"] == 0.0 and res["alert_rate"] == 0.0 and res["net_money"] == 0.0
+    assert res["money_at_risk"] == fn[y == 1].sum()
+    assert len(rs.evaluate(X, y, per_rule=True)) == 0
+    with pytest.raises(ValueError, match="2-D"):  # other input is still checked
+        rs.predict(np.array([1.0, 2.0]))

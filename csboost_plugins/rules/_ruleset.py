@@ -329,7 +329,7 @@ class RuleSet:
         if _dask.is_dask(X):  # a lazy dask array, partition by partition
             return _dask.apply(self, X)
         if not self.rules:
-            return np.full(as_float_matrix(X, []).shape[0], -1, np.int64)
+            return np.full(_n_rows(X), -1, np.int64)
         if self.has_sql_rules:
             return _first_of(self._masks(X))
         Xu, cc = self._prepare(X)
@@ -421,7 +421,7 @@ class RuleSet:
         if _dask.is_dask(X):
             return _dask.coverage(self, X)
         if not self.rules:
-            return np.zeros((as_float_matrix(X, []).shape[0], 0), bool)
+            return np.zeros((_n_rows(X), 0), bool)
         if self.has_sql_rules:  # column-major: the per-rule sums read it a rule (column) at a time
             out = None
             for j, m in enumerate(self._masks(X)):
@@ -934,6 +934,12 @@ class RuleSet:
         rho = self.last_rule_probability
         on = {"round": rho > 0.5, "include": True, "exclude": rho == 1.0}[last_rule]
         return self.rules if on else self.rules[:-1]
+
+
+def _n_rows(X) -> int:
+    """Rows of X for a set without rules: no column is read (a DataFrame's text columns are fine, as for SQL
+    rules); other input must still be a numeric 2-D array."""
+    return as_float_matrix(X, [], columns=[]).shape[0]
 
 
 def _owned(rule, feature_names, missing_policy):
