@@ -187,3 +187,45 @@ def test_empty_rule_set_flags_nothing_on_a_table_with_text(make):
     assert len(rs.evaluate(X, y, per_rule=True)) == 0
     with pytest.raises(ValueError, match="2-D"):  # other input is still checked
         rs.predict(np.array([1.0, 2.0]))
+
+
+# ------------------------------------------------------------------ SQLite export refuses a missing column
+def test_sqlite_export_fails_on_a_missing_column_and_matches_predict_on_a_full_table():
+    import sqlite3
+
+    book = RuleSet.from_sql({"big": "amount > 100 AND hour < 6", "odd name": "\"odd col\" <= 2 OR amount IS NULL",
+                             "text": "channel = 'web' AND amount > 10"})
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"amount": np.where(rng.random(n) < 0.1, np.nan, rng.uniform(0, 300, n)),
+                      "hour": rng.integers(0, 24, n).astype(float), "odd col": rng.uniform(0, 10, n),
+                      "channel": rng.choice(["web", "pos"], n)})
+    sql = book.to_sql("tx", dialect="sqlite")
+    con = sqlite3.connect(":memory:")
+    X.to_sql("tx", con, index_label="row_no")
+    flagged = sorted(r[0] for r in con.execute(sql.replace("SELECT *", "SELECT row_no", 1)))
+    assert flagged == np.flatnonzero(book.predict(X)).tolist() and 0 < len(flagged) < n
+    where = book.to_sql(dialect="sqlite", where_only=True)
+    assert sorted(r[0] for r in con.execute(f"SELECT row_no FROM tx WHERE {where}")) == flagged
+    for lacking in ("amount", "odd col", "channel"):
+        X.drop(columns=lacking).to_sql(f"tx_{lacking.replace(' ', '_')}", con, index_label="row_no")
+        for text in (sql.replace('`tx`', f'`tx_{lacking.replace(" ", "_")}`'),
+                     f"SELECT * FROM tx_{lacking.replace(' ', '_')} WHERE {where}"):
+            with pytest.raises(sqlite3.OperationalError, match="no such column"):
+                con.execute(text).fetchall()
+    # the export reads back as the same book
+    back = RuleSet.from_sql(sql, dialect="sqlite")
+    assert back.names == book.names and back.predict(X).tolist() == book.predict(X).tolist()
+
+
+def test_sqlite_export_of_induced_rules_fails_on_a_missing_column():
+    import sqlite3
+
+    rs = RuleSet([Rule([Interval(0, lower=1.0), Interval(1, upper=5.0, missing=True)])], feature_names=["a", "b"])
+    con = sqlite3.connect(":memory:")
+    pd.DataFrame({"a": [0.0, 2.0, 3.0], "b": [1.0, np.nan, 9.0]}).to_sql("t", con, index=False)
+    assert len(con.execute(rs.to_sql("t", dialect="sqlite")).fetchall()) == 1 == rs.predict(
+        np.array([[0.0, 1.0], [2.0, np.nan], [3.0, 9.0]])).sum()
+    pd.DataFrame({"a": [0.0, 2.0, 3.0]}).to_sql("t_no_b", con, index=False)
+    with pytest.raises(sqlite3.OperationalError, match="no such column: b"):
+        con.execute(rs.to_sql("t_no_b", dialect="sqlite")).fetchall()

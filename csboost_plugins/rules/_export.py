@@ -216,6 +216,28 @@ def _dialect(dialect):
     return dialect
 
 
+_SQLITE_WRITER = []
+
+
+def _writer(d):
+    """The dialect the text is written in: ``d`` itself, except SQLite, whose identifiers are written in backticks.
+
+    SQLite reads a double-quoted name it cannot resolve as a string literal (``"amount" > 0`` on a table without
+    ``amount`` compares a text with 0 and flags every row); a backticked unknown name is an error ("no such
+    column"), and a known one reads the same column. The dialect is SQLite's in every other respect."""
+    if d != "sqlite":
+        return d
+    if not _SQLITE_WRITER:
+        from sqlglot.dialects.sqlite import SQLite
+
+        class _SQLiteBackticks(SQLite):
+            class Tokenizer(SQLite.Tokenizer):
+                IDENTIFIERS = ["`", '"', ("[", "]")]  # the first one is what names are written in
+
+        _SQLITE_WRITER.append(_SQLiteBackticks())
+    return _SQLITE_WRITER[0]
+
+
 def where_expression(rules, names, levels, dialect=None, pretty=False, labels=None) -> str:
     """The SQL boolean expression (in ``dialect``, parenthesised) that is true on the rows some rule covers."""
     d = _dialect(dialect)
@@ -223,7 +245,7 @@ def where_expression(rules, names, levels, dialect=None, pretty=False, labels=No
     tree = b.exp.paren(b.rules(rules, names, levels, labels), copy=False)
     if d == "sqlite":
         tree = _exact_sqlite_numbers(tree)
-    return tree.sql(dialect=d, pretty=pretty)
+    return tree.sql(dialect=_writer(d), pretty=pretty)
 
 
 def select_statement(rules, names, levels, table, dialect=None, pretty=False, labels=None) -> str:
@@ -234,7 +256,7 @@ def select_statement(rules, names, levels, table, dialect=None, pretty=False, la
                                                                     copy=False)
     if d == "sqlite":
         tree = _exact_sqlite_numbers(tree)
-    return tree.sql(dialect=d, pretty=pretty)
+    return tree.sql(dialect=_writer(d), pretty=pretty)
 
 
 def _code_intervals(codes, strict_negative=False):

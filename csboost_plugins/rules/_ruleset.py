@@ -885,6 +885,9 @@ class RuleSet:
           model split it (xgboost's float32 comparison ``float32(x) < t`` becomes the
           float64 midpoint bound with the right ``<`` / ``<=``). For SQLite, a literal the
           local sqlite3 library would read one ulp off is written as an exact product.
+        - For SQLite, names are written in backticks: SQLite reads a double-quoted name it cannot
+          resolve as a text literal (on a table lacking a column every row would be flagged), a
+          backticked one as an error (``no such column``).
         - Missing values are SQL NULL and go where the model sends NaN. Store NaN as NULL:
           a NaN *value* in a DOUBLE column sorts above every number in Postgres, DuckDB,
           Spark and Snowflake.
