@@ -229,3 +229,32 @@ def test_sqlite_export_of_induced_rules_fails_on_a_missing_column():
     pd.DataFrame({"a": [0.0, 2.0, 3.0]}).to_sql("t_no_b", con, index=False)
     with pytest.raises(sqlite3.OperationalError, match="no such column: b"):
         con.execute(rs.to_sql("t_no_b", dialect="sqlite")).fetchall()
+
+
+# ------------------------------------------------------------------ integers beyond 2**53
+def test_sql_literal_beyond_2_53_is_refused_naming_it():
+    for cond in ("big = 9007199254740993", "big IN (1, 9007199254740993)", "big > -9007199254740993",
+                 "big = 9007199254740993.0", "big IN (" + ", ".join(["1"] * 70 + ["9007199254740995"]) + ")"):
+        with pytest.raises(ValueError, match=r"rule 'r': the number 900719925474099\d(\.0)? is beyond 2\*\*53.*"
+                                             r"not exact in float64"):
+            RuleSet.from_sql({"r": cond})
+    # exact ones and doubles written with an exponent read as before
+    for cond in ("big = 9007199254740992", "big = 18014398509481984", "big < 1e300"):
+        assert RuleSet.from_sql({"r": cond}).names == ["r"]
+
+
+def test_int64_column_beyond_2_53_is_refused_and_smaller_ones_match_duckdb():
+    duckdb = pytest.importorskip("duckdb")
+    rs = RuleSet.from_sql({"r": "big >= 9007199254740992 OR big = -9007199254740992 OR big IN (5, 7)"})
+    big = pd.DataFrame({"big": np.array([2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1, 5], dtype=np.int64)})
+    for X in (big, big.astype("Int64"), big.astype("uint64"), big.astype("category")):
+        with pytest.raises(ValueError, match="column 'big' holds integers beyond 2\\*\\*53, which are not exact"):
+            rs.predict(X)
+    with pytest.raises(ValueError, match="column 'big' holds integers beyond 2\\*\\*53"):
+        RuleSet(rs.rules, feature_names=["big"]).predict(big.to_numpy())
+    ok = pd.DataFrame({"big": np.array([2 ** 53 - 1, 2 ** 53, -2 ** 53, 5, 6, -(2 ** 53 - 1)], dtype=np.int64)})
+    want = duckdb.sql("SELECT (big >= 9007199254740992 OR big = -9007199254740992 OR big IN (5, 7)) AS f "
+                      "FROM ok").df()["f"].astype(int).tolist()
+    assert rs.predict(ok).tolist() == want == [0, 1, 1, 1, 0, 0]
+    # the refusal is about the columns rules read: another big column is fine
+    assert rs.predict(ok.assign(other=big["big"])).tolist() == want

@@ -801,7 +801,10 @@ class RuleSet:
         ``LIKE`` is case-sensitive except in SQLite (ASCII letters fold); ``ILIKE`` folds case.
         Columns are matched by name in a DataFrame (an unquoted name also ignoring case); text
         compared with a numeric column, or a number with a text column, is a ValueError naming
-        the rule at ``predict``.
+        the rule at ``predict``. Numbers are compared as float64, exact for integers up to 2**53:
+        a literal written in digits beyond 2**53 that float64 does not hold (``9007199254740993``)
+        is a ValueError when read, and an integer column holding a value beyond 2**53 one at
+        ``predict`` (both named); compare such identifiers as text.
         """
         from ._sqlparse import rules_from_sql
 

@@ -15,7 +15,7 @@ import re
 import sys
 import threading
 
-from ._sqlrule import BACKSLASH_LIKE, INT_DIVISION, MAX_DEPTH, SQLRule, _case_fn, children
+from ._sqlrule import BACKSLASH_LIKE, BIG_INT, INT_DIVISION, MAX_DEPTH, SQLRule, _case_fn, children
 
 __all__ = ["rules_from_sql"]
 
@@ -183,6 +183,22 @@ def _tree_depth(node) -> int:
     return worst
 
 
+def _check_exact(text, v, name):
+    """Refuse a literal written in plain digits (an integer or decimal to engines, exact there) beyond 2**53 that
+    float64 does not hold exactly: ``9007199254740993`` would read as ``...992``, and the rule would flag rows the
+    warehouse does not. Smaller ones, exact ones and literals with an exponent (doubles to engines) pass."""
+    from decimal import Decimal
+
+    text = text.strip()
+    if not re.fullmatch(r"\d+(\.\d*)?|\.\d+", text):
+        return
+    d = Decimal(text)
+    if d > BIG_INT and d != Decimal(abs(v)):  # float(text) may round down to 2**53 itself
+        raise _Refused(f"rule {name!r}: the number {text[:40]} is beyond 2**53 and not exact in float64 "
+                       "(integers beyond 2**53 are not exact in float64, and rules compare numbers as float64); "
+                       "compare such identifiers as text")
+
+
 class _Translator:
     """sqlglot condition -> SQLRule tree (numeric literals collected as slots)."""
 
@@ -208,6 +224,7 @@ class _Translator:
             raise _Refused(f"rule {self.name!r}: the number {text[:40]!r} is not a decimal number") from None
         if not math.isfinite(v):
             raise _Refused(f"rule {self.name!r}: the number {text[:40]} is out of float64 range")
+        _check_exact(text, v, self.name)
         self.literals.append(-v if negative else v)
         self.is_int.append(bool(re.fullmatch(r"\d+", text.strip())))
         return ("num", len(self.literals) - 1)
@@ -290,12 +307,14 @@ class _Translator:
         vals, kinds, has_null = [], set(), False
         if len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal) \
                 and node.expressions[0].this in self.lifted:  # a long list read from the tokens
-            for kind, v, _ in self.lifted[node.expressions[0].this]:
+            for kind, v, text in self.lifted[node.expressions[0].this]:
                 if kind == "null":
                     has_null = True
                 elif kind == "num" and not math.isfinite(v):
                     raise _Refused(f"rule {self.name!r}: a number in IN is out of float64 range")
                 else:
+                    if kind == "num":
+                        _check_exact(text, v, self.name)
                     vals.append(v)
                     kinds.add(kind)
             if len(kinds) > 1:
@@ -318,6 +337,7 @@ class _Translator:
                     raise _Refused(f"rule {self.name!r}: {e.this[:40]!r} in IN is not a decimal number") from None
                 if not math.isfinite(v):
                     raise _Refused(f"rule {self.name!r}: the number {e.this[:40]} in IN is out of float64 range")
+                _check_exact(e.this, v, self.name)
                 vals.append(-v if neg else v)
                 kinds.add("num")
             else:

@@ -29,6 +29,9 @@ Semantics (one documented choice where engines differ):
 - ``CAST(x AS DOUBLE | FLOAT | REAL)`` is the value itself; casts that round (to an
   integer or a decimal) differ between engines and are refused when the rule is read.
 - Text compares by code point (the binary collation of SQLite and DuckDB).
+- Numbers are float64, exact for integers up to 2**53; an integer column holding a value beyond
+  (an identifier) is refused when a rule reads it, as is a literal in digits beyond 2**53 that
+  float64 does not hold, since neighbouring integers would compare equal.
 
 The numeric literals of a rule are *slots* (:attr:`SQLRule.literals`, in reading order);
 :meth:`SQLRule.with_literals` gives the same rule with other numbers (re-tuning).
@@ -47,6 +50,8 @@ __all__ = ["SQLRule", "MAX_DEPTH"]
 
 #: deepest nesting of a condition (parentheses, NOT, arithmetic) read or built
 MAX_DEPTH = 100
+#: integers up to this magnitude are exact in float64 (the numbers rules compare); beyond it they are refused
+BIG_INT = 2 ** 53
 
 # dialects whose LIKE uses a backslash as escape character when no ESCAPE clause is given
 BACKSLASH_LIKE = frozenset({"postgres", "redshift", "spark", "spark2", "databricks", "hive", "snowflake", "mysql",
@@ -129,12 +134,16 @@ class Columns:
         else:
             if hasattr(X, "tocsr") or hasattr(X, "toarray"):
                 raise TypeError("X must be dense (numpy or pandas)")
+            raw = np.asarray(X) if not isinstance(X, np.ndarray) else X
             try:
-                self.X = np.asarray(X, dtype=np.float64)
+                self.X = np.asarray(raw, dtype=np.float64)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"X must be numeric or a DataFrame, got {type(X).__name__}") from exc
             if self.X.ndim != 2:
                 raise ValueError(f"X must be 2-D (rows, features), got shape {self.X.shape}")
+            # integer columns float64 does not hold exactly (checked when a rule reads them)
+            self.big = set(np.flatnonzero(((raw > BIG_INT) | (raw < -BIG_INT)).any(axis=0)).tolist()) \
+                if raw.dtype.kind in "iu" and raw.size else set()
             self.n = self.X.shape[0]
             names = None if feature_names is None else [str(c) for c in feature_names]
         self.names = names
@@ -169,17 +178,23 @@ class Columns:
         import pandas as pd
 
         if not self.frame:
+            if i in self.big:
+                self._too_big(i, rule)
             v = self.X[:, i]
             return _Val("num", v, np.isnan(v))
         col = self.X.iloc[:, i]
         dt = col.dtype
         if isinstance(dt, pd.CategoricalDtype):
             cats = dt.categories
+            if pd.api.types.is_integer_dtype(cats.dtype) and _beyond_float(pd.Series(cats)):
+                self._too_big(i, rule)
             if pd.api.types.is_numeric_dtype(cats.dtype) and not pd.api.types.is_bool_dtype(cats.dtype):
                 v = col.astype(np.float64).to_numpy()
                 return _Val("num", v, np.isnan(v), pd.api.types.is_integer_dtype(cats.dtype))
             dt = np.dtype(object)
         if pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
+            if pd.api.types.is_integer_dtype(dt) and _beyond_float(col):
+                self._too_big(i, rule)
             v = col.to_numpy(dtype=np.float64, na_value=np.nan)
             return _Val("num", v, np.isnan(v), pd.api.types.is_integer_dtype(dt) or pd.api.types.is_bool_dtype(dt))
         if pd.api.types.is_object_dtype(dt) or pd.api.types.is_string_dtype(dt):
@@ -196,6 +211,20 @@ class Columns:
             return _Val("str", None, codes < 0, fac=(codes, uniques))
         raise ValueError(f"rule {rule!r}: column {self.names[i]!r} has dtype {dt}, which SQL rules do not read "
                          "(numbers, booleans, text and categories)")
+
+
+    def _too_big(self, i, rule):
+        name = self.names[i] if self.names is not None else i
+        raise ValueError(f"rule {rule!r}: column {name!r} holds integers beyond 2**53, which are not exact in "
+                         "float64 (rules compare numbers as float64, so neighbouring values would compare equal); "
+                         "compare such identifiers as text (a text column and quoted literals)")
+
+
+def _beyond_float(col) -> bool:
+    """Whether an integer Series holds a value of magnitude above 2**53 (missing values skipped)."""
+    if not col.notna().any():
+        return False
+    return bool(col.max() > BIG_INT or col.min() < -BIG_INT)
 
 
 # ----------------------------------------------------------------------------- evaluation
