@@ -213,6 +213,36 @@ def _first_bad_row(bad, what: str, column: str, values) -> None:
     )
 
 
+def _read_card_table(p: Path, columns) -> pd.DataFrame:
+    """The csv at ``p`` (plain or gzip) as read by pandas; a ValueError naming the file when it cannot be read, names
+    a column twice (pandas would rename the second ``Amount.1`` and read the first silently), holds no data row or
+    lacks one of ``columns``."""
+    import gzip
+    import zlib
+
+    try:
+        header = pd.read_csv(p, header=None, nrows=1, dtype=str).iloc[0].tolist()
+        table = pd.read_csv(p)
+    except (gzip.BadGzipFile, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as exc:
+        raise ValueError(f"{str(p)!r} cannot be read as a CSV file (plain or gzip-compressed; a corrupt or "
+                         f"truncated download?): {type(exc).__name__}: {exc}") from None
+    seen, twice = set(), []
+    for name in header:
+        if name in seen and name not in twice:
+            twice.append(name)
+        seen.add(name)
+    if twice:
+        raise ValueError(f"{str(p)!r} names the column(s) {twice} twice in its header; which one holds the data "
+                         "is ambiguous")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{str(p)!r} is not the card-fraud file: it has no column(s) {missing}")
+    if len(table) == 0:
+        raise ValueError(f"{str(p)!r} holds no data row (only a header)")
+    return table
+
+
 def _card_column(table: pd.DataFrame, column: str) -> np.ndarray:
     """The column as float64; ValueError naming it and its first empty, non-numeric or infinite cell."""
     cells = table[column]
@@ -237,8 +267,9 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
       file, so a rule such as ``Amount > 437.2`` runs on the transactions table itself.
     * ``raw=False``: the paper's preprocessing: ``V1..V28`` and ``log_amount`` =
       log(Amount) replace the file's columns, each standardised to mean 0 and standard
-      deviation 1 (``ddof=0``) with the statistics of all loaded rows. Rules read on
-      these columns (``log_amount > -0.78``) cannot run on the raw table.
+      deviation 1 (``ddof=0``) with the statistics of all loaded rows; a column constant on the
+      loaded rows (one row, say) has standard deviation 0 and is only centred (all 0). Rules
+      read on these columns (``log_amount > -0.78``) cannot run on the raw table.
 
     ``Time`` is not a feature (it only says when in the two days collected a row falls,
     which no model or rule can use on new transactions) but is returned as ``time``, so a
@@ -283,7 +314,9 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
     FileNotFoundError
         When the file (or ``CSBOOST_DATA_DIR``) is missing; the message says where to download it.
     ValueError
-        When the file lacks one of the columns ``Time``, ``V1..V28``, ``Amount``, ``Class``; when a
+        When the file cannot be read as CSV (a corrupt or truncated gzip, say), holds no data row
+        (a header only), names a column twice, or lacks one of the columns ``Time``, ``V1..V28``,
+        ``Amount``, ``Class`` (each message names the file); when a
         cell of those columns is empty, non-numeric or infinite, ``Class`` is not 0 or 1, or
         ``Amount`` is negative (the message names the column and its first bad row: the 1-based
         data row and the CSV line); or when ``raw=False`` and ``drop_zero_amount=False``.
@@ -312,16 +345,15 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
             "(https://www.kaggle.com/datasets/mlg-ulb/creditcardfraud) and pass its path "
             "(plain or gzip-compressed)."
         )
-    table = pd.read_csv(p)
     columns = ["Time"] + _CARD_FEATURES + ["Amount", "Class"]
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise ValueError(f"{str(p)!r} is not the card-fraud file: it has no column(s) {missing}")
+    table = _read_card_table(p, columns)
     num = {c: _card_column(table, c) for c in columns}
     _first_bad_row((num["Class"] != 0) & (num["Class"] != 1), "must hold 0 or 1", "Class",
                    table["Class"].to_numpy())
     _first_bad_row(num["Amount"] < 0, "must not be negative (it is money)", "Amount", table["Amount"].to_numpy())
     keep = num["Amount"] > 0 if drop_zero_amount else np.ones(len(table), dtype=bool)
+    if not keep.any():
+        raise ValueError(f"{str(p)!r}: every row has Amount == 0, so drop_zero_amount=True leaves no row")
     num = {c: v[keep] for c, v in num.items()}
     amount = num["Amount"]
     if raw:
@@ -329,7 +361,8 @@ def load_creditcard_fraud(path=None, admin_cost: float = 10.0, *, raw: bool = Tr
     else:
         feats = pd.DataFrame({c: num[c] for c in _CARD_FEATURES})
         feats["log_amount"] = np.log(amount)
-        data = (feats - feats.mean()) / feats.std(ddof=0)
+        scale = feats.std(ddof=0).replace(0.0, 1.0)  # a constant column (or one row) is centred, not divided by 0
+        data = (feats - feats.mean()) / scale
     target = num["Class"].astype(np.int64)
     cm = fraud_cost_matrix(amount, admin_cost)
     b = _bunch(data, target, cm, _descr("Card fraud (ULB)", load_creditcard_fraud.__doc__), "creditcard_fraud")

@@ -258,3 +258,55 @@ def test_int64_column_beyond_2_53_is_refused_and_smaller_ones_match_duckdb():
     assert rs.predict(ok).tolist() == want == [0, 1, 1, 1, 0, 0]
     # the refusal is about the columns rules read: another big column is fine
     assert rs.predict(ok.assign(other=big["big"])).tolist() == want
+
+
+# ------------------------------------------------------------------ the card-fraud loader on odd files
+def _card_table(n, seed=0):
+    """A tiny table with the card file's columns; V3 constant."""
+    rng = np.random.default_rng(seed)
+    cols = {"Time": np.arange(n, dtype=float)}
+    cols.update({f"V{i}": (np.full(n, 0.5) if i == 3 else rng.normal(size=n)) for i in range(1, 29)})
+    cols.update(Amount=rng.uniform(1, 300, n).round(2), Class=np.arange(n) % 2)
+    return pd.DataFrame(cols)
+
+
+def test_creditcard_standardised_columns_stay_finite_on_constant_columns_and_one_row(tmp_path):
+    from csdt.datasets import load_creditcard_fraud
+
+    t = _card_table(6)
+    t.to_csv(tmp_path / "six.csv", index=False)
+    b = load_creditcard_fraud(tmp_path / "six.csv", raw=False)
+    assert np.isfinite(b.data.to_numpy()).all()
+    assert (b.data["V3"] == 0.0).all()  # constant: centred, scale 1
+    v1 = t["V1"].to_numpy()
+    np.testing.assert_allclose(b.data["V1"], (v1 - v1.mean()) / v1.std(), rtol=1e-12)
+    t.iloc[:1].to_csv(tmp_path / "one.csv", index=False)
+    one = load_creditcard_fraud(tmp_path / "one.csv", raw=False)
+    assert one.data.shape == (1, 29) and (one.data.to_numpy() == 0.0).all()
+
+
+def test_creditcard_loader_names_the_file_on_corrupt_truncated_empty_or_ambiguous_input(tmp_path):
+    import gzip
+
+    from csdt.datasets import load_creditcard_fraud
+
+    t = _card_table(400)
+    good = tmp_path / "cc.csv.gz"
+    t.to_csv(good, index=False)
+    data = good.read_bytes()
+    bad = {"truncated.csv.gz": data[:len(data) // 2], "not_gzip.csv.gz": b"this is no gzip file" * 20,
+           "corrupt.csv.gz": data[:len(data) // 2] + bytes(40) + data[len(data) // 2 + 40:]}
+    for name, content in bad.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match=f"{name}' cannot be read as a CSV file"):
+            load_creditcard_fraud(tmp_path / name)
+    t.iloc[:0].to_csv(tmp_path / "header_only.csv", index=False)
+    with pytest.raises(ValueError, match="header_only.csv' holds no data row"):
+        load_creditcard_fraud(tmp_path / "header_only.csv")
+    twice = t.assign(Amount2=t["Amount"] * 2)
+    twice.to_csv(tmp_path / "twice.csv", index=False, header=list(t.columns) + ["Amount"])
+    with pytest.raises(ValueError, match=r"twice.csv' names the column\(s\) \['Amount'\] twice"):
+        load_creditcard_fraud(tmp_path / "twice.csv")
+    with gzip.open(tmp_path / "ok.csv.gz", "wt") as fh:  # a good gzip still loads
+        t.to_csv(fh, index=False)
+    assert load_creditcard_fraud(tmp_path / "ok.csv.gz").data.shape == (400, 29)
