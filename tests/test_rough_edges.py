@@ -80,6 +80,12 @@ def test_max_alerts_beyond_int64_is_no_cap():
         np.testing.assert_array_equal(
             bayes_minimum_risk(p, fp_cost=5.0, fn_cost=amount, max_alerts=k, periods=days), uncapped)
     y = (rng.uniform(size=50) < p).astype(int)
+    from csdt import BayesMinimumRiskClassifier
+
+    X = np.column_stack([p, rng.normal(size=50)])
+    bmr = BayesMinimumRiskClassifier().fit(X, y, fp_cost=5.0, fn_cost=amount)
+    np.testing.assert_array_equal(bmr.predict(X, fp_cost=5.0, fn_cost=amount, max_alerts=2 ** 63),
+                                  bmr.predict(X, fp_cost=5.0, fn_cost=amount))
     disp = CapacityCurveDisplay.from_predictions(y, p, periods=days, fp_cost=5.0, fn_cost=amount,
                                                  max_capacity=2 ** 64)
     assert disp.capacity[-1] == 10  # the largest period's rows: beyond them the curve is flat
