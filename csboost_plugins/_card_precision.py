@@ -135,8 +135,8 @@ def card_precision_at_k(y_true, y_score, *, entity, periods, k=100, exclude_dete
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
     k = _check_k(k)
-    costs = dict(fp_cost=default_fp_cost(fp_cost, fn_cost, cost_matrix), fn_cost=fn_cost, tp_cost=tp_cost,
-                 tn_cost=tn_cost, cost_matrix=cost_matrix)
+    costs = {"fp_cost": default_fp_cost(fp_cost, fn_cost, cost_matrix), "fn_cost": fn_cost, "tp_cost": tp_cost,
+             "tn_cost": tn_cost, "cost_matrix": cost_matrix}
     check_same_index([("y_true", y_true), ("y_score", y_score), ("entity", entity), ("periods", periods),
                       *costs.items()])
     y = fit_labels(y_true, pos_label, name="y_true", require_both=False)[0]

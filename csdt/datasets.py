@@ -830,8 +830,8 @@ def card_transaction_features(frame, *, delay="7D", windows=(1, 7, 30), time_col
     [0.0, 0.0, 0.5]
     """
     delay = _check_windows(windows, delay)
-    columns = dict(time_column=time_column, customer_column=customer_column, terminal_column=terminal_column,
-                   amount_column=amount_column, fraud_column=fraud_column)
+    columns = {"time_column": time_column, "customer_column": customer_column, "terminal_column": terminal_column,
+               "amount_column": amount_column, "fraud_column": fraud_column}
     t, customer, terminal, amount, fraud = _feature_inputs(frame, columns)
     widths = [np.int64(round(float(w) * _DAY_NS)) for w in windows]
     stamps = pd.DatetimeIndex(t.astype("datetime64[ns]"))
