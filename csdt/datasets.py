@@ -698,21 +698,28 @@ def _as_ns(values, name):
     return np.asarray(values, dtype="datetime64[ns]").astype(np.int64)
 
 
-def _window_counts(codes, t, values, queries, side):
-    """Per query array ``q`` (one entry per row, the row's own group): for each row, the position in
-    the (group, time)-sorted rows after the rows of its group with time <= q (``side="right"``) or < q
-    (``"left"``), and the running sums of ``values`` there. The difference of two queries of the same
-    row is a count (and sums) over a time window of the row's group; positions are global, which the
-    difference cancels."""
-    grid = np.unique(np.concatenate([t, *queries]))
+def _window_counts(codes, t, values, shifts, side):
+    """Per shift ``s``: for each row, the position in the (group, time)-sorted rows after the rows of its
+    group with time <= t - s (``side="right"``) or < t - s (``"left"``), and the running sums of
+    ``values`` there. The difference of two shifts is a count (and sums) over a time window of the
+    row's group; positions are global, which the difference cancels."""
+    by_time = np.argsort(t, kind="stable")
+    sorted_t = t[by_time]
+    grid = sorted_t[np.r_[True, sorted_t[1:] != sorted_t[:-1]]]  # the distinct times
     width = np.int64(grid.size + 1)
-    key = codes * width + np.searchsorted(grid, t)  # exact (group, time rank): no float time keys
+    rank = np.empty(t.size, dtype=np.int64)
+    rank[by_time] = np.searchsorted(grid, sorted_t)
+    key = codes * width + rank  # exact (group, time rank): no float time keys
     order = np.argsort(key, kind="stable")
     sorted_key = key[order]
     running = [np.concatenate([[0.0], np.cumsum(v[order])]) for v in values]
     out = []
-    for q in queries:
-        pos = np.searchsorted(sorted_key, codes * width + np.searchsorted(grid, q), side=side)
+    for shift in shifts:
+        # time <= q (or < q) is rank < searchsorted(grid, q, side); needles sorted, as numpy searches fastest
+        bound = np.empty(t.size, dtype=np.int64)
+        bound[by_time] = np.searchsorted(grid, sorted_t - shift, side=side)
+        pos = np.empty(t.size, dtype=np.int64)
+        pos[order] = np.searchsorted(sorted_key, codes[order] * width + bound[order])
         out.append((pos, [r[pos] for r in running]))
     return out
 
@@ -838,11 +845,11 @@ def card_transaction_features(frame, *, delay="7D", windows=(1, 7, 30), time_col
     out = {"amount": amount, "during_weekend": (stamps.day_of_week >= 5).astype(np.float64),
            "during_night": (stamps.hour < 6).astype(np.float64)}
     # customer windows (t - w, t]: rows with time <= t minus rows with time <= t - w
-    cust = _window_counts(customer, t, [amount], [t] + [t - w for w in widths], "right")
+    cust = _window_counts(customer, t, [amount], [np.int64(0)] + widths, "right")
     end_pos, (end_sum,) = cust[0]
     # terminal windows [t - d - w, t - d): rows with time < t - d minus rows with time < t - d - w
     d = np.int64(delay.value)
-    term = _window_counts(terminal, t, [fraud], [t - d] + [t - d - w for w in widths], "left")
+    term = _window_counts(terminal, t, [fraud], [d] + [d + w for w in widths], "left")
     term_pos, (term_frauds,) = term[0]
     for w, (pos, (sums,)) in zip(windows, cust[1:]):
         n_c = (end_pos - pos).astype(np.float64)
