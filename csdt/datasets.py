@@ -951,7 +951,8 @@ def make_card_transactions(n_customers: int = 1000, n_terminals: int = 2000, n_d
       terminals are compromised, and every transaction at them on that day and the next 27 days
       (28 days) is a fraud; pattern 3: each day 3 customers are compromised, and on that day and the
       next 13 days (14 days) each of their transactions is, with probability 1/3, a fraud whose
-      amount is multiplied by 5. ``scenario`` keeps the last pattern applied (3 over 2 over 1);
+      amount is multiplied by 5 (with fewer terminals or customers, all of them are compromised
+      each day). ``scenario`` keeps the last pattern applied (3 over 2 over 1);
     * labels become known (``label_time``) 7 days after a legitimate transaction (no complaint came)
       and U(1, 14) days after a fraud (the chargeback);
     * ``data``: the 15 features of :func:`card_transaction_features` (delay 7 days, windows 1, 7,
@@ -976,6 +977,15 @@ def make_card_transactions(n_customers: int = 1000, n_terminals: int = 2000, n_d
         Seed of the generator.
     alert_cost : float >= 0, default=5.0
         The cost of reviewing an alert (money), ``C_FP = C_TP``.
+
+    Raises
+    ------
+    ValueError
+        A count below 1, a radius that is not a positive number, an alert cost that is not a finite
+        number >= 0, a start date that is not a date, or no transaction generated (no customer has
+        a terminal within ``radius``).
+    TypeError
+        A count that is not an integer.
 
     Returns
     -------
@@ -1003,6 +1013,10 @@ def make_card_transactions(n_customers: int = 1000, n_terminals: int = 2000, n_d
     rng = check_random_state(random_state)
     customers, terminals, offsets, flat = _card_profiles(rng, n_customers, n_terminals, radius)
     cust, day, second, terminal, amount = _card_rows(rng, customers, offsets, flat, n_days)
+    if cust.size == 0:
+        raise ValueError(f"no transaction was generated: {int((customers['nb_terminals'] > 0).sum())} of the "
+                         f"{n_customers} customers have a terminal within radius={radius}; use a larger radius, more "
+                         "terminals, customers or days")
     scenario = np.where(amount > 220, 1, 0).astype(np.int64)
     bad_terminals, term_on = _compromised(rng, n_terminals, n_days, _TERMINALS_PER_DAY, _TERMINAL_DAYS)
     scenario[term_on[terminal, day]] = 2

@@ -186,6 +186,12 @@ def test_generator_is_deterministic():
     assert len(a.frame) != len(c.frame) or not a.frame["amount"].equals(c.frame["amount"])
 
 
+def test_generator_runs_with_one_customer_and_one_terminal():
+    b = make_card_transactions(n_customers=1, n_terminals=1, n_days=3, radius=200.0, random_state=0)
+    assert len(b.frame) > 0 and (b.frame["terminal_id"] == 0).all()
+    assert (b.compromised_terminals.groupby("day")["id"].nunique() == 1).all()
+
+
 def test_generator_start_date_and_alert_cost():
     b = make_card_transactions(n_customers=20, n_terminals=30, n_days=3, start_date="2020-02-03", random_state=0,
                                alert_cost=2.5)
@@ -201,6 +207,7 @@ def test_generator_start_date_and_alert_cost():
     ({"alert_cost": np.nan}, ValueError, "alert_cost must be a finite number"),
     ({"alert_cost": -1.0}, ValueError, "alert_cost must be a finite number >= 0"),
     ({"start_date": "someday"}, ValueError, "start_date must be a date"),
+    ({"n_terminals": 1, "radius": 1e-6, "random_state": 0}, ValueError, "0 of the 1000 customers have a terminal"),
 ])
 def test_generator_refuses_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
