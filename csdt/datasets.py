@@ -978,15 +978,6 @@ def make_card_transactions(n_customers: int = 1000, n_terminals: int = 2000, n_d
     alert_cost : float >= 0, default=5.0
         The cost of reviewing an alert (money), ``C_FP = C_TP``.
 
-    Raises
-    ------
-    ValueError
-        A count below 1, a radius that is not a positive number, an alert cost that is not a finite
-        number >= 0, a start date that is not a date, or no transaction generated (no customer has
-        a terminal within ``radius``).
-    TypeError
-        A count that is not an integer.
-
     Returns
     -------
     sklearn.utils.Bunch
@@ -998,6 +989,15 @@ def make_card_transactions(n_customers: int = 1000, n_terminals: int = 2000, n_d
         (money per row), ``customers`` and ``terminals`` (the profiles), ``compromised_terminals`` and
         ``compromised_customers`` (DataFrames of ``day`` (0 = ``start_date``) and ``id``),
         ``feature_names``, ``DESCR`` and ``name``.
+
+    Raises
+    ------
+    ValueError
+        A count below 1, a radius that is not a positive number, an alert cost that is not a finite
+        number >= 0, a start date that is not a date, or no transaction generated (no customer has
+        a terminal within ``radius``).
+    TypeError
+        A count that is not an integer.
 
     Examples
     --------
