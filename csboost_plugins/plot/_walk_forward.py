@@ -182,7 +182,12 @@ class WalkForwardDisplay:
             pad = 0.02 * (hi - lo) if hi > lo else 0.5
             ax.set_xlim(lo - pad, hi + pad)
         if self._kind == "date":
+            from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
             ax.xaxis_date()
+            locator = AutoDateLocator()
+            ax.xaxis.set_major_locator(locator)
+            ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # full dates overlap at a week apart
         ax.set_xlabel("period")
         ax.set_ylabel("cumulative net money" if self.cumulative else "net money per period")
         # above the axes: inside, it would hide the first delay; a fixed place ("best" scans every point)
