@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _emp
+from ._card_precision import card_precision_at_k
 from ._docstrings import fill_doc
 from ._emp import (
     empc_score,
@@ -59,6 +60,7 @@ __all__ = [
     "make_savings_scorer",
     "make_expected_savings_scorer",
     "money_by_period",
+    "card_precision_at_k",
     *_emp.__all__,  # the expected maximum profit metrics and their scorers
 ]
 

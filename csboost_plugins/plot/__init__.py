@@ -16,6 +16,8 @@ when None) and return the display, which keeps the plotted data as arrays and th
 - :class:`CapacityCurveDisplay`: net money against the alert capacity (alerts per period), ranking
   by expected alert value vs by score vs uncapped Bayes minimum risk, with the capacity beyond
   which the marginal alert stops paying.
+- :class:`WalkForwardDisplay`: net money per period of walk-forward evaluations, one line per
+  result, each refit and the label delay marked.
 - :class:`ThresholdScalingDisplay`: savings (or cost) of a probability model as its decision
   thresholds are scaled around the Bayes minimum risk thresholds (or a constant threshold).
 
@@ -31,6 +33,7 @@ from ._money_per_round import MoneyPerRoundDisplay
 from ._rule_monitor import RuleMonitorDisplay
 from ._rule_waterfall import RuleWaterfallDisplay
 from ._threshold_scaling import ThresholdScalingDisplay
+from ._walk_forward import WalkForwardDisplay
 
 __all__ = ["MoneyCurveDisplay", "RuleWaterfallDisplay", "MoneyPerRoundDisplay", "ThresholdScalingDisplay",
-           "CapacityCurveDisplay", "MoneyByPeriodDisplay", "RuleMonitorDisplay"]
+           "CapacityCurveDisplay", "MoneyByPeriodDisplay", "RuleMonitorDisplay", "WalkForwardDisplay"]
