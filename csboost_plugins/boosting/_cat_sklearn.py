@@ -369,20 +369,6 @@ validation_fraction : optional
     def _booster_rounds(self, booster):
         return int(booster.tree_count_)
 
-    @fill_doc(**DOCS)
-    def fit(self, X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-            sample_weight=None, eval_set=None, eval_costs=None, eval_sample_weight=None):
-        """Fit CatBoost trees minimising the average expected cost (csboost paper eq. 7).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n, p)
-            Numeric (NaN: missing) or pandas ``category`` columns.
-        %(fit_data, returns_self)s
-        """
-        return self._fit(X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                    cost_matrix=cost_matrix), sample_weight, eval_set, eval_costs, eval_sample_weight)
-
     @property
     def feature_importances_(self):
         """``booster_.get_feature_importance()`` (CatBoost's PredictionValuesChange, summing to 100).

@@ -434,8 +434,6 @@ validation_fraction, params : optional
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n, p)
-            Rows to decide.
         %(predict_costs)s
         %(lgb_predict_kw)s
         %(capacity)s

@@ -36,6 +36,8 @@ META_KEY = "csboost"  # name of the estimator metadata saved with a booster (JSO
 # numpydoc text the boosting estimators of every host share (csboost_plugins._docstrings.fill_doc)
 DOCS = dict(
     predict_costs=(
+        "X : array-like or DataFrame of shape (n, p)\n"
+        "    Rows to decide.\n"
         "fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,), optional\n"
         "    The rows' costs: Bayes-minimum-risk decisions. Without them: s > 1/2 when\n"
         "    ``decision_`` is \"aec\" (``decision=\"0.5\"``), else a ``ValueError`` naming them.\n"

@@ -470,8 +470,6 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n, p)
-            Rows to decide.
         %(predict_costs)s
         output_margin : bool, default False
             Return the margin (start margin included) instead of labels (xgboost's keyword).

@@ -54,12 +54,10 @@ from joblib import Parallel, delayed, effective_n_jobs
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from csboost_plugins._params import store_init_args
 from csboost_plugins._docstrings import fill_doc
-from csboost_plugins._validation import costs_given, fit_target
-from csboost_plugins.costs import check_fit_costs, row_index
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
                                             trivial_policy_costs)
 from csboost_plugins.tree_protocol import stack_trees
@@ -68,9 +66,9 @@ from .._apply import apply
 
 from .._members import fit_member
 from .._params import HasMethods, StrOptions, count, fraction, validate_params
-from .._weights import check_fit_sample_weight, scale_costs
+from .._weights import scale_costs
 from ..linear._logistic import CostSensitiveLogisticRegression
-from ..tree._classifier import CostSensitiveDecisionTreeClassifier, _check_X
+from ..tree._classifier import CostSensitiveDecisionTreeClassifier, _check_X, fit_rows
 from ._inducers import draw_subset, out_of_bag_mask, resolve_count
 
 __all__ = [
@@ -178,18 +176,9 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         in the money ``sum_i w_i C_i``, and the stacking learner is fitted with the weights.
         A row of weight 0 influences nothing but the draws' row count.
         """
-        x_index = row_index(X)
-        X = _check_X(self, X, reset=True)
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        yi, self.classes_ = fit_target(column_or_1d(np.asarray(y), warn=True) if np.asarray(y).ndim == 2 else y,
-                                       self.pos_label,
-                                       required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
-        if yi.shape[0] != X.shape[0]:
-            raise ValueError(f"y has {yi.shape[0]} rows but X has {X.shape[0]}")
-        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix, index=x_index)
-        w = check_fit_sample_weight(sample_weight, X, x_index)
+        X, yi, self.classes_, costs, w, _ = fit_rows(
+            self, X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
+                             cost_matrix=cost_matrix), sample_weight)
         n, d = X.shape
         n_rows, n_feats, tree_params = self._check_params(n, d)
         self._n_train = n

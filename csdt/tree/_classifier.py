@@ -63,6 +63,23 @@ def _check_X(estimator, X, *, reset):
         raise
 
 
+def fit_rows(estimator, X, y, costs_kw, sample_weight):
+    """A csdt ``fit``'s rows read once: ``(X, y01, classes, costs, w, index)``.
+
+    X as float64 (:func:`_check_X`), y as 0/1 with ``estimator.pos_label`` (labels that do not name the
+    positive class are refused when costs are given), the (n, 4) costs (unit costs when none are given)
+    and the row weights; pandas ``y``, costs and weights must carry X's index (refused otherwise).
+    """
+    index = row_index(X)
+    X = _check_X(estimator, X, reset=True)
+    y01, classes = fit_target(y, estimator.pos_label, required=costs_given(**costs_kw),
+                              who=type(estimator).__name__)
+    if y01.shape[0] != X.shape[0]:
+        raise ValueError(f"y has {y01.shape[0]} rows but X has {X.shape[0]}")
+    costs = check_fit_costs(X.shape[0], **costs_kw, index=index)
+    return X, y01, classes, costs, check_fit_sample_weight(sample_weight, X, index), index
+
+
 def _costs_given(fp_cost, fn_cost, cost_matrix):
     """Whether any money was given (else check_fit_costs uses unit costs)."""
     return fp_cost is not None or fn_cost is not None or cost_matrix is not None
@@ -267,15 +284,9 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
         %(returns_self)s
         """
-        rows = row_index(X)
-        X = _check_X(self, X, reset=True)
-        y, classes = fit_target(y, self.pos_label,
-                                required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
-        costs = check_fit_costs(X.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                cost_matrix=cost_matrix, index=rows)
-        w = check_fit_sample_weight(sample_weight, X, rows)
+        X, y, classes, costs, w, _ = fit_rows(self, X, y, dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
+                                                                tn_cost=tn_cost, cost_matrix=cost_matrix),
+                                              sample_weight)
         params = self._resolve_params(X.shape[1])
         val = None
         if self.pruning is not None:
