@@ -412,43 +412,52 @@ class WalkForwardResult:
         return WalkForwardComparison(mean, se, mean - half, mean + half, len(diff), n, by, diff)
 
 
-def _period_table(rows, st, y_pred):
-    """The (step, period) rows of one step (every period of its window)."""
-    import pandas as pd
-
+def _period_columns(rows, st, y_pred):
+    """The (step, period) columns of one step, every period of its window (numpy arrays)."""
     from ._periods import money_by_period
 
     k = st.n_periods
-    table = pd.DataFrame(0.0, index=pd.RangeIndex(k), columns=[*_COUNTS, *_MONEY, "recall", "precision"])
-    table[["recall", "precision"]] = np.nan
+    cols = {name: np.zeros(k) for name in (*_COUNTS, *_MONEY)}
+    cols.update(recall=np.full(k, np.nan), precision=np.full(k, np.nan))
     if st.test_rows.shape[0]:
         got = money_by_period(rows.y[st.test_rows], y_pred, st.period, cost_matrix=rows.costs[st.test_rows])
-        table.loc[got.index, got.columns.intersection(table.columns)] = got
-    table[list(_COUNTS)] = table[list(_COUNTS)].round().astype(np.int64)
-    table.insert(0, "period", rows.clock.external(st.test_start + np.arange(k) * st.period_len))
-    table.insert(0, "step", st.step)
-    return table
+        at = got.index.to_numpy().astype(np.int64)  # period codes present
+        for name in cols:
+            cols[name][at] = got[name].to_numpy()
+    for name in _COUNTS:
+        cols[name] = np.round(cols[name]).astype(np.int64)
+    return {"step": np.full(k, st.step, dtype=np.int64), "period": st.test_start + np.arange(k) * st.period_len,
+            **cols}
+
+
+def _concat(parts, name):
+    return np.concatenate([part[name] for part in parts])
 
 
 def _assemble(rows, steps, outputs):
     """The three tables of :class:`WalkForwardResult` from every step's ``(y_score, y_pred, seconds)``."""
     import pandas as pd
 
-    preds, tables, info = [], [], []
-    for st, (score, d, seconds) in zip(steps, outputs):
-        idx = st.test_rows
-        ent = rows.entity_values[idx] if rows.entity is not None else np.full(idx.shape[0], None, dtype=object)
-        time = rows.clock.external(rows.t[idx])  # the given times (in their zone) or float days
-        preds.append(pd.DataFrame({"step": np.full(idx.shape[0], st.step, dtype=np.int64), "row": idx.astype(np.int64),
-                                   "time": time, "entity": ent, "y_true": rows.y[idx], "y_score": score,
-                                   "y_pred": d}))
-        tables.append(_period_table(rows, st, d))
+    tables, info = [], []
+    for st, (_, d, seconds) in zip(steps, outputs):
+        tables.append(_period_columns(rows, st, d))
         w = rows.clock.external([st.train_start, st.train_end, st.test_start, st.test_end])
-        info.append(dict(step=st.step, train_start=w[0], train_end=w[1], test_start=w[2], test_end=w[3],
-                         train_rows=st.train_rows.shape[0], test_rows=idx.shape[0],
-                         test_frauds=int(rows.y[idx].sum()), fit_seconds=seconds))
-    predictions = pd.concat(preds, ignore_index=True)
-    return WalkForwardResult(predictions, pd.concat(tables, ignore_index=True), pd.DataFrame(info))
+        info.append({"step": st.step, "train_start": w[0], "train_end": w[1], "test_start": w[2], "test_end": w[3],
+                     "train_rows": st.train_rows.shape[0], "test_rows": st.test_rows.shape[0],
+                     "test_frauds": int(rows.y[st.test_rows].sum()), "fit_seconds": seconds})
+    idx = np.concatenate([st.test_rows for st in steps]).astype(np.int64)
+    predictions = pd.DataFrame({
+        "step": np.repeat(np.arange(len(steps), dtype=np.int64), [st.test_rows.shape[0] for st in steps]),
+        "row": idx,
+        "time": rows.clock.external(rows.t[idx]),  # the given times (in their zone) or float days
+        "entity": rows.entity_values[idx] if rows.entity is not None else np.full(idx.shape[0], None, dtype=object),
+        "y_true": rows.y[idx],
+        "y_score": np.concatenate([out[0] for out in outputs]).astype(np.float64),
+        "y_pred": np.concatenate([out[1] for out in outputs]).astype(np.int64),
+    })
+    periods = pd.DataFrame({name: _concat(tables, name) for name in tables[0]})
+    periods["period"] = rows.clock.external(periods["period"].to_numpy())
+    return WalkForwardResult(predictions, periods, pd.DataFrame(info))
 
 
 def walk_forward(estimator, X, y, *, times, entity=None, train="7D", delay="7D", test="7D", step=None, start=None,
