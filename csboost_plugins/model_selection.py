@@ -22,6 +22,9 @@ chargeback delay). Step ``s`` (from 0) with ``a = start + s * step``:
   time ``t >= `` the training start whose label is known at the start ``D`` of the row's period.
   With the default label times this is the handbook's rule ``train start <= t < D - delay``.
 
+Durations are absolute ("1D" is 24 hours): with time-zone aware times, periods after a
+daylight-saving change start an hour off local midnight.
+
 Money. Per period, with the rows' own costs (``money_by_period``): ``money_caught`` = sum over
 flagged frauds of ``C_FN - C_TP``; ``alert_cost`` = sum over flagged legitimate rows of
 ``C_FP - C_TN``; ``net_money`` = money_caught - alert_cost (money saved against raising no alert).
@@ -55,7 +58,7 @@ class _Clock:
         if values.ndim != 1 or values.shape[0] != n:
             raise ValueError(f"times must hold one time per row of X ({n}), got shape {values.shape}")
         self.tz = None
-        if values.dtype.kind in "iuf" and values.dtype.kind != "b":
+        if values.dtype.kind in "iuf":
             self.datetimes = False
             self.values = values.astype(np.float64)
             if not np.all(np.isfinite(self.values)):
@@ -369,6 +372,10 @@ class WalkForwardResult:
     predictions: object
     periods: object
     steps: object
+
+    def __repr__(self):
+        return (f"WalkForwardResult({len(self.steps)} steps, {len(self.periods)} periods, "
+                f"{len(self.predictions)} decided rows, net money {self.periods['net_money'].sum():.2f})")
 
     def compare(self, other, *, by="period"):
         """Paired difference of ``net_money``, self minus ``other``, over the periods both booked.

@@ -365,3 +365,17 @@ def test_label_known_only_strictly_before_the_moment():
     # the handbook: a fraud at t is known on day T when t < T - delay: 8 < 15 - 7 is false, 8 < 16 - 7 is true
     assert res.predictions["row"].tolist() == [5, 8]
     assert res.steps["train_rows"].tolist() == [4]
+
+
+def test_a_gap_in_the_stream_gives_empty_periods():
+    rng = np.random.default_rng(1)
+    t = rng.uniform(0, 40, 2000)
+    t = t[(t < 16) | (t > 24)]
+    X = pd.DataFrame({"x0": rng.normal(size=t.shape[0])})
+    y = (X["x0"].to_numpy() + rng.normal(size=t.shape[0]) > 1.5).astype(int)
+    res = walk_forward(LogisticRegression(), X, y, times=t, fp_cost=1.0, fn_cost=5.0, train=10, delay=1, test=2,
+                       step=2)
+    assert res.periods.groupby("step")["rows"].sum().tolist() == res.steps["test_rows"].tolist()
+    empty = res.periods[res.periods["rows"] == 0]
+    assert len(empty) >= 6 and (empty["net_money"] == 0).all() and empty["precision"].isna().all()
+    assert repr(res).startswith(f"WalkForwardResult({len(res.steps)} steps, {len(res.periods)} periods")
