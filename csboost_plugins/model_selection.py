@@ -51,29 +51,29 @@ _MONEY = ("money_caught", "alert_cost", "net_money")
 class _Clock:
     """Times as numbers: int64 nanoseconds for datetimes (UTC), float64 days for numbers."""
 
-    def __init__(self, times, n):
+    def __init__(self, times, n, name="times"):
         import pandas as pd
 
         values = times.to_numpy() if hasattr(times, "to_numpy") else np.asarray(times)
         if values.ndim != 1 or values.shape[0] != n:
-            raise ValueError(f"times must hold one time per row of X ({n}), got shape {values.shape}")
+            raise ValueError(f"{name} must hold one time per row of X ({n}), got shape {values.shape}")
         self.tz = None
         if values.dtype.kind in "iuf":
             self.datetimes = False
             self.values = values.astype(np.float64)
             if not np.all(np.isfinite(self.values)):
-                raise ValueError("times has missing or infinite values (NaN / inf): every row needs a time")
+                raise ValueError(f"{name} has missing or infinite values (NaN / inf): every row needs a time")
             return
         if values.dtype.kind not in "MO":
-            raise TypeError(f"times must be datetimes (datetime64, pandas Timestamps) or numbers (days), "
+            raise TypeError(f"{name} must be datetimes (datetime64, pandas Timestamps) or numbers (days), "
                             f"got dtype {values.dtype}")
         try:
             index = pd.DatetimeIndex(pd.to_datetime(pd.Series(values), utc=False))
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"times must be datetimes (datetime64, pandas Timestamps) or numbers (days): {exc}") \
-                from None
+            raise TypeError(f"{name} must be datetimes (datetime64, pandas Timestamps) or numbers (days): "
+                            f"{exc}") from None
         if index.hasnans:
-            raise ValueError(f"times has {int(index.isna().sum())} missing value(s) (NaT): every row needs a time")
+            raise ValueError(f"{name} has {int(index.isna().sum())} missing value(s) (NaT): every row needs a time")
         self.datetimes, self.tz = True, index.tz
         self.values = (index.tz_convert("UTC") if index.tz is not None else index).as_unit("ns").asi8
 
@@ -172,7 +172,7 @@ def _read_inputs(X, y, times, entity, label_times, costs_kw, pos_label, delay):
     if label_times is None:
         label_t = clock.values + clock.duration(delay, "delay", positive=False)
     else:
-        label_clock = _Clock(label_times, n)
+        label_clock = _Clock(label_times, n, "label_times")
         if label_clock.datetimes != clock.datetimes:
             raise TypeError("label_times must be of the same kind as times (both datetimes or both numbers)")
         label_t = label_clock.values
@@ -575,6 +575,7 @@ def walk_forward(estimator, X, y, *, times, entity=None, train="7D", delay="7D",
     from ._capacity import check_capacity
 
     costs_kw = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+    X = np.asarray(X) if isinstance(X, (list, tuple)) else X  # rows are taken by position
     rows = _read_inputs(X, y, times, entity, label_times, costs_kw, pos_label, delay)
     if exclude_known and rows.entity is None:
         raise ValueError("exclude_known=True removes the rows of cards known to be compromised: give entity "

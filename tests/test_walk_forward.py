@@ -379,3 +379,18 @@ def test_a_gap_in_the_stream_gives_empty_periods():
     empty = res.periods[res.periods["rows"] == 0]
     assert len(empty) >= 6 and (empty["net_money"] == 0).all() and empty["precision"].isna().all()
     assert repr(res).startswith(f"WalkForwardResult({len(res.steps)} steps, {len(res.periods)} periods")
+
+
+def test_text_labels_with_pos_label_replay_as_0_1(stream):
+    X, y, t, card, amount = stream
+    words = np.where(y == 1, "fraud", "ok")
+    a = walk_forward(LogisticRegression(), X, words, times=t, pos_label="fraud", fp_cost=5.0, fn_cost=amount,
+                     n_steps=2)
+    b = walk_forward(LogisticRegression(), X, y, times=t, fp_cost=5.0, fn_cost=amount, n_steps=2)
+    pd.testing.assert_frame_equal(a.predictions, b.predictions)
+    with pytest.raises(ValueError, match="pos_label"):
+        walk_forward(LogisticRegression(), X, words, times=t, fp_cost=5.0, fn_cost=amount)
+    with pytest.raises(ValueError, match="label_times has missing or infinite values"):
+        lt = t + 7
+        lt[3] = np.nan
+        walk_forward(LogisticRegression(), X, y, times=t, label_times=lt, fp_cost=5.0, fn_cost=amount)
