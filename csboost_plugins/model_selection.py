@@ -283,6 +283,15 @@ def _as01(pred, pos_label, who):
     return pred.astype(np.int64)
 
 
+def _decides_from_proba(model):
+    """Whether ``model`` is one of the library's boosters, whose ``predict`` is ``_decide(predict_proba(X)[:, 1])``."""
+    if not hasattr(model, "_decide"):
+        return False
+    from .boosting._sklearn_base import CostSensitiveBoostingMixin
+
+    return isinstance(model, CostSensitiveBoostingMixin)
+
+
 def _decide(model, X_te, costs, period, entity, max_alerts, pos_label):
     """``(y_score, y_pred)`` of a fitted model (or a fixed rule book) on the test rows."""
     from .costs import split_costs
@@ -297,7 +306,10 @@ def _decide(model, X_te, costs, period, entity, max_alerts, pos_label):
     if entity is not None and cap:
         cap["entity"] = entity
     if _accepts(model.predict, "fp_cost", *cap):  # decides with the rows' costs (and the cap) itself
-        d = _as01(model.predict(X_te, **split_costs(costs), **cap), None, who)
+        if _decides_from_proba(model) and proba is not None:  # its predict, without scoring the rows twice
+            d = _as01(model._decide(proba, **split_costs(costs), **cap), None, who)
+        else:
+            d = _as01(model.predict(X_te, **split_costs(costs), **cap), None, who)
     elif proba is not None:
         d = bayes_minimum_risk(proba, cost_matrix=costs, **cap)
     elif not cap:

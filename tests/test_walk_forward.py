@@ -195,6 +195,14 @@ def test_a_cost_sensitive_booster_decides_with_its_own_predict(stream):
     res = walk_forward(est, X, y, times=t, fp_cost=fp, fn_cost=amount, n_steps=2)
     ref_preds, ref_periods = _reference(est, X, y, t, fp, amount, costs_to_model=True)
     _assert_equal(res, (ref_preds[ref_preds["step"] < 2], ref_periods[ref_periods["step"] < 2]))
+    # under a cap: the booster's own predict with the test rows' costs, max_alerts and day codes
+    capped = walk_forward(est, X, y, times=t, fp_cost=fp, fn_cost=amount, n_steps=1, max_alerts=3).predictions
+    train = (t < 7)
+    model = clone(est).fit(X[train], y[train], fp_cost=fp[train], fn_cost=amount[train])
+    rows = capped["row"].to_numpy()
+    d = model.predict(X.iloc[rows], fp_cost=fp[rows], fn_cost=amount[rows], max_alerts=3,
+                      periods=np.floor(t[rows] - 14).astype(int))
+    assert capped["y_pred"].tolist() == d.tolist() and 0 < d.sum() <= 21
 
 
 def test_a_fixed_rule_book_is_not_refitted(stream):
