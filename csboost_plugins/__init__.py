@@ -2,8 +2,9 @@
 
 Submodules: ``costs`` (one cost convention), ``metrics`` (money metrics),
 ``xgb`` / ``lgb`` / ``catboost`` (AEC objective and money metrics for xgboost / lightgbm / CatBoost),
-``rules`` (RIFF rule induction), ``tree_protocol`` (how rules read trees).
-``xgb``, ``lgb``, ``catboost`` and ``rules`` are imported lazily so that ``import csboost_plugins``
+``rules`` (RIFF rule induction), ``tree_protocol`` (how rules read trees),
+``model_selection`` (walk-forward replays of a stream).
+``xgb``, ``lgb``, ``catboost``, ``rules`` and ``model_selection`` are imported lazily so that ``import csboost_plugins``
 stays cheap.
 """
 
@@ -24,7 +25,7 @@ from .metrics import (
 
 __version__ = "0.1.0"
 
-_LAZY = {"xgb", "lgb", "catboost", "rules", "tree_protocol"}
+_LAZY = {"xgb", "lgb", "catboost", "rules", "tree_protocol", "model_selection"}
 
 
 def __getattr__(name):

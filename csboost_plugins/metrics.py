@@ -345,7 +345,7 @@ def _proba_and_costs(y_proba, costs_kw, periods=None, name="y_proba"):
 
 @fill_doc(capacity=_CAPACITY_DOC)
 def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       max_alerts=None, max_alert_rate=None, periods=None):
+                       max_alerts=None, max_alert_rate=None, periods=None, entity=None):
     """0/1 decisions minimising each row's expected cost (Bayes minimum risk), optionally under a capacity.
 
     Predict 1 iff ``s C_TP + (1-s) C_FP < s C_FN + (1-s) C_TN`` (strict: ties go
@@ -359,8 +359,20 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
     period's cut go by row order (the earlier row is flagged), so the decisions are
     deterministic. Without a cap every row with ``v > 0`` is flagged.
 
+    With ``entity`` (card or customer id per row) and ``max_alerts`` the capacity counts entities:
+    in each period at most ``max_alerts`` entities are alerted and all their rows in the period are
+    flagged. Flagging every row of entity ``e`` in period ``t`` changes the expected cost by
+    ``-V(e, t)``, ``V(e, t) = sum of v_i`` over those rows (expected costs add over rows, each row
+    paying its own costs), so the entities with the largest ``V(e, t) > 0`` are alerted, ties to
+    the entity whose first row comes first. The value counts only the period's rows, not the
+    frauds blocking the card would stop later (see :mod:`csboost_plugins._entity_capacity`).
+    ``entity`` without a cap changes nothing: each row is decided by its own ``v``.
+
     %(Parameters, y_proba, costs)s
     %(capacity)s
+    entity : array-like of shape (n_samples,), optional
+        Entity (card, customer) of each row, no missing value; with ``max_alerts`` the cap counts
+        entities per period. Not with ``max_alert_rate``.
 
     Returns
     -------
@@ -371,15 +383,35 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
     ------
     ValueError
         Naming ``max_alerts`` (not an integer >= 1), ``max_alert_rate`` (outside (0, 1], or given
-        with ``max_alerts``) or ``periods`` (missing labels, wrong length, or given without a cap).
+        with ``max_alerts``) or ``periods`` (missing labels, wrong length, or given without a cap)
+        or ``entity`` (missing ids, wrong length, or given with ``max_alert_rate``).
+
+    Examples
+    --------
+    One alert: alone, the row worth most (``v = 5 s - 1``: 1.5) wins; counting cards, card "b"
+    (two rows worth 1.0 + 1.0) beats card "a" (1.5).
+
+    >>> from csboost_plugins.metrics import bayes_minimum_risk
+    >>> bayes_minimum_risk([0.5, 0.4, 0.4], fp_cost=1.0, fn_cost=4.0, max_alerts=1).tolist()
+    [1, 0, 0]
+    >>> bayes_minimum_risk([0.5, 0.4, 0.4], fp_cost=1.0, fn_cost=4.0, max_alerts=1,
+    ...                    entity=["a", "b", "b"]).tolist()
+    [0, 1, 1]
     """
     from ._capacity import capped_decisions, check_capacity
+    from ._entity_capacity import entity_codes, entity_decisions
 
     s, c = _proba_and_costs(y_proba, _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), periods)
+    if entity is not None and max_alert_rate is not None:
+        raise ValueError("entity counts alerted entities per period: give max_alerts (entities per period), "
+                         f"not max_alert_rate={max_alert_rate!r} (a share of rows)")
+    codes = None if entity is None else entity_codes(entity, s.shape[0], getattr(y_proba, "index", None), "y_proba")
     capacity = check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, index_name="y_proba")
     if capacity is None:
         return bmr_decisions(s, c)
     v = net_alert_value(s, c)
+    if codes is not None:
+        return entity_decisions(v, codes, capacity)
     return capped_decisions(v, v > 0, capacity)
 
 

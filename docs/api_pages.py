@@ -17,6 +17,7 @@ from pathlib import Path
 MODULES = {
     "csboost_plugins": [
         "csboost_plugins.costs", "csboost_plugins.decision_costs", "csboost_plugins.metrics",
+        "csboost_plugins.model_selection",
         "csboost_plugins.callback", "csboost_plugins.xgb", "csboost_plugins.lgb", "csboost_plugins.catboost",
         "csboost_plugins.rules",
         "csboost_plugins.tree_protocol", "csboost_plugins.plot", "csboost_plugins",
