@@ -78,14 +78,14 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
 
 @fill_doc
 def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, weight=None,
-                 start_margin="cost_prior", reference=None, **dataset_kwargs):
+                 start_margin="cost_prior", reference=None, pos_label=None, **dataset_kwargs):
     """A ``lgb.Dataset`` carrying its rows' costs, with ``init_score`` = the start margin.
 
     Parameters
     ----------
     X : array-like or DataFrame of shape (n, p)
     y : array-like of shape (n,)
-        Two classes; sorted unique values map to 0 / 1.
+        Two classes: 0/1, -1/1 or booleans (1 / True positive), or any two labels with ``pos_label``.
     %(native_costs, native_weight)s
     start_margin : {"cost_prior", "prior"} or float or None, default "cost_prior"
         See :func:`csboost_plugins.boosting._aec.start_margin`; None: no init score. Must be
@@ -93,6 +93,10 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
         margin is reused, so validation scores start where training scores start.
     reference : lightgbm.Dataset, optional
         The training set (bins and start margin).
+    pos_label : int, float, bool, str or None, default None
+        The positive class: the label whose miss costs ``fn_cost``. Labels other than 0/1, -1/1
+        or booleans (``"fraud"`` / ``"ok"``) need it, else a ``ValueError``. A pandas y (costs,
+        weight) must carry X's index.
     **dataset_kwargs
         Passed to ``lgb.Dataset``; ``free_raw_data`` defaults to False.
 
@@ -103,7 +107,9 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     if "init_score" in dataset_kwargs:
         raise ValueError("cost_dataset sets init_score to the start margin (one number, which bake_start_margin "
                          "puts into the model); pass start_margin=<float> instead of init_score=")
-    y01 = _native_input.check_builder_labels(X, y, "cost_dataset")
+    y01 = _native_input.check_builder_labels(X, y, "cost_dataset", pos_label, [
+        ("weight", weight), ("fp_cost", fp_cost), ("fn_cost", fn_cost), ("tp_cost", tp_cost), ("tn_cost", tn_cost),
+        ("cost_matrix", cost_matrix)])
     names = dataset_kwargs.get("feature_name", "auto")
     _native_input.check_feature_names([str(c) for c in X.columns] if names == "auto" and hasattr(X, "columns")
                                       else None if names == "auto" else names,

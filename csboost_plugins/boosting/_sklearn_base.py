@@ -661,6 +661,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         capacity = _capacity.check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, index=index,
                                             index_name="X")
         costs_kw = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+        check_same_index(costs_kw.items(), index, "X")  # pandas costs in another row order than X: refused
         decisions = self._rule_decisions(s, **costs_kw)
         if capacity is not None:
             decisions = _capacity.capped_decisions(self._capacity_ranking(s, costs_kw), decisions == 1, capacity)
