@@ -181,7 +181,7 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
     from .rules import _dask
 
     has_costs = _has_costs(fp_cost, fn_cost, cost_matrix)
-    check_cost_keywords(fp_cost, fn_cost, cost_matrix)
+    check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if _dask.is_dask(y_true) or _dask.is_dask(y_pred) or _dask.is_dask(periods):
         labels, S = _dask_sums(dask_labels(y_true, pos_label), y_pred, periods, sample_weight,

@@ -65,10 +65,16 @@ class Rows:
     entity: object = None
 
 
-def check_cost_keywords(fp_cost=None, fn_cost=None, cost_matrix=None) -> None:
-    """``TypeError`` (:data:`FN_COST_ALONE`) when ``fn_cost`` is given without ``fp_cost`` nor ``cost_matrix``."""
-    if fn_cost is not None and fp_cost is None and cost_matrix is None:
+def check_cost_keywords(fp_cost=None, fn_cost=None, cost_matrix=None, tp_cost=0.0, tn_cost=0.0) -> None:
+    """``TypeError`` (:data:`FN_COST_ALONE`) when ``fn_cost`` is given without ``fp_cost`` nor ``cost_matrix``;
+    ``TypeError`` naming them when ``tp_cost`` / ``tn_cost`` come without ``fp_cost`` and ``fn_cost``."""
+    if cost_matrix is not None:
+        return
+    if fn_cost is not None and fp_cost is None:
         raise TypeError(FN_COST_ALONE)
+    if fp_cost is None and fn_cost is None and costs_given(tp_cost=tp_cost, tn_cost=tn_cost):
+        raise TypeError("missing costs: fp_cost, fn_cost (tp_cost / tn_cost were given: give fp_cost= and "
+                        "fn_cost=, or cost_matrix=)")
 
 
 def read_labels(y, pos_label=None, *, name="y", require_both=True):
@@ -127,7 +133,7 @@ def read_rows(X=None, y=None, *, pos_label=None, require_both=True, sample_weigh
     cost_kw = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     read_costs = costs == "required" or (costs == "optional" and costs_given(**cost_kw))
     if read_costs:
-        check_cost_keywords(fp_cost, fn_cost, cost_matrix)
+        check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     named = [("X", X), (y_name, y), ("sample_weight", sample_weight), ("periods", periods), ("entity", entity)]
     check_same_index(named + (list(cost_kw.items()) if read_costs else []))
     index = next((row_index(v) for _, v in named if row_index(v) is not None), None)

@@ -247,6 +247,14 @@ def test_fn_cost_alone_is_a_type_error(entry):
         entry.call(_x(entry), y, fn_cost=amount)
 
 
+@pytest.mark.parametrize("entry", [e for e in ENTRY_POINTS if e.costs], ids=lambda e: e.name)
+def test_tp_cost_alone_is_a_type_error(entry):
+    """tp_cost without fp_cost and fn_cost was ignored by the rule reports and money_by_period (counts only)."""
+    _, y, _ = _data()
+    with pytest.raises(TypeError, match="missing costs: fp_cost, fn_cost"):
+        entry.call(_x(entry), y, tp_cost=3.0)
+
+
 # ------------------------------------------------------------------------------------------ estimators
 def _fit(entry, X, y, **kw):
     est = entry.make()

@@ -244,7 +244,7 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
     rs = rs._in_force("round")
     names = rule_names(rs)
     has_costs = fp_cost is not None or fn_cost is not None or cost_matrix is not None
-    check_cost_keywords(fp_cost, fn_cost, cost_matrix)
+    check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if any(_dask.is_dask(v) for v in (X, y, periods)):
         labels, S = _dask_sums(rs, X, dask_labels(y, pos_label), periods, sample_weight, costs if has_costs else None)

@@ -565,7 +565,7 @@ class RuleSet:
         """
         rs = self._in_force(last_rule)
         if _dask.is_dask(X):
-            check_cost_keywords(fp_cost, fn_cost, cost_matrix)
+            check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
             return _dask.evaluate(rs, X, dask_labels(y, pos_label), sample_weight=sample_weight, fp_cost=fp_cost,
                                   fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix,
                                   per_rule=per_rule)
