@@ -417,6 +417,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         rows = row_index(X)  # pandas costs must carry X's index (read by position, never by label)
+        check_same_index([("y", y)], rows, "X")  # y too: a re-sorted y would give rows the wrong labels
         X, y = self._validate_X(X, reset=True, y=y)
         y01, classes = fit_target(y, self.pos_label, required=costs_given(**cost_kw), who=type(self).__name__)
         if y01.shape[0] != X.shape[0]:

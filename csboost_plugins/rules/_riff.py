@@ -18,7 +18,7 @@ from .._params import store_init_args
 from .._validation import (check_feature_names, check_sample_weight, check_X_columns, check_X_values,
                            costs_given, fit_target,
                            has_text_labels)
-from .._cost_columns import row_index
+from .._cost_columns import check_same_index, row_index
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._riff_pool import default_estimators as _default_estimators
@@ -305,6 +305,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         from sklearn.utils.validation import column_or_1d
         if y is None:
             raise ValueError("RIFFClassifier requires y to be passed, but the target y is None")
+        check_same_index([("y", y)], row_index(X), "X")  # y is read by position: a re-sorted y is refused
         check_X_columns(X)
         if isinstance(X, pd.DataFrame):  # keeps pandas categoricals for lightgbm / xgboost estimators
             validate_data(self, X, skip_check_array=True, reset=True)
