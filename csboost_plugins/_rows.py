@@ -24,13 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._cost_columns import check_same_index, row_index
-from ._validation import check_sample_weight, costs_given, fit_labels
+from ._validation import FN_COST_ALONE, check_sample_weight, costs_given, fit_labels
 
 __all__ = ["Rows", "check_cost_keywords", "dask_labels", "read_labels", "read_rows"]
-
-#: The TypeError of ``fn_cost`` given without ``fp_cost``, the same in every entry point.
-FN_COST_ALONE = ("fn_cost was given without fp_cost: pass fp_cost= the cost of an alert (0 when alerts cost "
-                 "nothing), or cost_matrix=")
 
 
 @dataclass(frozen=True)
@@ -66,7 +62,7 @@ class Rows:
 
 
 def check_cost_keywords(fp_cost=None, fn_cost=None, cost_matrix=None, tp_cost=0.0, tn_cost=0.0) -> None:
-    """``TypeError`` (:data:`FN_COST_ALONE`) when ``fn_cost`` is given without ``fp_cost`` nor ``cost_matrix``;
+    """``TypeError`` (``FN_COST_ALONE``) when ``fn_cost`` is given without ``fp_cost`` nor ``cost_matrix``;
     ``TypeError`` naming them when ``tp_cost`` / ``tn_cost`` come without ``fp_cost`` and ``fn_cost``."""
     if cost_matrix is not None:
         return

@@ -374,6 +374,12 @@ def costs_given(fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matri
     return any(v is not None for v in (fp_cost, fn_cost, cost_matrix)) or _nonzero(tp_cost) or _nonzero(tn_cost)
 
 
+#: The TypeError of ``fn_cost`` given without ``fp_cost`` (checked in :mod:`csboost_plugins._rows` and
+#: :func:`csboost_plugins.costs.check_costs`), the same in every entry point.
+FN_COST_ALONE = ("fn_cost was given without fp_cost: pass fp_cost= the cost of an alert (0 when alerts cost "
+                 "nothing), or cost_matrix=")
+
+
 def _nonzero(v) -> bool:
     if v is None:
         return False

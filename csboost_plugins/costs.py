@@ -35,8 +35,7 @@ from ._cost_matrices import (
     direct_marketing_cost_matrix,
     fraud_cost_matrix,
 )
-from ._rows import FN_COST_ALONE
-from ._validation import _nonzero, check_binary_labels
+from ._validation import FN_COST_ALONE, _nonzero, check_binary_labels
 
 # documented and pickled as costs' (it lives in _validation, where every input is read)
 check_binary_labels.__module__ = __name__
