@@ -1,7 +1,8 @@
-"""Reading dask collections partition by partition, shared by the dask selection
-(:mod:`._dask_select`), the dask evaluation (:mod:`._dask_evaluate`) and the per-period tables
-(``money_by_period``, ``RuleSet.monitor``): the partitions of X and of the columns partitioned like
-it, a partition's values checked, and per-partition results added on the workers."""
+"""Reading dask collections partition by partition, shared by the rules' dask selection
+(:mod:`csboost_plugins.rules._dask_select`), their dask evaluation (:mod:`csboost_plugins.rules._dask_evaluate`)
+and the per-period tables (``money_by_period``, ``RuleSet.monitor``): the partitions of X and of the columns
+partitioned like it, a partition's values checked, and per-partition results added on the workers. A top-level
+module: the per-period tables read dask collections without importing the rules."""
 
 from __future__ import annotations
 
@@ -82,8 +83,8 @@ def _labels(yb, n):
 def _weights_costs(wb, cost_parts, cost_scalars, n):
     """A partition's ``(weights, costs)``: weights checked (ones when None), costs checked by
     ``check_costs`` from the scalar costs and the partition's per-row ones (None without costs)."""
-    from ..costs import check_costs
-    from ._data import check_sample_weight
+    from ._validation import check_sample_weight
+    from .costs import check_costs
 
     w = _values(wb, "sample_weight", n)
     w = np.ones(n) if w is None else check_sample_weight(w, n)

@@ -178,12 +178,12 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
     Dask collections (y_true, y_pred, periods, weights and per-row costs partitioned alike;
     0/1 labels) are read in one pass: each partition's per-period sums are added.
     """
-    from .rules import _dask
+    from ._dask_blocks import is_dask
 
     has_costs = _has_costs(fp_cost, fn_cost, cost_matrix)
     check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
-    if _dask.is_dask(y_true) or _dask.is_dask(y_pred) or _dask.is_dask(periods):
+    if is_dask(y_true) or is_dask(y_pred) or is_dask(periods):
         labels, S = _dask_sums(dask_labels(y_true, pos_label), y_pred, periods, sample_weight,
                                costs if has_costs else None)
         return table_from_sums(labels, S, has_costs)
@@ -196,7 +196,7 @@ def _prepare(y_true, y_pred, periods, sample_weight, costs, pos_label=None):
     """Validated (y 0/1, decisions 0/1, weights, cost array or None) of in-memory arguments."""
     from ._validation import _BinaryLabels, _scores
     from .costs import check_costs, check_same_index
-    from .rules._data import check_sample_weight
+    from ._validation import check_sample_weight
 
     named = [("y_true", y_true), ("y_pred", y_pred), ("periods", periods), ("sample_weight", sample_weight)]
     check_same_index(named + list((costs or {}).items()))
@@ -250,7 +250,7 @@ def sorted_label_sums(result, name="periods"):
 
 def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`money_by_period`."""
-    from .rules._dask_partitions import _labels, _values, _weights_costs
+    from ._dask_blocks import _labels, _values, _weights_costs
 
     pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
     n = pv.reshape(-1).shape[0]
@@ -266,7 +266,7 @@ def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
 def _dask_sums(y_true, y_pred, periods, sample_weight, costs):
     from dask import delayed
 
-    from .rules._dask_partitions import _blocks, _tree_sum, cost_blocks
+    from ._dask_blocks import _blocks, _tree_sum, cost_blocks
 
     ps = _blocks(periods, "periods")
     k = len(ps)

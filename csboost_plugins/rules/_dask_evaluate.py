@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dask_partitions import _blocks, _labels, _tree_sum, _weights_costs, cost_blocks
+from .._dask_blocks import _blocks, _labels, _tree_sum, _weights_costs, cost_blocks
 
 __all__ = ["apply", "coverage", "evaluate", "overlap_counts", "predict", "predict_proba"]
 

@@ -263,7 +263,7 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
 
 def _part(xb, yb, pb, wb, cost_parts, rs, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`monitor`."""
-    from ._dask_partitions import _labels, _weights_costs
+    from .._dask_blocks import _labels, _weights_costs
 
     n = len(xb)
     y = _labels(yb, n)
@@ -277,7 +277,7 @@ def _dask_sums(rs, X, y, periods, sample_weight, costs):
     """One pass over the partitions of X, y, periods (and weights / costs), the sums merged by period."""
     from dask import delayed
 
-    from ._dask_partitions import _blocks, _tree_sum, cost_blocks
+    from .._dask_blocks import _blocks, _tree_sum, cost_blocks
 
     xs = _blocks(X, "X")
     k = len(xs)

@@ -10,7 +10,7 @@ from .._rows import check_cost_keywords, dask_labels, read_rows
 from .._validation import costs_given
 from ..costs import check_costs
 from . import _dask_select
-from ._dask_partitions import is_dask
+from .._dask_blocks import is_dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
 from ._greedy import NEG, NET, POS, Budget, greedy, row_weights, selection_stats
