@@ -12,6 +12,7 @@ import numpy as np
 
 __all__ = ["is_dask"]
 
+_POS_LABEL = "pos_label= the label whose miss costs fn_cost"
 _BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
 
 
@@ -63,7 +64,7 @@ def _values(v, name, n):
     try:
         a = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        what = "hold 0/1 labels (or booleans)" if name == "y" else "be numeric"
+        what = f"hold 0/1 labels (or booleans), or pass {_POS_LABEL}" if name == "y" else "be numeric"
         raise ValueError(f"{name} must {what} when X is a dask collection: {exc}") from None
     if a.ndim == 0:
         return np.full(n, float(a))
@@ -76,7 +77,7 @@ def _values(v, name, n):
 def _labels(yb, n):
     y = _values(yb, "y", n)
     if not np.all((y == 0) | (y == 1)):
-        raise ValueError("y must hold 0/1 labels (or booleans) when X is a dask collection")
+        raise ValueError(f"y must hold 0/1 labels (or booleans) when X is a dask collection, or pass {_POS_LABEL}")
     return y
 
 

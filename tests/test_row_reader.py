@@ -313,6 +313,33 @@ def test_a_booster_predict_refuses_costs_in_another_row_order(name):
         est.predict(X, fn_cost=amount)
 
 
+# ------------------------------------------------------------------------------------------ dask
+def test_dask_inputs_read_pos_label_alike():
+    """Dask collections: text labels refused without pos_label (naming it), with it the 0/1 results."""
+    dd = pytest.importorskip("dask.dataframe")
+    from csboost_plugins.metrics import money_by_period
+    from csboost_plugins.rules import riff_select
+
+    X, y, amount = _data()
+    cands, rs, _ = _rules()
+    df = X.reset_index(drop=True).assign(y=y, t=_text(y), m=amount, p=np.arange(len(y)) % 3)
+    ddf = dd.from_pandas(df, npartitions=3)
+    Xd = ddf[["a", "b"]]
+    calls = {
+        "evaluate": lambda yy, **kw: rs.evaluate(Xd, yy, **kw),
+        "monitor": lambda yy, **kw: rs.monitor(Xd, yy, ddf["p"], **kw),
+        "money_by_period": lambda yy, **kw: money_by_period(yy, (ddf["a"] > 0.8).astype(int), ddf["p"], **kw),
+        "riff_select": lambda yy, **kw: riff_select(cands, Xd, yy, max_fpr=0.2, **kw),
+    }
+    for call in calls.values():
+        with pytest.raises(ValueError, match="pos_label="):
+            call(ddf["t"], fp_cost=5.0, fn_cost=ddf["m"])
+        _same(call(ddf["t"], pos_label="fraud", fp_cost=5.0, fn_cost=ddf["m"]),
+              call(ddf["y"], fp_cost=5.0, fn_cost=ddf["m"]))
+        with pytest.raises(TypeError, match=FN_ALONE):
+            call(ddf["y"], fn_cost=ddf["m"])
+
+
 # ------------------------------------------------------------------------------------------ completeness
 def _takes_y(f):
     try:
