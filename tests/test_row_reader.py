@@ -298,15 +298,7 @@ def test_estimators_read_labels_and_cost_keywords_alike(entry):
         _fit(entry, X, y, fn_cost=amount)
 
 
-def _y_index_cases():
-    for e in ENTRIES:
-        # csdt's estimators still read a pandas y by position (their fit is not routed through the row reader)
-        marks = [pytest.mark.xfail(strict=True, reason="csdt estimators read y by position")] \
-            if e.package == "csdt" else []
-        yield pytest.param(e, marks=marks, id=e.name)
-
-
-@pytest.mark.parametrize("entry", _y_index_cases())
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_estimators_refuse_a_y_in_another_row_order(entry):
     if entry.name == "CSCatBoostClassifier" and not HAS_CATBOOST:
         pytest.skip("pip install 'csboost-plugins[catboost]'")

@@ -59,7 +59,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from csboost_plugins._params import store_init_args
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._validation import costs_given, fit_target
-from csboost_plugins.costs import check_fit_costs, row_index
+from csboost_plugins.costs import check_fit_costs, check_same_index, row_index
 from csboost_plugins.decision_costs import (decision_costs, row_cost, savings_from_costs,
                                             trivial_policy_costs)
 from csboost_plugins.tree_protocol import stack_trees
@@ -179,6 +179,7 @@ class _BaseECSDT(ClassifierMixin, BaseEstimator):
         A row of weight 0 influences nothing but the draws' row count.
         """
         x_index = row_index(X)
+        check_same_index([("y", y)], x_index, "X")  # y is read by position: a re-sorted pandas y is refused
         X = _check_X(self, X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")

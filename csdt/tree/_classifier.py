@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
 from csboost_plugins._validation import check_X, costs_given, fit_target
-from csboost_plugins.costs import check_fit_costs, row_index
+from csboost_plugins.costs import check_fit_costs, check_same_index, row_index
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .._apply import apply_one
@@ -268,6 +268,7 @@ class CostSensitiveDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         %(returns_self)s
         """
         rows = row_index(X)
+        check_same_index([("y", y)], rows, "X")  # y is read by position: a re-sorted pandas y is refused
         X = _check_X(self, X, reset=True)
         y, classes = fit_target(y, self.pos_label,
                                 required=costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
