@@ -84,19 +84,14 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     Parameters
     ----------
     X : array-like or DataFrame of shape (n, p)
-    y : array-like of shape (n,)
-        Two classes: 0/1, -1/1 or booleans (1 / True positive), or any two labels with ``pos_label``.
-    %(native_costs, native_weight)s
+    %(native_y, native_costs, native_weight)s
     start_margin : {"cost_prior", "prior"} or float or None, default "cost_prior"
         See :func:`csboost_plugins.boosting._aec.start_margin`; None: no init score. Must be
         finite. With ``reference=dtrain`` (validation sets) the training set's start
         margin is reused, so validation scores start where training scores start.
     reference : lightgbm.Dataset, optional
         The training set (bins and start margin).
-    pos_label : int, float, bool, str or None, default None
-        The positive class: the label whose miss costs ``fn_cost``. Labels other than 0/1, -1/1
-        or booleans (``"fraud"`` / ``"ok"``) need it, else a ``ValueError``. A pandas y (costs,
-        weight) must carry X's index.
+    %(native_pos_label)s
     **dataset_kwargs
         Passed to ``lgb.Dataset``; ``free_raw_data`` defaults to False.
 

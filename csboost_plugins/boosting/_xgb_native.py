@@ -72,15 +72,10 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     ----------
     X : array-like or DataFrame of shape (n, p)
         Features (pandas ``category`` columns with ``enable_categorical=True``).
-    y : array-like of shape (n,)
-        Two classes: 0/1, -1/1 or booleans (1 / True positive), or any two labels with ``pos_label``.
-    %(native_costs, native_weight)s
+    %(native_y, native_costs, native_weight)s
     quantile : bool, default False
         Build a ``QuantileDMatrix``.
-    pos_label : int, float, bool, str or None, default None
-        The positive class: the label whose miss costs ``fn_cost``. Labels other than 0/1, -1/1
-        or booleans (``"fraud"`` / ``"ok"``) need it, else a ``ValueError``. A pandas y (costs,
-        weight) must carry X's index.
+    %(native_pos_label)s
     **dmatrix_kwargs
         Passed to the DMatrix constructor.
 
