@@ -296,6 +296,8 @@ def test_estimators_read_labels_and_cost_keywords_alike(entry):
         _fit(entry, X, y, fp_cost=5.0, fn_cost=pd.Series(amount, index=X.index).sort_index())
     with pytest.raises(TypeError, match=FN_ALONE):  # (d)
         _fit(entry, X, y, fn_cost=amount)
+    with pytest.raises(TypeError, match="missing costs: fn_cost"):  # and fp_cost alone, the same everywhere
+        _fit(entry, X, y, fp_cost=5.0)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)

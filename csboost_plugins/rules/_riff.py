@@ -323,16 +323,12 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         if _num_samples(X) != n:
             raise ValueError(f"X has {_num_samples(X)} rows but y has {n}")
         costs = None
-        if cost_matrix is not None:
+        if costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):  # one missing is a TypeError naming it
             costs = check_costs(n, cost_matrix=cost_matrix, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                 tn_cost=tn_cost, index=row_index(X))
-        elif fn_cost is not None:  # fn_cost alone is a TypeError (check_costs): the alert's cost is never guessed
-            costs = check_costs(n, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-                                index=row_index(X))
-        elif fp_cost is not None:
-            raise ValueError("fp_cost was given without fn_cost; give both (or cost_matrix=)")
         if self.rank_by == "money" and costs is None:
-            raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fn_cost=...) or cost_matrix=")
+            raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fp_cost=..., fn_cost=...) or "
+                             "cost_matrix=")
         w = check_sample_weight(sample_weight, n, allow_all_zero=False, index=row_index(X))
         if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
             raise ValueError("RIFFClassifier needs positive sample_weight on both classes")
