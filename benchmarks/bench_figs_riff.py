@@ -110,7 +110,8 @@ def run_seed(X, y, cm, ratio, seed):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # CostWarning on small frauds (C_FN < C_TP)
             m = FIGUClassifier(max_rules=k).fit(X[ind], y[ind], cost_matrix=cm[ind])
-        rs = riff_select(extract_rules(m), X[sel], y[sel], max_fpr=MAX_FPR, fn_cost=np.maximum(fn_money[sel], 0))
+        rs = riff_select(extract_rules(m), X[sel], y[sel], max_fpr=MAX_FPR, fp_cost=0.0,
+                         fn_cost=np.maximum(fn_money[sel], 0))
         v = rs.evaluate(X[va], y[va], cost_matrix=cm[va])["money_recall"]
         if best is None or v > best[0]:
             ev = rs.evaluate(X[te], y[te], cost_matrix=cm[te])

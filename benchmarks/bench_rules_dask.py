@@ -156,7 +156,7 @@ def run_dask(args, pool, n):
             # the generated partitions' keys (the persisted frame reads them through aliases of its own)
             data_keys = [str(k) for k in ddf.expr.operand("keys")]
             t0 = time.perf_counter()
-            rs = riff_select(pool, ddf[feats], ddf["y"], max_fpr=args.max_fpr, fn_cost=ddf["amount"])
+            rs = riff_select(pool, ddf[feats], ddf["y"], max_fpr=args.max_fpr, fp_cost=0.0, fn_cost=ddf["amount"])
             t_sel = time.perf_counter() - t0
         spilled = sum(client.run(lambda dask_worker: len(dask_worker.data.slow)
                                  if hasattr(dask_worker.data, "slow") else 0).values())
@@ -176,7 +176,8 @@ def run_memory(args, pool, n):
     df = pd.concat([make_part(i, rows, args.features) for i in range(n_parts)])  # the rows of the dask run
     feats = [f"x{j}" for j in range(args.features)]
     t0 = time.perf_counter()
-    rs = riff_select(pool, df[feats], df["y"].to_numpy(), max_fpr=args.max_fpr, fn_cost=df["amount"].to_numpy())
+    rs = riff_select(pool, df[feats], df["y"].to_numpy(), max_fpr=args.max_fpr, fp_cost=0.0,
+                     fn_cost=df["amount"].to_numpy())
     t = time.perf_counter() - t0
     return {"mode": "in memory (2 threads)", "rows": len(df), "rules": len(rs), "passes": "-", "seconds": t,
             "load_s": 0.0, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -38,7 +38,8 @@ def main(n):
     k = n // 4
     gbm = lgb.LGBMClassifier(n_estimators=50, num_leaves=16, verbose=-1).fit(X[:k], y[:k])
     cands = extract_rules(gbm)
-    sets = {"riff (1% FPR)": riff_select(cands, X[k:2 * k], y[k:2 * k], max_fpr=0.01, fn_cost=amount[k:2 * k]),
+    sets = {"riff (1% FPR)": riff_select(cands, X[k:2 * k], y[k:2 * k], max_fpr=0.01, fp_cost=0.0,
+                                         fn_cost=amount[k:2 * k]),
             "200 candidates": RuleSet(cands[:200])}
     frame = X.assign(rowid_=np.arange(n))
     con = duckdb.connect()

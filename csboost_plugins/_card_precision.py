@@ -8,8 +8,8 @@ import numbers
 import numpy as np
 
 from ._periods import _SUMS, period_codes, period_sums
-from ._validation import _scores, default_fp_cost, fit_labels
-from .costs import check_costs, check_same_index
+from ._validation import _scores
+from .costs import check_same_index
 
 __all__ = ["card_precision_at_k"]
 
@@ -96,7 +96,7 @@ def card_precision_at_k(y_true, y_score, *, entity, periods, k=100, exclude_dete
         Remove cards detected in an earlier period from the later ones.
     fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix : float or array-like, optional
         Per-row costs (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN`` or an (n_samples, 4) matrix) for the money
-        columns; ``fn_cost`` alone means ``fp_cost = 0``.
+        columns (``fn_cost`` needs ``fp_cost``: see the costs guide's cost keywords).
     pos_label : int, float, bool, str or None, default=None
         The fraud label; needed for labels other than {0, 1}, {-1, 1} or booleans.
     return_periods : bool, default=False
@@ -135,19 +135,18 @@ def card_precision_at_k(y_true, y_score, *, entity, periods, k=100, exclude_dete
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
     k = _check_k(k)
-    costs = {"fp_cost": default_fp_cost(fp_cost, fn_cost, cost_matrix), "fn_cost": fn_cost, "tp_cost": tp_cost,
-             "tn_cost": tn_cost, "cost_matrix": cost_matrix}
-    check_same_index([("y_true", y_true), ("y_score", y_score), ("entity", entity), ("periods", periods),
-                      *costs.items()])
-    y = fit_labels(y_true, pos_label, name="y_true", require_both=False)[0]
-    n = y.shape[0]
+    from ._rows import read_rows
+
+    check_same_index([("y_true", y_true), ("y_score", y_score)])
+    rows = read_rows(None, y_true, pos_label=pos_label, require_both=False, fp_cost=fp_cost, fn_cost=fn_cost,
+                     tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, periods=periods, entity=entity,
+                     y_name="y_true")
+    y, n, c = rows.y, rows.n, rows.costs
     s = _scores(y_score.to_numpy() if hasattr(y_score, "to_numpy") else y_score, "y_score", column=None)
     if s.shape[0] != n:
         raise ValueError(f"y_score has {s.shape[0]} rows but y_true has {n}")
     ent, ent_labels = period_codes(entity, n, "entity")
     per, per_labels = period_codes(periods, n, "periods")
-    has_costs = fp_cost is not None or fn_cost is not None or cost_matrix is not None
-    c = check_costs(n, **costs) if has_costs else None
     row_card, card_period, card_entity, card_score, card_label = _cards(y, s, ent, per, len(ent_labels))
     alerted, cards, frauds = _review(card_period, card_entity, card_score, card_label, len(per_labels),
                                      len(ent_labels), k, bool(exclude_detected))

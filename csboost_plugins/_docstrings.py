@@ -53,6 +53,12 @@ DOCS = {
                     "    ``[C_FP, C_FN, C_TP, C_TN]`` per row, instead of the four costs.",
     "native_weight": "weight : array-like of shape (n,), optional\n"
                      "    Sample weights; multiply gradient, hessian and metrics.",
+    "native_y": "y : array-like of shape (n,)\n"
+                "    Two classes: 0/1, -1/1 or booleans (1 / True positive), or any two labels with ``pos_label``.",
+    "native_pos_label": "pos_label : int, float, bool, str or None, default None\n"
+                        "    The positive class: the label whose miss costs ``fn_cost``. Labels other than 0/1, -1/1\n"
+                        "    or booleans (``\"fraud\"`` / ``\"ok\"``) need it, else a ``ValueError``. A pandas y (costs,\n"
+                        "    weight) must carry X's index.",
     "lgb_eval_args": "Parameters\n----------\npreds : numpy.ndarray of shape (n,)\n"
                      "    The eval set's raw scores (probabilities with ``preds=\"probability\"``).\n"
                      "dataset : lightgbm.Dataset\n    Eval set carrying its costs.",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import default_fp_cost
+from ._rows import check_cost_keywords, dask_labels
 
 __all__ = ["check_alpha", "money_by_period", "period_codes"]
 
@@ -123,7 +123,7 @@ def _has_costs(fp_cost, fn_cost, cost_matrix):
 
 
 def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                    cost_matrix=None, sample_weight=None):
+                    cost_matrix=None, sample_weight=None, pos_label=None):
     """Alerts, precision and money of 0/1 decisions, period by period.
 
     For the rows of period ``t`` (weights ``w_i``, 1 without ``sample_weight``; decisions
@@ -142,20 +142,28 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = positive, e.g. fraud), or booleans / {-1, 1}.
+        0/1 labels (1 = positive, e.g. fraud), booleans / {-1, 1}, or any two labels with
+        ``pos_label``.
     y_pred : array-like of shape (n_samples,)
-        0/1 decisions (1 = alert), e.g. ``est.predict(X)`` or ``rules.predict(X)``.
+        0/1 decisions (1 = alert), e.g. ``rules.predict(X)``, or labels of y_true (``est.predict(X)``),
+        read with the same ``pos_label``.
     periods : array-like of shape (n_samples,)
         The period of each row (week number, date, ``"2026-W07"``, ...); no missing labels.
     fp_cost, fn_cost : float or array-like of shape (n_samples,), optional
-        Money per row (``C_FP``, ``C_FN``); with ``fn_cost`` alone ``fp_cost`` is 0. Without any
-        cost only the counting columns are returned.
+        Money per row (``C_FP``, ``C_FN``); ``fn_cost`` needs ``fp_cost`` (0 when alerts cost
+        nothing), else a ``TypeError``. Without any cost only the counting columns are returned
+        (see "Cost keywords" in the costs guide).
     tp_cost, tn_cost : float or array-like of shape (n_samples,), default=0.0
         ``C_TP``, ``C_TN``.
     cost_matrix : array-like of shape (n_samples, 4), optional
         ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
     sample_weight : array-like of shape (n_samples,), optional
         Row weights (every count and money figure is a weighted sum).
+    pos_label : int, float, bool, str or None, default=None
+        The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
+        {0, 1}, {-1, 1} or booleans; other labels (``"fraud"`` / ``"ok"``) need it, else a
+        ``ValueError``. Pandas arguments must share one index (else a ``ValueError`` naming the
+        argument).
 
     Returns
     -------
@@ -170,30 +178,31 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
     Dask collections (y_true, y_pred, periods, weights and per-row costs partitioned alike;
     0/1 labels) are read in one pass: each partition's per-period sums are added.
     """
-    from .rules import _dask
+    from ._dask_blocks import is_dask
 
     has_costs = _has_costs(fp_cost, fn_cost, cost_matrix)
-    fp_cost = default_fp_cost(fp_cost, fn_cost, cost_matrix)
+    check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
-    if _dask.is_dask(y_true) or _dask.is_dask(y_pred) or _dask.is_dask(periods):
-        labels, S = _dask_sums(y_true, y_pred, periods, sample_weight, costs if has_costs else None)
+    if is_dask(y_true) or is_dask(y_pred) or is_dask(periods):
+        labels, S = _dask_sums(dask_labels(y_true, pos_label), y_pred, periods, sample_weight,
+                               costs if has_costs else None)
         return table_from_sums(labels, S, has_costs)
-    y, d, w, c = _prepare(y_true, y_pred, periods, sample_weight, costs if has_costs else None)
+    y, d, w, c = _prepare(y_true, y_pred, periods, sample_weight, costs if has_costs else None, pos_label)
     codes, labels = period_codes(periods, y.shape[0])
     return table_from_sums(labels, period_sums(codes, len(labels), y, d, w, c), has_costs)
 
 
-def _prepare(y_true, y_pred, periods, sample_weight, costs):
+def _prepare(y_true, y_pred, periods, sample_weight, costs, pos_label=None):
     """Validated (y 0/1, decisions 0/1, weights, cost array or None) of in-memory arguments."""
     from ._validation import _BinaryLabels, _scores
     from .costs import check_costs, check_same_index
-    from .rules._data import check_sample_weight
+    from ._validation import check_sample_weight
 
     named = [("y_true", y_true), ("y_pred", y_pred), ("periods", periods), ("sample_weight", sample_weight)]
     check_same_index(named + list((costs or {}).items()))
     if hasattr(y_pred, "to_numpy"):
         y_pred = y_pred.to_numpy()
-    labels = _BinaryLabels(y_true, y_pred, None)
+    labels = _BinaryLabels(y_true, y_pred, pos_label)
     y = labels.y01
     n = y.shape[0]
     d = _scores(labels.decisions(y_pred), "y_pred", column=None)
@@ -241,7 +250,7 @@ def sorted_label_sums(result, name="periods"):
 
 def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`money_by_period`."""
-    from .rules._dask_partitions import _labels, _values, _weights_costs
+    from ._dask_blocks import _labels, _values, _weights_costs
 
     pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
     n = pv.reshape(-1).shape[0]
@@ -257,7 +266,7 @@ def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
 def _dask_sums(y_true, y_pred, periods, sample_weight, costs):
     from dask import delayed
 
-    from .rules._dask_partitions import _blocks, _tree_sum, cost_blocks
+    from ._dask_blocks import _blocks, _tree_sum, cost_blocks
 
     ps = _blocks(periods, "periods")
     k = len(ps)

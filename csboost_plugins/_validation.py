@@ -7,7 +7,7 @@ rule, a weight rule or a message about a column is written once:
   ``y`` with ``pos_label``: 1 = the class whose miss costs ``C_FN``, ``classes_`` = [negative,
   positive]) and :class:`_BinaryLabels` (the metrics' ``y_true`` / ``y_pred``);
 - row weights: :func:`check_sample_weight`;
-- cost keywords: :func:`default_fp_cost` ("``fn_cost`` alone means ``fp_cost = 0``");
+- cost keywords: :mod:`csboost_plugins._rows` (``fn_cost`` without ``fp_cost`` is a ``TypeError``);
 - X: :func:`check_X_columns` (datetime / timedelta / text columns) and :func:`check_X_values`
   (inf, values beyond float32, NaN where refused, named by column with the row count) and
   :func:`check_feature_names` (names a host library refuses).
@@ -276,7 +276,7 @@ def pos_label_error(labels, name="y"):
                       "miss costs fn_cost): only 0/1, -1/1 or boolean labels name it themselves")
 
 
-def fit_labels(y, pos_label=None, *, name="y", require_both=True, required=True):
+def fit_labels(y, pos_label=None, *, name="y", require_both=True, required=True, lone_negative=False):
     """An estimator's labels as ``(y01, classes_)``: int64 0/1 with 1 = the positive class, and
     ``classes_ = [negative label, positive label]``.
 
@@ -296,6 +296,9 @@ def fit_labels(y, pos_label=None, *, name="y", require_both=True, required=True)
         Refuse a ``y`` of one class.
     required : bool
         Whether labels that do not name the positive class are refused without ``pos_label``.
+    lone_negative : bool
+        A ``y`` of one label of ``pos_label``'s kind (text or number) other than ``pos_label`` is the
+        negative class (a period without fraud), rather than a ``ValueError``.
 
     Returns
     -------
@@ -311,6 +314,8 @@ def fit_labels(y, pos_label=None, *, name="y", require_both=True, required=True)
         return y01, classes
     pos_label = _check_pos_label(pos_label)
     at = _index_of(labels, pos_label)
+    if at is None and lone_negative and len(labels) == 1 and _is_text(labels[0]) == _is_text(pos_label):
+        return np.zeros(y01.shape[0], dtype=np.int64), np.asarray([labels[0], pos_label])
     if at is None:
         raise ValueError(f"pos_label={pos_label!r} is not a label of {name}: {name} has labels {labels[:5]}")
     if len(labels) == 1:  # one class (require_both=False): it is the positive one
@@ -369,21 +374,18 @@ def costs_given(fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matri
     return any(v is not None for v in (fp_cost, fn_cost, cost_matrix)) or _nonzero(tp_cost) or _nonzero(tn_cost)
 
 
+#: The TypeError of ``fn_cost`` given without ``fp_cost`` (checked in :mod:`csboost_plugins._rows` and
+#: :func:`csboost_plugins.costs.check_costs`), the same in every entry point.
+FN_COST_ALONE = ("fn_cost was given without fp_cost: pass fp_cost= the cost of an alert (0 when alerts cost "
+                 "nothing), or cost_matrix=")
+
+
 def _nonzero(v) -> bool:
     if v is None:
         return False
     if isinstance(v, (numbers.Number, np.number)):
         return float(v) != 0.0
     return True
-
-
-# ------------------------------------------------------------------------------ cost keywords
-def default_fp_cost(fp_cost, fn_cost, cost_matrix):
-    """The rule of rule selection's cost keywords: ``fn_cost`` alone means alerts cost nothing
-    (``fp_cost = 0``, the money caught per false positive); otherwise ``fp_cost`` as given."""
-    if fn_cost is not None and fp_cost is None and cost_matrix is None:
-        return 0.0
-    return fp_cost
 
 
 # ------------------------------------------------------------------------------ row weights

@@ -35,7 +35,7 @@ from ._cost_matrices import (
     direct_marketing_cost_matrix,
     fraud_cost_matrix,
 )
-from ._validation import _nonzero, check_binary_labels
+from ._validation import FN_COST_ALONE, _nonzero, check_binary_labels
 
 # documented and pickled as costs' (it lives in _validation, where every input is read)
 check_binary_labels.__module__ = __name__
@@ -249,6 +249,8 @@ def check_costs(
             raise ValueError(f"cost_matrix has {cm.shape[0]} rows but there are {n} rows (y / X)")
         out = np.ascontiguousarray(_check_finite(cm, "cost_matrix"))
     else:
+        if fp_cost is None and fn_cost is not None:
+            raise TypeError(f"missing costs: fp_cost ({FN_COST_ALONE})")
         if fp_cost is None or fn_cost is None:
             missing = [k for k, v in (("fp_cost", fp_cost), ("fn_cost", fn_cost)) if v is None]
             raise TypeError(

@@ -150,24 +150,22 @@ def _read_inputs(X, y, times, entity, label_times, costs_kw, pos_label, delay):
     ``delay`` is the raw keyword (the default label time is time + delay).
     """
     from ._entity_capacity import entity_codes
-    from ._validation import default_fp_cost, fit_labels
-    from .costs import check_costs, check_same_index
+    from ._rows import read_rows
+    from .costs import check_same_index
 
     if X is None or not hasattr(X, "__len__") or np.ndim(X) != 2:
         raise ValueError(f"X must be 2-D (rows, features), got {type(X).__name__}")
     n = len(X)
     index = getattr(X, "index", None) if hasattr(X, "iloc") else None
-    named = [("y", y), ("times", times), ("entity", entity), ("label_times", label_times), *costs_kw.items()]
-    check_same_index(named, index, "X")
+    check_same_index([("times", times), ("label_times", label_times)], index, "X")
     if costs_kw["fp_cost"] is None and costs_kw["fn_cost"] is None and costs_kw["cost_matrix"] is None:
         raise ValueError("walk_forward books money: give the rows' costs (fp_cost and fn_cost, or cost_matrix)")
-    costs_kw = dict(costs_kw, fp_cost=default_fp_cost(costs_kw["fp_cost"], costs_kw["fn_cost"],
-                                                      costs_kw["cost_matrix"]))
     y_values = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
     if y_values.ndim != 1 or y_values.shape[0] != n:
         raise ValueError(f"y must hold one label per row of X ({n}), got shape {y_values.shape}")
-    y01, _ = fit_labels(y_values, pos_label, name="y", require_both=False)
-    costs = check_costs(n, **costs_kw)
+    rows = read_rows(X if index is not None else None, y, pos_label=pos_label, require_both=False,
+                     costs="required", entity=entity, **costs_kw)
+    y01, costs = rows.y, rows.costs
     clock = _Clock(times, n)
     if label_times is None:
         label_t = clock.values + clock.duration(delay, "delay", positive=False)
@@ -540,7 +538,7 @@ def walk_forward(estimator, X, y, *, times, entity=None, train="7D", delay="7D",
     max_alerts : int >= 1, optional
         Alerts per period (entities per period with ``entity``).
     fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,)
-        The rows' costs (money); ``fn_cost`` alone means ``fp_cost = 0``. Required (or ``cost_matrix``).
+        The rows' costs (money); required (or ``cost_matrix``), ``fn_cost`` with ``fp_cost``.
     cost_matrix : array-like of shape (n_samples, 4), optional
         ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
     pos_label : int, float, bool, str or None, default=None

@@ -282,6 +282,7 @@ class _ProbaDecisionBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Validate the parameters, ``y`` (sets ``classes_``), the training costs and weights; returns
         ``(yi, costs, w)``."""
         self._validate_common()
+        check_same_index([("y", y)], row_index(X), "X")  # y is read by position: a re-sorted pandas y is refused
         if self.estimator is None:
             check_X(X, allow_nan=False, categories=False, who="the default LogisticRegression")
             Xa, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)

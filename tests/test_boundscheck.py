@@ -140,7 +140,7 @@ def test_riff_select_and_rule_kernels_match_numpy_masks():
     X, y, C = _data(400, p=4, seed=3, nan=True)
     cands = extract_rules(DecisionTreeClassifier(max_depth=4, random_state=0).fit(np.nan_to_num(X), y),
                           nodes="all")
-    sel = riff_select(cands, X, y, max_fpr=0.1, fn_cost=C[:, FN])
+    sel = riff_select(cands, X, y, max_fpr=0.1, fp_cost=0.0, fn_cost=C[:, FN])
     cov = sel.coverage(X)
     for j, r in enumerate(sel):  # the kernels agree with each condition's numpy mask
         np.testing.assert_array_equal(cov[:, j], r.mask(X))

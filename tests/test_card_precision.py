@@ -111,9 +111,9 @@ def test_costs_keywords_money_and_pandas():
                                  periods=pd.Series(periods, idx), k=5, fn_cost=pd.Series(amount, idx), fp_cost=2.0,
                                  return_periods=True)
     pd.testing.assert_frame_equal(got, want, check_dtype=False, atol=1e-9)
-    # fn_cost alone: alerts cost nothing
-    _, alone = card_precision_at_k(y, s, entity=entity, periods=periods, k=5, fn_cost=amount, return_periods=True)
-    assert (alone["alert_cost"] == 0).all() and np.allclose(alone["money_caught"], want["money_caught"])
+    # fn_cost alone: the cost of an alert is never guessed
+    with pytest.raises(TypeError, match="fp_cost"):
+        card_precision_at_k(y, s, entity=entity, periods=periods, k=5, fn_cost=amount, return_periods=True)
     _, plain = card_precision_at_k(y, s, entity=entity, periods=periods, k=5, return_periods=True)
     assert list(plain.columns) == ["period", "cards", "frauds_in_top_k", "precision"]
 

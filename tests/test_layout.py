@@ -201,3 +201,22 @@ def test_no_history_references_in_library_docs_or_tests():
     bad = [f"{p.relative_to(root)}:{i}" for p in files
            for i, line in enumerate(p.read_text(errors="replace").splitlines(), 1) if _HISTORY_REF.search(line)]
     assert not bad, bad
+
+
+def test_top_level_modules_import_nothing_from_rules():
+    # the rules build on the top-level modules (costs, periods, dask blocks), never the other way round
+    def imports_rules(node):
+        if isinstance(node, ast.Import):
+            return any(a.name.startswith("csboost_plugins.rules") for a in node.names)
+        if not isinstance(node, ast.ImportFrom):
+            return False
+        module = node.module or ""
+        if node.level == 0:
+            return module.startswith("csboost_plugins.rules")
+        return node.level == 1 and (module.split(".")[0] == "rules"
+                                    or (not module and any(a.name == "rules" for a in node.names)))
+
+    bad = [f"{path.name}:{node.lineno} {ast.unparse(node)}"
+           for path in sorted((ROOT / "csboost_plugins").glob("*.py")) if path.name != "__init__.py"
+           for node in ast.walk(ast.parse(path.read_text())) if imports_rules(node)]
+    assert not bad, bad

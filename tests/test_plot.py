@@ -27,7 +27,7 @@ def fraud():
     X, y, amount = d.data, d.target, np.asarray(d.fn_cost, float)
     fit, sel, te = slice(0, 3000), slice(3000, 6000), slice(6000, None)
     gbm = lgb.LGBMClassifier(n_estimators=20, num_leaves=12, verbose=-1).fit(X[fit], y[fit])
-    rules = riff_select(extract_rules(gbm), X[sel], y[sel], max_fpr=0.01, fn_cost=amount[sel])
+    rules = riff_select(extract_rules(gbm), X[sel], y[sel], max_fpr=0.01, fp_cost=0.0, fn_cost=amount[sel])
     return gbm, rules, X[te].reset_index(drop=True), y[te], amount[te]
 
 

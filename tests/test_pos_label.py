@@ -353,7 +353,7 @@ def test_rule_waterfall_reads_pos_label():
     d = make_fraud_transactions(6000, fraud_rate=0.03, random_state=2)
     X, y, amount = d.data, d.target, np.asarray(d.fn_cost, float)
     gbm = lgb.LGBMClassifier(n_estimators=20, num_leaves=12, verbose=-1).fit(X[:3000], y[:3000])
-    rules = riff_select(extract_rules(gbm), X[:3000], y[:3000], max_fpr=0.01, fn_cost=amount[:3000])
+    rules = riff_select(extract_rules(gbm), X[:3000], y[:3000], max_fpr=0.01, fp_cost=0.0, fn_cost=amount[:3000])
     Xte, yte, ate = X[3000:].reset_index(drop=True), y[3000:], amount[3000:]
     lab = np.where(yte == 1, "fraud", "ok")
     try:
@@ -363,9 +363,10 @@ def test_rule_waterfall_reads_pos_label():
         np.testing.assert_allclose(got.table["set_net_money"], want.table["set_net_money"], rtol=1e-12)
         s = rules.evaluate(Xte, yte, fn_cost=ate, fp_cost=10.0)
         assert got.table["set_net_money"].iloc[-1] == pytest.approx(s["net_money"], rel=1e-12) and s["net_money"] > 0
-        # the old reading of the strings ("ok" sorts last: positive) draws other money
-        old = rules.evaluate(Xte, lab, fn_cost=ate, fp_cost=10.0)
-        assert abs(old["net_money"] - s["net_money"]) > 1000.0
+        # the strings name no positive class: evaluate asks for pos_label rather than take "ok" (sorted last)
+        with pytest.raises(ValueError, match="pos_label='fraud'"):
+            rules.evaluate(Xte, lab, fn_cost=ate, fp_cost=10.0)
+        assert rules.evaluate(Xte, lab, fn_cost=ate, fp_cost=10.0, pos_label="fraud") == s
         with pytest.raises(ValueError, match=r"holds the labels .*\['fraud', 'ok'\]"):
             RuleWaterfallDisplay.from_estimator(rules, Xte, lab, fn_cost=ate, fp_cost=10.0)
     finally:

@@ -416,7 +416,7 @@ def test_selected_rule_set_printout_is_exact(fraud, cuts):
     lgb = pytest.importorskip("lightgbm")
     X, y, fn_cost, names = fraud
     m = lgb.LGBMClassifier(n_estimators=10, num_leaves=8, verbose=-1, n_jobs=1, random_state=0).fit(X, y)
-    rs = riff_select(extract_rules(m), X, y, max_fpr=0.01, fn_cost=fn_cost, cuts=cuts)
+    rs = riff_select(extract_rules(m), X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=fn_cost, cuts=cuts)
     assert len(rs) >= 2 and "+TPR" in str(rs)
     values = cut_values(rs.rules, X.shape[1])
     Z = np.vstack([X.to_numpy(dtype=np.float64), adversarial_rows(X, values, np.random.default_rng(7))])

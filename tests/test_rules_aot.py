@@ -46,7 +46,7 @@ def test_rules_aot_equals_jit(monkeypatch, n):
     Xn = X.to_numpy(np.float64)  # numpy input reaches apply / coverage in C order, pandas in F order
 
     def select_and_predict():
-        rs = riff_select(pool, X, y, max_fpr=0.03, fn_cost=amount)
+        rs = riff_select(pool, X, y, max_fpr=0.03, fp_cost=0.0, fn_cost=amount)
         whole = RuleSet(pool[:40])
         return (list(rs.selection["candidate_index"]), rs.predict(X, random_state=0), whole.apply(X),
                 whole.apply(Xn), whole.coverage(X), whole.coverage(Xn))

@@ -663,7 +663,7 @@ def _small():
     (dict(max_fpr=0.1, max_alert_rate=0.1), ValueError, ["max_fpr", "max_alert_rate"]),
     (dict(y="three"), ValueError, ["y", "binary"]),
     (dict(y="one"), ValueError, ["y", "one class"]),
-    (dict(fn_cost="short"), ValueError, ["fn_cost", "length"]),
+    (dict(fp_cost=0.0, fn_cost="short"), ValueError, ["fn_cost", "length"]),
     (dict(book="unknown_column"), ValueError, ["zz", "bad"]),
     (dict(candidates=5), TypeError, ["candidates"]),
     (dict(candidates="forest"), ValueError, ["candidates"]),

@@ -64,6 +64,8 @@ def test_riff_select_on_dask_equals_in_memory(client, fraud, no_pull, nparts, kw
     X, y, amount, pool = fraud
     kw = dict(kw)
     money, weights, persist = kw.pop("money", False), kw.pop("weights", False), kw.pop("persist", False)
+    if money:
+        kw["fp_cost"] = 0.0  # alerts cost nothing: the money caught alone
     w = np.random.default_rng(1).integers(1, 4, y.shape[0]).astype(np.float64) if weights else np.ones(y.shape[0])
     Xd, yd, md, wd = _ddf(X, y, amount, w, nparts, persist)
     ref = riff_select(pool, X, y, fn_cost=amount if money else None, sample_weight=w if weights else None, **kw)
@@ -105,8 +107,8 @@ def test_selection_recomputes_a_lost_or_stale_partition_state(client, fraud, no_
     X, y, amount, pool = fraud
     Xd, yd, md, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 6, persist=True)
     monkeypatch.setattr(_dask, "_step_pass", _forgetful_step)
-    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
-    got = riff_select(pool, Xd, yd, max_fpr=0.01, fn_cost=md)
+    ref = riff_select(pool, X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=amount)
+    got = riff_select(pool, Xd, yd, max_fpr=0.01, fp_cost=0.0, fn_cost=md)
     assert len(ref) >= 3
     assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
     assert str(got) == str(ref)
@@ -140,7 +142,7 @@ def test_selection_scatters_the_trie_again_when_it_is_lost(client, fraud, monkey
 
 def test_per_rule_table_on_dask_equals_in_memory(client, fraud, no_pull):
     X, y, amount, pool = fraud
-    rs = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
+    rs = riff_select(pool, X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=amount)
     assert len(rs) >= 3 and rs.last_rule_probability < 1
     w = np.random.default_rng(3).integers(1, 4, y.shape[0]).astype(np.float64)  # integer sums: exact
     Xd, yd, md, wd = _ddf(X, y, amount, w, 5)
@@ -159,9 +161,9 @@ def test_riff_select_on_dask_array_with_float_money(client, fraud):
     money = amount + np.random.default_rng(2).uniform(0, 1, y.shape[0])  # non-integer sums: tiny rounding
     Xn = X.to_numpy(np.float64)
     Xa = da.from_array(Xn, chunks=(5000, 3))  # column chunks are joined per row block
-    ref = riff_select(pool, Xn, y, max_alert_rate=0.02, fn_cost=money)
+    ref = riff_select(pool, Xn, y, max_alert_rate=0.02, fp_cost=0.0, fn_cost=money)
     got = riff_select(pool, Xa, da.from_array(y, chunks=5000), max_alert_rate=0.02,
-                      fn_cost=da.from_array(money, chunks=5000))
+                      fp_cost=0.0, fn_cost=da.from_array(money, chunks=5000))
     assert list(got.selection["candidate_index"]) == list(ref.selection["candidate_index"])
     assert got.last_rule_probability == pytest.approx(ref.last_rule_probability, rel=1e-9)
     assert str(got) == str(ref)
@@ -175,7 +177,7 @@ def _close(v):
 
 def test_ruleset_predict_coverage_evaluate_on_dask(client, fraud):
     X, y, amount, pool = fraud
-    rs = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
+    rs = riff_select(pool, X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=amount)
     w = np.random.default_rng(4).uniform(0.5, 2, y.shape[0])
     Xd, yd, md, wd = _ddf(X, y, amount, w, 5)
     np.testing.assert_array_equal(rs.apply(Xd).compute(), rs.apply(X))
@@ -200,7 +202,7 @@ def test_dask_input_errors(client, fraud):
     X, y, amount, pool = fraud
     Xd, yd, md, _ = _ddf(X, y, amount, np.ones(y.shape[0]), 4)
     with pytest.raises(TypeError, match="fn_cost must be a dask collection"):
-        riff_select(pool, Xd, yd, fn_cost=amount)
+        riff_select(pool, Xd, yd, fp_cost=0.0, fn_cost=amount)
     with pytest.raises(ValueError, match="partitions"):
         riff_select(pool, Xd, dd.from_pandas(pd.Series(y), npartitions=3))
     with pytest.raises(ValueError, match="0/1 labels"):
@@ -250,7 +252,7 @@ def test_a_failed_selection_leaves_no_partition_state(client, fraud):
     Xd, yd, md, _ = _ddf(X, bad, amount, np.ones(y.shape[0]), 24, persist=True)
     before = set(_dask._STATE)
     with pytest.raises(ValueError, match="0/1 labels"):
-        riff_select(pool, Xd, yd, max_fpr=0.01, fn_cost=md)
+        riff_select(pool, Xd, yd, max_fpr=0.01, fp_cost=0.0, fn_cost=md)
     deadline = time.monotonic() + 30
     while any(client.processing().values()):  # every task of the failed pass has finished
         assert time.monotonic() < deadline, "the failed pass's tasks never finished"

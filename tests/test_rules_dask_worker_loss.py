@@ -129,7 +129,8 @@ def _assert_same_selection(got, ref):
 @pytest.mark.parametrize("when", ["before_pass_3", "during_pass_3"])
 def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_path, when):
     X, y, amount, pool = fraud
-    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=6)  # dask: the same rules, text included
+    # dask: the same rules, text included
+    ref = riff_select(pool, X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=amount, max_rules=6)
     assert len(ref) == 6  # 7 passes: 4 after the kill
     ddf, futs = _persisted(X, y, amount)
     # pass 3 needs each partition's mask after rule 1: in every partition rule 1 covers rows that a later
@@ -154,7 +155,8 @@ def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_pa
     else:  # the worker kills itself in a partition's task of pass 3
         monkeypatch.setattr(_dask_select, "_step_pass", functools.partial(_killing, "_step_pass", pid, marker))
 
-    got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fn_cost=ddf["_amount"],
+    got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fp_cost=0.0,
+                                      fn_cost=ddf["_amount"],
                                      max_rules=6))
     assert os.path.exists(marker), "no worker was killed"
     assert pid not in client.run(os.getpid).values()
@@ -168,7 +170,7 @@ def test_riff_select_survives_a_killed_worker(client, fraud, monkeypatch, tmp_pa
 @pytest.mark.parametrize("method,part_fn", [("predict", "_predict_part"), ("coverage", "_coverage_part")])
 def test_ruleset_predict_survives_a_killed_worker(client, fraud, monkeypatch, tmp_path, method, part_fn):
     X, y, amount, pool = fraud
-    rs = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount)
+    rs = riff_select(pool, X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=amount)
     ddf, futs = _persisted(X, y, amount)
     _, pid = _victim(client, futs)
     marker = str(tmp_path / "killed")
@@ -184,7 +186,8 @@ def test_riff_select_survives_a_worker_killed_in_pass_1_scatter_or_close(client,
     close() while it drops the selection's state, or is killed as the client scatters the condition trie.
     The selection equals the in-memory one, no call hangs and no worker keeps the selection's state."""
     X, y, amount, pool = fraud
-    ref = riff_select(pool, X, y, max_fpr=0.01, fn_cost=amount, max_rules=3)  # dask: the same rules, text included
+    # dask: the same rules, text included
+    ref = riff_select(pool, X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=amount, max_rules=3)
     ddf, futs = _persisted(X, y, amount)
     addr, pid = _victim(client, futs)
     marker = str(tmp_path / "killed")
@@ -203,7 +206,8 @@ def test_riff_select_survives_a_worker_killed_in_pass_1_scatter_or_close(client,
     else:
         monkeypatch.setattr(_dask_select, "_forget", functools.partial(_killing, "_forget", pid, marker))
 
-    got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fn_cost=ddf["_amount"],
+    got = _within(lambda: riff_select(pool, ddf[list(X.columns)], ddf["_y"], max_fpr=0.01, fp_cost=0.0,
+                                      fn_cost=ddf["_amount"],
                                      max_rules=3))
     assert os.path.exists(marker), "no worker was killed"
     _assert_same_selection(got, ref)

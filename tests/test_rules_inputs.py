@@ -80,7 +80,7 @@ def test_dask_selection_names_a_missing_column_and_non_numeric_labels(fraud):
     with pytest.raises(ValueError, match="y must hold 0/1 labels"):
         riff_select(pool, Xd, yd.map({0: "ok", 1: "fraud"}), max_fpr=0.05)
     with pytest.raises(ValueError, match="fn_cost must be numeric"):
-        riff_select(pool, Xd, yd, max_fpr=0.05, fn_cost=yd.map({0: "a", 1: "b"}))
+        riff_select(pool, Xd, yd, max_fpr=0.05, fp_cost=0.0, fn_cost=yd.map({0: "a", 1: "b"}))
 
 
 def test_dask_evaluate_refuses_in_memory_cost_arrays_by_name(fraud):
@@ -91,7 +91,7 @@ def test_dask_evaluate_refuses_in_memory_cost_arrays_by_name(fraud):
     rs = riff_select(pool, X, y, max_fpr=0.05)
     Xd = dd.from_pandas(X, npartitions=2)
     yd = dd.from_pandas(X.assign(y=y)["y"], npartitions=2)
-    for kw in ({"fn_cost": amount}, {"fp_cost": list(amount)}, {"cost_matrix": np.ones((len(y), 4))}):
+    for kw in ({"fn_cost": amount, "fp_cost": 0.0}, {"fp_cost": list(amount)}, {"cost_matrix": np.ones((len(y), 4))}):
         name = next(iter(kw))
         with pytest.raises(TypeError, match=f"{name} must be a dask collection partitioned like X"):
             rs.evaluate(Xd, yd, **kw)

@@ -141,7 +141,7 @@ def test_money_selection_with_prior_refine_prune_keeps_no_losing_rule(prior):
                     covered |= new
 
 
-def test_cost_matrix_equals_the_keywords_and_fn_cost_alone_means_free_alerts():
+def test_cost_matrix_equals_the_keywords_and_fn_cost_alone_is_refused():
     X, y, w, (fp, fn, tp, tn), rules = _data(5, n=400)
     kw = dict(sample_weight=w, max_fpr=0.2)
     a = riff_select(rules, X, y, fp_cost=fp, fn_cost=fn, tp_cost=tp, tn_cost=tn, **kw)
@@ -154,16 +154,15 @@ def test_cost_matrix_equals_the_keywords_and_fn_cost_alone_means_free_alerts():
     c = riff_select(rules, X, y, fp_cost=5.0, fn_cost=fn, tp_cost=2.0, **kw)
     d = riff_select(rules, X, y, fp_cost=np.full(len(y), 5.0), fn_cost=fn, tp_cost=np.full(len(y), 2.0), **kw)
     np.testing.assert_array_equal(c.selection["candidate_index"], d.selection["candidate_index"])
-    e = riff_select(rules, X, y, fn_cost=fn, **kw)
-    f = riff_select(rules, X, y, fn_cost=fn, fp_cost=0.0, **kw)
-    np.testing.assert_array_equal(e.selection["candidate_index"], f.selection["candidate_index"])
+    with pytest.raises(TypeError, match="pass fp_cost= the cost of an alert"):
+        riff_select(rules, X, y, fn_cost=fn, **kw)
 
 
 def test_the_alert_cost_changes_the_selection():
     """With free alerts every rule catching money is worth it; a review cost of 8 makes some lose money:
     the money selection drops them, the count selection keeps them."""
     X, y, w, (fp, fn, tp, tn), rules = _data(7, n=400)
-    free = riff_select(rules, X, y, fn_cost=fn, max_fpr=0.6)
+    free = riff_select(rules, X, y, fp_cost=0.0, fn_cost=fn, max_fpr=0.6)
     paid = riff_select(rules, X, y, fn_cost=fn, fp_cost=8.0, tp_cost=8.0, max_fpr=0.6)
     costs = (np.full(len(y), 8.0), fn, np.full(len(y), 8.0), np.zeros(len(y)))
     covered, losing = np.zeros(len(y), bool), 0
@@ -309,6 +308,6 @@ def test_rank_by_bad_values_are_refused_naming_it():
     X, y, w, (fp, fn, tp, tn), rules = _data(3)
     for bad in ("Money", "count", 1, True):
         with pytest.raises(ValueError, match="rank_by"):
-            riff_select(rules, X, y, fn_cost=fn, rank_by=bad)
+            riff_select(rules, X, y, fp_cost=0.0, fn_cost=fn, rank_by=bad)
     with pytest.raises(ValueError, match="rank_by='money' needs costs"):
         riff_select(rules, X, y, rank_by="money")

@@ -19,7 +19,7 @@ def fraud():
     X.loc[rng.random(len(y)) < 0.05, "hour"] = np.nan
     fit, sel, test = slice(0, 4000), slice(4000, 8000), slice(8000, None)
     gbm = lgb.LGBMClassifier(n_estimators=15, num_leaves=12, verbose=-1).fit(X[fit], y[fit])
-    rules = riff_select(extract_rules(gbm), X[sel], y[sel], max_fpr=0.01, fn_cost=amount[sel])
+    rules = riff_select(extract_rules(gbm), X[sel], y[sel], max_fpr=0.01, fp_cost=0.0, fn_cost=amount[sel])
     assert len(rules) >= 3 and rules.last_rule_probability < 1
     Xt, yt, at = X[test].reset_index(drop=True), y[test], amount[test]
     w = rng.uniform(0.5, 2.0, len(yt))

@@ -66,6 +66,7 @@ def test_greedy_equals_brute_force(seed):
     alert = seed % 5 == 4
     budget = [0.05, 0.1, 0.2, 0.3][seed % 4]
     rs = riff_select(rules, X, y, sample_weight=None if variant in (0, 3) else w, fn_cost=fn_cost, cuts="model",
+                     fp_cost=None if fn_cost is None else 0.0,
                      **({"max_alert_rate": budget} if alert else {"max_fpr": budget}))
     masks = [r.mask(X) for r in rules]  # numpy reference evaluation, independent of the numba trie
     gain = w * (fn_cost if fn_cost is not None else 1.0)
@@ -131,7 +132,7 @@ def test_money_variant_catches_more_money():
     y = ((X[:, 0] > 1.2) | (rng.random(n) < 0.02)).astype(int)
     rules = extract_rules(DecisionTreeClassifier(max_leaf_nodes=60, random_state=0).fit(X, y))
     a = riff_select(rules, X, y, max_fpr=0.01)
-    b = riff_select(rules, X, y, max_fpr=0.01, fn_cost=amount)
+    b = riff_select(rules, X, y, max_fpr=0.01, fp_cost=0.0, fn_cost=amount)
     ea, eb = (r.evaluate(X, y, fn_cost=amount, fp_cost=0.0, last_rule="expected") for r in (a, b))
     assert eb["money_caught"] >= ea["money_caught"]
     assert eb["fpr"] == pytest.approx(0.01) and ea["fpr"] == pytest.approx(0.01)
@@ -173,7 +174,7 @@ def test_selection_pandas_and_errors():
     with pytest.raises(ValueError, match="sample_weight"):
         riff_select(rules, df, y, sample_weight=-np.ones(200))
     with pytest.raises(ValueError, match="fn_cost"):
-        riff_select(rules, df, y, fn_cost=np.full(200, np.nan))
+        riff_select(rules, df, y, fp_cost=0.0, fn_cost=np.full(200, np.nan))
     s = pickle.loads(pickle.dumps(rs))
     np.testing.assert_array_equal(s.predict(df), rs.predict(df))
     assert "IF" in str(rs)

@@ -235,7 +235,7 @@ def _category_frame(X, cat_features):
 
 def cost_pool(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
               sample_weight=None, cat_features=None, reference=None, start_margin="cost_prior",
-              cost_scale=None, **pool_kwargs):
+              cost_scale=None, pos_label=None, **pool_kwargs):
     """A ``catboost.Pool`` carrying its rows' costs for the AEC objective and the money metrics.
 
     Label ``d / cost_scale`` (float), weight ``sample_weight`` (ones without), baseline the
@@ -248,7 +248,7 @@ def cost_pool(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cos
         Features; pandas ``category`` columns are categorical features (a missing value is the
         category "nan").
     y : array-like of shape (n,)
-        Two classes; sorted unique values map to 0 / 1.
+        Two classes: 0/1, -1/1 or booleans (1 / True positive), or any two labels with ``pos_label``.
     fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n,)
         Money per row.
     cost_matrix : array-like of shape (n, 4), optional
@@ -263,6 +263,10 @@ def cost_pool(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cos
         Start margin of a training pool (see :func:`csboost_plugins.boosting._aec.start_margin`).
     cost_scale : float, optional
         Money unit the regret differences are divided by (default: the weighted mean abs(d)).
+    pos_label : int, float, bool, str or None, default None
+        The positive class: the label whose miss costs ``fn_cost``. Labels other than 0/1, -1/1
+        or booleans (``"fraud"`` / ``"ok"``) need it, else a ``ValueError``. A pandas y (costs,
+        weight) must carry X's index.
     **pool_kwargs
         Passed to ``catboost.Pool`` (``feature_names``, ``text_features``, ...).
 
@@ -270,7 +274,9 @@ def cost_pool(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cos
     -------
     catboost.Pool
     """
-    y01 = _native_input.check_builder_labels(X, y, "cost_pool")
+    y01 = _native_input.check_builder_labels(X, y, "cost_pool", pos_label, [
+        ("sample_weight", sample_weight), ("fp_cost", fp_cost), ("fn_cost", fn_cost), ("tp_cost", tp_cost),
+        ("tn_cost", tn_cost), ("cost_matrix", cost_matrix)])
     costs = check_costs(y01.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                         cost_matrix=cost_matrix)
     w = check_sample_weight(sample_weight, y01.shape[0])

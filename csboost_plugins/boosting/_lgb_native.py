@@ -78,21 +78,20 @@ def attach_costs(dataset, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
 
 @fill_doc
 def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, weight=None,
-                 start_margin="cost_prior", reference=None, **dataset_kwargs):
+                 start_margin="cost_prior", reference=None, pos_label=None, **dataset_kwargs):
     """A ``lgb.Dataset`` carrying its rows' costs, with ``init_score`` = the start margin.
 
     Parameters
     ----------
     X : array-like or DataFrame of shape (n, p)
-    y : array-like of shape (n,)
-        Two classes; sorted unique values map to 0 / 1.
-    %(native_costs, native_weight)s
+    %(native_y, native_costs, native_weight)s
     start_margin : {"cost_prior", "prior"} or float or None, default "cost_prior"
         See :func:`csboost_plugins.boosting._aec.start_margin`; None: no init score. Must be
         finite. With ``reference=dtrain`` (validation sets) the training set's start
         margin is reused, so validation scores start where training scores start.
     reference : lightgbm.Dataset, optional
         The training set (bins and start margin).
+    %(native_pos_label)s
     **dataset_kwargs
         Passed to ``lgb.Dataset``; ``free_raw_data`` defaults to False.
 
@@ -103,7 +102,9 @@ def cost_dataset(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     if "init_score" in dataset_kwargs:
         raise ValueError("cost_dataset sets init_score to the start margin (one number, which bake_start_margin "
                          "puts into the model); pass start_margin=<float> instead of init_score=")
-    y01 = _native_input.check_builder_labels(X, y, "cost_dataset")
+    y01 = _native_input.check_builder_labels(X, y, "cost_dataset", pos_label, [
+        ("weight", weight), ("fp_cost", fp_cost), ("fn_cost", fn_cost), ("tp_cost", tp_cost), ("tn_cost", tn_cost),
+        ("cost_matrix", cost_matrix)])
     names = dataset_kwargs.get("feature_name", "auto")
     _native_input.check_feature_names([str(c) for c in X.columns] if names == "auto" and hasattr(X, "columns")
                                       else None if names == "auto" else names,

@@ -419,6 +419,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         rows = row_index(X)  # pandas costs must carry X's index (read by position, never by label)
+        check_same_index([("y", y)], rows, "X")  # y too: a re-sorted y would give rows the wrong labels
         X, y = self._validate_X(X, reset=True, y=y)
         y01, classes = fit_target(y, self.pos_label, required=costs_given(**cost_kw), who=type(self).__name__)
         if y01.shape[0] != X.shape[0]:
@@ -663,6 +664,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         capacity = _capacity.check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, index=index,
                                             index_name="X")
         costs_kw = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+        check_same_index(costs_kw.items(), index, "X")  # pandas costs in another row order than X: refused
         decisions = self._rule_decisions(s, **costs_kw)
         if capacity is not None:
             decisions = _capacity.capped_decisions(self._capacity_ranking(s, costs_kw), decisions == 1, capacity)

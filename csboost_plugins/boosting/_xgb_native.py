@@ -65,18 +65,17 @@ def attach_costs(dmatrix, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.
 
 @fill_doc
 def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                 weight=None, quantile=False, **dmatrix_kwargs):
+                 weight=None, quantile=False, pos_label=None, **dmatrix_kwargs):
     """Build a ``DMatrix`` (``quantile=True``: ``QuantileDMatrix``) that carries its rows' costs.
 
     Parameters
     ----------
     X : array-like or DataFrame of shape (n, p)
         Features (pandas ``category`` columns with ``enable_categorical=True``).
-    y : array-like of shape (n,)
-        Two classes; sorted unique values map to 0 / 1 like scikit-learn.
-    %(native_costs, native_weight)s
+    %(native_y, native_costs, native_weight)s
     quantile : bool, default False
         Build a ``QuantileDMatrix``.
+    %(native_pos_label)s
     **dmatrix_kwargs
         Passed to the DMatrix constructor.
 
@@ -84,7 +83,9 @@ def cost_dmatrix(X, y, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, 
     -------
     xgboost.DMatrix
     """
-    y01 = _native_input.check_builder_labels(X, y, "cost_dmatrix")
+    y01 = _native_input.check_builder_labels(X, y, "cost_dmatrix", pos_label, [
+        ("weight", weight), ("fp_cost", fp_cost), ("fn_cost", fn_cost), ("tp_cost", tp_cost), ("tn_cost", tn_cost),
+        ("cost_matrix", cost_matrix)])
     names = dmatrix_kwargs.get("feature_names")
     _native_input.check_feature_names(list(X.columns) if names is None and hasattr(X, "columns") else names,
                                       "xgboost", "X" if names is None else "feature_names")

@@ -298,7 +298,7 @@ def _subsample(idx, limit, rng):
 
 def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candidates="riff", retune=True,
                        sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       random_state=None):
+                       random_state=None, pos_label=None):
     """Optimise a rule book together with induced rules, in money, under an alert budget.
 
     The rows are split (stratified) into disjoint parts: induction of RIFF's rules (45 %),
@@ -320,7 +320,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     X : pandas DataFrame or array of shape (n_rows, n_features)
         Labelled rows the book runs on (every column a rule reads).
     y : array-like of shape (n_rows,)
-        Labels in {0, 1} (1 = the event the rules alert on).
+        Labels in {0, 1} (1 = the event the rules alert on), booleans, {-1, 1}, or any two labels
+        with ``pos_label``. A pandas y (weights, costs) must carry X's index.
     max_fpr, max_alert_rate : float in (0, 1], optional
         The budget (one of the two; default ``max_fpr=0.01``): false-alert rate or alert rate.
     candidates : "riff", RuleSet, list of rules or None, default "riff"
@@ -332,10 +333,13 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     sample_weight : array-like of shape (n_rows,), optional
         Row weights.
     fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix
-        Per-row money, as everywhere in this package. With costs, rules are ranked by net money
-        per unit of budget; without, by precision.
+        Per-row money, as everywhere in this package (``fn_cost`` needs ``fp_cost``). With costs,
+        rules are ranked by net money per unit of budget; without, by precision.
     random_state : int, RandomState or None
         Seeds the split of the rows and the induced pool.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
+        {0, 1}, {-1, 1} or booleans; other labels need it, else a ``ValueError``.
 
     Returns
     -------
@@ -349,21 +353,17 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     """
     from sklearn.utils import check_random_state
 
-    from ..costs import check_binary_labels, check_costs
-    from ._data import check_sample_weight
+    from .._rows import read_rows
     from ._ruleset import RuleSet, _free_riff_names
     from ._select import _check_budget, _cost_keywords
 
     if not isinstance(book, RuleSet):
         raise TypeError(f"book must be a RuleSet (e.g. RuleSet.from_sql(...)), got {type(book).__name__}")
     budget = _check_budget(max_fpr, max_alert_rate)
-    y = check_binary_labels(y, name="y")
-    n = len(y)
-    if len(X) != n:
-        raise ValueError(f"X has {len(X)} rows but y has {n}")
-    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
-    costs = None if cost_kw is None else check_costs(n, **cost_kw)
+    rows = read_rows(X, y, pos_label=pos_label, sample_weight=sample_weight,
+                     costs="none" if cost_kw is None else "required", **(cost_kw or {}))
+    y, n, w, costs = rows.y, rows.n, rows.sample_weight, rows.costs
     money = costs is not None
     rng = check_random_state(random_state)
     induce = isinstance(candidates, str)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import default_fp_cost
-from ._dask_partitions import _blocks, _labels, _tree_sum, _weights_costs, cost_blocks
+from .._dask_blocks import _blocks, _labels, _tree_sum, _weights_costs, cost_blocks
 
 __all__ = ["apply", "coverage", "evaluate", "overlap_counts", "predict", "predict_proba"]
 
@@ -127,8 +126,6 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     costs = {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost, "tn_cost": tn_cost,
              "cost_matrix": cost_matrix}
     has_costs = fn_cost is not None or fp_cost is not None or cost_matrix is not None
-    if has_costs:
-        costs["fp_cost"] = default_fp_cost(fp_cost, fn_cost, cost_matrix)
     xs = _blocks(X, "X")
     k = len(xs)
     ys, ws = _blocks(y, "y", k), _blocks(sample_weight, "sample_weight", k)

@@ -47,7 +47,7 @@ import uuid
 import numpy as np
 
 from ..costs import check_costs
-from ._dask_partitions import _BLOCK, _add, _blocks, _labels, _tree_sum, _values, is_dask
+from .._dask_blocks import _BLOCK, _add, _blocks, _labels, _tree_sum, _values, is_dask
 from ._data import _generated_names, _positions_by_name, as_float_matrix, collect_categories
 from ._evaluate import ConditionTrie, compile_conditions, first_match, rule_mask_rows
 from ._greedy import N_COLUMNS, NEG, POS, greedy, row_weights, selection_stats

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dask_partitions import _BLOCK
+from .._dask_blocks import _BLOCK
 from ._evaluate import compile_conditions, first_match
 from ._greedy import ALL, GAIN, N_COLUMNS, NEG, NET, POS, Budget, selection_stats
 from ._simplify import _Column, _cut_conditions, _drop_by_patterns, _finish, cut_points

@@ -8,7 +8,7 @@ __all__ = ["rule_book_diff"]
 
 
 def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
-                   tn_cost=0.0, cost_matrix=None):
+                   tn_cost=0.0, cost_matrix=None, pos_label=None):
     """What changed from rule set ``old`` to ``new``, rule by rule (see :meth:`RuleSet.diff`)."""
     import pandas as pd
 
@@ -30,7 +30,7 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
     if y is None:
         raise ValueError("X was given without y: give both to show the money each version books")
     kw = dict(sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
-              cost_matrix=cost_matrix)
+              cost_matrix=cost_matrix, pos_label=pos_label)
     col = "net_money" if (fn_cost is not None or fp_cost is not None or cost_matrix is not None) else "tp"
     for label, rs, rules in (("old", old, olds), ("new", new, news)):
         tab = rs.evaluate(X, y, per_rule=True, last_rule="include", **kw) if len(rs) else None

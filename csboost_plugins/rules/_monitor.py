@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._periods import check_alpha, merge_label_sums, period_codes, sorted_label_sums
-from .._validation import default_fp_cost
+from .._rows import check_cost_keywords, dask_labels, read_rows
 
 __all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
 
@@ -265,32 +265,25 @@ def table_from_sums(names, labels, S, reference, alpha, has_costs):
 
 # ----------------------------------------------------------------- entry point
 def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None, fn_cost=None,
-            tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+            tp_cost=0.0, tn_cost=0.0, cost_matrix=None, pos_label=None):
     """:meth:`RuleSet.monitor` (documented there)."""
-    from ..costs import check_binary_labels, check_costs, check_same_index
     from . import _dask
-    from ._data import check_sample_weight
 
     alpha = check_alpha(alpha)
     rs = rs._in_force("round")
     names = rule_names(rs)
     has_costs = fp_cost is not None or fn_cost is not None or cost_matrix is not None
-    fp_cost = default_fp_cost(fp_cost, fn_cost, cost_matrix)
+    check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if any(_dask.is_dask(v) for v in (X, y, periods)):
-        labels, S = _dask_sums(rs, X, y, periods, sample_weight, costs if has_costs else None)
+        labels, S = _dask_sums(rs, X, dask_labels(y, pos_label), periods, sample_weight, costs if has_costs else None)
         return table_from_sums(names, labels, S, reference, alpha, has_costs)
-    check_same_index([("X", X), ("y", y), ("periods", periods), ("sample_weight", sample_weight)]
-                     + (list(costs.items()) if has_costs else []))
-    y = check_binary_labels(y, name="y", require_both=False)
-    n = y.shape[0]
-    n_x = X.shape[0] if hasattr(X, "shape") else len(X)
-    if n_x != n:
-        raise ValueError(f"X has {n_x} rows but y has {n}")
+    rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight, periods=periods,
+                     costs="required" if has_costs else "none", **costs)
+    y, n, c = rows.y, rows.n, rows.costs
     codes, labels = period_codes(periods, n)
     _reference_codes(reference, labels)  # refused before the pass over the rows
-    w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
-    c = check_costs(n, **costs) if has_costs else None
+    w = np.ones(n) if rows.sample_weight is None else rows.sample_weight
     if not isinstance(X, np.ndarray) and not hasattr(X, "iloc"):
         X = np.asarray(X)
     S = monitor_sums(rs, X, y, codes, len(labels), w, c)
@@ -299,7 +292,7 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
 
 def _part(xb, yb, pb, wb, cost_parts, rs, cost_scalars):
     """A partition's ``(labels, sums)`` for :func:`monitor`."""
-    from ._dask_partitions import _labels, _weights_costs
+    from .._dask_blocks import _labels, _weights_costs
 
     n = len(xb)
     y = _labels(yb, n)
@@ -313,7 +306,7 @@ def _dask_sums(rs, X, y, periods, sample_weight, costs):
     """One pass over the partitions of X, y, periods (and weights / costs), the sums merged by period."""
     from dask import delayed
 
-    from ._dask_partitions import _blocks, _tree_sum, cost_blocks
+    from .._dask_blocks import _blocks, _tree_sum, cost_blocks
 
     xs = _blocks(X, "X")
     k = len(xs)

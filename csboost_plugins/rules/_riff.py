@@ -16,9 +16,9 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, validate_dat
 from .._docstrings import fill_doc
 from .._params import store_init_args
 from .._validation import (check_feature_names, check_sample_weight, check_X_columns, check_X_values,
-                           costs_given, default_fp_cost, fit_target,
+                           costs_given, fit_target,
                            has_text_labels)
-from .._cost_columns import row_index
+from .._cost_columns import check_same_index, row_index
 from ..costs import check_costs
 from ._data import as_float_matrix
 from ._riff_pool import default_estimators as _default_estimators
@@ -142,8 +142,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     rank_by : {"precision", "money"}, default "precision"
         "precision" (the paper) or "money": net money per unit of budget, the net money of
         a rule being ``C_FN - C_TP`` summed over the positives it newly covers minus
-        ``C_FP - C_TN`` over the negatives (needs ``fn_cost`` or ``cost_matrix`` in fit;
-        ``fn_cost`` alone: alerts cost nothing); see :func:`riff_select`. With
+        ``C_FP - C_TN`` over the negatives (needs ``fn_cost`` and ``fp_cost``, or ``cost_matrix``,
+        in fit; ``fp_cost=0`` when alerts cost nothing); see :func:`riff_select`. With
         "precision" the costs given to ``fit`` do not reach the selection, only an
         ``estimator`` whose ``fit`` takes ``cost_matrix`` (a cost-sensitive tree or booster).
     stop_unprofitable : bool, default True
@@ -305,6 +305,7 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         from sklearn.utils.validation import column_or_1d
         if y is None:
             raise ValueError("RIFFClassifier requires y to be passed, but the target y is None")
+        check_same_index([("y", y)], row_index(X), "X")  # y is read by position: a re-sorted y is refused
         check_X_columns(X)
         if isinstance(X, pd.DataFrame):  # keeps pandas categoricals for lightgbm / xgboost estimators
             validate_data(self, X, skip_check_array=True, reset=True)
@@ -322,16 +323,12 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         if _num_samples(X) != n:
             raise ValueError(f"X has {_num_samples(X)} rows but y has {n}")
         costs = None
-        if cost_matrix is not None:
+        if costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):  # one missing is a TypeError naming it
             costs = check_costs(n, cost_matrix=cost_matrix, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                                 tn_cost=tn_cost, index=row_index(X))
-        elif fn_cost is not None:  # fn_cost alone: alerts cost nothing (as in riff_select)
-            costs = check_costs(n, fp_cost=default_fp_cost(fp_cost, fn_cost, cost_matrix), fn_cost=fn_cost,
-                                tp_cost=tp_cost, tn_cost=tn_cost, index=row_index(X))
-        elif fp_cost is not None:
-            raise ValueError("fp_cost was given without fn_cost; give both (or cost_matrix=)")
         if self.rank_by == "money" and costs is None:
-            raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fn_cost=...) or cost_matrix=")
+            raise ValueError("rank_by='money' needs per-row costs: fit(X, y, fp_cost=..., fn_cost=...) or "
+                             "cost_matrix=")
         w = check_sample_weight(sample_weight, n, allow_all_zero=False, index=row_index(X))
         if w is not None and (w[yb == 1].sum() <= 0 or w[yb == 0].sum() <= 0):
             raise ValueError("RIFFClassifier needs positive sample_weight on both classes")

@@ -9,10 +9,9 @@ import os
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._validation import default_fp_cost
-from ..costs import check_binary_labels, check_costs
+from .._rows import check_cost_keywords, dask_labels, read_rows
 from . import _dask
-from ._data import as_float_matrix, check_sample_weight, collect_categories
+from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import rule_query, select_statement, where_expression
 from ._report import per_rule_table, set_metrics
@@ -433,7 +432,7 @@ class RuleSet:
         return coverage_matrix(Xu, cc)
 
     def diff(self, other, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
-             tn_cost=0.0, cost_matrix=None):
+             tn_cost=0.0, cost_matrix=None, pos_label=None):
         """What changed from this rule set to ``other``, one row per rule name in either set.
 
         Parameters
@@ -445,6 +444,8 @@ class RuleSet:
             ``new_net_money`` with costs, else ``old_tp`` / ``new_tp``), every rule as if alone.
         sample_weight, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix
             As in :meth:`evaluate`.
+        pos_label : int, float, bool, str or None, default=None
+            The positive class: the label whose miss costs ``fn_cost`` (as in :meth:`evaluate`).
 
         Returns
         -------
@@ -459,7 +460,7 @@ class RuleSet:
         if not isinstance(other, RuleSet):
             raise TypeError(f"other must be a RuleSet, got {type(other).__name__}")
         return rule_book_diff(self, other, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
-                              tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+                              tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, pos_label=pos_label)
 
     @fill_doc
     def overlap(self, X):
@@ -484,7 +485,7 @@ class RuleSet:
         return overlap_frame(self.names, overlap_counts(self.coverage(X)))
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                 cost_matrix=None, per_rule=False, last_rule="round"):
+                 cost_matrix=None, per_rule=False, last_rule="round", pos_label=None):
         """Performance of the rule set on (X, y) (a holdout set), as deployed by ``last_rule``.
 
         Parameters
@@ -492,12 +493,14 @@ class RuleSet:
         X : array-like or DataFrame of shape (n_samples, n_features)
             Holdout rows.
         y : array-like of shape (n_samples,)
-            0/1 labels (1 = fraud).
+            0/1 labels (1 = fraud), booleans, {-1, 1}, or any two labels with ``pos_label``.
+            A pandas y (weights, costs) must carry X's index (else a ``ValueError`` naming it).
         sample_weight : array-like of shape (n_samples,), optional
             Row weights (counts and money are weighted sums).
         fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
-            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``); without any cost only
-            the counting figures are returned.
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``); ``fn_cost`` needs ``fp_cost``
+            (0 when alerts cost nothing), else a ``TypeError``; without any cost only the
+            counting figures are returned.
         cost_matrix : array-like of shape (n_samples, 4), optional
             ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
         per_rule : bool, default=False
@@ -509,6 +512,10 @@ class RuleSet:
             or ``"expected"``: the randomised set in expectation (the last rule counts with
             probability rho; RIFF's protocol, under which the expected FPR on the selection
             set equals the budget).
+        pos_label : int, float, bool, str or None, default=None
+            The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
+            {0, 1}, {-1, 1} or booleans; other labels (``"fraud"`` / ``"ok"``) need it, else a
+            ``ValueError`` (a label is never taken as positive from its sort order).
 
         Returns
         -------
@@ -554,9 +561,13 @@ class RuleSet:
         """
         rs = self._in_force(last_rule)
         if _dask.is_dask(X):
-            return _dask.evaluate(rs, X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
-                                  tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, per_rule=per_rule)
-        y = check_binary_labels(y, name="y", require_both=False)
+            check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
+            return _dask.evaluate(rs, X, dask_labels(y, pos_label), sample_weight=sample_weight, fp_cost=fp_cost,
+                                  fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix,
+                                  per_rule=per_rule)
+        rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight,
+                         fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+        y, c = rows.y, rows.costs
         cover = first = None
         if rs.has_sql_rules:  # one pass over the SQL rules gives coverage, first match and probabilities
             cover = rs.coverage(X)
@@ -567,11 +578,7 @@ class RuleSet:
             p = rs.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
-        w = np.ones(len(y)) if sample_weight is None else check_sample_weight(sample_weight, len(y))
-        c = None
-        if fn_cost is not None or fp_cost is not None or cost_matrix is not None:
-            c = check_costs(len(y), fp_cost=default_fp_cost(fp_cost, fn_cost, cost_matrix),
-                            fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+        w = np.ones(len(y)) if rows.sample_weight is None else rows.sample_weight
         if per_rule:
             if cover is None:
                 cover, first = rs.coverage(X), rs.apply(X)
@@ -579,7 +586,7 @@ class RuleSet:
         return set_metrics(p, y, w, c, len(rs.rules))
 
     def monitor(self, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None,
-                fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
+                fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, pos_label=None):
         """Each rule's alerts, precision and money per period, with drift flagged beyond sampling noise.
 
         The rules are those deployed (``last_rule="round"``, as :meth:`predict`). For period
@@ -616,7 +623,7 @@ class RuleSet:
         X : array-like or DataFrame of shape (n_samples, n_features)
             The rows (pandas columns matched by name).
         y : array-like of shape (n_samples,)
-            0/1 labels (1 = fraud).
+            0/1 labels (1 = fraud), booleans, {-1, 1}, or any two labels with ``pos_label``.
         periods : array-like of shape (n_samples,)
             The period of each row (week, day, ...); sorted in the result. No missing label.
         reference : label or list of labels, optional
@@ -627,10 +634,13 @@ class RuleSet:
         sample_weight : array-like of shape (n_samples,), optional
             Row weights.
         fp_cost, fn_cost, tp_cost, tn_cost : float or array-like of shape (n_samples,), optional
-            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``); with ``fn_cost`` alone
-            ``fp_cost`` is 0; without costs the money columns are left out.
+            Money per row (``C_FP``, ``C_FN``, ``C_TP``, ``C_TN``); ``fn_cost`` needs ``fp_cost``
+            (0 when alerts cost nothing), else a ``TypeError``; without costs the money columns
+            are left out.
         cost_matrix : array-like of shape (n_samples, 4), optional
             ``[C_FP, C_FN, C_TP, C_TN]`` instead of the four keywords.
+        pos_label : int, float, bool, str or None, default=None
+            The positive class: the label whose miss costs ``fn_cost`` (as in :meth:`evaluate`).
 
         Returns
         -------
@@ -656,7 +666,8 @@ class RuleSet:
         from ._monitor import monitor
 
         return monitor(self, X, y, periods, reference=reference, alpha=alpha, sample_weight=sample_weight,
-                       fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+                       fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix,
+                       pos_label=pos_label)
 
     def _in_force(self, last_rule) -> "RuleSet":
         """The rules ``last_rule`` deploys, all always in force (``"expected"``: the randomised set itself)."""

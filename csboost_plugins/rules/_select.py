@@ -6,10 +6,11 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_binary_labels, check_sample_weight, costs_given, default_fp_cost
+from .._rows import check_cost_keywords, dask_labels, read_rows
+from .._validation import costs_given
 from ..costs import check_costs
 from . import _dask_select
-from ._dask_partitions import is_dask
+from .._dask_blocks import is_dask
 from ._data import as_float_matrix
 from ._evaluate import ConditionTrie, compile_conditions, rule_mask_rows
 from ._greedy import NEG, NET, POS, Budget, greedy, row_weights, selection_stats
@@ -87,11 +88,11 @@ class _Cover:
 
 def _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
     """The cost keywords of a selection, or None (no costs). Any cost given (tp_cost / tn_cost alone
-    too: check_costs then names what is missing) counts (and ranks by money by default); fn_cost alone means
-    alerts cost nothing (money caught per false positive)."""
+    too: check_costs then names what is missing) counts (and ranks by money by default); fn_cost alone is a
+    TypeError (the cost of an alert is never guessed)."""
     if not costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
         return None
-    fp_cost = default_fp_cost(fp_cost, fn_cost, cost_matrix)
+    check_cost_keywords(fp_cost, fn_cost, cost_matrix)
     return {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost, "tn_cost": tn_cost, "cost_matrix": cost_matrix}
 
 
@@ -104,19 +105,21 @@ def _check_budget(max_fpr, max_alert_rate):
     return Budget("fpr", _check_rate(0.01 if max_fpr is None else max_fpr, "max_fpr"))
 
 
-def _memory_inputs(candidates, X, y, sample_weight):
-    """``(feature names, float X, 0/1 y, weights)`` of an in-memory selection, checked against each other."""
+def _memory_inputs(candidates, X, y, sample_weight, pos_label=None, cost_kw=None):
+    """``(feature names, float X, 0/1 y, weights, costs or None)`` of an in-memory selection, checked against
+    each other (:func:`csboost_plugins._rows.read_rows`)."""
     names = next((r.feature_names for r in candidates if r.feature_names is not None), None)
+    rows = read_rows(X, y, pos_label=pos_label, sample_weight=sample_weight, costs="none" if cost_kw is None
+                     else "required", **(cost_kw or {}))
     Xf = as_float_matrix(X, candidates, feature_names=names, order="F")
-    y = check_binary_labels(y, name="y", require_both=True)
-    n = y.shape[0]
+    n = rows.n
     if Xf.shape[0] != n:
         raise ValueError(f"X has {Xf.shape[0]} rows but y has {n}")
     need = max(c.feature for r in candidates for c in r.conditions) if any(r.conditions for r in candidates) else -1
     if need >= Xf.shape[1]:
         raise ValueError(f"X has {Xf.shape[1]} columns but the candidates use column index {need}")
-    w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
-    return names, Xf, y, w
+    w = np.ones(n) if rows.sample_weight is None else rows.sample_weight
+    return names, Xf, rows.y, w, rows.costs
 
 
 def _check_candidates(candidates):
@@ -131,7 +134,8 @@ def _check_candidates(candidates):
 
 def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_weight=None, fp_cost=None,
                 fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, stop_unprofitable=True, max_rules=None,
-                precision_prior=0.0, refine=False, prune=False, cuts="simple", rank_by=None) -> RuleSet:
+                precision_prior=0.0, refine=False, prune=False, cuts="simple", rank_by=None,
+                pos_label=None) -> RuleSet:
     """Greedy low-FPR rule selection (RIFF Algorithm 1) on a selection set.
 
     Starting from no rule, repeatedly add the best candidate on the rows not yet
@@ -178,7 +182,8 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         ``cost_matrix`` and per-row ``fp_cost`` / ``tp_cost`` / ``tn_cost`` raise
         NotImplementedError there.
     y : array-like of shape (n_rows,)
-        Labels in {0, 1}.
+        Labels in {0, 1} (booleans, {-1, 1}), or any two labels with ``pos_label``. A pandas
+        y (weights, costs) must carry X's index (else a ``ValueError`` naming it).
     max_fpr : float in (0, 1], optional
         FPR budget (default 0.01); FPR = covered negative weight / negative weight.
     max_alert_rate : float in (0, 1], optional
@@ -190,8 +195,8 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         Cost of a false alert (C_FP, e.g. the review cost) and of a missed positive (C_FN,
         e.g. the amount), money per row. Giving costs switches the ranking to net money
         (see above; unless ``rank_by="precision"``); the budget is unchanged. ``fn_cost``
-        alone means alerts cost nothing (``fp_cost=0``): the ranking is then money caught per
-        false positive.
+        needs ``fp_cost`` (a ``TypeError`` otherwise): ``fp_cost=0`` when alerts cost nothing
+        ranks by money caught per false positive.
     tp_cost, tn_cost : float or array-like of shape (n_rows,), default 0.0
         Cost of a caught positive (C_TP, e.g. the review cost of a true alert) and of a
         passed negative (C_TN).
@@ -239,6 +244,10 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
         The ranking score (:mod:`csboost_plugins.rules._scores`): "precision" (the paper; costs,
         if given, still give the money statistics), "money" (net money per budget unit; needs
         costs) or None: "money" when any cost is given, else "precision".
+    pos_label : int, float, bool, str or None, default=None
+        The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
+        {0, 1}, {-1, 1} or booleans; other labels (``"fraud"`` / ``"ok"``) need it, else a
+        ``ValueError``.
 
     Returns
     -------
@@ -264,20 +273,20 @@ def riff_select(candidates, X, y, *, max_fpr=None, max_alert_rate=None, sample_w
     rank_by = check_rank_by(rank_by, cost_kw is not None)
     prune = _check_prune(prune, stop_unprofitable)
     if is_dask(X):  # data larger than memory: one pass over the partitions per greedy step
+        y = dask_labels(y, pos_label)
         return _select_on_dask(candidates, X, y, budget, sample_weight, max_rules, prior, costs=cost_kw or False,
                                rank_by=rank_by, stop_unprofitable=bool(stop_unprofitable), refine=refine,
                                prune=prune is not None, cuts=cuts)
     return _select_in_memory(candidates, X, y, budget, sample_weight, max_rules, prior, cost_kw=cost_kw,
                              rank_by=rank_by, stop_unprofitable=bool(stop_unprofitable), refine=refine, prune=prune,
-                             cuts=cuts)
+                             cuts=cuts, pos_label=pos_label)
 
 
 def _select_in_memory(candidates, X, y, budget, sample_weight, max_rules, prior, *, cost_kw, rank_by,
-                      stop_unprofitable, refine, prune, cuts):
+                      stop_unprofitable, refine, prune, cuts, pos_label=None):
     """riff_select on rows in memory (validated arguments)."""
-    names, Xf, y, w = _memory_inputs(candidates, X, y, sample_weight)
+    names, Xf, y, w, costs = _memory_inputs(candidates, X, y, sample_weight, pos_label, cost_kw)
     n = y.shape[0]
-    costs = None if cost_kw is None else check_costs(n, **cost_kw)
     W = row_weights(y, w, costs)
     totals = W.sum(axis=0)
     if totals[NEG] <= 0 or totals[POS] <= 0:

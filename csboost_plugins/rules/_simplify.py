@@ -207,7 +207,7 @@ def _simplify_rule(rule: Rule, Xf, columns, cuts: bool, drop: bool, rows, fixed)
     return _finish(rule, conds)
 
 
-def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_conditions=True):
+def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_conditions=True, pos_label=None):
     """Human cuts, missing values said only where they occur, and short rules, on the fit data.
 
     Every row of ``X`` is routed by each simplified rule exactly as by the rule it replaces
@@ -250,13 +250,17 @@ def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_c
     X : array-like or DataFrame of shape (n_samples, n_features)
         The data the rules were fitted to (the selection set); NaN is missing.
     y : array-like of shape (n_samples,), optional
-        0/1 labels of X: lets a dropped condition add true alerts (see step 3).
+        0/1 labels of X (booleans, {-1, 1}, or any two labels with ``pos_label``): lets a
+        dropped condition add true alerts (see step 3). A pandas y must carry X's index.
     sample_weight : array-like of shape (n_samples,), optional
         Row weights of X (with ``y``; a row of weight 0 counts against no budget).
     cuts : bool, default=True
         Move cuts to human numbers; False keeps the model's cuts (steps 2 and 3 still run).
     drop_conditions : bool, default=True
         Drop conditions that do not change a rule's rows of ``X``.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class of ``y``: the label whose miss costs ``fn_cost``. None: 1 for labels
+        {0, 1}, {-1, 1} or booleans; other labels need it, else a ``ValueError``.
 
     Returns
     -------
@@ -291,14 +295,12 @@ def simplify_rules(rule_set, X, y=None, *, sample_weight=None, cuts=True, drop_c
         raise ValueError(f"X has {Xf.shape[1]} columns but the rules use column index {used[-1]}")
     W = None
     if y is not None:
-        from ..costs import check_binary_labels
-        from ._data import check_sample_weight
+        from .._rows import read_rows
         from ._greedy import row_weights
-        y = check_binary_labels(y, name="y", require_both=False)
-        if y.shape[0] != Xf.shape[0]:
-            raise ValueError(f"X has {Xf.shape[0]} rows but y has {y.shape[0]}")
-        w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
-        W = row_weights(y, w, None)
+        rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight, costs="none")
+        if rows.n != Xf.shape[0]:
+            raise ValueError(f"X has {Xf.shape[0]} rows but y has {rows.n}")
+        W = row_weights(rows.y, rows.sample_weight, None)
     elif sample_weight is not None:
         raise ValueError("sample_weight was given without y")
     return _simplify(rule_set, rules, Xf, names, bool(cuts), bool(drop_conditions), W)

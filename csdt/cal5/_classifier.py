@@ -173,6 +173,7 @@ class _BaseCAL5(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         rows = row_index(X)
+        check_same_index([("y", y)], rows, "X")  # y is read by position: a re-sorted pandas y is refused
         check_X(X, allow_nan=False, categories=False, who=type(self).__name__)  # named column and row count
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
         check_classification_targets(y)

@@ -53,7 +53,7 @@ from sklearn.utils.validation import (
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
 from csboost_plugins._validation import check_X, costs_given, fit_target
-from csboost_plugins.costs import check_fit_costs, row_index
+from csboost_plugins.costs import check_fit_costs, check_same_index, row_index
 from csboost_plugins.decision_costs import decision_costs
 from csboost_plugins.tree_protocol import TreeArrays, stack_trees
 
@@ -134,6 +134,7 @@ class _GreedyTreesBase(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         rows = row_index(X)
+        check_same_index([("y", y)], rows, "X")  # y is read by position: a re-sorted pandas y is refused
         check_X(X, allow_nan=True, categories=False, who=type(self).__name__)  # named column and row count
         X, y_raw = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False,
                                  ensure_all_finite="allow-nan", ensure_min_samples=2)

@@ -40,7 +40,7 @@ from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._metric_names import MONEY_METRICS
 from csboost_plugins._params import store_init_args
 from csboost_plugins._validation import check_X, costs_given, fit_target
-from csboost_plugins.costs import check_fit_costs, row_index
+from csboost_plugins.costs import check_fit_costs, check_same_index, row_index
 from csboost_plugins.metrics import expected_cost_loss, savings_score
 
 from .._params import StrOptions, count, non_negative, validate_params
@@ -119,6 +119,7 @@ def _score_overflow(model, X, score):
 def _fit_inputs(model, X, y, cost_kw, sample_weight):
     """``(X, yi, costs, w)`` of a linear model's ``fit``, validated where they enter; sets ``classes_``."""
     rows = row_index(X)
+    check_same_index([("y", y)], rows, "X")  # y is read by position: a re-sorted pandas y is refused
     check_X(X, allow_nan=False, categories=False, who=type(model).__name__)  # named column and row count
     X, y = validate_data(model, X, y, dtype=np.float64, y_numeric=False)
     yi, model.classes_ = fit_target(y, model.pos_label, required=costs_given(**cost_kw))

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from csboost_plugins._docstrings import fill_doc
 from csboost_plugins._params import store_init_args
 from csboost_plugins._validation import check_X, costs_given, fit_target
-from csboost_plugins.costs import check_fit_costs, row_index
+from csboost_plugins.costs import check_fit_costs, check_same_index, row_index
 from csboost_plugins.tree_protocol import TreeArrays
 
 from .._apply import apply_one
@@ -71,6 +71,7 @@ def fit_rows(estimator, X, y, costs_kw, sample_weight):
     and the row weights; pandas ``y``, costs and weights must carry X's index (refused otherwise).
     """
     index = row_index(X)
+    check_same_index([("y", y)], index, "X")  # y is read by position: a re-sorted pandas y is refused
     X = _check_X(estimator, X, reset=True)
     y01, classes = fit_target(y, estimator.pos_label, required=costs_given(**costs_kw),
                               who=type(estimator).__name__)

@@ -1,7 +1,8 @@
-"""Reading dask collections partition by partition, shared by the dask selection
-(:mod:`._dask_select`), the dask evaluation (:mod:`._dask_evaluate`) and the per-period tables
-(``money_by_period``, ``RuleSet.monitor``): the partitions of X and of the columns partitioned like
-it, a partition's values checked, and per-partition results added on the workers."""
+"""Reading dask collections partition by partition, shared by the rules' dask selection
+(:mod:`csboost_plugins.rules._dask_select`), their dask evaluation (:mod:`csboost_plugins.rules._dask_evaluate`)
+and the per-period tables (``money_by_period``, ``RuleSet.monitor``): the partitions of X and of the columns
+partitioned like it, a partition's values checked, and per-partition results added on the workers. A top-level
+module: the per-period tables read dask collections without importing the rules."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 
 __all__ = ["is_dask"]
 
+_POS_LABEL = "pos_label= the label whose miss costs fn_cost"
 _BLOCK = 1 << 18  # rows converted to float64 at a time: bounds a task's working memory at any partition size
 
 
@@ -62,7 +64,7 @@ def _values(v, name, n):
     try:
         a = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        what = "hold 0/1 labels (or booleans)" if name == "y" else "be numeric"
+        what = f"hold 0/1 labels (or booleans), or pass {_POS_LABEL}" if name == "y" else "be numeric"
         raise ValueError(f"{name} must {what} when X is a dask collection: {exc}") from None
     if a.ndim == 0:
         return np.full(n, float(a))
@@ -75,15 +77,15 @@ def _values(v, name, n):
 def _labels(yb, n):
     y = _values(yb, "y", n)
     if not np.all((y == 0) | (y == 1)):
-        raise ValueError("y must hold 0/1 labels (or booleans) when X is a dask collection")
+        raise ValueError(f"y must hold 0/1 labels (or booleans) when X is a dask collection, or pass {_POS_LABEL}")
     return y
 
 
 def _weights_costs(wb, cost_parts, cost_scalars, n):
     """A partition's ``(weights, costs)``: weights checked (ones when None), costs checked by
     ``check_costs`` from the scalar costs and the partition's per-row ones (None without costs)."""
-    from ..costs import check_costs
-    from ._data import check_sample_weight
+    from ._validation import check_sample_weight
+    from .costs import check_costs
 
     w = _values(wb, "sample_weight", n)
     w = np.ones(n) if w is None else check_sample_weight(w, n)
