@@ -158,8 +158,6 @@ def _read_inputs(X, y, times, entity, label_times, costs_kw, pos_label, delay):
     n = len(X)
     index = getattr(X, "index", None) if hasattr(X, "iloc") else None
     check_same_index([("times", times), ("label_times", label_times)], index, "X")
-    if costs_kw["fp_cost"] is None and costs_kw["fn_cost"] is None and costs_kw["cost_matrix"] is None:
-        raise ValueError("walk_forward books money: give the rows' costs (fp_cost and fn_cost, or cost_matrix)")
     y_values = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
     if y_values.ndim != 1 or y_values.shape[0] != n:
         raise ValueError(f"y must hold one label per row of X ({n}), got shape {y_values.shape}")

@@ -145,6 +145,24 @@ def _builder(module, name, pip):
     return call
 
 
+def _card_precision(X, y, **kw):
+    from csboost_plugins.metrics import card_precision_at_k
+
+    _, _, amount = _data()
+    n = len(amount)
+    return card_precision_at_k(y, amount / 200.0, entity=np.arange(n) % 37, periods=np.arange(n) % 4, k=5,
+                               return_periods=True, **kw)[1]
+
+
+def _walk_forward(X, y, **kw):
+    from sklearn.linear_model import LogisticRegression
+
+    from csboost_plugins.model_selection import walk_forward
+
+    times = pd.Series(np.arange(len(X)) / 10.0, index=X.index)
+    return walk_forward(LogisticRegression(), X, y, times=times, train=5, delay=1, test=5, **kw).periods
+
+
 ENTRY_POINTS = [
     Entry("metrics.cost_loss", _metric("cost_loss", "pred"), takes_x=False, needs_costs=True),
     Entry("metrics.savings_score", _metric("savings_score", "pred"), takes_x=False, needs_costs=True),
@@ -155,6 +173,8 @@ ENTRY_POINTS = [
     Entry("metrics.row_costs", _metric("row_costs", "pred"), takes_x=False, needs_costs=True),
     Entry("metrics.expected_row_costs", _metric("expected_row_costs", "proba"), takes_x=False, needs_costs=True),
     Entry("metrics.money_by_period", _money_by_period, takes_x=False),
+    Entry("metrics.card_precision_at_k", _card_precision, takes_x=False),
+    Entry("model_selection.walk_forward", _walk_forward, needs_costs=True),
     Entry("metrics.empc_score", _emp("empc_score"), takes_x=False, costs=False),
     Entry("metrics.mpc_score", _emp("mpc_score"), takes_x=False, costs=False),
     Entry("metrics.empcs_score", _emp("empcs_score"), takes_x=False, costs=False),

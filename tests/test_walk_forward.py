@@ -322,7 +322,7 @@ def test_errors_name_the_argument(stream):
     for extra, exc, match in cases:
         with pytest.raises(exc, match=match):
             walk_forward(lr, X, y, **{**kw, **extra})
-    with pytest.raises(ValueError, match="give the rows' costs"):
+    with pytest.raises(TypeError, match="missing costs: fp_cost, fn_cost"):
         walk_forward(lr, X, y, times=t)
     with pytest.raises(ValueError, match="y must hold one label per row"):
         walk_forward(lr, X, y[:-1], times=t, **kw)
