@@ -74,3 +74,25 @@ def test_rule_book_example_runs_and_the_optimised_book_saves_what_the_old_one_lo
     assert net["book alone"][1] > max(0.0, net["old book"][1]), out.stdout
     assert net["book alone"][0] < 0.03, out.stdout
     assert net["new book"][0] < 0.03 < net["old book"][0], out.stdout  # the budget is 1 % on the rows selected on
+
+
+def test_backtesting_example_replays_three_ways_of_working_on_the_same_days(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+    env = dict(os.environ, MPLBACKEND="Agg")
+    out = subprocess.run([sys.executable, str(EXAMPLES / "backtesting_week_after_week.py"), "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert [p.name for p in tmp_path.glob("*.png")] == ["backtest.png"]
+    rows = re.findall(r"^(.+?): (\d+) weekly steps, net money (-?\d+), alerts (\d+), card precision@10 ([\d.]+)"
+                      r"(?:, per day vs logistic regression ([-+][\d.]+) \(95% CI ([-+][\d.]+) to ([-+][\d.]+)\))?$",
+                      out.stdout, flags=re.M)
+    assert [r[0] for r in rows] == ["logistic regression", "cost-sensitive xgboost", "xgboost, 30 cards a day"]
+    assert len({r[1] for r in rows}) == 1 and int(rows[0][1]) >= 8, out.stdout  # the same weeks replayed
+    for name, _, net, alerts, cp, *ci in rows:
+        assert float(net) > 0 and int(alerts) > 0 and 0 < float(cp) <= 1, out.stdout  # every replay saves money
+        if ci[0]:
+            assert float(ci[1]) < float(ci[0]) < float(ci[2]), out.stdout
+    assert int(rows[1][3]) < int(rows[0][3]), out.stdout  # the booster's money decision raises fewer alerts
