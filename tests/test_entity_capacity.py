@@ -243,3 +243,30 @@ def test_capacity_curve_counts_entities():
     with pytest.raises(ValueError, match="entity"):
         CapacityCurveDisplay.from_predictions(pd.Series(y, index=np.arange(n) + 3), p, fp_cost=4.0, fn_cost=amount,
                                               entity=pd.Series(card))
+
+
+@pytest.mark.parametrize("cls", _boosters())
+def test_walk_forward_decides_with_the_boosters_own_entity_cap(cls):
+    import inspect
+
+    from csboost_plugins.model_selection import walk_forward
+
+    # walk_forward calls a predict that takes the costs and the whole cap, entity included, itself
+    assert {"fp_cost", "max_alerts", "periods", "entity"} <= set(inspect.signature(cls.predict).parameters)
+    rng = np.random.default_rng(2)
+    n = 1500
+    t = rng.uniform(0, 30, n)
+    card = rng.integers(0, 50, n)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + rng.normal(size=n) > 1.2).astype(int)
+    amount = np.round(rng.exponential(80.0, n), 2)
+    est = cls(n_estimators=5, random_state=0, decision="bmr")
+    res = walk_forward(est, X, y, times=t, entity=card, max_alerts=2, fp_cost=5.0, fn_cost=amount, n_steps=2)
+    pred = res.predictions
+    for step, rows in pred.groupby("step"):
+        test_start = res.steps.loc[res.steps["step"] == step, "test_start"].iloc[0]
+        day = np.floor(rows["time"].to_numpy() - test_start)
+        want = bayes_minimum_risk(rows["y_score"].to_numpy(), fp_cost=5.0, fn_cost=amount[rows["row"]],
+                                  max_alerts=2, periods=day, entity=card[rows["row"]])
+        np.testing.assert_array_equal(rows["y_pred"].to_numpy(), want)
+        assert pd.Series(card[rows["row"]][want == 1]).groupby(day[want == 1]).nunique().max() == 2
