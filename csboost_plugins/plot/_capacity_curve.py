@@ -73,7 +73,8 @@ class CapacityCurveDisplay:
     net_money_bmr : float
         Net money of uncapped Bayes minimum risk.
     bmr_alerts_per_period : int
-        The most alerts uncapped Bayes minimum risk raises in one period.
+        The most alerts uncapped Bayes minimum risk raises in one period (with ``unit="entities"``:
+        the most entities it flags a row of).
     n_periods : int
         Number of periods.
     name : str, optional
@@ -130,7 +131,7 @@ class CapacityCurveDisplay:
         self.line_score_, = ax.plot(k, self.net_money_score, color="C1", lw=1.5, ls="--",
                                     label=f"{prefix}ranking by {self.score_name or 'score'}")
         self.line_bmr_ = ax.axhline(self.net_money_bmr, color="0.4", lw=1, ls=":",
-                                    label=f"uncapped Bayes minimum risk ({self.bmr_alerts_per_period} alerts"
+                                    label=f"uncapped Bayes minimum risk ({self.bmr_alerts_per_period} {self.unit}"
                                           f"{' at most' + per if per else ''}): {self.net_money_bmr:,.0f}")
         self.best_line_ = ax.axvline(best, color="C3", lw=1,
                                      label=f"marginal alert stops paying beyond {best}{per}")
