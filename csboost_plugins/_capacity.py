@@ -15,6 +15,11 @@ the period count, flagged or not; the product is rounded to 6 decimals before th
 a rate that allows no alert in any period is refused (ValueError), as ``max_alerts=0`` is. A
 ``max_alerts`` above the number of rows is no cap (it is clipped to the rows). Without ``periods``
 all rows form one period.
+
+With ``entity`` (card or customer id per row) the cap counts entities, not rows: in each period
+the ``max_alerts`` most valuable (period, entity) groups are alerted and every row of an alerted
+group is flagged (:mod:`csboost_plugins._entity_capacity` says what a group is worth); a rate
+(``max_alert_rate``, a share of rows) is refused with ``entity``.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ class Capacity(NamedTuple):
     codes: np.ndarray  # int64 (n,), in [0, len(caps))
     caps: np.ndarray  # int64 (n_periods,), alerts allowed in each period (may be 0)
     labels: np.ndarray  # the period labels, in code order
+    entities: np.ndarray | None = None  # int64 (n,) entity code per row: the cap counts entities; None: rows
 
 
 def _check_caps(max_alerts, max_alert_rate):
@@ -66,9 +72,9 @@ def _period_codes(periods, n, index, index_name):
     return period_codes(periods, n)
 
 
-def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, index=None,
+def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, entity=None, index=None,
                    index_name="the rows"):
-    """Validate a capacity; None when no cap is asked for.
+    """Validate a capacity; None when no cap is asked for (``entity`` is still validated then).
 
     Parameters
     ----------
@@ -80,8 +86,12 @@ def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, ind
         Share of each period's rows that may be flagged: ``floor(max_alert_rate * rows)``.
     periods : array-like of shape (n,), optional
         Period label of each row (dates, integers, strings); no missing value.
+    entity : array-like of shape (n,), optional
+        Entity (card, customer) of each row, no missing value: the cap counts entities per period.
+        Not with ``max_alert_rate``.
     index : pandas.Index, optional
-        The rows' index: a pandas ``periods`` must carry the same one (rows match by position).
+        The rows' index: a pandas ``periods`` or ``entity`` must carry the same one (rows match by
+        position).
     index_name : str
         What ``index`` belongs to, for the message.
 
@@ -92,9 +102,15 @@ def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, ind
     Raises
     ------
     ValueError
-        Naming ``max_alerts``, ``max_alert_rate`` or ``periods``.
+        Naming ``max_alerts``, ``max_alert_rate``, ``periods`` or ``entity``.
     """
+    from ._entity_capacity import entity_codes
+
     _check_caps(max_alerts, max_alert_rate)
+    if entity is not None and max_alert_rate is not None:
+        raise ValueError("entity counts alerted entities per period: give max_alerts (entities per period), "
+                         f"not max_alert_rate={max_alert_rate!r} (a share of rows)")
+    entities = None if entity is None else entity_codes(entity, n, index, index_name)
     if max_alerts is None and max_alert_rate is None:
         if periods is not None:
             raise ValueError("periods is given without max_alerts or max_alert_rate: the periods only say where "
@@ -113,7 +129,7 @@ def check_capacity(n, max_alerts=None, max_alert_rate=None, periods=None, *, ind
             raise ValueError(f"max_alert_rate={max_alert_rate!r} allows 0 alerts in {caps.shape[0]} of "
                              f"{caps.shape[0]} periods (largest period: {int(rows.max())} rows; the cap is "
                              "floor(max_alert_rate * rows)); use max_alerts= or a larger rate")
-    return Capacity(codes, caps, labels)
+    return Capacity(codes, caps, labels, entities)
 
 
 def rank_value(value):
@@ -124,32 +140,50 @@ def rank_value(value):
         return np.ldexp(np.round(np.ldexp(mantissa, _RANK_BITS)), exponent - _RANK_BITS)
 
 
-def capped_decisions(value, eligible, capacity):
-    """0/1 decisions: the eligible rows with the ``capacity.caps`` largest ``value`` of each period.
+def capped_decisions(value, eligible, capacity, combine="sum"):
+    """0/1 decisions under a capacity: the one place every capped decision of the library is taken.
+
+    Without ``capacity.entities``: the eligible rows with the ``capacity.caps`` largest ``value``
+    of each period. With them: the ``capacity.caps`` most valuable (period, entity) groups of each
+    period, every row of a chosen group flagged; a group's value and eligibility come from its
+    rows by ``combine`` (:func:`csboost_plugins._entity_capacity.entity_groups`).
 
     Parameters
     ----------
     value : ndarray of shape (n,)
         Ranking value per row (larger = alerted first); only eligible rows' values are read
-        and they must not be NaN.
+        (every row's with ``combine="sum"`` and entities) and they must not be NaN.
     eligible : ndarray of bool, shape (n,)
         Rows that would be flagged without a cap.
     capacity : Capacity
         From :func:`check_capacity`.
+    combine : {"sum", "max"}, default "sum"
+        How an entity's rows make its value, when the cap counts entities. ``"sum"``: ``value``
+        is money that adds over rows (the expected net money of an alert), the entity's value is
+        the sum over all its rows in the period and it is eligible when that sum is > 0
+        (``eligible`` is not read). ``"max"``: ``value`` is a score or margin that does not add,
+        the entity's value is the largest over its eligible rows and it is eligible when any row is.
 
     Returns
     -------
     ndarray of int64, shape (n,)
         1 on the flagged rows; ties at a period's cut (values equal to 40 significant bits, see
-        :func:`rank_value`) go to the earlier row.
+        :func:`rank_value`) go to the earlier row, or to the entity whose first row in the period
+        comes first.
     """
     from ._capacity_kernels import top_k_per_group  # numba only when a cap is asked for
 
+    group = None
+    if capacity.entities is not None:
+        from ._entity_capacity import entity_groups
+
+        group, value, eligible, codes = entity_groups(value, eligible, capacity.codes, capacity.entities, combine)
+        capacity = Capacity(codes, capacity.caps, capacity.labels)
     idx = np.flatnonzero(eligible)
     keep = top_k_per_group(np.ascontiguousarray(rank_value(value[idx])), capacity.codes[idx], capacity.caps)
     out = np.zeros(eligible.shape[0], dtype=np.int64)
     out[idx[keep]] = 1
-    return out
+    return out if group is None else out[group]
 
 
 def ranking_value(s, costs=None):
@@ -176,13 +210,16 @@ def ranking_value(s, costs=None):
     return net_alert_value(s, check_costs(s.shape[0], **costs))
 
 
-def period_ranks(value, eligible, codes, n_periods):
+def period_ranks(value, eligible, codes, n_periods, entities=None, combine="sum"):
     """Rank of each eligible row in its period (0 = alerted first), -1 elsewhere.
 
     The order :func:`capped_decisions` alerts in: larger ``value`` first (rounded by :func:`rank_value`),
     ties by row order, so
-    ``ranks < k`` are the decisions under ``k`` alerts per period. A full sort (O(n log n)): meant
-    for curves over every capacity at once, not for deciding.
+    ``ranks < k`` are the decisions under ``k`` alerts per period. With ``entities`` every row
+    carries the rank of its (period, entity) group among the period's groups (values pooled by
+    ``combine`` as in :func:`capped_decisions`), so ``ranks < k`` are the decisions under ``k``
+    entities per period. A full sort (O(n log n)): meant for curves over every capacity at once,
+    not for deciding.
 
     Parameters
     ----------
@@ -194,11 +231,20 @@ def period_ranks(value, eligible, codes, n_periods):
         Period code of each row, in ``[0, n_periods)``.
     n_periods : int
         Number of periods.
+    entities : ndarray of int64, shape (n,), optional
+        Entity code of each row: rank groups, not rows.
+    combine : {"sum", "max"}, default "sum"
+        How an entity's rows make its value (:func:`capped_decisions`).
 
     Returns
     -------
     ndarray of int64, shape (n,)
     """
+    if entities is not None:
+        from ._entity_capacity import entity_groups
+
+        group, group_value, group_eligible, group_codes = entity_groups(value, eligible, codes, entities, combine)
+        return period_ranks(group_value, group_eligible, group_codes, n_periods)[group]
     idx = np.flatnonzero(eligible)
     order = idx[np.lexsort((-rank_value(np.asarray(value)[idx]), codes[idx]))]  # stable: row order on ties
     starts = np.concatenate(([0], np.cumsum(np.bincount(codes[idx], minlength=n_periods))[:-1]))

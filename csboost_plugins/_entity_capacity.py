@@ -21,15 +21,20 @@ What blocking a card is worth after the period (the frauds it would stop once kn
 counted: the decision reads only the period's rows. In a replay
 (:func:`csboost_plugins.model_selection.walk_forward`) ``exclude_known=True`` removes the later
 rows of a card once its fraud label is known instead.
+
+A model deciding by its own score or margin (the AEC's s > 1/2, a tuned threshold) has no money
+to add: there an entity is worth the largest score of its flagged rows (``combine="max"`` of
+:func:`entity_groups`), its most suspicious transaction. The decision itself is
+:func:`csboost_plugins._capacity.capped_decisions`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._capacity import Capacity, capped_decisions
+__all__ = ["entity_codes", "entity_groups", "entity_values", "group_rows"]
 
-__all__ = ["entity_codes", "entity_decisions", "entity_values"]
+_COMBINE = ("sum", "max")
 
 
 def entity_codes(entity, n, index=None, index_name="the rows"):
@@ -39,6 +44,18 @@ def entity_codes(entity, n, index=None, index_name="the rows"):
 
     check_same_index([("entity", entity)], index, index_name)
     return period_codes(entity, n, name="entity")[0]
+
+
+def group_rows(period_codes, entity_codes):
+    """``(group, group_period)``: each row's (period, entity) group, groups numbered by their first row."""
+    keys = period_codes.astype(np.int64) * (int(entity_codes.max(initial=0)) + 1) + entity_codes
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rank = np.empty(first.shape[0], dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0])  # number groups by first row
+    group = rank[inverse.reshape(-1)]
+    group_period = np.empty(first.shape[0], dtype=np.int64)
+    group_period[group] = period_codes
+    return group, group_period
 
 
 def entity_values(value, period_codes, entity_codes):
@@ -60,36 +77,44 @@ def entity_values(value, period_codes, entity_codes):
     group_period : ndarray of int64, shape (n_groups,)
         Period code of each group.
     """
-    keys = period_codes.astype(np.int64) * (int(entity_codes.max(initial=0)) + 1) + entity_codes
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    rank = np.empty(first.shape[0], dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0])  # number groups by first row
-    group = rank[inverse.reshape(-1)]
-    group_value = np.bincount(group, weights=np.asarray(value, dtype=np.float64), minlength=first.shape[0])
-    group_period = np.empty(first.shape[0], dtype=np.int64)
-    group_period[group] = period_codes
+    group, group_period = group_rows(period_codes, entity_codes)
+    group_value = np.bincount(group, weights=np.asarray(value, dtype=np.float64), minlength=group_period.shape[0])
     return group, group_value, group_period
 
 
-def entity_decisions(value, entity_codes, capacity):
-    """0/1 decisions: every row of the ``capacity.caps`` most valuable entities of each period.
+def entity_groups(value, eligible, period_codes, entity_codes, combine="sum"):
+    """The (period, entity) groups a capacity counting entities ranks, with their value and eligibility.
 
     Parameters
     ----------
     value : ndarray of shape (n,)
-        Expected net money of an alert per row (no NaN).
-    entity_codes : ndarray of int64, shape (n,)
-        Entity code of each row (from :func:`entity_codes`).
-    capacity : Capacity
-        Period codes and entities allowed per period (``caps``), from
-        :func:`csboost_plugins._capacity.check_capacity` with ``max_alerts``.
+        Ranking value per row.
+    eligible : ndarray of bool, shape (n,)
+        Rows that would be flagged without a cap.
+    period_codes, entity_codes : ndarray of int64, shape (n,)
+        Period and entity code of each row.
+    combine : {"sum", "max"}, default "sum"
+        ``"sum"``: ``value`` is money (``v_i``, money per row) and a group is worth
+        ``V(e, t) = sum of v_i`` over all its rows, eligible when ``V(e, t) > 0`` (``eligible``
+        unread). ``"max"``: ``value`` is a score or margin (it does not add over rows) and a group
+        is worth the largest value of its eligible rows, eligible when it has one.
 
     Returns
     -------
-    ndarray of int64, shape (n,)
-        1 on every row of an alerted entity in its period: in each period the entities with the
-        largest summed value ``V(e, t) > 0``, at most ``caps`` of them, ties to the entity seen first.
+    group : ndarray of int64, shape (n,)
+        Group of each row, groups numbered by their first row (so ties go to the entity seen first).
+    group_value : ndarray of float64, shape (n_groups,)
+    group_eligible : ndarray of bool, shape (n_groups,)
+    group_period : ndarray of int64, shape (n_groups,)
     """
-    group, group_value, group_period = entity_values(value, capacity.codes, entity_codes)
-    groups = Capacity(group_period, capacity.caps, capacity.labels)
-    return capped_decisions(group_value, group_value > 0, groups)[group]
+    if combine not in _COMBINE:
+        raise ValueError(f"combine must be one of {_COMBINE}, got {combine!r}")
+    if combine == "sum":
+        group, group_value, group_period = entity_values(value, period_codes, entity_codes)
+        return group, group_value, group_value > 0, group_period
+    group, group_period = group_rows(period_codes, entity_codes)
+    eligible = np.asarray(eligible, dtype=bool)
+    group_value = np.full(group_period.shape[0], -np.inf)
+    np.maximum.at(group_value, group[eligible], np.asarray(value, dtype=np.float64)[eligible])
+    group_eligible = np.bincount(group[eligible], minlength=group_period.shape[0]) > 0
+    return group, group_value, group_eligible, group_period

@@ -399,19 +399,13 @@ def bayes_minimum_risk(y_proba, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_c
     [0, 1, 1]
     """
     from ._capacity import capped_decisions, check_capacity
-    from ._entity_capacity import entity_codes, entity_decisions
 
     s, c = _proba_and_costs(y_proba, _costs_kw(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix), periods)
-    if entity is not None and max_alert_rate is not None:
-        raise ValueError("entity counts alerted entities per period: give max_alerts (entities per period), "
-                         f"not max_alert_rate={max_alert_rate!r} (a share of rows)")
-    codes = None if entity is None else entity_codes(entity, s.shape[0], getattr(y_proba, "index", None), "y_proba")
-    capacity = check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, index_name="y_proba")
+    capacity = check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, entity=entity,
+                              index=getattr(y_proba, "index", None), index_name="y_proba")
     if capacity is None:
         return bmr_decisions(s, c)
     v = net_alert_value(s, c)
-    if codes is not None:
-        return entity_decisions(v, codes, capacity)
     return capped_decisions(v, v > 0, capacity)
 
 

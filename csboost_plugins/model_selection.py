@@ -489,9 +489,10 @@ def walk_forward(estimator, X, y, *, times, entity=None, train="7D", delay="7D",
 
     1. an object without ``fit`` (a fixed :class:`csboost_plugins.rules.RuleSet`): its ``predict``,
        no refit; ``y_score`` is the decision;
-    2. a ``predict`` taking the cost keywords (the library's boosters, RIFF) and, when a cap is
-       asked for, ``max_alerts`` and ``periods`` (and ``entity`` with ``entity``): that ``predict``
-       with the test rows' costs and cap;
+    2. a ``predict`` taking the cost keywords (the library's boosters, csdt's
+       ``BayesMinimumRiskClassifier``) and, when a cap is asked for, ``max_alerts`` and ``periods``
+       (and ``entity`` with ``entity``): that ``predict`` with the test rows' costs and cap (a
+       booster deciding by the AEC's own s > 1/2 ranks an entity by its largest margin);
     3. else Bayes minimum risk on ``predict_proba(X)[:, 1]``
        (:func:`csboost_plugins.metrics.bayes_minimum_risk`, with the periods, ``max_alerts`` and,
        given ``entity``, the cap counting entities);

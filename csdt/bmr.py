@@ -466,27 +466,34 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
 
     @fill_doc(capacity=_CAPACITY_DOC)
     def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, *, max_alerts=None,
-                max_alert_rate=None, periods=None):
+                max_alert_rate=None, periods=None, entity=None):
         """Bayes minimum risk decision of every row with its own costs, optionally under an alert capacity.
 
         Under a capacity the rows ranked are those with a positive expected net money of an
         alert ``s (C_FN - C_TP) - (1 - s)(C_FP - C_TN)`` (``s`` the calibrated probability), the
         largest first, up to the cap in each period (ties by row order): equal to
-        ``bayes_minimum_risk(predict_proba(X), costs, max_alerts=..., periods=...)``.
+        ``bayes_minimum_risk(predict_proba(X), costs, max_alerts=..., periods=..., entity=...)``.
+        With ``entity`` the cap counts entities, each worth the sum of its rows' alert values
+        over the period (see :func:`csboost_plugins.metrics.bayes_minimum_risk`).
 
         %(Parameters, X, costs)s
             Without costs: unit costs (``s > 0.5``; an alert is then worth ``2 s - 1``).
         %(capacity)s
+        entity : array-like of shape (n_samples,), optional
+            Card or customer id of each row, no missing value (a pandas Series carries X's index):
+            with ``max_alerts`` the cap counts entities per period. Not with ``max_alert_rate``;
+            without a cap it changes nothing.
 
         %(returns_labels)s
         """
-        check_same_index([("periods", periods)], row_index(X), "X")
+        check_same_index([("periods", periods), ("entity", entity)], row_index(X), "X")
         check_predict_positive(self, costs_given(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix))
         s = self._calibrated(X)
         costs = check_fit_costs(s.shape[0], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                                 cost_matrix=cost_matrix, index=row_index(X))
         return self.classes_[bayes_minimum_risk(s, cost_matrix=costs, max_alerts=max_alerts,
-                                                max_alert_rate=max_alert_rate, periods=periods)]
+                                                max_alert_rate=max_alert_rate, periods=periods,
+                                                entity=entity)]
 
 
 @fill_doc
@@ -539,24 +546,32 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         return self
 
     @fill_doc(capacity=_CAPACITY_DOC)
-    def predict(self, X, *, max_alerts=None, max_alert_rate=None, periods=None):
+    def predict(self, X, *, max_alerts=None, max_alert_rate=None, periods=None, entity=None):
         """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``, optionally under an alert capacity.
 
         The threshold is one for all rows and ``predict`` knows no per-row costs, so under a
         capacity the rows ranked are those at or above ``threshold_``, by their (calibrated)
         probability ``s``, the largest first, up to the cap in each period (ties, frequent
         after isotonic or ROCCH calibration, by row order). With the rows' costs,
-        :class:`BayesMinimumRiskClassifier` ranks by the expected money of an alert instead.
+        :class:`BayesMinimumRiskClassifier` ranks by the expected money of an alert instead. With
+        ``entity`` the cap counts entities: an entity is worth its rows' largest probability and
+        is eligible when one of its rows reaches ``threshold_``; every row of an alerted entity in
+        the period is flagged, ties to the entity seen first.
 
         %(Parameters, X)s
         %(capacity)s
+        entity : array-like of shape (n_samples,), optional
+            Card or customer id of each row, no missing value (a pandas Series carries X's index):
+            with ``max_alerts`` the cap counts entities per period. Not with ``max_alert_rate``;
+            without a cap it changes nothing.
 
         %(returns_labels)s
         """
-        check_same_index([("periods", periods)], row_index(X), "X")
+        check_same_index([("periods", periods), ("entity", entity)], row_index(X), "X")
         s = self._calibrated(X)
-        capacity = check_capacity(s.shape[0], max_alerts, max_alert_rate, periods)
+        capacity = check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, entity=entity, index=row_index(X),
+                                  index_name="X")
         decision = (s >= self.threshold_).astype(np.int64)
-        if capacity is not None:
-            decision = capped_decisions(s, decision == 1, capacity)
+        if capacity is not None:  # a probability does not add over an entity's rows: its largest counts
+            decision = capped_decisions(s, decision == 1, capacity, combine="max")
         return self.classes_[decision]

@@ -429,7 +429,7 @@ validation_fraction, params : optional
     @fill_doc(lgb_predict_kw=_PREDICT_KW, predict_costs=DOCS["predict_costs"], capacity=DOCS["capacity"])
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, raw_score=False,
                 start_iteration=0, num_iteration=None, pred_leaf=False, pred_contrib=False, validate_features=False,
-                max_alerts=None, max_alert_rate=None, periods=None):
+                max_alerts=None, max_alert_rate=None, periods=None, entity=None):
         """Class labels (as :meth:`csboost_plugins.xgb.CSXGBClassifier.predict`), or lightgbm's raw outputs.
 
         Parameters
@@ -450,7 +450,7 @@ validation_fraction, params : optional
             return self._native_predict(X, kw)
         return self._decide(self.predict_proba(X, **kw)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                             tn_cost=tn_cost, cost_matrix=cost_matrix, max_alerts=max_alerts,
-                            max_alert_rate=max_alert_rate, periods=periods, index=row_index(X))
+                            max_alert_rate=max_alert_rate, periods=periods, entity=entity, index=row_index(X))
 
     @property
     def feature_importances_(self):

@@ -54,7 +54,14 @@ DOCS = dict(
         "max_alert_rate : float in (0, 1], optional\n"
         "    At most ``floor(max_alert_rate * rows of the period)`` alerts; not with ``max_alerts``.\n"
         "periods : array-like of shape (n,), optional\n"
-        "    Period label of each row (no missing value); the capacity applies within each period."
+        "    Period label of each row (no missing value); the capacity applies within each period.\n"
+        "entity : array-like of shape (n,), optional\n"
+        "    Card or customer id of each row (no missing value; a pandas Series carries X's index):\n"
+        "    with ``max_alerts`` the cap counts entities, every row of an alerted entity in the period\n"
+        "    flagged. An entity is worth the sum of its rows' alert values over the period (among\n"
+        "    entities whose sum is positive) under Bayes minimum risk, its rows' largest margin\n"
+        "    (among entities with a row of positive margin) under the AEC's s > 1/2; ties to the\n"
+        "    entity seen first. Not with ``max_alert_rate``; without a cap it changes nothing."
     ),
     fit_data=(
         "y : array-like of shape (n,)\n"
@@ -608,7 +615,7 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         return np.column_stack([1.0 - s, s])
 
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, max_alerts=None,
-                max_alert_rate=None, periods=None):
+                max_alert_rate=None, periods=None, entity=None):
         """Class labels, optionally under an alert capacity.
 
         With ``decision="auto"`` (the default): the rule ``decision_`` chosen on
@@ -633,6 +640,15 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
           a positive margin (costs are not used; margins beyond about 37, where s rounds to 1,
           tie and go by row order).
 
+        With ``entity`` (card or customer id per row) and ``max_alerts`` the cap counts entities:
+        in each period the ``max_alerts`` most valuable entities are alerted and all their rows in
+        the period flagged. Under Bayes minimum risk an entity is worth the sum of its rows' alert
+        values ``V(e, t) = sum_i v_i`` (money; alerted when ``V > 0``), so the result equals
+        ``bayes_minimum_risk(predict_proba(X), costs, max_alerts=..., periods=..., entity=...)``;
+        under the AEC's own s > 1/2 margins do not add, so an entity is worth its rows' largest
+        margin (alerted when one of its rows has a positive margin). Ties go to the entity whose
+        first row in the period comes first.
+
         Parameters
         ----------
         X : array-like or DataFrame of shape (n, p)
@@ -648,6 +664,9 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
             At most ``floor(max_alert_rate * rows of the period)`` alerts; not with ``max_alerts``.
         periods : array-like of shape (n,), optional
             Period label of each row (no missing value); the capacity applies within each period.
+        entity : array-like of shape (n,), optional
+            Card or customer id of each row (no missing value): the cap counts entities. Not with
+            ``max_alert_rate``; without a cap it changes nothing.
 
         Returns
         -------
@@ -656,18 +675,19 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         """
         return self._decide(self.predict_proba(X)[:, 1], fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost,
                             tn_cost=tn_cost, cost_matrix=cost_matrix, max_alerts=max_alerts,
-                            max_alert_rate=max_alert_rate, periods=periods, index=row_index(X))
+                            max_alert_rate=max_alert_rate, periods=periods, entity=entity, index=row_index(X))
 
     def _decide(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, max_alerts=None,
-                max_alert_rate=None, periods=None, index=None):
+                max_alert_rate=None, periods=None, entity=None, index=None):
         """Labels of :meth:`predict` from the probabilities ``s`` (the rule, costs and capacity as there)."""
-        capacity = _capacity.check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, index=index,
-                                            index_name="X")
+        capacity = _capacity.check_capacity(s.shape[0], max_alerts, max_alert_rate, periods, entity=entity,
+                                            index=index, index_name="X")
         costs_kw = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         check_same_index(costs_kw.items(), index, "X")  # pandas costs in another row order than X: refused
         decisions = self._rule_decisions(s, **costs_kw)
         if capacity is not None:
-            decisions = _capacity.capped_decisions(self._capacity_ranking(s, costs_kw), decisions == 1, capacity)
+            value, combine = self._capacity_ranking(s, costs_kw)
+            decisions = _capacity.capped_decisions(value, decisions == 1, capacity, combine)
         return self.classes_[decisions]
 
     def _rule_decisions(self, s, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None):
@@ -684,12 +704,13 @@ class CostSensitiveBoostingMixin(ClassifierMixin, BaseEstimator, BoostingHost):
         return _decision_layer.predict_rule(self, s, costs)
 
     def _capacity_ranking(self, s, costs_kw):
-        """What a capacity ranks: the margin for the AEC's own decision, else the expected net money of an alert."""
+        """``(value, combine)`` a capacity ranks by: the margin for the AEC's own decision (an entity's largest),
+        else the expected net money of an alert (summed over an entity's rows)."""
         no_costs = costs_kw["fp_cost"] is None and costs_kw["fn_cost"] is None and costs_kw["cost_matrix"] is None
         by_margin = no_costs if self.decision != "auto" else self.decision_ == "aec"
         # predict_rule fell back to unit costs when a model fitted without costs gets none
         costs = None if by_margin else (_capacity.UNIT_COSTS if no_costs else costs_kw)
-        return _capacity.ranking_value(s, costs)
+        return _capacity.ranking_value(s, costs), "max" if by_margin else "sum"
 
     # ----------------------------------------------------------- save / load
     def _metadata(self) -> dict:

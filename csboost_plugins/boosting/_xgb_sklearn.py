@@ -465,7 +465,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
     @fill_doc(predict_costs=DOCS["predict_costs"], capacity=DOCS["capacity"])
     def predict(self, X, *, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                 output_margin=False, validate_features=True, base_margin=None, iteration_range=None, max_alerts=None,
-                max_alert_rate=None, periods=None):
+                max_alert_rate=None, periods=None, entity=None):
         """Class labels (as the base class's ``predict``), or the margin, as ``XGBClassifier.predict``.
 
         Parameters
@@ -488,7 +488,7 @@ max_cat_to_onehot, max_cat_threshold, multi_strategy, verbosity : optional
                                iteration_range=iteration_range)[:, 1]
         return self._decide(s, fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost,
                             cost_matrix=cost_matrix, max_alerts=max_alerts, max_alert_rate=max_alert_rate,
-                            periods=periods, index=row_index(X))
+                            periods=periods, entity=entity, index=row_index(X))
 
     def get_booster(self) -> xgb.Booster:
         """The fitted booster (as ``XGBClassifier.get_booster``).

@@ -9,6 +9,7 @@ import numpy as np
 from .._capacity import check_capacity, period_ranks
 from .._cost_scorer import pos_label_score
 from .._docstrings import fill_doc
+from ..costs import check_same_index, row_index
 from ..decision_costs import misclassification_costs, net_alert_value
 from ..metrics import _LABEL_DOCS, _costs_kw, _prepare
 from ._common import _axes
@@ -21,7 +22,15 @@ _CAPACITY_X_DOC = """periods : array-like of shape (n_samples,), optional
 max_capacity : int >= 1, optional
     Largest capacity drawn (alerts per period), at most the rows of the largest period (a
     capacity above it is no cap). Default: 1.5 times the most rows any period has with a
-    positive alert value (where ranking by alert value reaches uncapped Bayes minimum risk)."""
+    positive alert value (where ranking by alert value reaches uncapped Bayes minimum risk); with
+    ``entity``, capacities count entities and the default is 1.5 times the most entities of
+    positive summed alert value in a period.
+entity : array-like of shape (n_samples,), optional
+    Card or customer id of each row (no missing value): the capacity counts entities per period,
+    every row of an alerted entity in the period flagged (the x axis counts entities). An entity
+    is worth the sum of its rows' alert values ``V = sum_i v_i`` when ranking by alert value
+    (among entities with ``V > 0``, :func:`csboost_plugins.metrics.bayes_minimum_risk` with
+    ``entity``), its rows' largest score when ranking by score; ties to the entity seen first."""
 
 
 def _curve(ranks, gain, n_capacities):
@@ -45,7 +54,9 @@ class CapacityCurveDisplay:
 
     Net money is the money saved against flagging nothing (costs' unit): ``C_FN - C_TP`` per
     flagged positive minus ``C_FP - C_TN`` per flagged negative. Ties in a period go by row
-    order, as in the decisions.
+    order, as in the decisions. With ``entity`` the capacity counts entities (cards, customers)
+    per period instead of rows and flagging an entity flags all its rows of the period; the
+    uncapped line stays per row (``entity`` without a cap changes nothing).
 
     The capacity marked is the smallest ``k`` at which the net money of ranking by alert value
     is largest: beyond it the marginal alert per period stops paying, i.e. the extra alerts lose
@@ -62,13 +73,16 @@ class CapacityCurveDisplay:
     net_money_bmr : float
         Net money of uncapped Bayes minimum risk.
     bmr_alerts_per_period : int
-        The most alerts uncapped Bayes minimum risk raises in one period.
+        The most alerts uncapped Bayes minimum risk raises in one period (with ``unit="entities"``:
+        the most entities it flags a row of).
     n_periods : int
         Number of periods.
     name : str, optional
         Legend name of the model.
     score_name : str, optional
         Legend name of the score ranked by (default "score").
+    unit : {"alerts", "entities"}, default "alerts"
+        What the capacity counts (the x axis).
 
     Attributes
     ----------
@@ -83,12 +97,15 @@ class CapacityCurveDisplay:
     """
 
     def __init__(self, *, capacity, net_money_value, net_money_score, net_money_bmr, bmr_alerts_per_period,
-                 n_periods, name=None, score_name=None):
+                 n_periods, name=None, score_name=None, unit="alerts"):
         self.capacity = np.asarray(capacity)
         self.net_money_value, self.net_money_score = np.asarray(net_money_value), np.asarray(net_money_score)
         self.net_money_bmr, self.bmr_alerts_per_period = float(net_money_bmr), int(bmr_alerts_per_period)
         self.n_periods = int(n_periods)
         self.name, self.score_name = name, score_name
+        if unit not in ("alerts", "entities"):
+            raise ValueError(f"unit must be 'alerts' or 'entities', got {unit!r}")
+        self.unit = unit
         self.best_capacity = int(self.capacity[int(np.argmax(self.net_money_value))])
 
     @fill_doc
@@ -114,12 +131,13 @@ class CapacityCurveDisplay:
         self.line_score_, = ax.plot(k, self.net_money_score, color="C1", lw=1.5, ls="--",
                                     label=f"{prefix}ranking by {self.score_name or 'score'}")
         self.line_bmr_ = ax.axhline(self.net_money_bmr, color="0.4", lw=1, ls=":",
-                                    label=f"uncapped Bayes minimum risk ({self.bmr_alerts_per_period} alerts"
+                                    label=f"uncapped Bayes minimum risk ({self.bmr_alerts_per_period} {self.unit}"
                                           f"{' at most' + per if per else ''}): {self.net_money_bmr:,.0f}")
         self.best_line_ = ax.axvline(best, color="C3", lw=1,
                                      label=f"marginal alert stops paying beyond {best}{per}")
         ax.plot([best], [self.net_money_value[int(np.argmax(self.net_money_value))]], "o", color="C3")
-        ax.set_xlabel(f"capacity: alerts{per}" + (f" ({self.n_periods} periods)" if per else ""))
+        counted = "alerts" if self.unit == "alerts" else "entities alerted"
+        ax.set_xlabel(f"capacity: {counted}{per}" + (f" ({self.n_periods} periods)" if per else ""))
         ax.set_ylabel("net money saved vs no alerts")
         ax.set_xlim(0, k[-1])
         from matplotlib.ticker import MaxNLocator
@@ -134,7 +152,7 @@ class CapacityCurveDisplay:
     @fill_doc(**_LABEL_DOCS, capacity_x=_CAPACITY_X_DOC)
     def from_predictions(cls, y_true, y_proba, *, periods=None, y_score=None, fp_cost=None, fn_cost=None,
                          tp_cost=0.0, tn_cost=0.0, cost_matrix=None, max_capacity=None, ax=None, name=None,
-                         score_name=None, pos_label=None):
+                         score_name=None, pos_label=None, entity=None):
         """Capacity curve of probabilities on labelled rows.
 
         Parameters
@@ -163,27 +181,29 @@ class CapacityCurveDisplay:
         score = p if y_score is None else _prepare(y_true, y_score, "y_score", costs_kw, None,
                                                    pos_label=pos_label)[1]
         n = yt.shape[0]
-        # a cap of 1 only to validate the periods and get their codes
-        cap = check_capacity(n, max_alerts=1, periods=periods, index_name="y_true")
+        # a cap of 1 only to validate the periods (and entities) and get their codes
+        cap = check_capacity(n, max_alerts=1, periods=periods, entity=entity, index=row_index(y_true),
+                             index_name="y_true")
         n_periods = cap.caps.shape[0]
         caught, wasted = misclassification_costs(c)
         gain = np.where(yt == 1, caught, -wasted)  # net money of flagging the row
         v = net_alert_value(p, c)
-        ranks_value = period_ranks(v, v > 0, cap.codes, n_periods)
-        ranks_score = period_ranks(score, np.ones(n, dtype=bool), cap.codes, n_periods)
-        eligible = np.bincount(cap.codes[v > 0], minlength=n_periods)
-        sizes = np.bincount(cap.codes, minlength=n_periods)
+        ranks_value = period_ranks(v, v > 0, cap.codes, n_periods, cap.entities, "sum")
+        ranks_score = period_ranks(score, np.ones(n, dtype=bool), cap.codes, n_periods, cap.entities, "max")
+        first = _first_rows(cap)  # one row per unit the capacity counts
+        eligible = np.bincount(cap.codes[(ranks_value >= 0) & first], minlength=n_periods)  # alertable per period
+        sizes = np.bincount(cap.codes[first], minlength=n_periods)
         top = _max_capacity(max_capacity, eligible, sizes)
         disp = cls(capacity=np.arange(top + 1), net_money_value=_curve(ranks_value, gain, top + 1),
                    net_money_score=_curve(ranks_score, gain, top + 1), net_money_bmr=float(gain[v > 0].sum()),
-                   bmr_alerts_per_period=int(eligible.max(initial=0)), n_periods=n_periods, name=name,
-                   score_name=score_name)
+                   bmr_alerts_per_period=_bmr_alerts(v > 0, cap, n_periods), n_periods=n_periods, name=name,
+                   score_name=score_name, unit="alerts" if entity is None else "entities")
         return disp.plot(ax)
 
     @classmethod
     @fill_doc(**_LABEL_DOCS, capacity_x=_CAPACITY_X_DOC)
     def from_estimator(cls, estimator, X, y, *, periods=None, max_capacity=None, ax=None, name=None, pos_label=None,
-                       **kwargs):
+                       entity=None, **kwargs):
         """:meth:`from_predictions` with the estimator's ``predict_proba`` column of ``pos_label`` on X.
 
         Parameters
@@ -208,9 +228,31 @@ class CapacityCurveDisplay:
         """
         if not hasattr(estimator, "predict_proba"):
             raise TypeError(f"{type(estimator).__name__} has no predict_proba: the alert value needs a probability")
+        check_same_index([("entity", entity)], row_index(X), "X")  # rows match by position
         proba = pos_label_score(estimator, estimator.predict_proba(X), pos_label, "predict_proba")
         return cls.from_predictions(y, proba, periods=periods, max_capacity=max_capacity, ax=ax,
-                                    name=name or type(estimator).__name__, pos_label=pos_label, **kwargs)
+                                    name=name or type(estimator).__name__, pos_label=pos_label, entity=entity, **kwargs)
+
+
+def _first_rows(cap):
+    """Mask of the first row of each unit the capacity counts: every row, or each (period, entity) group's first."""
+    if cap.entities is None:
+        return np.ones(cap.codes.shape[0], dtype=bool)
+    from .._entity_capacity import group_rows
+
+    first = np.zeros(cap.codes.shape[0], dtype=bool)
+    first[np.unique(group_rows(cap.codes, cap.entities)[0], return_index=True)[1]] = True
+    return first
+
+
+def _bmr_alerts(flagged, cap, n_periods):
+    """The most rows (entities, with entities) uncapped Bayes minimum risk flags in one period."""
+    if cap.entities is not None:
+        from .._entity_capacity import group_rows
+
+        group, group_period = group_rows(cap.codes, cap.entities)
+        return int(np.bincount(group_period[np.unique(group[flagged])], minlength=n_periods).max(initial=0))
+    return int(np.bincount(cap.codes[flagged], minlength=n_periods).max(initial=0))
 
 
 def _max_capacity(max_capacity, eligible, sizes):
