@@ -274,7 +274,8 @@ class RuleSet:
                 d_fpr = fpr[i] - (fpr[i - 1] if i else 0.0)
                 d_money = f", +money recall {money[i] - (money[i - 1] if i else 0.0):.3f}" if len(money) == len(tpr) else ""
                 tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f}{d_money})"
-            lines.append(f"{i + 1:>3}. {self.names[i]}: IF {r}{tag}")
+            then = f" THEN {self.actions_[i]}" if self.has_actions else ""
+            lines.append(f"{i + 1:>3}. {self.names[i]}: IF {r}{then}{tag}")
         if self.missing_columns is not None:
             cols = ", ".join(self.missing_columns) if self.missing_columns else "none"
             lines.insert(0, f"Missing values: {MISSING_POLICY}; "
@@ -765,6 +766,9 @@ class RuleSet:
         """
         from ._monitor import monitor
 
+        if "allow" in self.actions_:
+            raise ValueError("monitor reads every rule as an alert; this rule set has 'allow' rules (a book read "
+                             "top-down): monitor the rules without them (rs[[...]]) or use evaluate(per_rule=True)")
         return monitor(self, X, y, periods, reference=reference, alpha=alpha, sample_weight=sample_weight,
                        fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix,
                        pos_label=pos_label)
@@ -1038,7 +1042,8 @@ class RuleSet:
         Returns
         -------
         str
-            A pandas query string.
+            A pandas query string. In a rule book with ``"allow"`` rules, each flagging rule is
+            written as ``(rule) and ~(allow rules above it)``: the rows of :meth:`predict`.
 
         Raises
         ------
@@ -1049,6 +1054,7 @@ class RuleSet:
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
         parts = [r.to_pandas_query() if isinstance(r, SQLRule) else rule_query(r, names, levels) for r in rules]
+        parts = _exempted(parts, self.actions_[:len(parts)])
         while len(parts) > 2:  # pairwise: pandas folds a flat ``or`` chain recursively (RecursionError at ~400)
             parts = [f"({' or '.join(parts[i:i + 2])})" for i in range(0, len(parts), 2)]
         expr = " or ".join(parts) if parts else "False"
@@ -1092,6 +1098,19 @@ def _first_of(masks) -> np.ndarray:
             out = np.full(m.shape[0], -1, np.int64)
         out[(out < 0) & m] = j
     return np.zeros(0, np.int64) if out is None else out
+
+
+def _exempted(parts, actions) -> list:
+    """The pandas queries of the flagging rules, each without the rows an allow rule above it matches."""
+    out, allows = [], []
+    for q, a in zip(parts, actions):
+        if a == "allow":
+            allows.append(f"({q})")
+        elif allows:
+            out.append(f"(({q}) and ~({' or '.join(allows)}))")
+        else:
+            out.append(q)
+    return out
 
 
 def _rule_actions(actions, names) -> list:
