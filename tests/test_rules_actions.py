@@ -242,9 +242,9 @@ def test_names_from_comments_and_list_forms():
 
 
 @pytest.mark.parametrize("text, match", [
-    ("CASE WHEN a > 1 THEN 'allow' ELSE 'review' END", "ELSE"),
-    ("CASE WHEN a > 1 THEN 'deny' END", "deny"),
-    ("CASE WHEN a > 1 THEN 1 END", "THEN"),
+    ("CASE WHEN a > 1 THEN 'allow' ELSE 'review' END", "leave ELSE out"),
+    ("CASE WHEN a > 1 THEN 'deny' END", "unknown action 'deny'"),
+    ("CASE WHEN a > 1 THEN 1 END", "THEN must be an action"),
     ("CASE a WHEN 1 THEN 'block' END", "searched CASE"),
     ("SELECT *, CASE WHEN a > 1 THEN 'block' END AS x FROM t WHERE b > 0", "no WHERE"),
 ])
