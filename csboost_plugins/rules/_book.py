@@ -341,8 +341,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
         {0, 1}, {-1, 1} or booleans; other labels need it, else a ``ValueError``.
     decline_cost : float or array-like of shape (n_rows,), optional
-        Money per row of a ``"block"`` on a legitimate row (as in :meth:`RuleSet.evaluate`;
-        None: ``C_FP``, a block costed like a review). Read only for a book with actions.
+        Money per row of a ``"block"`` on a legitimate row (:meth:`RuleSet.evaluate`); books with actions.
 
     Returns
     -------
@@ -352,18 +351,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         the budget, the parts' sizes, the rows of X the selection and the re-tuning read
         (``selection_index``, ``retune_index``: positions, None without re-tuning) and, per
         rule, where it came from (``origin``) and how the induced rules were judged on held-out
-        rows (``induced_judged``: "group", "each" or None).
-
-    Notes
-    -----
-    A book with ``"allow"`` or ``"block"`` rules (read top-down, first match wins) keeps its
-    order, names and actions: only ``retune`` applies (``candidates`` must be None). The rows
-    are split in two halves (stratified); each rule in turn, top-down, has its literals re-tuned
-    on the first half to maximise the whole book's net money under first-match semantics
-    (without costs: true alerts minus false alerts) within the budget, and the new version is
-    kept only if the book's net money on the second half does not fall and the book stays
-    within the budget there. An allow rule is re-tuned like any other rule: its matches earn
-    what they would have booked below it, with the sign reversed.
+        rows (``induced_judged``: "group", "each" or None). A book with ``"allow"`` / ``"block"``
+        rules keeps its order and actions, each rule re-tuned in turn (``candidates=None``; ``_book_order``).
     """
     from sklearn.utils import check_random_state
 
@@ -473,7 +462,8 @@ def _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, declin
         raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
     if not retune:
         return book[:]
-    return optimize_in_order(book, X, y, w, costs, decline, budget, rng, _feature_names(X, book), _rows)
+    return optimize_in_order(book, X, y, w, costs, decline, budget, rng, _feature_names(X, book), _rows,
+                             _split, retune_rule)
 
 
 def _select_gated(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,

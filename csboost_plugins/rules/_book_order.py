@@ -66,15 +66,15 @@ def _marginal(cover, j, money, alerts, codes):
     return out
 
 
-def optimize_in_order(book, X, y, w, costs, decline, budget, rng, fnames, rows_of):
+def optimize_in_order(book, X, y, w, costs, decline, budget, rng, fnames, rows_of, split, retune_rule):
     """The book with each rule re-tuned in turn (order, names and actions kept): see the module doc.
 
-    ``rows_of(X, idx)`` takes rows of X; ``budget`` is the :class:`._select.Budget`. Returns the new RuleSet,
-    its ``selection`` holding the budget, the two halves' row positions and each rule's ``origin``."""
-    from ._book import _split, retune_rule
+    ``rows_of(X, idx)`` takes rows of X, ``split`` and ``retune_rule`` are :mod:`._book`'s (passed in: that
+    module calls this one); ``budget`` is the :class:`._select.Budget`. Returns the new RuleSet, its
+    ``selection`` holding the budget, the two halves' row positions and each rule's ``origin``."""
     from ._ruleset import RuleSet
 
-    parts = _split(y, {"retune": 0.5, "selection": 0.5}, rng)
+    parts = split(y, {"retune": 0.5, "selection": 0.5}, rng)
     halves = {}
     for part, idx in parts.items():
         ww = np.ones(len(idx)) if w is None else w[idx]
