@@ -880,6 +880,14 @@ class RuleSet:
             ``SELECT ... FROM table WHERE ...`` whose WHERE is an OR of rules, each top-level OR
             branch one rule (named by a ``/* rule: name */`` or ``-- rule: name`` comment after it,
             parenthesised or not, as :meth:`to_sql` writes, else ``rule_1``, ...). A condition may also be given as ``SELECT ... WHERE cond``.
+            A rule book with actions: a condition may be a pair ``(condition, action)``
+            (``{"trusted": ("customer_age_days > 1000", "allow"), ...}``, or list entries
+            ``(condition, action)`` / ``(name, condition, action)``), or the text one searched
+            ``CASE WHEN cond THEN 'allow' | 'block' | 'review' ... END``, bare or as a column of
+            ``SELECT *, CASE ... END AS action FROM table`` (no WHERE), each WHEN one rule in
+            priority order, named by a ``rule: name`` comment inside it (after the condition or
+            after its THEN), with no ELSE or ``ELSE NULL``. A plain condition is a ``"review"``.
+            See :meth:`actions` for how the book is read.
         dialect : str, optional
             The sqlglot dialect of the text (``"duckdb"``, ``"sqlite"``, ``"postgres"``,
             ``"snowflake"``, ``"spark"``, ``"bigquery"``, ...); None for generic SQL. It fixes what
@@ -888,12 +896,14 @@ class RuleSet:
         Returns
         -------
         RuleSet
-            One :class:`SQLRule` per condition, in order, keeping its name.
+            One :class:`SQLRule` per condition, in order, keeping its name; its action in
+            :attr:`actions_`.
 
         Raises
         ------
         ValueError
-            Text that is not one SELECT or one condition per rule (``DROP``, ``DELETE``, several
+            An unknown action (named), a CASE with an ELSE other than NULL or a THEN that is not an
+            action in quotes; text that is not one SELECT or one condition per rule (``DROP``, ``DELETE``, several
             statements), SQL nested more than 100 levels deep, a duplicate name, or a construct
             outside the list below (subqueries, user or unknown functions, window functions,
             aggregates, ...): the message names the rule and the construct.
