@@ -337,3 +337,23 @@ def test_dask_predict_follows_the_actions_and_evaluate_is_refused():
     assert book.predict(df).sum() < RuleSet.from_sql(["c > 3"]).predict(df).sum()  # the allow rule exempts rows
     with pytest.raises(TypeError, match="in memory"):
         book.evaluate(ddf, dd.from_pandas(pd.Series(np.zeros(len(df), int)), npartitions=3))
+
+
+def test_induced_rules_with_actions_agree_with_sqlite():
+    from sklearn.tree import DecisionTreeClassifier
+
+    from csboost_plugins.rules import extract_rules
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    X.loc[rng.random(300) < 0.1, "a"] = np.nan
+    y = ((X.a.fillna(0) > 0.3) ^ (X.b > 0.5)).astype(int)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X.fillna(-9), y)
+    rs = RuleSet(extract_rules(tree, feature_names=["a", "b"])[:4], actions=["allow", "block", "review", "block"])
+    con = sqlite3.connect(":memory:")
+    X.assign(rid=np.arange(300)).to_sql("transactions", con, index=False)
+    sql = rs.to_sql(dialect="sqlite").replace("SELECT *", "SELECT rid", 1)
+    got = [r[-1] for r in con.execute(sql + " ORDER BY rid")]
+    con.close()
+    assert got == list(rs.actions(X))
+    assert set(got) >= {"allow", "block", "review"}

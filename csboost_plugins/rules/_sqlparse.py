@@ -513,13 +513,7 @@ def _statement_rules(tree, dialect):
     from sqlglot import exp
 
     if isinstance(tree, exp.Select):
-        extra = [k for k, v in tree.args.items() if v and k not in ("expressions", "from", "from_", "where", "kind")]
-        if extra:
-            raise ValueError(f"the SELECT has {', '.join(k.upper() for k in extra)}; only SELECT ... FROM one table "
-                             "WHERE <rules> is read (its WHERE is an OR of rules)")
-        frm = tree.args.get("from") or tree.args.get("from_")
-        if frm is not None and not isinstance(frm.this, exp.Table):
-            raise ValueError("the SELECT reads from a subquery; only SELECT ... FROM one table WHERE ... is read")
+        _check_select(tree)
         where = tree.args.get("where")
         if where is None:
             raise ValueError("the SELECT has no WHERE; its WHERE holds the rules (an OR of conditions)")
@@ -533,6 +527,19 @@ def _statement_rules(tree, dialect):
     if len(pairs) > 1 and all(name for name, _ in pairs):
         return pairs
     return [(pairs[0][0] if len(pairs) == 1 else None, tree)]
+
+
+def _check_select(tree):
+    """Refuse a SELECT with clauses other than its columns, one FROM table and WHERE (GROUP BY, JOIN, ...)."""
+    from sqlglot import exp
+
+    extra = [k for k, v in tree.args.items() if v and k not in ("expressions", "from", "from_", "where", "kind")]
+    if extra:
+        raise ValueError(f"the SELECT has {', '.join(k.upper() for k in extra)}; only SELECT ... FROM one table "
+                         "WHERE <rules> (or SELECT *, CASE ... END AS action FROM one table) is read")
+    frm = tree.args.get("from") or tree.args.get("from_")
+    if frm is not None and not isinstance(frm.this, exp.Table):
+        raise ValueError("the SELECT reads from a subquery; only SELECT ... FROM one table is read")
 
 
 def _split(node):
@@ -591,7 +598,7 @@ def _case_of(tree):
     if len(cases) > 1 or tree.args.get("where") is not None:
         raise ValueError("a rule book SELECT holds one CASE column and no WHERE (SELECT *, CASE WHEN ... THEN "
                          "'block' ... END AS action FROM table)")
-    _statement_rules(tree.where("TRUE"), "")  # the same checks of the FROM and of other clauses
+    _check_select(tree)
     return cases[0]
 
 
