@@ -298,7 +298,7 @@ def _subsample(idx, limit, rng):
 
 def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candidates="riff", retune=True,
                        sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       random_state=None, pos_label=None):
+                       random_state=None, pos_label=None, decline_cost=None):
     """Optimise a rule book together with induced rules, in money, under an alert budget.
 
     The rows are split (stratified) into disjoint parts: induction of RIFF's rules (45 %),
@@ -340,6 +340,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     pos_label : int, float, bool, str or None, default=None
         The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
         {0, 1}, {-1, 1} or booleans; other labels need it, else a ``ValueError``.
+    decline_cost : float or array-like of shape (n_rows,), optional
+        Money per row of a ``"block"`` on a legitimate row (:meth:`RuleSet.evaluate`); books with actions.
 
     Returns
     -------
@@ -349,7 +351,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         the budget, the parts' sizes, the rows of X the selection and the re-tuning read
         (``selection_index``, ``retune_index``: positions, None without re-tuning) and, per
         rule, where it came from (``origin``) and how the induced rules were judged on held-out
-        rows (``induced_judged``: "group", "each" or None).
+        rows (``induced_judged``: "group", "each" or None). A book with ``"allow"`` / ``"block"``
+        rules keeps its order and actions, each rule re-tuned in turn (``candidates=None``; ``_book_order``).
     """
     from sklearn.utils import check_random_state
 
@@ -366,6 +369,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     y, n, w, costs = rows.y, rows.n, rows.sample_weight, rows.costs
     money = costs is not None
     rng = check_random_state(random_state)
+    if book.has_actions:  # a rule book read top-down keeps its order: its literals alone are re-tuned
+        return _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost)
     induce = isinstance(candidates, str)
     if induce and candidates != "riff":
         raise ValueError(f"candidates must be 'riff', a RuleSet, a list of rules or None, got {candidates!r}")
@@ -440,6 +445,25 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
                      "origin": dict(zip(out.names, kinds)), "induced_judged": judged,
                      "selection_" + budget.kind: float(spent[budget.column] / totals[budget.column])}
     return out
+
+
+def _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost):
+    """:func:`._book_order.optimize_in_order` after the checks of its keywords."""
+    from ._book_order import optimize_in_order
+    from ._report import read_decline_cost
+
+    if candidates is not None:
+        raise ValueError("candidates must be None for a book with 'allow' or 'block' rules: it is optimised in its "
+                         "own order (its literals re-tuned), without induced rules")
+    if not isinstance(retune, (bool, np.bool_)):
+        raise TypeError(f"retune must be True or False, got {type(retune).__name__}")
+    decline = read_decline_cost(decline_cost, X, len(y))
+    if decline is not None and costs is None:
+        raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
+    if not retune:
+        return book[:]
+    return optimize_in_order(book, X, y, w, costs, decline, budget, rng, _feature_names(X, book), _rows,
+                             _split, retune_rule)
 
 
 def _select_gated(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,

@@ -149,6 +149,19 @@ class _SQLBuilder:
         return exp.or_(*parts, copy=False)
 
 
+    def case(self, rules, names, levels, actions, labels):
+        """``CASE WHEN (rule) /* rule: <name> */ THEN '<action>' ... END``: the first WHEN that is TRUE gives the
+        row's action (NULL where none is)."""
+        exp = self.exp
+        out = exp.Case()
+        for i, r in enumerate(rules):
+            e = r.to_expression(self.dialect) if getattr(r, "kind", None) == "sql" else self.rule(r, names, levels)
+            e = exp.paren(e, copy=False)
+            e.add_comments([f" rule: {labels[i]} "])
+            out = out.when(e, exp.Literal.string(actions[i]), copy=False)
+        return out if rules else exp.Null()
+
+
 def _exact_sqlite_numbers(tree):
     """Rewrite the number literals this Python's sqlite3 reads wrongly as exact products.
 
@@ -243,6 +256,19 @@ def where_expression(rules, names, levels, dialect=None, pretty=False, labels=No
     d = _dialect(dialect)
     b = _SQLBuilder(d)
     tree = b.exp.paren(b.rules(rules, names, levels, labels), copy=False)
+    if d == "sqlite":
+        tree = _exact_sqlite_numbers(tree)
+    return tree.sql(dialect=_writer(d), pretty=pretty)
+
+
+def case_sql(rules, names, levels, actions, labels, table=None, dialect=None, pretty=False) -> str:
+    """The rule book's ``CASE`` (in ``dialect``), alone or (``table`` given) as the ``action`` column of
+    ``SELECT *, CASE ... END AS action FROM table``."""
+    d = _dialect(dialect)
+    b = _SQLBuilder(d)
+    tree = b.case(rules, names, levels, actions, labels)
+    if table is not None:
+        tree = b.exp.select("*", b.exp.alias_(tree, "action", quoted=True)).from_(_table(table), copy=False)
     if d == "sqlite":
         tree = _exact_sqlite_numbers(tree)
     return tree.sql(dialect=_writer(d), pretty=pretty)

@@ -189,3 +189,97 @@ def table_from_sums(rules, s):
             "unique_net_money": s["unique_money_caught"] - s["unique_alert_cost"],
         })
     return pd.DataFrame(cols, index=pd.RangeIndex(1, k + 1, name="rule_no"))
+
+
+# ---------------------------------------------------------------- rule books with actions (first match wins)
+#: code of each action in the per-row action arrays (0: no rule matches)
+ACTION_CODES = {"allow": 1, "block": 2, "review": 3}
+
+
+def read_decline_cost(decline_cost, X, n):
+    """``decline_cost`` as None or a finite float64 array of n rows (its pandas index checked against X's)."""
+    from .._cost_columns import _as_cost_column, check_same_index
+
+    if decline_cost is None:
+        return None
+    check_same_index([("X", X), ("decline_cost", decline_cost)])
+    return np.broadcast_to(np.asarray(_as_cost_column(decline_cost, "decline_cost", n), dtype=np.float64),
+                           (n,)).copy()
+
+
+def _action_parts(y, w, costs, decline):
+    """Per row, the (n, m) parts a flag books under each action: columns ``tp``, ``fp`` and, with costs,
+    ``money_caught`` (``C_FN - C_TP`` on a positive) and ``alert_cost`` (``C_FP - C_TN`` on a negative under
+    review, ``decline_cost - C_TN`` under block). Returns (names, {code: parts}); allow and no rule book 0."""
+    pos, neg = w * (y == 1), w * (y == 0)
+    names, review, block = ["tp", "fp"], [pos, neg], [pos, neg]
+    if costs is not None:
+        caught, alert = misclassification_costs(costs)
+        declined = alert if decline is None else decline - costs[:, 3]
+        names += ["money_caught", "alert_cost"]
+        review += [pos * caught, neg * alert]
+        block += [pos * caught, neg * declined]
+    zero = np.zeros((len(y), len(names)))
+    return names, {0: zero, ACTION_CODES["allow"]: zero, ACTION_CODES["block"]: np.column_stack(block),
+                   ACTION_CODES["review"]: np.column_stack(review)}
+
+
+def _booked(parts, codes):
+    """Per row, the parts of the action ``codes`` gives it (an (n, m) array)."""
+    out = np.zeros_like(parts[0])
+    for code, P in parts.items():
+        rows = codes == code
+        out[rows] = P[rows]
+    return out
+
+
+def action_set_metrics(rules, first, y, w, costs, decline) -> dict:
+    """Set-level figures of a rule book read top-down (see :meth:`RuleSet.evaluate`): a row is flagged when the
+    first rule matching it (``first``, -1: none) blocks or reviews it; a blocked negative costs ``decline``
+    (``C_FP`` when None) instead of ``C_FP``. Adds the weighted counts ``allowed``, ``blocked``, ``reviewed``."""
+    codes = np.append([ACTION_CODES[a] for a in rules.actions_], 0).astype(np.int64)[first]
+    flagged = (codes >= ACTION_CODES["block"]).astype(np.float64)
+    s = set_sums(flagged, y, w, costs)
+    if costs is not None and decline is not None:
+        extra = float((w * (y == 0) * (codes == ACTION_CODES["block"])) @ (decline - costs[:, 0]))
+        s["alert_cost"] += extra  # a declined customer instead of a reviewed one
+        s["cost"] += extra
+    out = metrics_from_sums(s, len(rules))
+    for name in ("allow", "block", "review"):
+        out[{"allow": "allowed", "block": "blocked", "review": "reviewed"}[name]] = \
+            float(w[codes == ACTION_CODES[name]].sum())
+    return out
+
+
+def action_rule_table(rules, cover, y, w, costs, decline):
+    """The per-rule DataFrame of a rule book read top-down (see :meth:`RuleSet.evaluate` with ``per_rule=True``).
+
+    ``cover``: (n, k) matches of each rule's condition. A row's first match ``f`` books the parts of its
+    action; without rule ``j`` the rows ``j`` matches first fall to their next match ``s`` (none: nothing), so
+    the book loses exactly ``sum over rows with f = j of (parts[a_j] - parts[a_s])``, the ``unique_`` columns
+    (negative for an allow rule that exempts rows a rule below it would flag profitably, and so on).
+    """
+    n, k = cover.shape
+    hit = cover.any(axis=1) if k else np.zeros(n, bool)
+    first = np.where(hit, np.argmax(cover, axis=1) if k else 0, -1)
+    rest = cover.copy()
+    rest[np.flatnonzero(hit), first[hit]] = False
+    second = np.where(rest.any(axis=1), np.argmax(rest, axis=1), -1) if k else first
+    code_of = np.append([ACTION_CODES[a] for a in rules.actions_], 0).astype(np.int64)
+    names, parts = _action_parts(y, w, costs, decline)
+    now, then = _booked(parts, code_of[first]), _booked(parts, code_of[second])
+    matched = parts[ACTION_CODES["review"]]  # what a rule's condition matches (tp, fp), booked as a flag
+    s = {"npos": np.array([float((w * (y == 1)).sum())]), "nneg": np.array([float((w * (y == 0)).sum())])}
+    for i, name in enumerate(names):
+        first_sum = np.bincount(first[hit], weights=now[hit, i], minlength=k).astype(np.float64)
+        lost = np.bincount(first[hit], weights=now[hit, i] - then[hit, i], minlength=k).astype(np.float64)
+        if name in ("tp", "fp"):
+            alone = cover.T.astype(np.float64) @ matched[:, i]
+        else:  # the money of the rule's action alone (0 for an allow rule)
+            alone = np.array([cover[:, j].astype(np.float64) @ parts[code_of[j]][:, i] for j in range(k)])
+        s[name], s["first_" + name], s["unique_" + name] = alone, first_sum, lost
+    table = table_from_sums(rules, s)
+    table.insert(1, "action", list(rules.actions_))
+    table.insert(table.columns.get_loc("new_tp"), "first_matched",
+                 np.bincount(first[hit], weights=w[hit], minlength=k).astype(np.float64))
+    return table

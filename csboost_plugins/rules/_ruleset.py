@@ -13,7 +13,7 @@ from .._rows import check_cost_keywords, dask_labels, read_rows
 from . import _dask
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
-from ._export import rule_query, select_statement, where_expression
+from ._export import case_sql, rule_query, select_statement, where_expression
 from ._report import per_rule_table, set_metrics
 from ._rule import MISSING_POLICY, Rule
 from ._schema import ROW_POSITION_KEYS, check_ruleset_dict, decode_row_positions, encode_row_positions
@@ -55,6 +55,12 @@ class RuleSet:
         and an induced rule is named ``riff_<k>`` (the lowest k not taken, in order). Names are
         unique (ValueError otherwise) and carried through slicing, ``drop``, JSON, pickling and
         the ``/* rule: name */`` comments of :meth:`to_sql`.
+    actions : list of str, optional
+        One action per rule: ``"allow"``, ``"block"`` or ``"review"`` (default: every rule
+        ``"review"``, the plain rule set). The rules are then read top-down, first match wins
+        (see :meth:`actions`): an ``"allow"`` rule exempts the rows it matches from every rule
+        below it; ``"block"`` and ``"review"`` rules flag them. A set with an ``"allow"`` or
+        ``"block"`` rule needs ``last_rule_probability=1``.
 
     Attributes
     ----------
@@ -70,6 +76,8 @@ class RuleSet:
         As the parameter.
     names : list of str
         The rules' names, in order (the ``name`` column of ``evaluate(per_rule=True)``).
+    actions_ : list of str
+        Each rule's action, in order (``"review"`` for every rule of a plain rule set).
 
     Notes
     -----
@@ -79,7 +87,7 @@ class RuleSet:
     """
 
     def __init__(self, rules, last_rule_probability=1.0, feature_names=None, selection=None, missing_columns=None,
-                 names=None):
+                 names=None, actions=None):
         kind = type(rules).__name__
         rules = None if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__") else list(rules)
         if rules is None or not all(isinstance(r, (Rule, SQLRule)) for r in rules):
@@ -97,6 +105,10 @@ class RuleSet:
             raise ValueError(f"last_rule_probability must lie in [0, 1], got {rho}")
         self.last_rule_probability = rho
         self.names = _rule_names(rules, names)
+        self.actions_ = _rule_actions(actions, self.names)
+        if rho < 1.0 and self.has_actions:
+            raise ValueError("last_rule_probability must be 1 for a rule set with 'allow' or 'block' actions (a "
+                             f"rule book evaluated top-down), got {rho}")
         if feature_names is None:
             for r in self.rules:
                 if isinstance(r, Rule) and r.feature_names is not None:
@@ -221,6 +233,7 @@ class RuleSet:
         new = copy.copy(self)
         new.rules = [self.rules[i] for i in positions]
         new.names = [self.names[i] for i in positions]
+        new.actions_ = [self.actions_[i] for i in positions]
         new.last_rule_probability = rho if keeps_last else 1.0
         new._compiled = None
         sel = {}
@@ -261,7 +274,8 @@ class RuleSet:
                 d_fpr = fpr[i] - (fpr[i - 1] if i else 0.0)
                 d_money = f", +money recall {money[i] - (money[i - 1] if i else 0.0):.3f}" if len(money) == len(tpr) else ""
                 tag += f"   (+TPR {d_tpr:.3f}, +FPR {d_fpr:.4f}{d_money})"
-            lines.append(f"{i + 1:>3}. {self.names[i]}: IF {r}{tag}")
+            then = f" THEN {self.actions_[i]}" if self.has_actions else ""
+            lines.append(f"{i + 1:>3}. {self.names[i]}: IF {r}{then}{tag}")
         if self.missing_columns is not None:
             cols = ", ".join(self.missing_columns) if self.missing_columns else "none"
             lines.insert(0, f"Missing values: {MISSING_POLICY}; "
@@ -280,6 +294,13 @@ class RuleSet:
         self.__dict__.update(d)
         if "names" not in d:  # pickled before rules had names
             self.names = _rule_names(self.rules, None)
+        if "actions_" not in d:  # pickled before rules had actions
+            self.actions_ = ["review"] * len(self.rules)
+
+    @property
+    def has_actions(self) -> bool:
+        """Whether some rule's action is not ``"review"`` (an ``"allow"`` or ``"block"`` rule)."""
+        return any(a != "review" for a in self.actions_)
 
     @property
     def has_sql_rules(self) -> bool:
@@ -360,13 +381,41 @@ class RuleSet:
         -------
         ndarray of float64, shape (n_samples,)
             1 if an always-on rule covers the row, rho if only the last rule does,
-            0 otherwise.
+            0 otherwise (also where the first rule matching the row is an ``"allow"`` rule).
         """
         if _dask.is_dask(X):
             return _dask.predict_proba(self, X)
         fm = self.apply(X)
-        p = np.append(self.rule_probabilities, 0.0)
+        p = np.append(self.rule_probabilities * self._flags(), 0.0)
         return p[fm]
+
+    def _flags(self) -> np.ndarray:
+        """Per rule, whether its action flags the rows it matches first (``"block"`` / ``"review"``)."""
+        return np.array([a != "allow" for a in self.actions_], dtype=bool)
+
+    @fill_doc
+    def actions(self, X) -> np.ndarray:
+        """The action of each row: that of the first rule matching it, top-down (a rule book's CASE).
+
+        Rule ``j`` matches a row when its condition is TRUE (SQL's three-valued logic for a rule read
+        from SQL: a condition that is NULL on the row does not match, and the next rule is tried,
+        as a ``CASE WHEN`` does). With actions ``a_j``, the row's action is ``a_f`` for
+        ``f = min {j : rule j matches}`` (:meth:`apply`), None where no rule matches. :meth:`predict`
+        flags the rows whose action is ``"block"`` or ``"review"``: a row an ``"allow"`` rule
+        matches first is exempt from every rule below it.
+
+        %(Parameters, X_nan)s
+
+        Returns
+        -------
+        ndarray of object, shape (n_samples,)
+            ``"allow"``, ``"block"``, ``"review"`` or None per row.
+        """
+        if _dask.is_dask(X):
+            raise TypeError("RuleSet.actions reads an in-memory X (numpy or pandas); call it on each partition "
+                            "of a dask collection (X.map_partitions)")
+        fm = self.apply(X)
+        return np.array(list(self.actions_) + [None], dtype=object)[fm]
 
     def predict(self, X, *, last_rule="round", random_state=None) -> np.ndarray:
         """0/1 alerts.
@@ -386,7 +435,9 @@ class RuleSet:
         Returns
         -------
         ndarray of int64, shape (n_samples,)
-            1 where an alert is raised.
+            1 where an alert is raised: the first rule matching the row (:meth:`apply`) is in force
+            and its action is ``"block"`` or ``"review"`` (every rule of a plain rule set), 0
+            where no rule matches or an ``"allow"`` rule matches first.
         """
         rho = self.last_rule_probability
         if last_rule == "round":
@@ -401,10 +452,11 @@ class RuleSet:
         else:
             raise ValueError(f"last_rule must be 'round', 'include', 'exclude' or 'random', got {last_rule!r}")
         limit = len(self.rules) if on else len(self.rules) - 1
-        if _dask.is_dask(X):
-            return _dask.predict(self, X, limit)
+        if _dask.is_dask(X):  # a book with actions has every rule in force: its alerts are the rows of p = 1
+            return (_dask.predict_proba(self, X) > 0).astype(np.int64) if self.has_actions \
+                else _dask.predict(self, X, limit)
         fm = self.apply(X)
-        return ((fm >= 0) & (fm < limit)).astype(np.int64)
+        return ((fm < limit) & np.append(self._flags(), False)[fm]).astype(np.int64)
 
     @fill_doc
     def coverage(self, X) -> np.ndarray:
@@ -485,7 +537,7 @@ class RuleSet:
         return overlap_frame(self.names, overlap_counts(self.coverage(X)))
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-                 cost_matrix=None, per_rule=False, last_rule="round", pos_label=None):
+                 cost_matrix=None, per_rule=False, last_rule="round", pos_label=None, decline_cost=None):
         """Performance of the rule set on (X, y) (a holdout set), as deployed by ``last_rule``.
 
         Parameters
@@ -516,6 +568,10 @@ class RuleSet:
             The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
             {0, 1}, {-1, 1} or booleans; other labels (``"fraud"`` / ``"ok"``) need it, else a
             ``ValueError`` (a label is never taken as positive from its sort order).
+        decline_cost : float or array-like of shape (n_samples,), optional
+            Money per row of declining a legitimate customer, what a ``"block"`` rule costs on a
+            negative row in place of ``C_FP`` (a review). None: ``C_FP``, i.e. a block is costed
+            like a review. A block on a positive books ``C_FN - C_TP`` as a review does.
 
         Returns
         -------
@@ -558,8 +614,29 @@ class RuleSet:
         Dask collections (X, y, weights and per-row costs partitioned alike) are
         evaluated in one pass over their partitions, the per-rule table too (its sums add
         across partitions); the data never reaches the client.
+
+        **Rule books with actions** (a rule set with an ``"allow"`` or ``"block"`` rule, or any
+        set with ``decline_cost``) are read top-down, first match wins (:meth:`actions`): a row
+        is flagged when the first rule matching it blocks or reviews it; ``alert_cost`` counts
+        ``C_FP - C_TN`` on a reviewed negative and ``decline_cost - C_TN`` on a blocked one, and
+        ``cost`` likewise. The dict gains ``allowed``, ``blocked``, ``reviewed``: the weighted
+        rows whose first match allows, blocks, reviews them. The per-rule table gains
+        ``action`` and ``first_matched`` (weighted rows the rule is the first to match);
+        ``flagged``, ``tp``, ``fp``, ``precision``, ``recall``, ``fpr`` count the rows its
+        condition matches (for an allow rule, those it would exempt), the money columns what its
+        action books on them (0 for an allow rule); ``new_*`` what it books on the rows it
+        matches first; ``set_*`` the book of rules 1..i; and ``unique_*`` what the book loses
+        without the rule: on each row the rule matches first, its action's figures minus those
+        of the row's next matching rule (0 where none). For an allow rule these are what its
+        exempted rows would have booked below it, with the sign reversed: ``unique_net_money``
+        is positive when the rows it exempts would have cost money, negative when they would
+        have earned it. Books with actions are evaluated in memory (not on dask collections).
         """
         rs = self._in_force(last_rule)
+        if rs.has_actions or decline_cost is not None:
+            return rs._evaluate_book(X, y, sample_weight=sample_weight, fp_cost=fp_cost, fn_cost=fn_cost,
+                                     tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix, per_rule=per_rule,
+                                     pos_label=pos_label, decline_cost=decline_cost)
         if _dask.is_dask(X):
             check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
             return _dask.evaluate(rs, X, dask_labels(y, pos_label), sample_weight=sample_weight, fp_cost=fp_cost,
@@ -584,6 +661,30 @@ class RuleSet:
                 cover, first = rs.coverage(X), rs.apply(X)
             return per_rule_table(rs, cover, first, y, w, c)
         return set_metrics(p, y, w, c, len(rs.rules))
+
+    def _evaluate_book(self, X, y, *, sample_weight, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, per_rule,
+                       pos_label, decline_cost):
+        """:meth:`evaluate` of a rule book read top-down (every rule in force), in memory."""
+        from ._report import action_rule_table, action_set_metrics, read_decline_cost
+
+        if _dask.is_dask(X):
+            raise TypeError("a rule set with 'allow' or 'block' actions (or decline_cost) is evaluated in memory: "
+                            "X must be numpy or pandas, not a dask collection")
+        rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight,
+                         fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
+        decline = read_decline_cost(decline_cost, X, rows.n)
+        if decline is not None and rows.costs is None:
+            raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
+        w = np.ones(rows.n) if rows.sample_weight is None else rows.sample_weight
+        if per_rule:
+            cover = self.coverage(X)
+            if cover.shape[0] != rows.n:
+                raise ValueError(f"X has {cover.shape[0]} rows but y has {rows.n}")
+            return action_rule_table(self, cover, rows.y, w, rows.costs, decline)
+        first = self.apply(X)
+        if first.shape[0] != rows.n:
+            raise ValueError(f"X has {first.shape[0]} rows but y has {rows.n}")
+        return action_set_metrics(self, first, rows.y, w, rows.costs, decline)
 
     def monitor(self, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None,
                 fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, pos_label=None):
@@ -665,6 +766,9 @@ class RuleSet:
         """
         from ._monitor import monitor
 
+        if "allow" in self.actions_:
+            raise ValueError("monitor reads every rule as an alert; this rule set has 'allow' rules (a book read "
+                             "top-down): monitor the rules without them (rs[[...]]) or use evaluate(per_rule=True)")
         return monitor(self, X, y, periods, reference=reference, alpha=alpha, sample_weight=sample_weight,
                        fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix,
                        pos_label=pos_label)
@@ -698,13 +802,15 @@ class RuleSet:
         Returns
         -------
         dict
-            ``format``, ``feature_names``, ``last_rule_probability``, ``rules``, ``selection``,
+            ``format``, ``feature_names``, ``last_rule_probability``, ``rules`` (each with its
+            ``action`` when some rule's action is not ``"review"``), ``selection``,
             ``missing_columns``. Row positions in ``selection`` (``selection_index``, ...) are a
             compressed bit mask (``csboost_plugins/rules/_schema.py``), other arrays lists.
         """
         return {"format": "csboost_plugins.rules.RuleSet/1", "feature_names": self.feature_names,
                 "last_rule_probability": self.last_rule_probability,
-                "rules": [dict(r.to_dict(), name=n) for r, n in zip(self.rules, self.names)],
+                "rules": [dict(r.to_dict(), name=n, **({"action": a} if self.has_actions else {}))
+                          for r, n, a in zip(self.rules, self.names, self.actions_)],
                 "missing_columns": self.missing_columns,
                 "selection": {k: (encode_row_positions(v) if k in ROW_POSITION_KEYS
                                   else v.tolist() if isinstance(v, np.ndarray) else v)
@@ -760,7 +866,8 @@ class RuleSet:
                          for k, v in selection.items()}
         return cls(rules, last_rule_probability=d.get("last_rule_probability", 1.0), feature_names=names,
                    selection=selection, missing_columns=d.get("missing_columns"),
-                   names=None if all(n is None for n in rule_names) else rule_names)
+                   names=None if all(n is None for n in rule_names) else rule_names,
+                   actions=[r.get("action", "review") for r in d["rules"]])
 
     @classmethod
     def from_sql(cls, rules, *, dialect=None) -> "RuleSet":
@@ -773,6 +880,14 @@ class RuleSet:
             ``SELECT ... FROM table WHERE ...`` whose WHERE is an OR of rules, each top-level OR
             branch one rule (named by a ``/* rule: name */`` or ``-- rule: name`` comment after it,
             parenthesised or not, as :meth:`to_sql` writes, else ``rule_1``, ...). A condition may also be given as ``SELECT ... WHERE cond``.
+            A rule book with actions: a condition may be a pair ``(condition, action)``
+            (``{"trusted": ("customer_age_days > 1000", "allow"), ...}``, or list entries
+            ``(condition, action)`` / ``(name, condition, action)``), or the text one searched
+            ``CASE WHEN cond THEN 'allow' | 'block' | 'review' ... END``, bare or as a column of
+            ``SELECT *, CASE ... END AS action FROM table`` (no WHERE), each WHEN one rule in
+            priority order, named by a ``rule: name`` comment inside it (after the condition or
+            after its THEN), with no ELSE or ``ELSE NULL``. A plain condition is a ``"review"``.
+            See :meth:`actions` for how the book is read.
         dialect : str, optional
             The sqlglot dialect of the text (``"duckdb"``, ``"sqlite"``, ``"postgres"``,
             ``"snowflake"``, ``"spark"``, ``"bigquery"``, ...); None for generic SQL. It fixes what
@@ -781,12 +896,14 @@ class RuleSet:
         Returns
         -------
         RuleSet
-            One :class:`SQLRule` per condition, in order, keeping its name.
+            One :class:`SQLRule` per condition, in order, keeping its name; its action in
+            :attr:`actions_`.
 
         Raises
         ------
         ValueError
-            Text that is not one SELECT or one condition per rule (``DROP``, ``DELETE``, several
+            An unknown action (named), a CASE with an ELSE other than NULL or a THEN that is not an
+            action in quotes; text that is not one SELECT or one condition per rule (``DROP``, ``DELETE``, several
             statements), SQL nested more than 100 levels deep, a duplicate name, or a construct
             outside the list below (subqueries, user or unknown functions, window functions,
             aggregates, ...): the message names the rule and the construct.
@@ -819,7 +936,8 @@ class RuleSet:
         """
         from ._sqlparse import rules_from_sql
 
-        return cls(rules_from_sql(rules, dialect))
+        rules, actions = rules_from_sql(rules, dialect)
+        return cls(rules, actions=actions)
 
     @classmethod
     def from_json(cls, text) -> "RuleSet":
@@ -890,7 +1008,11 @@ class RuleSet:
         Returns
         -------
         str
-            The SQL text.
+            The SQL text. A set with an ``"allow"`` or ``"block"`` rule is written as its rule book:
+            ``SELECT *, CASE WHEN (rule_1) /* rule: name_1 */ THEN 'allow' WHEN ... END AS "action"
+            FROM table`` (every row with its action, NULL where no rule matches; the alerts are the
+            rows whose action is ``'block'`` or ``'review'``), with ``where_only=True`` the CASE
+            alone. :meth:`from_sql` reads both back.
 
         Notes
         -----
@@ -912,6 +1034,9 @@ class RuleSet:
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
         labels = self.names[:len(rules)]
+        if self.has_actions:
+            return case_sql(rules, names, levels, self.actions_, labels, None if where_only else table,
+                            dialect=dialect, pretty=pretty)
         if where_only:
             return where_expression(rules, names, levels, dialect=dialect, pretty=pretty, labels=labels)
         return select_statement(rules, names, levels, table, dialect=dialect, pretty=pretty, labels=labels)
@@ -927,7 +1052,8 @@ class RuleSet:
         Returns
         -------
         str
-            A pandas query string.
+            A pandas query string. In a rule book with ``"allow"`` rules, each flagging rule is
+            written as ``(rule) and ~(allow rules above it)``: the rows of :meth:`predict`.
 
         Raises
         ------
@@ -938,6 +1064,7 @@ class RuleSet:
         rules = self._active_rules(last_rule)
         names, levels = self._names(), collect_categories(self.rules)
         parts = [r.to_pandas_query() if isinstance(r, SQLRule) else rule_query(r, names, levels) for r in rules]
+        parts = _exempted(parts, self.actions_[:len(parts)])
         while len(parts) > 2:  # pairwise: pandas folds a flat ``or`` chain recursively (RecursionError at ~400)
             parts = [f"({' or '.join(parts[i:i + 2])})" for i in range(0, len(parts), 2)]
         expr = " or ".join(parts) if parts else "False"
@@ -981,6 +1108,31 @@ def _first_of(masks) -> np.ndarray:
             out = np.full(m.shape[0], -1, np.int64)
         out[(out < 0) & m] = j
     return np.zeros(0, np.int64) if out is None else out
+
+
+def _exempted(parts, actions) -> list:
+    """The pandas queries of the flagging rules, each without the rows an allow rule above it matches."""
+    out, allows = [], []
+    for q, a in zip(parts, actions):
+        if a == "allow":
+            allows.append(f"({q})")
+        elif allows:
+            out.append(f"(({q}) and ~({' or '.join(allows)}))")
+        else:
+            out.append(q)
+    return out
+
+
+def _rule_actions(actions, names) -> list:
+    """Every rule's action (``"review"`` when ``actions`` is None); a wrong length or an unknown action is a
+    ValueError naming the rule."""
+    from ._sqlparse import check_action
+
+    if actions is None:
+        return ["review"] * len(names)
+    if isinstance(actions, (str, bytes)) or not hasattr(actions, "__len__") or len(actions) != len(names):
+        raise ValueError(f"actions must be a list of one action per rule ({len(names)}), got {actions!r:.80}")
+    return [check_action(a, f"actions: rule {n!r}") for a, n in zip(actions, names)]
 
 
 def _rule_names(rules, names) -> list:

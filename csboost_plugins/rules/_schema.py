@@ -10,6 +10,7 @@ A rule set is an object::
      "missing_columns": null | [str, ...],               # optional, columns with missing values in the fit data
      "rules": [rule, ...]}                               # required
     rule = {"name": null | str,                           # optional (induced rules get riff_1, ...)
+            "action": "allow" | "block" | "review",      # optional, default "review" (any kind of rule)
             "conditions": [condition, ...],              # required
             "sources": null | [{...}, ...], "value": null | number,
             "categories": {"<feature index>": [value, ...]}}       # all optional
@@ -123,6 +124,9 @@ def _check_rule(r, where: str, n_names: int | None):
     _expect(isinstance(r, dict), where, "an object", r)
     name = r.get("name")
     _expect(name is None or isinstance(name, str), f"{where}.name", "a string or null", name)
+    action = r.get("action", "review")
+    if action not in ("allow", "block", "review"):
+        raise ValueError(f"rule set JSON: {where}.action must be 'allow', 'block' or 'review', got {action!r:.80}")
     if r.get("kind") == "sql":  # a rule read from SQL: RuleSet.from_dict builds it once, and SQLRule.from_dict
         return  # checks its name, literals and tree node by node as it does
     conds = _get(r, "conditions", where)

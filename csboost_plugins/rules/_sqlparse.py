@@ -513,13 +513,7 @@ def _statement_rules(tree, dialect):
     from sqlglot import exp
 
     if isinstance(tree, exp.Select):
-        extra = [k for k, v in tree.args.items() if v and k not in ("expressions", "from", "from_", "where", "kind")]
-        if extra:
-            raise ValueError(f"the SELECT has {', '.join(k.upper() for k in extra)}; only SELECT ... FROM one table "
-                             "WHERE <rules> is read (its WHERE is an OR of rules)")
-        frm = tree.args.get("from") or tree.args.get("from_")
-        if frm is not None and not isinstance(frm.this, exp.Table):
-            raise ValueError("the SELECT reads from a subquery; only SELECT ... FROM one table WHERE ... is read")
+        _check_select(tree)
         where = tree.args.get("where")
         if where is None:
             raise ValueError("the SELECT has no WHERE; its WHERE holds the rules (an OR of conditions)")
@@ -533,6 +527,19 @@ def _statement_rules(tree, dialect):
     if len(pairs) > 1 and all(name for name, _ in pairs):
         return pairs
     return [(pairs[0][0] if len(pairs) == 1 else None, tree)]
+
+
+def _check_select(tree):
+    """Refuse a SELECT with clauses other than its columns, one FROM table and WHERE (GROUP BY, JOIN, ...)."""
+    from sqlglot import exp
+
+    extra = [k for k, v in tree.args.items() if v and k not in ("expressions", "from", "from_", "where", "kind")]
+    if extra:
+        raise ValueError(f"the SELECT has {', '.join(k.upper() for k in extra)}; only SELECT ... FROM one table "
+                         "WHERE <rules> (or SELECT *, CASE ... END AS action FROM one table) is read")
+    frm = tree.args.get("from") or tree.args.get("from_")
+    if frm is not None and not isinstance(frm.this, exp.Table):
+        raise ValueError("the SELECT reads from a subquery; only SELECT ... FROM one table is read")
 
 
 def _split(node):
@@ -565,9 +572,66 @@ def _condition(text, dialect, name, lifted):
     return pairs[0][1]
 
 
-def rules_from_sql(rules, dialect=None) -> list:
-    """SQLRule objects of ``rules`` (dict name -> condition, list of conditions, or one statement); RuleSet checks
-    that the names are unique."""
+#: the actions a rule book's CASE may give, in the order a reader meets them in the docs
+ACTIONS = ("allow", "block", "review")
+
+
+def check_action(action, where):
+    """``action`` when it is one of :data:`ACTIONS`, else a ValueError naming ``where`` and the action."""
+    if not isinstance(action, str) or action not in ACTIONS:
+        raise ValueError(f"{where}: unknown action {action!r:.80}; an action is one of {', '.join(ACTIONS)}")
+    return action
+
+
+def _case_of(tree):
+    """The CASE of a rule book (the bare CASE, or the one CASE column of a SELECT without WHERE), else None."""
+    from sqlglot import exp
+
+    if isinstance(tree, exp.Case):
+        return tree
+    if not isinstance(tree, exp.Select):
+        return None
+    cases = [e.this if isinstance(e, exp.Alias) else e for e in tree.expressions]
+    cases = [c for c in cases if isinstance(c, exp.Case)]
+    if not cases:
+        return None
+    if len(cases) > 1 or tree.args.get("where") is not None:
+        raise ValueError("a rule book SELECT holds one CASE column and no WHERE (SELECT *, CASE WHEN ... THEN "
+                         "'block' ... END AS action FROM table)")
+    _check_select(tree)
+    return cases[0]
+
+
+def _case_rules(case):
+    """(name or None, condition, action) of each WHEN of a rule book's CASE, in order (the priority)."""
+    from sqlglot import exp
+
+    default = case.args.get("default")
+    if case.this is not None:
+        raise ValueError("a rule book is a searched CASE (CASE WHEN condition THEN 'action' ... END), not CASE x WHEN")
+    if default is not None and not isinstance(default, exp.Null):
+        raise ValueError(f"the rule book's CASE has ELSE {default.sql()[:60]}; rows no rule matches get no action "
+                         "(leave ELSE out, or ELSE NULL)")
+    out = []
+    for k, when in enumerate(case.args.get("ifs") or []):
+        then = when.args.get("true")
+        while isinstance(then, exp.Paren):
+            then = then.this
+        name = _branch_name(when)
+        where = f"rule {name or f'rule_{k + 1}'!r}"
+        if not (isinstance(then, exp.Literal) and then.is_string):
+            raise ValueError(f"{where}: THEN must be an action in quotes ({', '.join(map(repr, ACTIONS))}), got "
+                             f"{then.sql()[:60] if then is not None else None}")
+        out.append((name, when.this, check_action(then.this, where)))
+    if not out:
+        raise ValueError("the rule book's CASE has no WHEN")
+    return out
+
+
+def rules_from_sql(rules, dialect=None) -> tuple:
+    """(SQLRule objects, their actions) of ``rules`` (dict name -> condition or (condition, action), list of
+    conditions, (condition, action) or (name, condition, action), or one statement); RuleSet checks that the
+    names are unique."""
     from ._export import _dialect
 
     d = _dialect(dialect)
@@ -578,26 +642,43 @@ def _rules_from_sql(rules, d):
     lifted: dict = {}
     if isinstance(rules, str):
         tree = _parse(rules, d, "the SQL", lifted)
-        pairs = _statement_rules(tree, d)
-        out = []
-        for i, (name, node) in enumerate(pairs):
-            name = name or f"rule_{i + 1}"
-            out.append(_rule(name, node, d, lifted))
-        return out
+        case = _case_of(tree)
+        triples = _case_rules(case) if case is not None else \
+            [(name, node, "review") for name, node in _statement_rules(tree, d)]
+        return ([_rule(name or f"rule_{i + 1}", node, d, lifted) for i, (name, node, _) in enumerate(triples)],
+                [a for _, _, a in triples])
     if isinstance(rules, dict):
         items = list(rules.items())
         for k, _ in items:
             if not isinstance(k, str) or not k.strip():
                 raise TypeError(f"rule names (the dict's keys) must be non-empty strings, got {k!r:.80}")
     elif isinstance(rules, (list, tuple)):
-        items = [(f"rule_{i + 1}", r) for i, r in enumerate(rules)]
+        items = [_list_item(i, r) for i, r in enumerate(rules)]
     else:
         raise TypeError(f"rules must be a dict {{name: condition}}, a list of conditions or one SQL statement, "
                         f"got {type(rules).__name__}")
-    out = []
+    out, actions = [], []
     for name, text in items:
+        action = "review"
+        if isinstance(text, (tuple, list)) and len(text) == 2:  # (condition, action)
+            text, action = text
+            check_action(action, f"rule {name!r}")
         if not isinstance(text, str):
-            raise TypeError(f"rule {name!r} must be SQL text, got {type(text).__name__}")
+            raise TypeError(f"rule {name!r} must be SQL text or (SQL text, action), got {type(text).__name__}")
         node = _condition(text, d, name, lifted)
         out.append(_rule(name, node, d, lifted))
-    return out
+        actions.append(action)
+    return out, actions
+
+
+def _list_item(i, r):
+    """(name, condition or (condition, action)) of the i-th entry of a list of rules."""
+    if isinstance(r, (tuple, list)) and len(r) == 3:  # (name, condition, action)
+        if not isinstance(r[0], str) or not r[0].strip():
+            raise TypeError(f"rules[{i}]: a (name, condition, action) entry needs a non-empty string name, "
+                            f"got {r[0]!r:.80}")
+        return r[0], (r[1], r[2])
+    if isinstance(r, (tuple, list)) and len(r) != 2:
+        raise TypeError(f"rules[{i}] must be a condition, (condition, action) or (name, condition, action); got "
+                        f"{len(r)} entries")
+    return f"rule_{i + 1}", r
