@@ -1,0 +1,228 @@
+"""numba kernels of :mod:`._engine`: a rule book on bit-packed row masks.
+
+Bit ``j`` of word ``w`` of a mask is row ``64 w + j``; bits past the last row are 0 in every mask.
+An atom (one distinct leaf condition) gives two masks per block of rows, ``t`` (TRUE) and ``f``
+(FALSE), SQL's three values (UNKNOWN is neither). A rule is a postfix program over the atoms:
+``PUSH a``, ``AND n`` / ``OR n`` (the top n entries), ``NOT`` (swap t and f), ``STORE r``.
+
+Callers validate every index (columns, atoms, value ranges, rules) before a kernel sees it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "popcounts", "BLOCK_WORDS"]
+
+#: words per block of rows (256 x 64 = 16,384 rows: one float64 column block is 128 KiB, cache-sized)
+BLOCK_WORDS = 256
+
+# atom kinds: column op literal, column op column, BETWEEN, IS NULL, IN (op 1: the list holds NULL),
+# precomputed masks (evaluated by the reference evaluator, packed)
+K_LIT, K_COLS, K_BETWEEN, K_ISNULL, K_IN, K_PRE = 0, 1, 2, 3, 4, 5
+# comparison codes
+LT, LE, GT, GE, EQ, NE = 0, 1, 2, 3, 4, 5
+# program codes
+P_PUSH, P_AND, P_OR, P_NOT, P_STORE = 0, 1, 2, 3, 4
+
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(x):  # pragma: no cover - compiled
+    x = x - ((x >> _S1) & _M1)
+    x = (x & _M2) + ((x >> _S2) & _M2)
+    x = (x + (x >> _S4)) & _M4
+    return (x * _H01) >> _S56
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cmp(op, x, y):  # pragma: no cover - compiled
+    if op == LT:
+        return x < y
+    if op == LE:
+        return x <= y
+    if op == GT:
+        return x > y
+    if op == GE:
+        return x >= y
+    if op == EQ:
+        return x == y
+    return x != y
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_sorted(vals, lo, hi, x):  # pragma: no cover - compiled
+    """Whether x is among the sorted vals[lo:hi] (binary search)."""
+    end = hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if vals[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < end and vals[lo] == x
+
+
+@njit(cache=True, nogil=True)
+def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, w0, nw,
+                n):  # pragma: no cover - compiled
+    """Masks of atom a on words w0 .. w0 + nw - 1 into st[a, :nw], sf[a, :nw]."""
+    k = kind[a]
+    if k == K_PRE:
+        p = col[a]
+        for w in range(nw):
+            st[a, w] = pre_t[p, w0 + w]
+            sf[a, w] = pre_f[p, w0 + w]
+        return
+    x = cols[col[a]]
+    y = cols[col2[a]] if k == K_COLS else x
+    o, c, d, lo, hi = op[a], va[a], vb[a], in_lo[a], in_hi[a]
+    for w in range(nw):
+        base = (w0 + w) * 64
+        m = min(64, n - base)
+        t = _ZERO
+        f = _ZERO
+        for j in range(m):
+            v = x[base + j]
+            known = v == v
+            if k == K_LIT:
+                hit = _cmp(o, v, c)
+            elif k == K_COLS:
+                u = y[base + j]
+                known = known and u == u
+                hit = _cmp(o, v, u)
+            elif k == K_BETWEEN:
+                hit = v >= c and v <= d
+            elif k == K_ISNULL:
+                hit = not known
+                known = True
+            else:
+                hit = known and _in_sorted(in_vals, lo, hi, v)
+            bit = _ONE << np.uint64(j)
+            if known and hit:
+                t |= bit
+            elif known and (k != K_IN or o == 0):  # NOT IN a list holding NULL is never TRUE: IN never FALSE
+                f |= bit
+        st[a, w] = t
+        sf[a, w] = f
+
+
+@njit(cache=True, nogil=True)
+def eval_blocks(b0, b1, n, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, prog,
+                max_stack, out):  # pragma: no cover - compiled
+    """Rule masks (out[r], TRUE rows of rule r) on the word blocks b0 .. b1 - 1.
+
+    Every atom is computed once per block, column by column (the caller orders atoms by column), then
+    each rule's program combines the atoms' words. Threads given disjoint block ranges write disjoint
+    words of one out.
+    """
+    n_atoms = kind.shape[0]
+    n_words = out.shape[1]
+    st = np.zeros((max(n_atoms, 1), BLOCK_WORDS), np.uint64)
+    sf = np.zeros((max(n_atoms, 1), BLOCK_WORDS), np.uint64)
+    kt = np.zeros((max(max_stack, 1), BLOCK_WORDS), np.uint64)
+    kf = np.zeros((max(max_stack, 1), BLOCK_WORDS), np.uint64)
+    for blk in range(b0, b1):
+        w0 = blk * BLOCK_WORDS
+        nw = min(BLOCK_WORDS, n_words - w0)
+        for a in range(n_atoms):
+            _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, w0,
+                        nw, n)
+        sp = 0
+        for pc in range(prog.shape[0]):
+            code = prog[pc, 0]
+            arg = prog[pc, 1]
+            if code == P_PUSH:
+                for w in range(nw):
+                    kt[sp, w] = st[arg, w]
+                    kf[sp, w] = sf[arg, w]
+                sp += 1
+            elif code == P_AND or code == P_OR:
+                top = sp - arg
+                for w in range(nw):
+                    t = kt[top, w]
+                    f = kf[top, w]
+                    for q in range(top + 1, sp):
+                        if code == P_AND:  # true if all true, false if any false
+                            t &= kt[q, w]
+                            f |= kf[q, w]
+                        else:
+                            t |= kt[q, w]
+                            f &= kf[q, w]
+                    kt[top, w] = t
+                    kf[top, w] = f
+                sp = top + 1
+            elif code == P_NOT:
+                for w in range(nw):
+                    t = kt[sp - 1, w]
+                    kt[sp - 1, w] = kf[sp - 1, w]
+                    kf[sp - 1, w] = t
+            else:
+                sp -= 1
+                for w in range(nw):
+                    out[arg, w0 + w] = kt[sp, w]
+
+
+@njit(cache=True, nogil=True)
+def first_match_words(bits, w0, w1, first):  # pragma: no cover - compiled
+    """first[i] = the lowest r with bit i set in bits[r] (left as it is where none), words w0 .. w1 - 1."""
+    k = bits.shape[0]
+    for w in range(w0, w1):
+        rem = ~_ZERO
+        for r in range(k):
+            b = bits[r, w] & rem
+            if b == _ZERO:
+                continue
+            rem &= ~b
+            while b != _ZERO:
+                low = b & (~b + _ONE)
+                first[w * 64 + np.int64(_popcount(low - _ONE))] = r
+                b ^= low
+            if rem == _ZERO:
+                break
+
+
+@njit(cache=True, nogil=True)
+def multi_hit_words(bits, w0, w1, multi):  # pragma: no cover - compiled
+    """multi[w] = the rows of word w set in at least two of the masks bits[r]."""
+    for w in range(w0, w1):
+        once = _ZERO
+        twice = _ZERO
+        for r in range(bits.shape[0]):
+            b = bits[r, w]
+            twice |= once & b
+            once |= b
+        multi[w] = twice
+
+
+@njit(cache=True, nogil=True)
+def hit_sums(bits, exclude, P, r0, r1, out):  # pragma: no cover - compiled
+    """out[r] += sum of P's rows set in bits[r] and not in exclude, for rules r0 .. r1 - 1."""
+    m = P.shape[1]
+    for r in range(r0, r1):
+        for w in range(bits.shape[1]):
+            b = bits[r, w] & ~exclude[w]
+            while b != _ZERO:
+                low = b & (~b + _ONE)
+                i = w * 64 + np.int64(_popcount(low - _ONE))
+                for c in range(m):
+                    out[r, c] += P[i, c]
+                b ^= low
+
+
+@njit(cache=True, nogil=True)
+def popcounts(bits, out):  # pragma: no cover - compiled
+    """out[r] = number of set bits of bits[r]."""
+    for r in range(bits.shape[0]):
+        s = 0
+        for w in range(bits.shape[1]):
+            s += np.int64(_popcount(bits[r, w]))
+        out[r] = s
