@@ -174,10 +174,12 @@ def _pack(mask, n, n_words) -> np.ndarray:
 
 
 def _typed_list(arrays):
+    """The columns as a numba list of read-only arrays (pandas may hand out read-only views; nothing is copied)."""
+    from numba import types
     from numba.typed import List
 
-    out = List()
-    for a in arrays or [np.zeros(1)]:  # a typed list needs one element to know its type
+    out = List.empty_list(types.Array(types.float64, 1, "C", readonly=True))
+    for a in arrays:
         out.append(a)
     return out
 
