@@ -33,6 +33,7 @@ _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 _S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
+_MAGIC = np.uint64(0x0102040810204080)  # 8 bytes of 0/1, times this, >> 56: byte i becomes bit i
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -72,9 +73,61 @@ def _in_sorted(vals, lo, hi, x):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, w0, nw,
-                n):  # pragma: no cover - compiled
-    """Masks of atom a on words w0 .. w0 + nw - 1 into st[a, :nw], sf[a, :nw]."""
+def _lit_bytes(o, x, r0, nr, c, tb, fb):  # pragma: no cover - compiled
+    """tb[i] / fb[i] = x[r0 + i] op c TRUE / FALSE (NaN is NULL: neither), one simple loop per operator."""
+    if o == LT:
+        for i in range(nr):
+            tb[i] = x[r0 + i] < c
+            fb[i] = x[r0 + i] >= c
+    elif o == LE:
+        for i in range(nr):
+            tb[i] = x[r0 + i] <= c
+            fb[i] = x[r0 + i] > c
+    elif o == GT:
+        for i in range(nr):
+            tb[i] = x[r0 + i] > c
+            fb[i] = x[r0 + i] <= c
+    elif o == GE:
+        for i in range(nr):
+            tb[i] = x[r0 + i] >= c
+            fb[i] = x[r0 + i] < c
+    elif o == EQ:
+        for i in range(nr):
+            tb[i] = x[r0 + i] == c
+            fb[i] = (x[r0 + i] < c) | (x[r0 + i] > c)
+    else:
+        for i in range(nr):
+            tb[i] = (x[r0 + i] < c) | (x[r0 + i] > c)
+            fb[i] = x[r0 + i] == c
+
+
+@njit(cache=True, nogil=True)
+def _cols_bytes(o, x, y, r0, nr, tb, fb):  # pragma: no cover - compiled
+    """tb[i] / fb[i] = x op y TRUE / FALSE on rows r0 + i (NULL on either side: neither)."""
+    for i in range(nr):
+        v = x[r0 + i]
+        u = y[r0 + i]
+        known = (v == v) & (u == u)
+        hit = _cmp(o, v, u)
+        tb[i] = known & hit
+        fb[i] = known & (not hit)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pack_bytes(b, nw, out, a):  # pragma: no cover - compiled
+    """out[a, w] = the bits of the 0/1 bytes b[64 w .. 64 w + 63] (8 bytes at a time by one multiplication)."""
+    q = b.view(np.uint64)
+    for w in range(nw):
+        word = _ZERO
+        for k in range(8):
+            word |= ((q[w * 8 + k] * _MAGIC) >> _S56) << np.uint64(8 * k)
+        out[a, w] = word
+
+
+@njit(cache=True, nogil=True)
+def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, tb, fb, w0,
+                nw, n):  # pragma: no cover - compiled
+    """Masks of atom a on words w0 .. w0 + nw - 1 into st[a, :nw], sf[a, :nw] (tb, fb: byte scratch)."""
     k = kind[a]
     if k == K_PRE:
         p = col[a]
@@ -83,36 +136,35 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
             sf[a, w] = pre_f[p, w0 + w]
         return
     x = cols[col[a]]
-    y = cols[col2[a]] if k == K_COLS else x
-    o, c, d, lo, hi = op[a], va[a], vb[a], in_lo[a], in_hi[a]
-    for w in range(nw):
-        base = (w0 + w) * 64
-        m = min(64, n - base)
-        t = _ZERO
-        f = _ZERO
-        for j in range(m):
-            v = x[base + j]
-            known = v == v
-            if k == K_LIT:
-                hit = _cmp(o, v, c)
-            elif k == K_COLS:
-                u = y[base + j]
-                known = known and u == u
-                hit = _cmp(o, v, u)
-            elif k == K_BETWEEN:
-                hit = v >= c and v <= d
-            elif k == K_ISNULL:
-                hit = not known
-                known = True
-            else:
-                hit = known and _in_sorted(in_vals, lo, hi, v)
-            bit = _ONE << np.uint64(j)
-            if known and hit:
-                t |= bit
-            elif known and (k != K_IN or o == 0):  # NOT IN a list holding NULL is never TRUE: IN never FALSE
-                f |= bit
-        st[a, w] = t
-        sf[a, w] = f
+    r0 = w0 * 64
+    nr = min(nw * 64, n - r0)
+    o, c = op[a], va[a]
+    if k == K_LIT:
+        _lit_bytes(o, x, r0, nr, c, tb, fb)
+    elif k == K_COLS:
+        _cols_bytes(o, x, cols[col2[a]], r0, nr, tb, fb)
+    elif k == K_BETWEEN:
+        d = vb[a]
+        for i in range(nr):
+            v = x[r0 + i]
+            tb[i] = (v >= c) & (v <= d)
+            fb[i] = (v < c) | (v > d)
+    elif k == K_ISNULL:
+        for i in range(nr):
+            tb[i] = x[r0 + i] != x[r0 + i]
+            fb[i] = x[r0 + i] == x[r0 + i]
+    else:
+        lo, hi = in_lo[a], in_hi[a]
+        for i in range(nr):
+            v = x[r0 + i]
+            hit = _in_sorted(in_vals, lo, hi, v)
+            tb[i] = hit
+            fb[i] = (v == v) & (not hit) & (o == 0)  # NOT IN a list holding NULL is never TRUE: IN never FALSE
+    for i in range(nr, nw * 64):  # bits past the last row stay 0
+        tb[i] = 0
+        fb[i] = 0
+    _pack_bytes(tb, nw, st, a)
+    _pack_bytes(fb, nw, sf, a)
 
 
 @njit(cache=True, nogil=True)
@@ -130,12 +182,14 @@ def eval_blocks(b0, b1, n, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_v
     sf = np.zeros((max(n_atoms, 1), BLOCK_WORDS), np.uint64)
     kt = np.zeros((max(max_stack, 1), BLOCK_WORDS), np.uint64)
     kf = np.zeros((max(max_stack, 1), BLOCK_WORDS), np.uint64)
+    tb = np.zeros(BLOCK_WORDS * 64, np.uint8)
+    fb = np.zeros(BLOCK_WORDS * 64, np.uint8)
     for blk in range(b0, b1):
         w0 = blk * BLOCK_WORDS
         nw = min(BLOCK_WORDS, n_words - w0)
         for a in range(n_atoms):
-            _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, w0,
-                        nw, n)
+            _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, tb, fb,
+                        w0, nw, n)
         sp = 0
         for pc in range(prog.shape[0]):
             code = prog[pc, 0]
