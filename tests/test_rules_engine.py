@@ -34,13 +34,15 @@ def _leaf(rng):
     c, d = rng.choice(NUM, 2, replace=False)
     v = lambda: f"{rng.choice([-1.0, -0.5, 0.0, 0.3, 0.5, 1.0, 2.0]):g}"  # noqa: E731
     op = rng.choice(["<", "<=", ">", ">=", "=", "<>"])
-    kind = rng.integers(0, 16)
+    kind = rng.integers(0, 22)
     return [f"{c} {op} {v()}", f"{v()} {op} {c}", f"{c} {op} {d}", f"{c} BETWEEN {v()} AND {v()}",
             f"k IN ({', '.join(str(i) for i in rng.choice(5, rng.integers(1, 4), replace=False))})",
             f"{c} IN ({v()}, {v()}, NULL)", f"{c} IS NULL", f"{c} IS NOT NULL",
             f"{c} + {d} {op} {v()}", f"{c} / {d} > {v()}", "t = 'web'", "t IN ('pos', 'moto')",
             "t LIKE 'w%'", f"COALESCE({c}, 0) {op} {v()}", f"CAST({c} AS DOUBLE) {op} {v()}",
-            rng.choice(["TRUE", "FALSE", "g = 'x'", f"{c} NOT IN ({v()}, 2)"])][kind]
+            rng.choice(["TRUE", "FALSE", "g = 'x'", f"{c} NOT IN ({v()}, 2)"]), f"ABS({c}) {op} {v()}",
+            f"-{c} {op} {v()}", f"{c} * {d} {op} {c} - 2 * {d}", f"{c} / ({d} - {v()}) {op} {v()}",
+            f"k / 2 {op} {v()}", f"{v()} / {c} {op} {d} + {v()}"][kind]
 
 
 def _cond(rng, depth=0):
@@ -66,7 +68,8 @@ def _reference(rs, X):
 
 
 @pytest.mark.parametrize("n,seed,dialect", [(0, 0, None), (1, 1, None), (63, 2, None), (64, 3, "duckdb"),
-                                            (65, 4, None), (1000, 5, "sqlite"), (40_003, 6, None)])
+                                            (65, 4, None), (1000, 5, "sqlite"), (5000, 8, "duckdb"),
+                                            (40_003, 6, None)])
 def test_engine_masks_equal_the_reference_rule_by_rule_and_as_sets(n, seed, dialect):
     X = _frame(n, seed)
     rs = _book(60, seed, dialect)
@@ -136,12 +139,14 @@ def test_engine_native_atoms_against_a_row_by_row_brute_force():
 def test_a_condition_shared_by_several_rules_is_one_atom():
     X = _frame(100, 0)
     rs = RuleSet.from_sql({"r1": "a < -0.5", "r2": "a < -0.5 AND b > 0", "r3": "(a < -0.5 OR b > 0) AND -0.5 > a",
-                           "r4": "CAST(a AS DOUBLE) < -0.5", "r5": "b > 0 AND c + d > 1"})
+                           "r4": "CAST(a AS DOUBLE) < -0.5", "r5": "b > 0 AND c + d > 1 AND t = 'web'",
+                           "r6": "c + d > 1"})
     comp = _engine._Compiler(Columns(X))
     for r, rule in enumerate(rs):
         comp.add_rule(r, rule)
     kinds = [a[0] for a in comp.atoms]
-    assert len(comp.atoms) == 3 and kinds.count(_engine.K_PRE) == 1  # a < -0.5, b > 0, c + d > 1
+    # a < -0.5, b > 0, c + d > 1 (arithmetic in the kernels), t = 'web' (text: the reference evaluator, packed)
+    assert len(comp.atoms) == 4 and kinds.count(_engine.K_EXPR) == 1 and kinds.count(_engine.K_PRE) == 1
 
 
 @pytest.mark.parametrize("rho,last_rule", [(1.0, "round"), (0.4, "expected"), (0.7, "include")])
@@ -170,6 +175,17 @@ def test_evaluate_per_rule_equals_the_coverage_matrix_path(rho, last_rule):
         np.testing.assert_allclose(got["unique_fp"], unique_fp, rtol=1e-10, atol=1e-9)
     s = rs.evaluate(X, y, sample_weight=w, fp_cost=2.0, fn_cost=amount, last_rule=last_rule)
     assert s["tpr"] == pytest.approx(got["set_recall"].iloc[-1], rel=1e-12)
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", None, "sqlite"])
+def test_arithmetic_with_zero_division_infinities_and_nan_values(dialect):
+    x = np.array([0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.0, 0.0, 3.0])
+    X = pd.DataFrame({"x": x, "z": np.roll(x, 3), "k": np.arange(9)})
+    texts = [f"{a} {op} {b}" for op in ["<", "<=", ">", ">=", "=", "<>"]
+             for a, b in [("x / 0", "1"), ("0.0 / x", "z"), ("z", "x / z"), ("x - x", "z * 0"),
+                          ("ABS(x) * z", "-z / x"), ("k / 2", "1"), ("-(x + z)", "k - 4")]]
+    rs = RuleSet.from_sql({f"r{i}": t for i, t in enumerate(texts)}, dialect=dialect)
+    np.testing.assert_array_equal(rs.coverage(X), _reference(rs, X))
 
 
 def test_numpy_x_with_feature_names_and_a_strided_column():

@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT, P_OR,
-                              P_PUSH, P_STORE, eval_blocks, first_match_words, hit_sums, multi_hit_words)
+from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT,
+                              P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
+                              eval_blocks, first_match_words, hit_sums, multi_hit_words)
 from ._evaluate import _in_threads, _n_threads
-from ._sqlrule import Columns, SQLRule, _Evaluator
+from ._sqlrule import IEEE_DIALECTS, Columns, SQLRule, _Evaluator
 
 __all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums"]
 
 _OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3, "=": 4, "<>": 5}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
 _THREAD_MIN_ROWS = 20000
+_VOPS = {"add": V_ADD, "sub": V_SUB, "mul": V_MUL, "div": V_DIV, "neg": V_NEG, "abs": V_ABS}
 
 
 class Bits:
@@ -61,11 +63,16 @@ class _Compiler:
         """Index of a numeric column among self.arrays, None for a column of another kind (text)."""
         pos = self.cols.position(node[1], node[2], rule.name)
         if pos not in self.col_of:
-            val = self.cols.get(node[1], node[2], rule.name)
-            if val.kind != "num":
-                return None
+            raw = self.cols.X.iloc[:, pos] if self.cols.frame else None
+            if raw is not None and raw.dtype == np.float64:  # read as it is: NaN is NULL, nothing to check
+                v = raw.to_numpy()
+            else:
+                val = self.cols.get(node[1], node[2], rule.name)
+                if val.kind != "num":
+                    return None
+                v = val.v
             self.col_of[pos] = len(self.arrays)
-            self.arrays.append(np.ascontiguousarray(val.v, dtype=np.float64))
+            self.arrays.append(np.ascontiguousarray(v, dtype=np.float64))
         return self.col_of[pos]
 
     def native(self, node, rule):
@@ -76,7 +83,7 @@ class _Compiler:
             if a[0] == "num" and b[0] == "col":
                 a, b, cmp = b, a, _FLIP[cmp]
             if a[0] != "col" or b[0] not in ("num", "col"):
-                return None
+                return self.expression(node, rule)
             c = self.column(a, rule)
             if c is None:
                 return None
@@ -100,6 +107,37 @@ class _Compiler:
             return (K_ISNULL, 0, c, c, 0.0, 0.0, ())
         vals = tuple(sorted({float(v) for v in node[2] if v == v}))  # NaN equals nothing
         return (K_IN, int(bool(node[4])), c, c, 0.0, 0.0, vals)
+
+    def expression(self, node, rule):
+        """The atom of a comparison of two arithmetic values (K_EXPR), None when a value is not arithmetic on
+        numeric columns and literals."""
+        prog = []
+        if not (self.value_program(node[2], rule, prog) and self.value_program(node[3], rule, prog)):
+            return None
+        ieee = (rule.dialect or "") in IEEE_DIALECTS
+        return (K_EXPR, _OPS[node[1]], 0, int(ieee), 0.0, 0.0, tuple(prog))
+
+    def value_program(self, node, rule, out) -> bool:
+        """Append the postfix program of a value to out ((code, column, literal) steps); False when the kernels
+        do not compute it (text, COALESCE, a dialect's integer division, ...)."""
+        op = node[0]
+        if op == "col":
+            c = self.column(node, rule)
+            out.append((V_COL, c, 0.0))
+            return c is not None
+        if op == "num":
+            out.append((V_LIT, 0, rule.literals[node[1]]))
+            return True
+        if op in ("neg", "abs", "cast"):
+            ok = self.value_program(node[1], rule, out)
+            if op != "cast":
+                out.append((_VOPS[op], 0, 0.0))
+            return ok
+        if op in ("add", "sub", "mul") or (op == "div" and not node[3]):
+            ok = self.value_program(node[1], rule, out) and self.value_program(node[2], rule, out)
+            out.append((_VOPS[op], 0, 0.0))
+            return ok
+        return False
 
     def atom(self, node, rule, ev):
         """Index of the atom of a leaf (a new precomputed atom when the kernels do not compute it)."""
@@ -149,11 +187,13 @@ class _Compiler:
         new = np.empty(len(order), np.int64)
         new[order] = np.arange(len(order))
         atoms = [self.atoms[i] for i in order]
-        vals, lo, hi = [], [], []
-        for a in atoms:
-            lo.append(len(vals))
-            vals.extend(a[6])
-            hi.append(len(vals))
+        vals, lo, hi, vprog = [], [], [], []
+        for a in atoms:  # IN lists into vals, value programs into vprog
+            seq = vprog if a[0] == K_EXPR else vals
+            lo.append(len(seq))
+            seq.extend(a[6])
+            hi.append(len(seq))
+        self.max_values = max([_depth(a[6]) for a in atoms if a[0] == K_EXPR], default=0)
         prog = np.asarray(self.prog, dtype=np.int64).reshape(-1, 2)
         push = prog[:, 0] == P_PUSH
         prog[push, 1] = new[prog[push, 1]]
@@ -162,8 +202,18 @@ class _Compiler:
         empty = np.zeros((0, self.n_words), np.uint64)
         pre_t = np.stack(self.pre_t) if self.pre_t else empty
         pre_f = np.stack(self.pre_f) if self.pre_f else empty
+        vp = np.asarray([(v[0], v[1]) for v in vprog], dtype=np.int64).reshape(-1, 2)
         return (col(0), col(1), col(2), col(3), flt(4), flt(5), np.asarray(lo, np.int64), np.asarray(hi, np.int64),
-                np.asarray(vals, np.float64), pre_t, pre_f, prog)
+                np.asarray(vals, np.float64), pre_t, pre_f, vp, np.asarray([v[2] for v in vprog], np.float64), prog)
+
+
+def _depth(prog) -> int:
+    """Deepest value stack of a postfix value program."""
+    d = best = 0
+    for code, _, _ in prog:
+        d += 1 if code in (V_COL, V_LIT) else 0 if code in (V_NEG, V_ABS) else -1
+        best = max(best, d)
+    return best
 
 
 def _pack(mask, n, n_words) -> np.ndarray:
@@ -203,13 +253,14 @@ def rule_bits(ruleset, X):
     comp = _Compiler(cols)
     for r, rule in enumerate(ruleset.rules):
         comp.add_rule(r, rule)
-    kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, prog = comp.arrays_for_kernel()
+    kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit, prog = comp.arrays_for_kernel()
     out = np.zeros((len(ruleset.rules), comp.n_words), np.uint64)
     if comp.n_words and len(ruleset.rules):
         arrays = _typed_list(comp.arrays)
         n_blocks = -(-comp.n_words // BLOCK_WORDS)
         _in_threads(lambda b0, b1: eval_blocks(b0, b1, comp.n, arrays, kind, op, col, col2, va, vb, lo, hi, vals,
-                                               pre_t, pre_f, prog, comp.max_depth, out),
+                                               pre_t, pre_f, vprog, vlit, comp.max_values, prog, comp.max_depth,
+                                               out),
                     _ranges(n_blocks, comp.n))
     return Bits(out, comp.n)
 

@@ -19,8 +19,11 @@ __all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "p
 BLOCK_WORDS = 256
 
 # atom kinds: column op literal, column op column, BETWEEN, IS NULL, IN (op 1: the list holds NULL),
-# precomputed masks (evaluated by the reference evaluator, packed)
-K_LIT, K_COLS, K_BETWEEN, K_ISNULL, K_IN, K_PRE = 0, 1, 2, 3, 4, 5
+# precomputed masks (evaluated by the reference evaluator, packed), and a comparison of two arithmetic values
+# (a postfix value program vprog[in_lo:in_hi]; col2 = 1 for DuckDB's IEEE arithmetic)
+K_LIT, K_COLS, K_BETWEEN, K_ISNULL, K_IN, K_PRE, K_EXPR = 0, 1, 2, 3, 4, 5, 6
+# value program codes: a column, a literal (vlit), + - * /, unary minus, ABS
+V_COL, V_LIT, V_ADD, V_SUB, V_MUL, V_DIV, V_NEG, V_ABS = 0, 1, 2, 3, 4, 5, 6, 7
 # comparison codes
 LT, LE, GT, GE, EQ, NE = 0, 1, 2, 3, 4, 5
 # program codes
@@ -114,6 +117,74 @@ def _cols_bytes(o, x, y, r0, nr, tb, fb):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _ieee_cmp(o, x, y):  # pragma: no cover - compiled
+    """DuckDB's order of doubles: NaN equals NaN and lies above every number."""
+    xn = x != x
+    yn = y != y
+    if not xn and not yn:
+        return _cmp(o, x, y)
+    lt = yn and not xn
+    eq = xn and yn
+    if o == LT:
+        return lt
+    if o == LE:
+        return lt or eq
+    if o == GT:
+        return not (lt or eq)
+    if o == GE:
+        return not lt
+    if o == EQ:
+        return eq
+    return not eq
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _values(vprog, vlit, lo, hi, ieee, cols, r0, nr, vs, ns):  # pragma: no cover - compiled
+    """Run the value program vprog[lo:hi] on rows r0 .. r0 + nr - 1: values vs[s], NULL flags ns[s] per stack
+    slot s (the two compared values end in slots 0 and 1). As the reference: NULL in, NULL out; x / 0 NULL and
+    a NaN result NULL, except in IEEE arithmetic (x / 0 is +-inf, NaN a value)."""
+    sp = 0
+    for q in range(lo, hi):
+        code = vprog[q, 0]
+        if code == V_COL:
+            x = cols[vprog[q, 1]]
+            for i in range(nr):
+                vs[sp, i] = x[r0 + i]
+                ns[sp, i] = x[r0 + i] != x[r0 + i]
+            sp += 1
+            continue
+        if code == V_LIT:
+            c = vlit[q]
+            for i in range(nr):
+                vs[sp, i] = c
+                ns[sp, i] = 0
+            sp += 1
+            continue
+        if code == V_NEG or code == V_ABS:
+            for i in range(nr):
+                vs[sp - 1, i] = -vs[sp - 1, i] if code == V_NEG else abs(vs[sp - 1, i])
+            continue
+        a, b = sp - 2, sp - 1
+        for i in range(nr):
+            u = vs[a, i]
+            v = vs[b, i]
+            if code == V_ADD:
+                r = u + v
+            elif code == V_SUB:
+                r = u - v
+            elif code == V_MUL:
+                r = u * v
+            else:
+                r = u / v
+            null = ns[a, i] | ns[b, i]
+            if not ieee:
+                null = null | (r != r) | (code == V_DIV and v == 0)
+            vs[a, i] = r
+            ns[a, i] = null
+        sp -= 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _pack_bytes(b, nw, out, a):  # pragma: no cover - compiled
     """out[a, w] = the bits of the 0/1 bytes b[64 w .. 64 w + 63] (8 bytes at a time by one multiplication)."""
     q = b.view(np.uint64)
@@ -125,8 +196,8 @@ def _pack_bytes(b, nw, out, a):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, tb, fb, w0,
-                nw, n):  # pragma: no cover - compiled
+def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, vprog, vlit, st, sf,
+                tb, fb, vs, ns, w0, nw, n):  # pragma: no cover - compiled
     """Masks of atom a on words w0 .. w0 + nw - 1 into st[a, :nw], sf[a, :nw] (tb, fb: byte scratch)."""
     k = kind[a]
     if k == K_PRE:
@@ -135,10 +206,19 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
             st[a, w] = pre_t[p, w0 + w]
             sf[a, w] = pre_f[p, w0 + w]
         return
-    x = cols[col[a]]
     r0 = w0 * 64
     nr = min(nw * 64, n - r0)
     o, c = op[a], va[a]
+    if k == K_EXPR:  # reads its columns itself (it may read none)
+        _values(vprog, vlit, in_lo[a], in_hi[a], col2[a] == 1, cols, r0, nr, vs, ns)
+        for i in range(nr):
+            known = not (ns[0, i] | ns[1, i])
+            hit = _ieee_cmp(o, vs[0, i], vs[1, i])
+            tb[i] = known and hit
+            fb[i] = known and not hit
+        _finish(tb, fb, nr, nw, st, sf, a)
+        return
+    x = cols[col[a]]
     if k == K_LIT:
         _lit_bytes(o, x, r0, nr, c, tb, fb)
     elif k == K_COLS:
@@ -160,7 +240,13 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
             hit = _in_sorted(in_vals, lo, hi, v)
             tb[i] = hit
             fb[i] = (v == v) & (not hit) & (o == 0)  # NOT IN a list holding NULL is never TRUE: IN never FALSE
-    for i in range(nr, nw * 64):  # bits past the last row stay 0
+    _finish(tb, fb, nr, nw, st, sf, a)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _finish(tb, fb, nr, nw, st, sf, a):  # pragma: no cover - compiled
+    """Pack the atom's TRUE / FALSE bytes into st[a], sf[a]; bits past the last row stay 0."""
+    for i in range(nr, nw * 64):
         tb[i] = 0
         fb[i] = 0
     _pack_bytes(tb, nw, st, a)
@@ -168,8 +254,8 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
 
 
 @njit(cache=True, nogil=True)
-def eval_blocks(b0, b1, n, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, prog,
-                max_stack, out):  # pragma: no cover - compiled
+def eval_blocks(b0, b1, n, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, vprog, vlit,
+                max_values, prog, max_stack, out):  # pragma: no cover - compiled
     """Rule masks (out[r], TRUE rows of rule r) on the word blocks b0 .. b1 - 1.
 
     Every atom is computed once per block, column by column (the caller orders atoms by column), then
@@ -184,12 +270,14 @@ def eval_blocks(b0, b1, n, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_v
     kf = np.zeros((max(max_stack, 1), BLOCK_WORDS), np.uint64)
     tb = np.zeros(BLOCK_WORDS * 64, np.uint8)
     fb = np.zeros(BLOCK_WORDS * 64, np.uint8)
+    vs = np.zeros((max(max_values, 2), BLOCK_WORDS * 64))
+    ns = np.zeros((max(max_values, 2), BLOCK_WORDS * 64), np.bool_)
     for blk in range(b0, b1):
         w0 = blk * BLOCK_WORDS
         nw = min(BLOCK_WORDS, n_words - w0)
         for a in range(n_atoms):
-            _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, st, sf, tb, fb,
-                        w0, nw, n)
+            _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre_t, pre_f, vprog, vlit, st,
+                        sf, tb, fb, vs, ns, w0, nw, n)
         sp = 0
         for pc in range(prog.shape[0]):
             code = prog[pc, 0]
