@@ -221,3 +221,14 @@ def test_a_set_with_induced_rules_falls_back_to_the_current_evaluator():
     rs = RuleSet(list(induced[:2]) + list(RuleSet.from_sql({"s": "c > 0.5"}).rules), feature_names=NUM)
     assert _engine.rule_bits(rs, X) is None
     np.testing.assert_array_equal(rs.coverage(X)[:, 2], (X.c > 0.5).to_numpy())
+
+
+def test_overlap_from_popcounts_equals_the_pairwise_brute_force():
+    X = _frame(20_011, 9)
+    rs = _book(12, 9, sparse=True)
+    cover = _reference(rs, X)
+    got = rs.overlap(X).to_numpy()
+    for i in range(len(rs)):
+        for j in range(len(rs)):
+            both, mine = (cover[:, i] & cover[:, j]).sum(), cover[:, i].sum()
+            assert (np.isnan(got[i, j]) and mine == 0) or got[i, j] == both / mine

@@ -19,11 +19,11 @@ import numpy as np
 
 from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT,
                               P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
-                              eval_blocks, first_match_words, hit_sums, multi_hit_words)
+                              eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
 from ._evaluate import _in_threads, _n_threads
 from ._sqlrule import IEEE_DIALECTS, Columns, SQLRule, _Evaluator
 
-__all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums"]
+__all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums", "overlap_counts"]
 
 _OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3, "=": 4, "<>": 5}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
@@ -301,3 +301,12 @@ def per_rule_sums(bits: Bits, first, y, w, costs, prob) -> dict:
     if np.any(prob < 1.0):  # a randomised rule weighs rows by the other rules' probabilities: the matrix path
         return sums(coverage(bits), first, y, w, costs, prob)
     return sums(None, first, y, w, costs, prob, hits=lambda P: _hit_and_unique_sums(bits, P))
+
+
+def overlap_counts(bits: Bits) -> np.ndarray:
+    """(k, k) float64: entry (i, j) = rows both rule i and rule j flag, by popcounts of the masks' AND."""
+    k = bits.words.shape[0]
+    out = np.zeros((k, k), np.int64)
+    step = len(_ranges(k, bits.n))  # rules dealt round-robin: the triangle's rows shrink
+    _in_threads(lambda start, _: pair_counts(bits.words, start, step, out), [(t, t) for t in range(step)])
+    return out.astype(np.float64)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "popcounts", "BLOCK_WORDS"]
+__all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "pair_counts", "popcounts", "BLOCK_WORDS"]
 
 #: words per block of rows (256 x 64 = 16,384 rows: one float64 column block is 128 KiB, cache-sized)
 BLOCK_WORDS = 256
@@ -368,3 +368,17 @@ def popcounts(bits, out):  # pragma: no cover - compiled
         for w in range(bits.shape[1]):
             s += np.int64(_popcount(bits[r, w]))
         out[r] = s
+
+
+@njit(cache=True, nogil=True)
+def pair_counts(bits, start, step, out):  # pragma: no cover - compiled
+    """out[i, j] = out[j, i] = rows set in both bits[i] and bits[j], for i = start, start + step, ... and j >= i
+    (threads given different starts write different entries)."""
+    k, nw = bits.shape
+    for i in range(start, k, step):
+        for j in range(i, k):
+            s = 0
+            for w in range(nw):
+                s += np.int64(_popcount(bits[i, w] & bits[j, w]))
+            out[i, j] = s
+            out[j, i] = s

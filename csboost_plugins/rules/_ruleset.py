@@ -486,6 +486,9 @@ class RuleSet:
 
         if _dask.is_dask(X):
             return overlap_frame(self.names, _dask.overlap_counts(self, X))
+        bits = _engine.rule_bits(self, X) if self.has_sql_rules else None
+        if bits is not None:
+            return overlap_frame(self.names, _engine.overlap_counts(bits))
         return overlap_frame(self.names, overlap_counts(self.coverage(X)))
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
