@@ -114,11 +114,6 @@ def per_rule_sums(cover, first, y, w, costs, prob=None, hits=None) -> dict:
     k = cover.shape[1] if hits is None else len(prob)
     prob = np.ones(k) if prob is None else np.asarray(prob, dtype=np.float64)
     pos, neg = w * (y == 1), w * (y == 0)
-    hit = first >= 0
-
-    def first_flag(v):  # per rule: sum of v over the rows it is the first to cover
-        return np.bincount(first[hit], weights=v[hit], minlength=k).astype(np.float64)
-
     parts = {"tp": pos, "fp": neg}
     if costs is not None:
         caught_per_row, alert_per_row = misclassification_costs(costs)
@@ -134,8 +129,10 @@ def per_rule_sums(cover, first, y, w, costs, prob=None, hits=None) -> dict:
         for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
             alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
         sole = unique_sums(cover, prob, P)
-    for i, name in enumerate(names):
-        s[name], s["first_" + name] = alone[:, i].copy(), first_flag(parts[name])
+    hit = np.flatnonzero(first >= 0)  # the flagged rows, gathered once for every part
+    owner, P_hit = first[hit], P[hit]
+    for i, name in enumerate(names):  # per rule: sums over the rows it is the first to cover
+        s[name], s["first_" + name] = alone[:, i].copy(), np.bincount(owner, weights=P_hit[:, i], minlength=k)
         s["unique_" + name] = sole[:, i].copy()
     return s
 
