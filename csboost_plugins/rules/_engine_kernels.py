@@ -105,15 +105,50 @@ def _lit_bytes(o, x, r0, nr, c, tb, fb):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _cols_bytes(o, x, y, r0, nr, tb, fb):  # pragma: no cover - compiled
-    """tb[i] / fb[i] = x op y TRUE / FALSE on rows r0 + i (NULL on either side: neither)."""
+def _in_bytes(x, r0, nr, vals, lo, hi, can_be_false, tb, fb):  # pragma: no cover - compiled
+    """tb[i] / fb[i] = x[r0 + i] IN vals[lo:hi] TRUE / FALSE; never FALSE when the list holds NULL (NOT IN a
+    list holding NULL is never TRUE). A short list is scanned, a long one searched."""
     for i in range(nr):
-        v = x[r0 + i]
-        u = y[r0 + i]
-        known = (v == v) & (u == u)
-        hit = _cmp(o, v, u)
-        tb[i] = known & hit
-        fb[i] = known & (not hit)
+        tb[i] = 0
+    if hi - lo <= 16:
+        for q in range(lo, hi):
+            c = vals[q]
+            for i in range(nr):
+                tb[i] = tb[i] | (x[r0 + i] == c)
+    else:
+        for i in range(nr):
+            tb[i] = _in_sorted(vals, lo, hi, x[r0 + i])
+    for i in range(nr):
+        fb[i] = (x[r0 + i] == x[r0 + i]) & (tb[i] == 0) & can_be_false
+
+
+@njit(cache=True, nogil=True)
+def _cols_bytes(o, x, y, r0, nr, tb, fb):  # pragma: no cover - compiled
+    """tb[i] / fb[i] = x op y TRUE / FALSE on rows r0 + i (NaN on either side is NULL: neither)."""
+    if o == LT:
+        for i in range(nr):
+            tb[i] = x[r0 + i] < y[r0 + i]
+            fb[i] = x[r0 + i] >= y[r0 + i]
+    elif o == LE:
+        for i in range(nr):
+            tb[i] = x[r0 + i] <= y[r0 + i]
+            fb[i] = x[r0 + i] > y[r0 + i]
+    elif o == GT:
+        for i in range(nr):
+            tb[i] = x[r0 + i] > y[r0 + i]
+            fb[i] = x[r0 + i] <= y[r0 + i]
+    elif o == GE:
+        for i in range(nr):
+            tb[i] = x[r0 + i] >= y[r0 + i]
+            fb[i] = x[r0 + i] < y[r0 + i]
+    elif o == EQ:
+        for i in range(nr):
+            tb[i] = x[r0 + i] == y[r0 + i]
+            fb[i] = (x[r0 + i] < y[r0 + i]) | (x[r0 + i] > y[r0 + i])
+    else:
+        for i in range(nr):
+            tb[i] = (x[r0 + i] < y[r0 + i]) | (x[r0 + i] > y[r0 + i])
+            fb[i] = x[r0 + i] == y[r0 + i]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -165,23 +200,30 @@ def _values(vprog, vlit, lo, hi, ieee, cols, r0, nr, vs, ns):  # pragma: no cove
                 vs[sp - 1, i] = -vs[sp - 1, i] if code == V_NEG else abs(vs[sp - 1, i])
             continue
         a, b = sp - 2, sp - 1
-        for i in range(nr):
-            u = vs[a, i]
-            v = vs[b, i]
-            if code == V_ADD:
-                r = u + v
-            elif code == V_SUB:
-                r = u - v
-            elif code == V_MUL:
-                r = u * v
-            else:
-                r = u / v
-            null = ns[a, i] | ns[b, i]
-            if not ieee:
-                null = null | (r != r) | (code == V_DIV and v == 0)
-            vs[a, i] = r
-            ns[a, i] = null
+        _binary(code, vs[a], vs[b], ns[a], ns[b], nr)  # one simple loop per operator
+        if not ieee:
+            for i in range(nr):
+                ns[a, i] = ns[a, i] | (vs[a, i] != vs[a, i]) | ((code == V_DIV) & (vs[b, i] == 0))
         sp -= 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _binary(code, u, v, nu, nv, nr):  # pragma: no cover - compiled
+    """u[i] = u[i] op v[i], nu[i] |= nv[i] (NULL in, NULL out)."""
+    if code == V_ADD:
+        for i in range(nr):
+            u[i] = u[i] + v[i]
+    elif code == V_SUB:
+        for i in range(nr):
+            u[i] = u[i] - v[i]
+    elif code == V_MUL:
+        for i in range(nr):
+            u[i] = u[i] * v[i]
+    else:
+        for i in range(nr):
+            u[i] = u[i] / v[i]
+    for i in range(nr):
+        nu[i] = nu[i] | nv[i]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -210,12 +252,18 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
     nr = min(nw * 64, n - r0)
     o, c = op[a], va[a]
     if k == K_EXPR:  # reads its columns itself (it may read none)
-        _values(vprog, vlit, in_lo[a], in_hi[a], col2[a] == 1, cols, r0, nr, vs, ns)
-        for i in range(nr):
-            known = not (ns[0, i] | ns[1, i])
-            hit = _ieee_cmp(o, vs[0, i], vs[1, i])
-            tb[i] = known and hit
-            fb[i] = known and not hit
+        ieee = col2[a] == 1
+        _values(vprog, vlit, in_lo[a], in_hi[a], ieee, cols, r0, nr, vs, ns)
+        if ieee:  # a NaN value compares in DuckDB's order
+            for i in range(nr):
+                known = not (ns[0, i] | ns[1, i])
+                hit = _ieee_cmp(o, vs[0, i], vs[1, i])
+                tb[i] = known and hit
+                fb[i] = known and not hit
+        else:  # NaN is NULL here: a plain comparison of the known rows
+            for i in range(nr):
+                vs[0, i] = np.nan if ns[0, i] | ns[1, i] else vs[0, i]
+            _cols_bytes(o, vs[0], vs[1], 0, nr, tb, fb)
         _finish(tb, fb, nr, nw, st, sf, a)
         return
     x = cols[col[a]]
@@ -234,12 +282,7 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
             tb[i] = x[r0 + i] != x[r0 + i]
             fb[i] = x[r0 + i] == x[r0 + i]
     else:
-        lo, hi = in_lo[a], in_hi[a]
-        for i in range(nr):
-            v = x[r0 + i]
-            hit = _in_sorted(in_vals, lo, hi, v)
-            tb[i] = hit
-            fb[i] = (v == v) & (not hit) & (o == 0)  # NOT IN a list holding NULL is never TRUE: IN never FALSE
+        _in_bytes(x, r0, nr, in_vals, in_lo[a], in_hi[a], o == 0, tb, fb)
     _finish(tb, fb, nr, nw, st, sf, a)
 
 
