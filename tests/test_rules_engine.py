@@ -232,3 +232,14 @@ def test_overlap_from_popcounts_equals_the_pairwise_brute_force():
         for j in range(len(rs)):
             both, mine = (cover[:, i] & cover[:, j]).sum(), cover[:, i].sum()
             assert (np.isnan(got[i, j]) and mine == 0) or got[i, j] == both / mine
+
+
+def test_long_in_lists_are_searched_as_the_reference_matches():
+    X = _frame(3000, 4)
+    vals = ", ".join(f"{v:g}" for v in np.round(np.linspace(-2, 2, 41), 1))  # 41 values: the binary search
+    rs = RuleSet.from_sql({"in": f"a IN ({vals})", "in_null": f"b IN ({vals}, NULL)",
+                           "not_in": f"c NOT IN ({vals})", "not_in_null": f"NOT (a IN ({vals}, NULL))",
+                           "k_in": "k IN (" + ", ".join(str(i) for i in range(3, 40)) + ")"})
+    ref = _reference(rs, X)
+    assert ref[:, 0].any() and not ref[:, 0].all()
+    np.testing.assert_array_equal(rs.coverage(X), ref)
