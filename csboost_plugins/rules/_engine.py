@@ -1,16 +1,17 @@
 """A rule book evaluated as rule engines do: each distinct condition once, column at a time, on bit-packed masks.
 
 Every leaf condition of every SQL rule becomes an *atom*; equal atoms (``V14 < -5`` in five rules) are
-one. Atoms on one numeric column against literals (``col op number``, ``col BETWEEN a AND b``,
-``col IN (numbers)``, ``col IS NULL``) and between two numeric columns are computed by the kernels of
-:mod:`._engine_kernels`, per block of 16,384 rows, in threads over blocks. Any other leaf (arithmetic,
-text, LIKE, COALESCE, ...) is computed by the reference evaluator (:class:`._sqlrule._Evaluator`, the
-same code ``SQLRule.truth`` runs) and bit-packed. ``AND`` / ``OR`` / ``NOT`` combine the TRUE and FALSE
-masks of their children word by word, as the reference does row by row, so every rule's mask is the
-reference's, bit for bit.
+one. The kernels of :mod:`._engine_kernels` compute, per block of 16,384 rows and in threads over blocks,
+the atoms on numeric columns: ``col op number``, ``col op col``, ``col BETWEEN a AND b``, ``col IN
+(numbers)``, ``col IS NULL``, and comparisons of arithmetic values (``+ - * /``, unary minus, ``ABS``,
+``CAST`` to a float) with the reference's NULL, ``x / 0`` and NaN rules in every dialect. Any other leaf
+(text, LIKE, COALESCE, LEAST / GREATEST, NULLIF, a dialect's integer division, ...) is computed by the
+reference evaluator (:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` runs) and bit-packed.
+``AND`` / ``OR`` / ``NOT`` combine the TRUE and FALSE masks of their children word by word, as the
+reference does row by row, so every rule's mask is the reference's, bit for bit.
 
 Sets holding induced rules (:class:`._rule.Rule`) are left to the current evaluator (:func:`rule_bits`
-gives None).
+gives None), as are dask collections.
 """
 
 from __future__ import annotations
