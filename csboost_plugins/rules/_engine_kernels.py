@@ -151,6 +151,16 @@ def _cols_bytes(o, x, y, r0, nr, tb, fb):  # pragma: no cover - compiled
             fb[i] = x[r0 + i] == y[r0 + i]
 
 
+@njit(cache=True, nogil=True)
+def _has_nan_value(vs, ns, nr):  # pragma: no cover - compiled
+    """Whether a compared value is NaN without being NULL on some row (only IEEE arithmetic makes one)."""
+    bad = False
+    for s in range(2):
+        for i in range(nr):  # no early exit: the loop vectorises
+            bad |= (vs[s, i] != vs[s, i]) & (not ns[s, i])
+    return bad
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _ieee_cmp(o, x, y):  # pragma: no cover - compiled
     """DuckDB's order of doubles: NaN equals NaN and lies above every number."""
@@ -254,7 +264,7 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
     if k == K_EXPR:  # reads its columns itself (it may read none)
         ieee = col2[a] == 1
         _values(vprog, vlit, in_lo[a], in_hi[a], ieee, cols, r0, nr, vs, ns)
-        if ieee:  # a NaN value compares in DuckDB's order
+        if ieee and _has_nan_value(vs, ns, nr):  # a NaN value (0 / 0) compares in DuckDB's order
             for i in range(nr):
                 known = not (ns[0, i] | ns[1, i])
                 hit = _ieee_cmp(o, vs[0, i], vs[1, i])
