@@ -224,17 +224,6 @@ def _pack(mask, n, n_words) -> np.ndarray:
     return np.packbits(m, bitorder="little").view("<u8").astype(np.uint64, copy=False)
 
 
-def _typed_list(arrays):
-    """The columns as a numba list of read-only arrays (pandas may hand out read-only views; nothing is copied)."""
-    from numba import types
-    from numba.typed import List
-
-    out = List.empty_list(types.Array(types.float64, 1, "C", readonly=True))
-    for a in arrays:
-        out.append(a)
-    return out
-
-
 def _ranges(n_items, n_rows):
     """Contiguous ranges of n_items, one per thread when the rows are many."""
     k = _n_threads() if n_rows >= _THREAD_MIN_ROWS else 1
@@ -257,7 +246,7 @@ def rule_bits(ruleset, X):
     kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit, prog = comp.arrays_for_kernel()
     out = np.zeros((len(ruleset.rules), comp.n_words), np.uint64)
     if comp.n_words and len(ruleset.rules):
-        arrays = _typed_list(comp.arrays)
+        arrays = np.asarray([a.ctypes.data for a in comp.arrays], dtype=np.int64)  # comp.arrays keeps them alive
         n_blocks = -(-comp.n_words // BLOCK_WORDS)
         _in_threads(lambda b0, b1: eval_blocks(b0, b1, comp.n, arrays, kind, op, col, col2, va, vb, lo, hi, vals,
                                                pre_t, pre_f, vprog, vlit, comp.max_values, prog, comp.max_depth,

@@ -10,8 +10,10 @@ Callers validate every index (columns, atoms, value ranges, rules) before a kern
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 __all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "pair_counts", "popcounts", "BLOCK_WORDS"]
 
@@ -37,6 +39,21 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 _S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
 _MAGIC = np.uint64(0x0102040810204080)  # 8 bytes of 0/1, times this, >> 56: byte i becomes bit i
+
+
+@intrinsic
+def _as_pointer(typingctx, address):  # pragma: no cover - compiled
+    """An int64 address as a void pointer (the start of a column's float64 data)."""
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+    return types.voidptr(types.int64), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _column(cols, c, n):  # pragma: no cover - compiled
+    """Column c as an array of n float64: cols[c] is the address of its contiguous data, which the caller keeps
+    alive (no list of arrays: numba's typed list compiles anew in every process)."""
+    return numba.carray(_as_pointer(cols[c]), (n,), np.float64)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -184,7 +201,7 @@ def _ieee_cmp(o, x, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _values(vprog, vlit, lo, hi, ieee, cols, r0, nr, vs, ns):  # pragma: no cover - compiled
+def _values(vprog, vlit, lo, hi, ieee, cols, n, r0, nr, vs, ns):  # pragma: no cover - compiled
     """Run the value program vprog[lo:hi] on rows r0 .. r0 + nr - 1: values vs[s], NULL flags ns[s] per stack
     slot s (the two compared values end in slots 0 and 1). As the reference: NULL in, NULL out; x / 0 NULL and
     a NaN result NULL, except in IEEE arithmetic (x / 0 is +-inf, NaN a value)."""
@@ -192,7 +209,7 @@ def _values(vprog, vlit, lo, hi, ieee, cols, r0, nr, vs, ns):  # pragma: no cove
     for q in range(lo, hi):
         code = vprog[q, 0]
         if code == V_COL:
-            x = cols[vprog[q, 1]]
+            x = _column(cols, vprog[q, 1], n)
             for i in range(nr):
                 vs[sp, i] = x[r0 + i]
                 ns[sp, i] = x[r0 + i] != x[r0 + i]
@@ -263,7 +280,7 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
     o, c = op[a], va[a]
     if k == K_EXPR:  # reads its columns itself (it may read none)
         ieee = col2[a] == 1
-        _values(vprog, vlit, in_lo[a], in_hi[a], ieee, cols, r0, nr, vs, ns)
+        _values(vprog, vlit, in_lo[a], in_hi[a], ieee, cols, n, r0, nr, vs, ns)
         if ieee and _has_nan_value(vs, ns, nr):  # a NaN value (0 / 0) compares in DuckDB's order
             for i in range(nr):
                 known = not (ns[0, i] | ns[1, i])
@@ -276,11 +293,11 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
             _cols_bytes(o, vs[0], vs[1], 0, nr, tb, fb)
         _finish(tb, fb, nr, nw, st, sf, a)
         return
-    x = cols[col[a]]
+    x = _column(cols, col[a], n)
     if k == K_LIT:
         _lit_bytes(o, x, r0, nr, c, tb, fb)
     elif k == K_COLS:
-        _cols_bytes(o, x, cols[col2[a]], r0, nr, tb, fb)
+        _cols_bytes(o, x, _column(cols, col2[a], n), r0, nr, tb, fb)
     elif k == K_BETWEEN:
         d = vb[a]
         for i in range(nr):
