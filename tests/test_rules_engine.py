@@ -243,3 +243,23 @@ def test_long_in_lists_are_searched_as_the_reference_matches():
     ref = _reference(rs, X)
     assert ref[:, 0].any() and not ref[:, 0].all()
     np.testing.assert_array_equal(rs.coverage(X), ref)
+
+
+def test_integer_columns_beyond_2_53_are_refused_as_the_reference_refuses_them():
+    X = pd.DataFrame({"id": np.array([1, 2 ** 53 + 1], dtype=np.int64), "k": np.array([1, 2], dtype=np.int64)})
+    rs = RuleSet.from_sql({"small": "k > 1", "big": "id > 1"})
+    np.testing.assert_array_equal(rs[:1].coverage(X)[:, 0], [False, True])
+    with pytest.raises(ValueError, match="'big'.*beyond 2\\*\\*53"):
+        rs.predict(X)
+
+
+def test_nullable_categorical_boolean_and_int32_columns_equal_the_reference():
+    rng = np.random.default_rng(5)
+    n = 500
+    X = pd.DataFrame({"a": pd.array(np.where(rng.random(n) < 0.2, None, rng.integers(0, 4, n)), dtype="Int64"),
+                      "b": pd.array(np.where(rng.random(n) < 0.2, None, rng.normal(size=n)), dtype="Float64"),
+                      "c": pd.Categorical(rng.choice([1.0, 2.0, np.nan], n)), "f": rng.random(n) < 0.5,
+                      "i": rng.integers(-3, 3, n).astype(np.int32)})
+    rs = RuleSet.from_sql({"r1": "a > 1", "r2": "b < 0.5 OR a IS NULL", "r3": "c = 2", "r4": "a + b > 2",
+                           "r5": "f = 1 AND i BETWEEN -1 AND 1", "r6": "NOT (i IN (0, 2)) AND c IS NOT NULL"})
+    np.testing.assert_array_equal(rs.coverage(X), _reference(rs, X))

@@ -22,7 +22,7 @@ from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_IS
                               P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
                               eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
 from ._evaluate import _in_threads, _n_threads
-from ._sqlrule import IEEE_DIALECTS, Columns, SQLRule, _Evaluator
+from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, SQLRule, _Evaluator
 
 __all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums", "overlap_counts"]
 
@@ -64,10 +64,12 @@ class _Compiler:
         """Index of a numeric column among self.arrays, None for a column of another kind (text)."""
         pos = self.cols.position(node[1], node[2], rule.name)
         if pos not in self.col_of:
-            raw = self.cols.X.iloc[:, pos] if self.cols.frame else None
-            if raw is not None and raw.dtype == np.float64:  # read as it is: NaN is NULL, nothing to check
-                v = raw.to_numpy()
-            else:
+            raw = self.cols.X.iloc[:, pos].to_numpy() if self.cols.frame and \
+                self.cols.X.dtypes.iloc[pos] in (np.float64, np.int64) else None
+            if raw is not None and (raw.dtype == np.float64 or not raw.size or -BIG_INT <= raw.min() <= raw.max()
+                                    <= BIG_INT):  # float64 as it is (NaN is NULL); integers float64 holds
+                v = raw
+            else:  # any other dtype, or integers beyond 2**53: Columns reads (or refuses) them
                 val = self.cols.get(node[1], node[2], rule.name)
                 if val.kind != "num":
                     return None
