@@ -210,17 +210,23 @@ def test_errors_are_the_reference_errors_naming_the_rule():
         assert str(got.value) == str(want.value)
 
 
-def test_a_set_with_induced_rules_falls_back_to_the_current_evaluator():
+@pytest.mark.parametrize("numpy_x", [False, True])
+def test_a_set_mixing_induced_and_sql_rules_equals_the_reference(numpy_x):
     from sklearn.tree import DecisionTreeClassifier
 
     from csboost_plugins.rules import extract_rules
 
-    X = _frame(400, 1)[NUM].fillna(0.0)
-    y = (X.a + X.b > 0.5).astype(int)
-    induced = extract_rules(DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y))
-    rs = RuleSet(list(induced[:2]) + list(RuleSet.from_sql({"s": "c > 0.5"}).rules), feature_names=NUM)
-    assert _engine.rule_bits(rs, X) is None
-    np.testing.assert_array_equal(rs.coverage(X)[:, 2], (X.c > 0.5).to_numpy())
+    X = _frame(30_007, 1)[NUM]
+    y = (X.a.fillna(0) + X.b.fillna(0) > 0.5).astype(int)
+    induced = extract_rules(DecisionTreeClassifier(max_depth=3, random_state=0).fit(X.fillna(0), y))
+    sql = RuleSet.from_sql({"s1": "c > 0.5 OR a IS NULL", "s2": "NOT (b BETWEEN -1 AND 1)"}).rules
+    rs = RuleSet([induced[0], sql[0], induced[1], sql[1], induced[2]], feature_names=NUM)
+    Xin = X.to_numpy() if numpy_x else X
+    ref = np.column_stack(list(rs._masks(Xin)))
+    np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, Xin)), ref)
+    np.testing.assert_array_equal(rs.coverage(Xin), ref)
+    np.testing.assert_array_equal(rs.apply(Xin), _first_of(ref.T))
+    np.testing.assert_array_equal(rs.predict(Xin), ref.any(axis=1).astype(np.int64))
 
 
 def test_overlap_from_popcounts_equals_the_pairwise_brute_force():

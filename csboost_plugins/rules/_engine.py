@@ -10,8 +10,8 @@ reference evaluator (:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` r
 ``AND`` / ``OR`` / ``NOT`` combine the TRUE and FALSE masks of their children word by word, as the
 reference does row by row, so every rule's mask is the reference's, bit for bit.
 
-Sets holding induced rules (:class:`._rule.Rule`) are left to the current evaluator (:func:`rule_bits`
-gives None), as are dask collections.
+Induced rules (:class:`._rule.Rule`) in a book are evaluated by their own kernels and enter as masks.
+Dask collections are evaluated partition by partition, each partition by this engine.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT,
                               P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
                               eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
-from ._evaluate import _in_threads, _n_threads
+from ._evaluate import _in_threads, _n_threads, coverage_matrix
 from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, SQLRule, _Evaluator
 
 __all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums", "overlap_counts"]
@@ -173,6 +173,15 @@ class _Compiler:
         self.depth += change
         self.max_depth = max(self.max_depth, self.depth)
 
+    def add_mask(self, r, mask):
+        """Rule r flags the rows of a computed mask (an induced rule: never UNKNOWN)."""
+        mask = np.asarray(mask, dtype=bool)
+        self.pre_t.append(_pack(mask, self.n, self.n_words))
+        self.pre_f.append(_pack(~mask, self.n, self.n_words))
+        self.atoms.append((K_PRE, 0, len(self.pre_t) - 1, 0, 0.0, 0.0, ()))
+        self.push(P_PUSH, len(self.atoms) - 1, 1)
+        self.push(P_STORE, r, -1)
+
     def add_rule(self, r, rule):
         evaluator = []
 
@@ -233,18 +242,22 @@ def _ranges(n_items, n_rows):
     return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
 
 
-def rule_bits(ruleset, X):
-    """Every rule's TRUE mask, bit-packed (:class:`Bits`); None when the set holds an induced rule.
+def rule_bits(ruleset, X) -> Bits:
+    """Every rule's TRUE mask, bit-packed (:class:`Bits`).
 
     Columns are read and checked as ``SQLRule.truth`` reads them (the same errors, naming the rule,
-    in rule order).
+    in rule order). Induced rules (:class:`._rule.Rule`) in the set are evaluated first, by their own
+    kernels (``coverage_matrix``), and enter as computed masks.
     """
-    if not all(isinstance(r, SQLRule) for r in ruleset.rules):
-        return None
-    cols = Columns(X, ruleset.feature_names)
-    comp = _Compiler(cols)
+    tree = [i for i, r in enumerate(ruleset.rules) if not isinstance(r, SQLRule)]
+    cover = coverage_matrix(*ruleset._prepare(X)) if tree else None
+    where = {p: k for k, p in enumerate(tree)}
+    comp = _Compiler(Columns(X, ruleset.feature_names))
     for r, rule in enumerate(ruleset.rules):
-        comp.add_rule(r, rule)
+        if r in where:
+            comp.add_mask(r, cover[:, where[r]])
+        else:
+            comp.add_rule(r, rule)
     kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit, prog = comp.arrays_for_kernel()
     out = np.zeros((len(ruleset.rules), comp.n_words), np.uint64)
     if comp.n_words and len(ruleset.rules):

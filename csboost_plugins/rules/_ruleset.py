@@ -330,14 +330,14 @@ class RuleSet:
         if not self.rules:
             return np.full(_n_rows(X), -1, np.int64)
         if self.has_sql_rules:
-            bits = _engine.rule_bits(self, X)  # None for a set mixing induced rules in
-            return _first_of(self._masks(X)) if bits is None else _engine.first_match(bits)
+            return _engine.first_match(_engine.rule_bits(self, X))
         Xu, cc = self._prepare(X)
         return first_match(Xu, cc)
 
     def _masks(self, X):
         """Per rule, in order, the bool mask of the rows it flags (induced rules by the kernels, SQL rules by
-        their three-valued evaluation on the columns they name)."""
+        their three-valued evaluation on the columns they name): the reference of the engine
+        (:mod:`._engine`), which ``apply`` / ``coverage`` / ``evaluate`` use."""
         pos, _ = self._tree_rules()
         tree_cover = None
         if pos:
@@ -422,16 +422,8 @@ class RuleSet:
             return _dask.coverage(self, X)
         if not self.rules:
             return np.zeros((_n_rows(X), 0), bool)
-        bits = _engine.rule_bits(self, X) if self.has_sql_rules else None
-        if bits is not None:
-            return _engine.coverage(bits)
         if self.has_sql_rules:  # column-major: the per-rule sums read it a rule (column) at a time
-            out = None
-            for j, m in enumerate(self._masks(X)):
-                if out is None:
-                    out = np.empty((len(m), len(self.rules)), dtype=bool, order="F")
-                out[:, j] = m
-            return out
+            return _engine.coverage(_engine.rule_bits(self, X))
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 
@@ -486,9 +478,8 @@ class RuleSet:
 
         if _dask.is_dask(X):
             return overlap_frame(self.names, _dask.overlap_counts(self, X))
-        bits = _engine.rule_bits(self, X) if self.has_sql_rules else None
-        if bits is not None:
-            return overlap_frame(self.names, _engine.overlap_counts(bits))
+        if self.has_sql_rules:
+            return overlap_frame(self.names, _engine.overlap_counts(_engine.rule_bits(self, X)))
         return overlap_frame(self.names, overlap_counts(self.coverage(X)))
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
@@ -579,11 +570,6 @@ class RuleSet:
         bits = _engine.rule_bits(rs, X) if rs.has_sql_rules else None
         if bits is not None:  # one pass of the engine gives the rule masks, first match and probabilities
             first = _engine.first_match(bits)
-            p = np.append(rs.rule_probabilities, 0.0)[first]
-        elif rs.has_sql_rules:  # one pass over the SQL rules gives coverage, first match and probabilities
-            cover = rs.coverage(X)
-            first = np.where(cover.any(axis=1), np.argmax(cover, axis=1), -1) if cover.shape[1] \
-                else np.full(cover.shape[0], -1, np.int64)
             p = np.append(rs.rule_probabilities, 0.0)[first]
         else:
             p = rs.predict_proba(X)
