@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "pair_counts", "popcounts", "BLOCK_WORDS"]
+__all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "pair_counts", "BLOCK_WORDS"]
 
 #: words per block of rows (256 x 64 = 16,384 rows: one float64 column block is 128 KiB, cache-sized)
 BLOCK_WORDS = 256
@@ -428,16 +428,6 @@ def hit_sums(bits, exclude, P, r0, r1, out):  # pragma: no cover - compiled
                 for c in range(m):
                     out[r, c] += P[i, c]
                 b ^= low
-
-
-@njit(cache=True, nogil=True)
-def popcounts(bits, out):  # pragma: no cover - compiled
-    """out[r] = number of set bits of bits[r]."""
-    for r in range(bits.shape[0]):
-        s = 0
-        for w in range(bits.shape[1]):
-            s += np.int64(_popcount(bits[r, w]))
-        out[r] = s
 
 
 @njit(cache=True, nogil=True)
