@@ -99,7 +99,7 @@ def unique_sums(cover, prob, P) -> np.ndarray:
     return out
 
 
-def per_rule_sums(cover, first, y, w, costs, prob=None) -> dict:
+def per_rule_sums(cover, first, y, w, costs, prob=None, hits=None) -> dict:
     """The additive per-rule sums behind :func:`per_rule_table` (partitions of a data set add up).
 
     ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none);
@@ -107,16 +107,13 @@ def per_rule_sums(cover, first, y, w, costs, prob=None) -> dict:
     Keys: ``npos``, ``nneg`` (shape (1,)); per rule (shape (k,)), over the rows it covers: ``tp``,
     ``fp`` (weights), with costs ``money_caught``, ``alert_cost``; the same over the rows it is the
     first to cover, prefixed ``first_``; and over the rows no other rule in force flags (each row
-    weighted as in :func:`unique_sums`), prefixed ``unique_``.
+    weighted as in :func:`unique_sums`), prefixed ``unique_``. ``hits``: optional function of the (n, m)
+    parts matrix giving those two (k, m) sums (over the rows each rule covers, and alone) in place of
+    ``cover`` (then None, every ``prob`` 1).
     """
-    k = cover.shape[1]
+    k = cover.shape[1] if hits is None else len(prob)
     prob = np.ones(k) if prob is None else np.asarray(prob, dtype=np.float64)
     pos, neg = w * (y == 1), w * (y == 0)
-    hit = first >= 0
-
-    def first_flag(v):  # per rule: sum of v over the rows it is the first to cover
-        return np.bincount(first[hit], weights=v[hit], minlength=k).astype(np.float64)
-
     parts = {"tp": pos, "fp": neg}
     if costs is not None:
         caught_per_row, alert_per_row = misclassification_costs(costs)
@@ -125,12 +122,17 @@ def per_rule_sums(cover, first, y, w, costs, prob=None) -> dict:
     # per rule: the sums of every part over the rows it covers, one row gather per rule (no float copy of cover)
     names = list(parts)
     P = np.column_stack([np.asarray(parts[name], dtype=np.float64) for name in names])
-    alone = np.zeros((k, len(names)))
-    for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
-        alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
-    sole = unique_sums(cover, prob, P)
-    for i, name in enumerate(names):
-        s[name], s["first_" + name] = alone[:, i].copy(), first_flag(parts[name])
+    if hits is not None:
+        alone, sole = hits(P)
+    else:
+        alone = np.zeros((k, len(names)))
+        for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
+            alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
+        sole = unique_sums(cover, prob, P)
+    hit = np.flatnonzero(first >= 0)  # the flagged rows, gathered once for every part
+    owner, P_hit = first[hit], P[hit]
+    for i, name in enumerate(names):  # per rule: sums over the rows it is the first to cover
+        s[name], s["first_" + name] = alone[:, i].copy(), np.bincount(owner, weights=P_hit[:, i], minlength=k)
         s["unique_" + name] = sole[:, i].copy()
     return s
 

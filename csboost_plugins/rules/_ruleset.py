@@ -10,11 +10,11 @@ import numpy as np
 
 from .._docstrings import fill_doc
 from .._rows import check_cost_keywords, dask_labels, read_rows
-from . import _dask
+from . import _dask, _engine
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import case_sql, rule_query, select_statement, where_expression
-from ._report import per_rule_table, set_metrics
+from ._report import per_rule_table, set_metrics, table_from_sums
 from ._rule import MISSING_POLICY, Rule
 from ._schema import ROW_POSITION_KEYS, check_ruleset_dict, decode_row_positions, encode_row_positions
 from ._sqlrule import Columns, SQLRule
@@ -351,13 +351,14 @@ class RuleSet:
         if not self.rules:
             return np.full(_n_rows(X), -1, np.int64)
         if self.has_sql_rules:
-            return _first_of(self._masks(X))
+            return _engine.first_match(_engine.rule_bits(self, X))
         Xu, cc = self._prepare(X)
         return first_match(Xu, cc)
 
     def _masks(self, X):
         """Per rule, in order, the bool mask of the rows it flags (induced rules by the kernels, SQL rules by
-        their three-valued evaluation on the columns they name)."""
+        their three-valued evaluation on the columns they name): the reference of the engine
+        (:mod:`._engine`), which ``apply`` / ``coverage`` / ``evaluate`` use."""
         pos, _ = self._tree_rules()
         tree_cover = None
         if pos:
@@ -474,12 +475,7 @@ class RuleSet:
         if not self.rules:
             return np.zeros((_n_rows(X), 0), bool)
         if self.has_sql_rules:  # column-major: the per-rule sums read it a rule (column) at a time
-            out = None
-            for j, m in enumerate(self._masks(X)):
-                if out is None:
-                    out = np.empty((len(m), len(self.rules)), dtype=bool, order="F")
-                out[:, j] = m
-            return out
+            return _engine.coverage(_engine.rule_bits(self, X))
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 
@@ -534,6 +530,8 @@ class RuleSet:
 
         if _dask.is_dask(X):
             return overlap_frame(self.names, _dask.overlap_counts(self, X))
+        if self.has_sql_rules:
+            return overlap_frame(self.names, _engine.overlap_counts(_engine.rule_bits(self, X)))
         return overlap_frame(self.names, overlap_counts(self.coverage(X)))
 
     def evaluate(self, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
@@ -646,16 +644,17 @@ class RuleSet:
                          fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         y, c = rows.y, rows.costs
         cover = first = None
-        if rs.has_sql_rules:  # one pass over the SQL rules gives coverage, first match and probabilities
-            cover = rs.coverage(X)
-            first = np.where(cover.any(axis=1), np.argmax(cover, axis=1), -1) if cover.shape[1] \
-                else np.full(cover.shape[0], -1, np.int64)
+        bits = _engine.rule_bits(rs, X) if rs.has_sql_rules else None
+        if bits is not None:  # one pass of the engine gives the rule masks, first match and probabilities
+            first = _engine.first_match(bits)
             p = np.append(rs.rule_probabilities, 0.0)[first]
         else:
             p = rs.predict_proba(X)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
         w = np.ones(len(y)) if rows.sample_weight is None else rows.sample_weight
+        if per_rule and bits is not None:
+            return table_from_sums(rs, _engine.per_rule_sums(bits, first, y, w, c, rs.rule_probabilities))
         if per_rule:
             if cover is None:
                 cover, first = rs.coverage(X), rs.apply(X)

@@ -1,0 +1,317 @@
+"""A rule book evaluated as rule engines do: each distinct condition once, column at a time, on bit-packed masks.
+
+Every leaf condition of every SQL rule becomes an *atom*; equal atoms (``V14 < -5`` in five rules) are
+one. The kernels of :mod:`._engine_kernels` compute, per block of 16,384 rows and in threads over blocks,
+the atoms on numeric columns: ``col op number``, ``col op col``, ``col BETWEEN a AND b``, ``col IN
+(numbers)``, ``col IS NULL``, and comparisons of arithmetic values (``+ - * /``, unary minus, ``ABS``,
+``CAST`` to a float) with the reference's NULL, ``x / 0`` and NaN rules in every dialect. Any other leaf
+(text, LIKE, COALESCE, LEAST / GREATEST, NULLIF, a dialect's integer division, ...) is computed by the
+reference evaluator (:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` runs) and bit-packed.
+``AND`` / ``OR`` / ``NOT`` combine the TRUE and FALSE masks of their children word by word, as the
+reference does row by row, so every rule's mask is the reference's, bit for bit.
+
+Induced rules (:class:`._rule.Rule`) in a book are evaluated by their own kernels and enter as masks.
+Dask collections are evaluated partition by partition, each partition by this engine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT,
+                              P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
+                              eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
+from ._evaluate import _in_threads, _n_threads, coverage_matrix
+from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, SQLRule, _Evaluator
+
+__all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums", "overlap_counts"]
+
+_OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3, "=": 4, "<>": 5}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
+_THREAD_MIN_ROWS = 20000
+_VOPS = {"add": V_ADD, "sub": V_SUB, "mul": V_MUL, "div": V_DIV, "neg": V_NEG, "abs": V_ABS}
+
+
+class Bits:
+    """Per-rule TRUE masks of a book on n rows: ``words[r]`` (uint64) holds rule r's rows, bit j of word w = row
+    64 w + j."""
+
+    __slots__ = ("words", "n")
+
+    def __init__(self, words, n):
+        self.words, self.n = words, n
+
+
+def _uncast(node):
+    """A column or literal under ``CAST(... AS DOUBLE)`` is the value itself."""
+    while node[0] == "cast" and node[1][0] in ("col", "num"):
+        node = node[1]
+    return node
+
+
+class _Compiler:
+    """Atoms (deduplicated) and the postfix program of a book on the columns of one X."""
+
+    def __init__(self, cols: Columns):
+        self.cols, self.n = cols, cols.n
+        self.n_words = (self.n + 63) // 64
+        self.arrays, self.col_of = [], {}  # numeric columns read by the kernels, by Columns position
+        self.atoms, self.keys = [], {}  # (kind, op, col, col2, a, b, in values) and their index by key
+        self.pre_t, self.pre_f = [], []
+        self.prog, self.depth, self.max_depth = [], 0, 0
+
+    def column(self, node, rule):
+        """Index of a numeric column among self.arrays, None for a column of another kind (text)."""
+        pos = self.cols.position(node[1], node[2], rule.name)
+        if pos not in self.col_of:
+            raw = self.cols.X.iloc[:, pos].to_numpy() if self.cols.frame and \
+                self.cols.X.dtypes.iloc[pos] in (np.float64, np.int64) else None
+            if raw is not None and (raw.dtype == np.float64 or not raw.size or -BIG_INT <= raw.min() <= raw.max()
+                                    <= BIG_INT):  # float64 as it is (NaN is NULL); integers float64 holds
+                v = raw
+            else:  # any other dtype, or integers beyond 2**53: Columns reads (or refuses) them
+                val = self.cols.get(node[1], node[2], rule.name)
+                if val.kind != "num":
+                    return None
+                v = val.v
+            self.col_of[pos] = len(self.arrays)
+            self.arrays.append(np.ascontiguousarray(v, dtype=np.float64))
+        return self.col_of[pos]
+
+    def native(self, node, rule):
+        """The atom tuple of a leaf the kernels compute, None for any other leaf."""
+        op, lits = node[0], rule.literals
+        if op == "cmp":
+            a, b, cmp = _uncast(node[2]), _uncast(node[3]), node[1]
+            if a[0] == "num" and b[0] == "col":
+                a, b, cmp = b, a, _FLIP[cmp]
+            if a[0] != "col" or b[0] not in ("num", "col"):
+                return self.expression(node, rule)
+            c = self.column(a, rule)
+            if c is None:
+                return None
+            if b[0] == "num":
+                return (K_LIT, _OPS[cmp], c, c, lits[b[1]], 0.0, ())
+            d = self.column(b, rule)
+            return None if d is None else (K_COLS, _OPS[cmp], c, d, 0.0, 0.0, ())
+        if op == "between":
+            a, lo, hi = _uncast(node[1]), _uncast(node[2]), _uncast(node[3])
+            if a[0] != "col" or lo[0] != "num" or hi[0] != "num":
+                return None
+            c = self.column(a, rule)
+            return None if c is None else (K_BETWEEN, 0, c, c, lits[lo[1]], lits[hi[1]], ())
+        a = _uncast(node[1]) if op in ("isnull", "in") else None
+        if a is None or a[0] != "col" or (op == "in" and (node[3] != "num" or not node[2])):
+            return None
+        c = self.column(a, rule)
+        if c is None:
+            return None
+        if op == "isnull":
+            return (K_ISNULL, 0, c, c, 0.0, 0.0, ())
+        vals = tuple(sorted({float(v) for v in node[2] if v == v}))  # NaN equals nothing
+        return (K_IN, int(bool(node[4])), c, c, 0.0, 0.0, vals)
+
+    def expression(self, node, rule):
+        """The atom of a comparison of two arithmetic values (K_EXPR), None when a value is not arithmetic on
+        numeric columns and literals."""
+        prog = []
+        if not (self.value_program(node[2], rule, prog) and self.value_program(node[3], rule, prog)):
+            return None
+        ieee = (rule.dialect or "") in IEEE_DIALECTS
+        return (K_EXPR, _OPS[node[1]], 0, int(ieee), 0.0, 0.0, tuple(prog))
+
+    def value_program(self, node, rule, out) -> bool:
+        """Append the postfix program of a value to out ((code, column, literal) steps); False when the kernels
+        do not compute it (text, COALESCE, a dialect's integer division, ...)."""
+        op = node[0]
+        if op == "col":
+            c = self.column(node, rule)
+            out.append((V_COL, c, 0.0))
+            return c is not None
+        if op == "num":
+            out.append((V_LIT, 0, rule.literals[node[1]]))
+            return True
+        if op in ("neg", "abs", "cast"):
+            ok = self.value_program(node[1], rule, out)
+            if op != "cast":
+                out.append((_VOPS[op], 0, 0.0))
+            return ok
+        if op in ("add", "sub", "mul") or (op == "div" and not node[3]):
+            ok = self.value_program(node[1], rule, out) and self.value_program(node[2], rule, out)
+            out.append((_VOPS[op], 0, 0.0))
+            return ok
+        return False
+
+    def atom(self, node, rule, ev):
+        """Index of the atom of a leaf (a new precomputed atom when the kernels do not compute it)."""
+        key = self.native(node, rule)
+        if key is None:
+            t, f = ev().cond(node)
+            self.pre_t.append(_pack(t, self.n, self.n_words))
+            self.pre_f.append(_pack(f, self.n, self.n_words))
+            self.atoms.append((K_PRE, 0, len(self.pre_t) - 1, 0, 0.0, 0.0, ()))
+            return len(self.atoms) - 1
+        if key not in self.keys:
+            self.keys[key] = len(self.atoms)
+            self.atoms.append(key)
+        return self.keys[key]
+
+    def emit(self, node, rule, ev):
+        op = node[0]
+        if op in ("and", "or"):
+            for p in node[1]:
+                self.emit(p, rule, ev)
+            self.push(P_AND if op == "and" else P_OR, len(node[1]), 1 - len(node[1]))
+        elif op == "not":
+            self.emit(node[1], rule, ev)
+            self.push(P_NOT, 0, 0)
+        else:
+            self.push(P_PUSH, self.atom(node, rule, ev), 1)
+
+    def push(self, code, arg, change):
+        self.prog.append((code, arg))
+        self.depth += change
+        self.max_depth = max(self.max_depth, self.depth)
+
+    def add_mask(self, r, mask):
+        """Rule r flags the rows of a computed mask (an induced rule: never UNKNOWN)."""
+        mask = np.asarray(mask, dtype=bool)
+        self.pre_t.append(_pack(mask, self.n, self.n_words))
+        self.pre_f.append(_pack(~mask, self.n, self.n_words))
+        self.atoms.append((K_PRE, 0, len(self.pre_t) - 1, 0, 0.0, 0.0, ()))
+        self.push(P_PUSH, len(self.atoms) - 1, 1)
+        self.push(P_STORE, r, -1)
+
+    def add_rule(self, r, rule):
+        evaluator = []
+
+        def ev():  # the reference evaluator, built for the first leaf the kernels do not compute
+            if not evaluator:
+                evaluator.append(_Evaluator(rule, self.cols))
+            return evaluator[0]
+
+        self.emit(rule.tree, rule, ev)
+        self.push(P_STORE, r, -1)
+
+    def arrays_for_kernel(self):
+        """Kernel arguments: atoms ordered by column (a column block is read while in cache), the program."""
+        order = sorted(range(len(self.atoms)), key=lambda i: (self.atoms[i][0] == K_PRE, self.atoms[i][2]))
+        new = np.empty(len(order), np.int64)
+        new[order] = np.arange(len(order))
+        atoms = [self.atoms[i] for i in order]
+        vals, lo, hi, vprog = [], [], [], []
+        for a in atoms:  # IN lists into vals, value programs into vprog
+            seq = vprog if a[0] == K_EXPR else vals
+            lo.append(len(seq))
+            seq.extend(a[6])
+            hi.append(len(seq))
+        self.max_values = max([_depth(a[6]) for a in atoms if a[0] == K_EXPR], default=0)
+        prog = np.asarray(self.prog, dtype=np.int64).reshape(-1, 2)
+        push = prog[:, 0] == P_PUSH
+        prog[push, 1] = new[prog[push, 1]]
+        col = lambda i: np.asarray([a[i] for a in atoms], dtype=np.int64)  # noqa: E731
+        flt = lambda i: np.asarray([a[i] for a in atoms], dtype=np.float64)  # noqa: E731
+        empty = np.zeros((0, self.n_words), np.uint64)
+        pre_t = np.stack(self.pre_t) if self.pre_t else empty
+        pre_f = np.stack(self.pre_f) if self.pre_f else empty
+        vp = np.asarray([(v[0], v[1]) for v in vprog], dtype=np.int64).reshape(-1, 2)
+        return (col(0), col(1), col(2), col(3), flt(4), flt(5), np.asarray(lo, np.int64), np.asarray(hi, np.int64),
+                np.asarray(vals, np.float64), pre_t, pre_f, vp, np.asarray([v[2] for v in vprog], np.float64), prog)
+
+
+def _depth(prog) -> int:
+    """Deepest value stack of a postfix value program."""
+    d = best = 0
+    for code, _, _ in prog:
+        d += 1 if code in (V_COL, V_LIT) else 0 if code in (V_NEG, V_ABS) else -1
+        best = max(best, d)
+    return best
+
+
+def _pack(mask, n, n_words) -> np.ndarray:
+    """A bool mask (or scalar) of n rows as n_words uint64 words, bit j of word w = row 64 w + j."""
+    m = np.zeros(n_words * 64, np.bool_)
+    m[:n] = np.broadcast_to(np.asarray(mask, dtype=bool), (n,))
+    return np.packbits(m, bitorder="little").view("<u8").astype(np.uint64, copy=False)
+
+
+def _ranges(n_items, n_rows):
+    """Contiguous ranges of n_items, one per thread when the rows are many."""
+    k = _n_threads() if n_rows >= _THREAD_MIN_ROWS else 1
+    cuts = np.linspace(0, n_items, min(k, max(n_items, 1)) + 1).astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
+
+
+def rule_bits(ruleset, X) -> Bits:
+    """Every rule's TRUE mask, bit-packed (:class:`Bits`).
+
+    Columns are read and checked as ``SQLRule.truth`` reads them (the same errors, naming the rule,
+    in rule order). Induced rules (:class:`._rule.Rule`) in the set are evaluated first, by their own
+    kernels (``coverage_matrix``), and enter as computed masks.
+    """
+    tree = [i for i, r in enumerate(ruleset.rules) if not isinstance(r, SQLRule)]
+    cover = coverage_matrix(*ruleset._prepare(X)) if tree else None
+    where = {p: k for k, p in enumerate(tree)}
+    comp = _Compiler(Columns(X, ruleset.feature_names))
+    for r, rule in enumerate(ruleset.rules):
+        if r in where:
+            comp.add_mask(r, cover[:, where[r]])
+        else:
+            comp.add_rule(r, rule)
+    kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit, prog = comp.arrays_for_kernel()
+    out = np.zeros((len(ruleset.rules), comp.n_words), np.uint64)
+    if comp.n_words and len(ruleset.rules):
+        arrays = np.asarray([a.ctypes.data for a in comp.arrays], dtype=np.int64)  # comp.arrays keeps them alive
+        n_blocks = -(-comp.n_words // BLOCK_WORDS)
+        _in_threads(lambda b0, b1: eval_blocks(b0, b1, comp.n, arrays, kind, op, col, col2, va, vb, lo, hi, vals,
+                                               pre_t, pre_f, vprog, vlit, comp.max_values, prog, comp.max_depth,
+                                               out),
+                    _ranges(n_blocks, comp.n))
+    return Bits(out, comp.n)
+
+
+def first_match(bits: Bits) -> np.ndarray:
+    """Index of the first rule whose mask holds each row, -1 where none."""
+    first = np.full(bits.n, -1, np.int64)
+    if bits.words.shape[0]:
+        _in_threads(lambda a, b: first_match_words(bits.words, a, b, first),
+                    _ranges(bits.words.shape[1], bits.n))
+    return first
+
+
+def coverage(bits: Bits) -> np.ndarray:
+    """The (n, k) bool coverage matrix (column-major: a rule's rows are contiguous)."""
+    b = np.ascontiguousarray(bits.words.astype("<u8", copy=False)).view(np.uint8)
+    return np.unpackbits(b, axis=1, count=bits.n, bitorder="little").view(bool).T
+
+
+def _hit_and_unique_sums(bits: Bits, P):
+    """Per rule, the sums of P's rows over the rows it flags and over those no other rule flags."""
+    k, nw = bits.words.shape
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    multi = np.zeros(nw, np.uint64)
+    _in_threads(lambda a, b: multi_hit_words(bits.words, a, b, multi), _ranges(nw, bits.n))
+    none = np.zeros(nw, np.uint64)
+    alone, sole = np.zeros((k, P.shape[1])), np.zeros((k, P.shape[1]))
+    for excl, out in ((none, alone), (multi, sole)):
+        _in_threads(lambda a, b, excl=excl, out=out: hit_sums(bits.words, excl, P, a, b, out), _ranges(k, bits.n))
+    return alone, sole
+
+
+def per_rule_sums(bits: Bits, first, y, w, costs, prob) -> dict:
+    """:func:`._report.per_rule_sums` from bit masks: sums over each rule's rows by popping its set bits."""
+    from ._report import per_rule_sums as sums
+
+    prob = np.asarray(prob, dtype=np.float64)
+    if np.any(prob < 1.0):  # a randomised rule weighs rows by the other rules' probabilities: the matrix path
+        return sums(coverage(bits), first, y, w, costs, prob)
+    return sums(None, first, y, w, costs, prob, hits=lambda P: _hit_and_unique_sums(bits, P))
+
+
+def overlap_counts(bits: Bits) -> np.ndarray:
+    """(k, k) float64: entry (i, j) = rows both rule i and rule j flag, by popcounts of the masks' AND."""
+    k = bits.words.shape[0]
+    out = np.zeros((k, k), np.int64)
+    step = len(_ranges(k, bits.n))  # rules dealt round-robin: the triangle's rows shrink
+    _in_threads(lambda start, _: pair_counts(bits.words, start, step, out), [(t, t) for t in range(step)])
+    return out.astype(np.float64)
