@@ -62,6 +62,10 @@ __all__ = ["BayesMinimumRiskClassifier", "ThresholdingOptimization", "RocchCalib
            "cost_optimal_threshold"]
 
 _CALIBRATIONS = (None, "isotonic", "sigmoid", "rocch")
+_ENTITY_DOC = ("entity : array-like of shape (n_samples,), optional\n"
+               "    Card or customer id of each row, no missing value (a pandas Series carries X's index):\n"
+               "    with ``max_alerts`` the cap counts entities per period. Not with ``max_alert_rate``;\n"
+               "    without a cap it changes nothing.")
 
 
 def _scores(values, name):
@@ -464,7 +468,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
         self._fit_calibrator(p, yi, w)
         return self
 
-    @fill_doc(capacity=_CAPACITY_DOC)
+    @fill_doc(capacity=_CAPACITY_DOC, entity=_ENTITY_DOC)
     def predict(self, X, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, *, max_alerts=None,
                 max_alert_rate=None, periods=None, entity=None):
         """Bayes minimum risk decision of every row with its own costs, optionally under an alert capacity.
@@ -478,11 +482,7 @@ class BayesMinimumRiskClassifier(_ProbaDecisionBase):
 
         %(Parameters, X, costs)s
             Without costs: unit costs (``s > 0.5``; an alert is then worth ``2 s - 1``).
-        %(capacity)s
-        entity : array-like of shape (n_samples,), optional
-            Card or customer id of each row, no missing value (a pandas Series carries X's index):
-            with ``max_alerts`` the cap counts entities per period. Not with ``max_alert_rate``;
-            without a cap it changes nothing.
+        %(capacity, entity)s
 
         %(returns_labels)s
         """
@@ -545,7 +545,7 @@ class ThresholdingOptimization(_ProbaDecisionBase):
                                                              cost_matrix=scale_costs(costs, w))
         return self
 
-    @fill_doc(capacity=_CAPACITY_DOC)
+    @fill_doc(capacity=_CAPACITY_DOC, entity=_ENTITY_DOC)
     def predict(self, X, *, max_alerts=None, max_alert_rate=None, periods=None, entity=None):
         """``classes_[1]`` where the (calibrated) P(y=1) ``>= threshold_``, optionally under an alert capacity.
 
@@ -559,11 +559,7 @@ class ThresholdingOptimization(_ProbaDecisionBase):
         the period is flagged, ties to the entity seen first.
 
         %(Parameters, X)s
-        %(capacity)s
-        entity : array-like of shape (n_samples,), optional
-            Card or customer id of each row, no missing value (a pandas Series carries X's index):
-            with ``max_alerts`` the cap counts entities per period. Not with ``max_alert_rate``;
-            without a cap it changes nothing.
+        %(capacity, entity)s
 
         %(returns_labels)s
         """
