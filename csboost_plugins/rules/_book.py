@@ -298,7 +298,7 @@ def _subsample(idx, limit, rng):
 
 def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candidates="riff", retune=True,
                        sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       random_state=None, pos_label=None):
+                       random_state=None, pos_label=None, cv=5, shuffle=True):
     """Optimise a rule book together with induced rules, in money, under an alert budget.
 
     The rows are split (stratified) into disjoint parts: induction of RIFF's rules (45 %),
@@ -354,7 +354,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     from sklearn.utils import check_random_state
 
     from .._rows import read_rows
-    from ._ruleset import RuleSet, _free_riff_names
+    from ._book_choose import check_cv, choose_and_fit
+    from ._ruleset import RuleSet
     from ._select import _check_budget, _cost_keywords
 
     if not isinstance(book, RuleSet):
@@ -363,8 +364,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
     rows = read_rows(X, y, pos_label=pos_label, sample_weight=sample_weight,
                      costs="none" if cost_kw is None else "required", **(cost_kw or {}))
-    y, n, w, costs = rows.y, rows.n, rows.sample_weight, rows.costs
-    money = costs is not None
+    y, w, costs = rows.y, rows.sample_weight, rows.costs
     rng = check_random_state(random_state)
     induce = isinstance(candidates, str)
     if induce and candidates != "riff":
@@ -372,6 +372,18 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     _check_candidates(candidates)
     if not isinstance(retune, (bool, np.bool_)):
         raise TypeError(f"retune must be True or False, got {type(retune).__name__}")
+    k = check_cv(cv, shuffle)
+    return choose_and_fit(book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle)
+
+
+def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng):
+    """One run of the optimisation (one candidate procedure of :func:`optimize_rule_book`) on rows already
+    read (``y`` 0/1, ``w`` / ``costs`` arrays or None): split, re-tune, induce, select, last pass."""
+    from ._ruleset import RuleSet, _free_riff_names
+
+    n = len(y)
+    money = costs is not None
+    induce = isinstance(candidates, str)
     shares = {k: v for k, v in PART_SHARES.items()
               if (k != "induction" or induce) and (k != "retune" or retune)}
     parts = _split(y, shares, rng)
