@@ -376,9 +376,11 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     return choose_and_fit(book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle)
 
 
-def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng):
+def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, shared=None):
     """One run of the optimisation (one candidate procedure of :func:`optimize_rule_book`) on rows already
-    read (``y`` 0/1, ``w`` / ``costs`` arrays or None): split, re-tune, induce, select, last pass."""
+    read (``y`` 0/1, ``w`` / ``costs`` arrays or None): split, re-tune, induce, select, last pass. ``shared``
+    (a dict) keeps the induced rules for another run on the same rows with the same seed and parts, which
+    induces the same ones (the induction reads neither the book nor its re-tuning)."""
     from ._ruleset import RuleSet, _free_riff_names
 
     n = len(y)
@@ -412,7 +414,11 @@ def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng):
             new = retune_rule(rule, Xr, Wr, rscore, feature_names=fnames)
             if new is not rule:
                 pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
-    induced, induced_names, leaves = _induced(candidates, X, y, w, costs, parts, budget, rng)
+    if shared is None or "induced" not in shared:
+        induced_out = _induced(candidates, X, y, w, costs, parts, budget, rng)
+        if shared is not None:
+            shared["induced"] = induced_out
+    induced, induced_names, leaves = induced_out if shared is None else shared["induced"]
     taken = set(book.names)
     fresh = _free_riff_names(taken)
     base = len(book.rules)

@@ -45,7 +45,8 @@ def procedures(book, candidates, retune):
         out["book_retuned"] = (book, None, True)
     if candidates is not None:
         out["book_and_induced"] = (book, candidates, retune)
-        out["induced"] = (RuleSet([], feature_names=book.feature_names), candidates, False)
+        # the same procedure with an empty book: it splits the rows as the one above, so both induce the same rules
+        out["induced"] = (RuleSet([], feature_names=book.feature_names), candidates, retune)
     return out
 
 
@@ -85,8 +86,10 @@ def cross_fit(procs, X, y, w, costs, budget, fold, seeds):
         Xt, Xh = _rows(X, train), _rows(X, test)
         wt = None if w is None else w[train]
         ct = None if costs is None else costs[train]
+        shared = {}  # the induced rules, fitted once per fold for the procedures that read them
         for name, (book, cands, retune) in procs.items():
-            rs = _optimize_fixed(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed))
+            rs = _optimize_fixed(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed),
+                                 shared=shared if cands is not None else None)
             flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
             sizes[name].append(len(rs))
     return flags, sizes
@@ -140,7 +143,10 @@ def choose_and_fit(book, X, y, w, costs, budget, candidates, retune, rng, k, shu
                   "held_out_" + budget.kind: float(spent[flags[p]].sum() / spent.sum()),
                   "rules_per_fold": sizes[p]} for p in order}
     chosen_book, chosen_candidates, chosen_retune = procs[winner]
-    out = _optimize_fixed(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune, rng)
+    final_seed = int(rng.randint(np.iinfo(np.int32).max))
+    out = _optimize_fixed(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune,
+                          np.random.RandomState(final_seed))
     out.selection["choice"] = {"chosen": winner, "best": best, "reason": reason, "cv": k, "shuffle": bool(shuffle),
-                               "candidates": report, "fold": fold, "fold_random_states": seeds}
+                               "candidates": report, "fold": fold, "fold_random_states": seeds,
+                               "random_state": final_seed}
     return out
