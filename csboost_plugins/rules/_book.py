@@ -31,6 +31,11 @@ otherwise it runs again with each induced rule gated on its own.
 A last pass drops, one at a time, the rule whose leave-one-out net money on all the rows given
 (``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is lowest while
 it is <= 0, so what remains earns its alerts on the rows given.
+
+Those steps are one *procedure*. :func:`optimize_rule_book` runs several (the book's rules as
+written, the book re-tuned alone, the book with induced rules, the induced rules alone) under
+cross-fitting and keeps the simplest within one standard error of the best held-out money
+(``_book_choose``), then re-runs that procedure on all the rows.
 """
 
 from __future__ import annotations
@@ -299,9 +304,29 @@ def _subsample(idx, limit, rng):
 def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candidates="riff", retune=True,
                        sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
                        random_state=None, pos_label=None, cv=5, shuffle=True):
-    """Optimise a rule book together with induced rules, in money, under an alert budget.
+    r"""Optimise a rule book together with induced rules, in money, under an alert budget.
 
-    The rows are split (stratified) into disjoint parts: induction of RIFF's rules (45 %),
+    The optimiser chooses among candidate books rather than always combining: it compares
+    the procedures that build (1) the book's rules as written, selected under the budget,
+    (2) the book re-tuned alone, (3) the book with induced rules and (4) the induced rules
+    alone, each by its money on rows that did not build it. The rows are cut into ``cv``
+    folds; each procedure runs on all folds but one and its book is scored on the fold left
+    out, every fold in turn, so each row is judged once by books that never read it. The
+    held-out money of a candidate is
+
+    .. math:: M = \sum_i v_i \, \mathbb{1}[\text{its book built without row } i\text{'s fold flags row } i]
+
+    with :math:`v_i` the money a flagged row adds (a fraud: ``fn_cost - tp_cost``; a
+    legitimate row: ``-(fp_cost - tn_cost)``; times its weight; in the costs' unit; without
+    costs, its positive weight). The standard error of a difference :math:`M_b - M_c` is
+    :math:`\sqrt{n}\,\mathrm{sd}_i(d_i)` over the paired per-row differences :math:`d_i`.
+    Among the candidates within one standard error of the best, the first of the order above
+    is kept (the analysts' rules before induced ones, fewer changes first), so a choice that
+    only fits noise gives way to the simpler, steadier one; that procedure is then re-run on
+    all the rows. Only the candidates the keywords allow are compared (re-tuned ones with
+    ``retune``, induced ones with ``candidates``).
+
+    Each procedure splits the rows it is given (stratified) into disjoint parts: induction of RIFF's rules (45 %),
     re-tuning of the book's literals (10 %), and selection (45 %), where a greedy pass picks
     rules under the budget. The best of many rules on the selection rows looks better there than
     it is, so each rule is also judged on the rows that neither fitted nor chose it (a book rule
@@ -340,6 +365,14 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     pos_label : int, float, bool, str or None, default=None
         The positive class: the label whose miss costs ``fn_cost``. None: 1 for labels
         {0, 1}, {-1, 1} or booleans; other labels need it, else a ``ValueError``.
+    cv : int >= 2 or None, default 5
+        Number of folds the candidate books are judged on. None: no choice; the one procedure
+        the other keywords name is run (the book with ``candidates``, re-tuned if ``retune``).
+    shuffle : bool, default True
+        True: folds stratified by label, rows dealt at random. False: ``cv`` contiguous blocks
+        of rows in the order given; use it when the rows are in time order (a fraud file), so
+        each block is a period judged by books built on the other periods, and a candidate that
+        only holds on the periods it read does not win.
 
     Returns
     -------
@@ -349,7 +382,14 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         the budget, the parts' sizes, the rows of X the selection and the re-tuning read
         (``selection_index``, ``retune_index``: positions, None without re-tuning) and, per
         rule, where it came from (``origin``) and how the induced rules were judged on held-out
-        rows (``induced_judged``: "group", "each" or None).
+        rows (``induced_judged``: "group", "each" or None), all of the final run on all the rows.
+        ``selection["choice"]`` (None with ``cv=None`` or a single candidate) reports the
+        choice: ``candidates`` ({"book", "book_retuned", "book_and_induced", "induced"}: each
+        one's ``held_out_money``, its ``standard_error``, ``difference_to_best`` and the
+        paired ``difference_standard_error``, ``fold_money``, the held-out false-alert or alert
+        rate and ``rules_per_fold``), ``chosen``, ``best``, ``reason`` (why the winner won),
+        ``cv``, ``shuffle``, each row's ``fold``, the seeds of the fold runs
+        (``fold_random_states``) and of the final run (``random_state``).
     """
     from sklearn.utils import check_random_state
 
