@@ -45,6 +45,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._book_choose import check_cv, choose_and_fit
+from ._book_choose import rows_of as _rows
 from ._greedy import NEG, NET, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
 
@@ -394,7 +396,6 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     from sklearn.utils import check_random_state
 
     from .._rows import read_rows
-    from ._book_choose import check_cv, choose_and_fit
     from ._ruleset import RuleSet
     from ._select import _check_budget, _cost_keywords
 
@@ -413,7 +414,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     if not isinstance(retune, (bool, np.bool_)):
         raise TypeError(f"retune must be True or False, got {type(retune).__name__}")
     k = check_cv(cv, shuffle)
-    return choose_and_fit(book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle)
+    return choose_and_fit(_optimize_fixed, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle)
 
 
 def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, shared=None):
@@ -576,12 +577,6 @@ def _check_candidates(candidates):
     if bad:
         raise TypeError(f"candidates must be rules (Rule or SQLRule objects, e.g. a RuleSet's .rules); got a "
                         f"{bad[0]} among them")
-
-
-def _rows(X, idx):
-    from sklearn.utils import _safe_indexing
-
-    return _safe_indexing(X, idx)
 
 
 def _feature_names(X, book):

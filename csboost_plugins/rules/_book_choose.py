@@ -66,29 +66,35 @@ def fold_of_rows(y, k, shuffle, rng):
     return fold
 
 
+def rows_of(X, idx):
+    """Rows ``idx`` (positions) of a DataFrame or an array."""
+    from sklearn.utils import _safe_indexing
+
+    return _safe_indexing(X, idx)
+
+
 def _paired_se(a, b):
     """Standard error of ``sum(a - b)`` over rows taken as independent draws."""
     d = a - b
     return float(np.sqrt(len(d) * d.var(ddof=1))) if len(d) > 1 else 0.0
 
 
-def cross_fit(procs, X, y, w, costs, budget, fold, seeds):
-    """Each procedure run on the rows outside each fold (seeded by ``seeds[f]``) and applied to the fold:
-    ({name: (n,) bool, the rows its books flag where held out}, {name: [rules per fold]})."""
-    from ._book import _optimize_fixed, _rows
-
+def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds):
+    """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
+    ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
+    {name: [rules per fold]})."""
     n = len(y)
     flags = {p: np.zeros(n, dtype=bool) for p in procs}
     sizes = {p: [] for p in procs}
     for f, seed in enumerate(seeds):
         test = np.flatnonzero(fold == f)
         train = np.flatnonzero(fold != f)
-        Xt, Xh = _rows(X, train), _rows(X, test)
+        Xt, Xh = rows_of(X, train), rows_of(X, test)
         wt = None if w is None else w[train]
         ct = None if costs is None else costs[train]
         shared = {}  # the induced rules, fitted once per fold for the procedures that read them
         for name, (book, cands, retune) in procs.items():
-            rs = _optimize_fixed(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed),
+            rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed),
                                  shared=shared if cands is not None else None)
             flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
             sizes[name].append(len(rs))
@@ -114,22 +120,21 @@ def one_se_choice(money, order):
     return winner, best, se, reason
 
 
-def choose_and_fit(book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle):
-    """:func:`optimize_rule_book` on rows already read: with ``k`` folds, the candidate procedures judged by
-    :func:`cross_fit` and :func:`one_se_choice`, the winner re-run on all the rows; with ``k`` None (or a
-    single candidate) the procedure the keywords name. The result's ``selection["choice"]`` reports it."""
-    from ._book import _optimize_fixed
-
+def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle):
+    """``optimize_rule_book`` on rows already read, each procedure run by ``fit`` (``_book._optimize_fixed``):
+    with ``k`` folds, the candidate procedures judged by :func:`cross_fit` and :func:`one_se_choice`, the winner
+    re-run on all the rows; with ``k`` None (or a single candidate) the procedure the keywords name. The result's
+    ``selection["choice"]`` reports it."""
     procs = procedures(book, candidates, retune)
     if k is None or len(procs) == 1:
-        out = _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng)
+        out = fit(book, X, y, w, costs, budget, candidates, retune, rng)
         out.selection["choice"] = None
         return out
     if min((y == 0).sum(), (y == 1).sum()) < k:
         raise ValueError(f"cv={k} folds need at least {k} rows of each class")
     fold = fold_of_rows(y, k, shuffle, rng)
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
-    flags, sizes = cross_fit(procs, X, y, w, costs, budget, fold, seeds)
+    flags, sizes = cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds)
     Wall = row_weights(y, w, costs)
     value = Wall[:, NET if costs is not None else POS]  # a flagged row's money (counts: its positive weight)
     money = {p: value * flags[p] for p in procs}
@@ -144,8 +149,8 @@ def choose_and_fit(book, X, y, w, costs, budget, candidates, retune, rng, k, shu
                   "rules_per_fold": sizes[p]} for p in order}
     chosen_book, chosen_candidates, chosen_retune = procs[winner]
     final_seed = int(rng.randint(np.iinfo(np.int32).max))
-    out = _optimize_fixed(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune,
-                          np.random.RandomState(final_seed))
+    out = fit(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune,
+              np.random.RandomState(final_seed))
     out.selection["choice"] = {"chosen": winner, "best": best, "reason": reason, "cv": k, "shuffle": bool(shuffle),
                                "candidates": report, "fold": fold, "fold_random_states": seeds,
                                "random_state": final_seed}
