@@ -247,10 +247,10 @@ def main():
         frames.append(run(name, [0] if name == "card_raw" else seeds, a.scale, fprs))
     print(f"\nload average: {os.getloadavg()}")
     df = pd.concat(frames)
+    if a.out:  # written first: the tables below need the optional tabulate
+        df.to_csv(a.out, index=False)
     print(table(df).to_markdown(floatfmt=".4g"))
     print(paired(df).to_markdown(index=False, floatfmt=".0f"))
-    if a.out:
-        df.to_csv(a.out, index=False)
 
 
 if __name__ == "__main__":
