@@ -95,7 +95,7 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds):
         shared = {}  # the induced rules, fitted once per fold for the procedures that read them
         for name, (book, cands, retune) in procs.items():
             rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed),
-                                 shared=shared if cands is not None else None)
+                     shared=shared if cands is not None else None)
             flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
             sizes[name].append(len(rs))
     return flags, sizes
