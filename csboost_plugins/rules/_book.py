@@ -390,8 +390,9 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         one's ``held_out_money``, its ``standard_error``, ``difference_to_best`` and the
         paired ``difference_standard_error``, ``fold_money``, the held-out false-alert or alert
         rate and ``rules_per_fold``), ``chosen``, ``best``, ``reason`` (why the winner won),
-        ``cv``, ``shuffle``, each row's ``fold``, the seeds of the fold runs
-        (``fold_random_states``) and of the final run (``random_state``).
+        ``cv``, ``shuffle``, each row's ``fold`` and the seeds of the fold runs
+        (``fold_random_states``). The final run draws from ``random_state`` as the ``cv=None``
+        run of the winner's keywords does, so it returns the same book.
     """
     from sklearn.utils import check_random_state
 

@@ -126,6 +126,7 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     re-run on all the rows; with ``k`` None (or a single candidate) the procedure the keywords name. The result's
     ``selection["choice"]`` reports it."""
     procs = procedures(book, candidates, retune)
+    start = rng.get_state()  # the final run starts from here: it equals the cv=None run of the winner's keywords
     if k is None or len(procs) == 1:
         out = fit(book, X, y, w, costs, budget, candidates, retune, rng)
         out.selection["choice"] = None
@@ -148,10 +149,9 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
                   "held_out_" + budget.kind: float(spent[flags[p]].sum() / spent.sum()),
                   "rules_per_fold": sizes[p]} for p in order}
     chosen_book, chosen_candidates, chosen_retune = procs[winner]
-    final_seed = int(rng.randint(np.iinfo(np.int32).max))
-    out = fit(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune,
-              np.random.RandomState(final_seed))
+    final = np.random.RandomState()
+    final.set_state(start)
+    out = fit(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune, final)
     out.selection["choice"] = {"chosen": winner, "best": best, "reason": reason, "cv": k, "shuffle": bool(shuffle),
-                               "candidates": report, "fold": fold, "fold_random_states": seeds,
-                               "random_state": final_seed}
+                               "candidates": report, "fold": fold, "fold_random_states": seeds}
     return out
