@@ -150,7 +150,7 @@ def paired(df):
                 # the test rows' noise: per seed, the standard error of the summed per-row difference
                 row_se = np.mean([np.sqrt(len(d) * d.var(ddof=1)) for d in
                                   (ROW_MONEY[name, fpr, s, method] - ROW_MONEY[name, fpr, s, base] for s in p.index)])
-                rows.append({"dataset": name, "fpr": f"{fpr:g}", "method": method,
+                rows.append({"dataset": name, "fpr": f"{100 * fpr:g} %", "method": method,
                              "minus": base + (" (better)" if base == better else ""), "mean": diff.mean(),
                              "se over seeds": se, "se over test rows": row_se, "seeds": len(diff)})
     return pd.DataFrame(rows)
