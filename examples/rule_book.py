@@ -73,7 +73,8 @@ def main(out_dir=None):
     print(new_book)
     print(book.diff(new_book)["change"].value_counts().to_string())
     # the book optimised alone (no induced rules): which of the team's rules are kept, re-tuned or dropped
-    own = optimize_rule_book(book, X[past], y[past], max_fpr=0.01, candidates=None, random_state=0, **money(past))
+    own = optimize_rule_book(book, X[past], y[past], max_fpr=0.01, candidates=None, cv=None, random_state=0,
+                             **money(past))
     diff = book.diff(own)
     fate = dict(zip(diff["name"], diff["change"]))
     print(diff["change"].value_counts().to_string())

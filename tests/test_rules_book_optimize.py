@@ -72,7 +72,8 @@ def test_budget_met_on_selection_rows(data, book, budget_kw, candidates, money):
     X, y, amount = data
     w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
     kw = dict(fn_cost=amount, fp_cost=FP_COST) if money else {}
-    out = optimize_rule_book(book, X, y, candidates=candidates, sample_weight=w, random_state=7, **budget_kw, **kw)
+    out = optimize_rule_book(book, X, y, cv=None, candidates=candidates, sample_weight=w, random_state=7, **budget_kw,
+                             **kw)
     sel = np.asarray(out.selection["selection_index"])
     # the selection rows are the part _split draws from the same seed (induction, re-tuning, selection)
     shares = {k: v for k, v in _book.PART_SHARES.items() if k != "induction" or candidates == "riff"}
@@ -113,7 +114,8 @@ def test_no_kept_rule_without_unique_earnings(data, book, candidates, money):
     w = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
     kw = dict(fn_cost=amount, fp_cost=FP_COST) if money else {}
     # a loose budget: the selection takes many rules, so the last pass has overlaps to judge
-    out = optimize_rule_book(book, X, y, max_fpr=0.2, candidates=candidates, sample_weight=w, random_state=0, **kw)
+    out = optimize_rule_book(book, X, y, cv=None, max_fpr=0.2, candidates=candidates, sample_weight=w, random_state=0,
+                             **kw)
     assert len(out) >= 2
     if money:
         v = _brute_unique_net(out.rules, X, y, w, amount, np.full(len(y), FP_COST))
@@ -132,7 +134,7 @@ def test_last_pass_drops_a_rule_the_selection_took():
     fn = np.r_[np.full(10, 100.0), np.full(10, 50.0), np.zeros(225)]
     X = pd.DataFrame({"a": a, "b": b})
     book = RuleSet.from_sql({"r2": "b > 0.5", "r1": "a > 0.5"})
-    out = optimize_rule_book(book, X, y, max_fpr=0.5, candidates=None, retune=False, fn_cost=fn, fp_cost=1.0,
+    out = optimize_rule_book(book, X, y, cv=None, max_fpr=0.5, candidates=None, retune=False, fn_cost=fn, fp_cost=1.0,
                              random_state=0)
     assert out.names == ["r2"]
     v = _brute_unique_net(out.rules, X, y, np.ones(len(y)), fn, np.ones(len(y)))
@@ -279,7 +281,7 @@ def _is_human(v, integer):
 @pytest.fixture(scope="module")
 def retuned(data, book):
     X, y, amount = data
-    out = optimize_rule_book(book, X, y, max_fpr=0.01, candidates=None, fn_cost=amount, fp_cost=FP_COST,
+    out = optimize_rule_book(book, X, y, cv=None, max_fpr=0.01, candidates=None, fn_cost=amount, fp_cost=FP_COST,
                              random_state=5)
     return out
 
@@ -543,7 +545,7 @@ def test_retuned_sql_in_duckdb_flags_the_rows_predict_flags(data, retuned, book)
 # ------------------------------------------------------------------------------------------ candidates
 def test_candidates_none_keeps_only_book_rules(data, book):
     X, y, amount = data
-    out = optimize_rule_book(book, X, y, candidates=None, fn_cost=amount, fp_cost=FP_COST, random_state=0)
+    out = optimize_rule_book(book, X, y, cv=None, candidates=None, fn_cost=amount, fp_cost=FP_COST, random_state=0)
     assert len(out) and set(out.names) <= set(book.names)
     assert set(out.selection["origin"].values()) <= {"book", "retuned"}
     assert "induction" not in out.selection["parts"]
@@ -554,7 +556,7 @@ def test_candidates_ruleset_and_list_are_used(data, book):
     # candidates that beat the book: a sharp rule on the label's strongest signal, one clashing with a book name
     cands = RuleSet.from_sql({"mine": "amount_vs_avg > 6 AND n_tx_24h >= 3", "too_loose": "n_tx_24h >= 8"})
     for given in (cands, list(cands.rules)):
-        out = optimize_rule_book(book, X, y, max_fpr=0.2, candidates=given, fn_cost=amount, fp_cost=FP_COST,
+        out = optimize_rule_book(book, X, y, cv=None, max_fpr=0.2, candidates=given, fn_cost=amount, fp_cost=FP_COST,
                                  random_state=0)
         assert "riff_1" in out.names  # 'too_loose' of the candidates, renamed (it clashes with the book's)
         added = [nm for nm in out.names if out.selection["origin"][nm] == "added"]
@@ -570,14 +572,14 @@ def test_candidates_ruleset_and_list_are_used(data, book):
 
 def test_candidates_riff_adds_riff_names(data, book):
     X, y, amount = data
-    out = optimize_rule_book(book, X, y, fn_cost=amount, fp_cost=FP_COST, random_state=0)
+    out = optimize_rule_book(book, X, y, cv=None, fn_cost=amount, fp_cost=FP_COST, random_state=0)
     added = [nm for nm in out.names if out.selection["origin"][nm] == "added"]
     assert added
     assert all(nm.startswith("riff_") and nm not in book.names for nm in added)
     assert len(set(out.names)) == len(out)
     # a book that already uses the name riff_1: induced names go around it
     clash = RuleSet.from_sql(dict(BOOK, riff_1="hour < 6 AND n_tx_24h >= 5"))
-    out2 = optimize_rule_book(clash, X, y, fn_cost=amount, fp_cost=FP_COST, random_state=0)
+    out2 = optimize_rule_book(clash, X, y, cv=None, fn_cost=amount, fp_cost=FP_COST, random_state=0)
     for nm in out2.names:
         if out2.selection["origin"][nm] == "added":
             assert nm != "riff_1" and nm.startswith("riff_")
@@ -589,7 +591,7 @@ def test_retune_false_never_changes_a_rule(data, book, candidates):
     old = dict(zip(book.names, map(str, book.rules)))
     kept = []
     for seed in range(6):  # induced rules often cover the book's rows: seeds until a book rule is kept
-        out = optimize_rule_book(book, X, y, max_fpr=0.2, candidates=candidates, retune=False, fn_cost=amount,
+        out = optimize_rule_book(book, X, y, cv=None, max_fpr=0.2, candidates=candidates, retune=False, fn_cost=amount,
                                  fp_cost=FP_COST, random_state=seed)
         assert "retuned" not in out.selection["origin"].values()
         assert out.selection["retune_index"] is None and "retune" not in out.selection["parts"]
@@ -616,9 +618,9 @@ def test_random_state_reproducible(data, book):
 @pytest.mark.parametrize("candidates", [None, "riff"])
 def test_numpy_x_same_rows_as_pandas(data, book, candidates):
     X, y, amount = data
-    a = optimize_rule_book(book, X, y, candidates=candidates, fn_cost=amount, fp_cost=FP_COST, random_state=2)
+    a = optimize_rule_book(book, X, y, cv=None, candidates=candidates, fn_cost=amount, fp_cost=FP_COST, random_state=2)
     named = RuleSet(book.rules, feature_names=list(X.columns), names=book.names)
-    b = optimize_rule_book(named, X.to_numpy(), y, candidates=candidates, fn_cost=amount, fp_cost=FP_COST,
+    b = optimize_rule_book(named, X.to_numpy(), y, cv=None, candidates=candidates, fn_cost=amount, fp_cost=FP_COST,
                            random_state=2)
     assert a.names == b.names
     np.testing.assert_array_equal(a.predict(X), b.predict(X.to_numpy()))
@@ -797,7 +799,8 @@ def test_kept_rules_earn_on_rows_that_neither_fitted_nor_chose_them(data, book, 
     X, y, amount = data
     w = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
     kw = dict(fn_cost=amount, fp_cost=FP_COST) if money else {}
-    out = optimize_rule_book(book, X, y, max_fpr=0.05, candidates=candidates, sample_weight=w, random_state=1, **kw)
+    out = optimize_rule_book(book, X, y, cv=None, max_fpr=0.05, candidates=candidates, sample_weight=w, random_state=1,
+                             **kw)
     assert len(out) >= 2
     caught, alert = (amount, np.full(len(y), FP_COST)) if money else (np.ones(len(y)), np.zeros(len(y)))
     rows = _held_out_rows(out, len(y), candidates)
@@ -884,7 +887,7 @@ def test_a_rule_that_earns_only_on_the_selection_rows_is_not_kept(data, book):
     choose it: it is never kept (the selection alone would take it: checked on the selection rows)."""
     X, y, amount = data
     X = X.assign(row_id=np.arange(len(y), dtype=float))
-    probe = optimize_rule_book(book, X, y, candidates=None, max_fpr=0.05, fn_cost=amount, fp_cost=FP_COST,
+    probe = optimize_rule_book(book, X, y, cv=None, candidates=None, max_fpr=0.05, fn_cost=amount, fp_cost=FP_COST,
                                random_state=3)
     sel = np.zeros(len(y), bool)
     sel[np.asarray(probe.selection["selection_index"])] = True
@@ -897,7 +900,7 @@ def test_a_rule_that_earns_only_on_the_selection_rows_is_not_kept(data, book):
     fn[hit & ~sel] = 0.01  # worth nothing off the selection rows
     fn[hit & sel & (y == 1)] = 1e5
     assert (hit & ~sel & (y == 0)).sum() > 10
-    out = optimize_rule_book(book, X, y, candidates=planted, max_fpr=0.05, fn_cost=fn, fp_cost=FP_COST,
+    out = optimize_rule_book(book, X, y, cv=None, candidates=planted, max_fpr=0.05, fn_cost=fn, fp_cost=FP_COST,
                              random_state=3)
     np.testing.assert_array_equal(out.selection["selection_index"], probe.selection["selection_index"])
     assert "planted" not in out.names

@@ -31,6 +31,11 @@ otherwise it runs again with each induced rule gated on its own.
 A last pass drops, one at a time, the rule whose leave-one-out net money on all the rows given
 (``unique_net_money`` of :meth:`RuleSet.evaluate`; without costs ``unique_tp``) is lowest while
 it is <= 0, so what remains earns its alerts on the rows given.
+
+Those steps are one *procedure*. :func:`optimize_rule_book` runs several (the book's rules as
+written, the book re-tuned alone, the book with induced rules, the induced rules alone) under
+cross-fitting and keeps the simplest within one standard error of the best held-out money
+(``_book_choose``), then re-runs that procedure on all the rows.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._book_choose import check_cv, choose_and_fit
+from ._book_choose import rows_of as _rows
 from ._greedy import NEG, NET, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
 
@@ -298,10 +305,30 @@ def _subsample(idx, limit, rng):
 
 def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candidates="riff", retune=True,
                        sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       random_state=None, pos_label=None, decline_cost=None):
-    """Optimise a rule book together with induced rules, in money, under an alert budget.
+                       random_state=None, pos_label=None, decline_cost=None, cv=5, shuffle=True):
+    r"""Optimise a rule book together with induced rules, in money, under an alert budget.
 
-    The rows are split (stratified) into disjoint parts: induction of RIFF's rules (45 %),
+    The optimiser chooses among candidate books rather than always combining: it compares
+    the procedures that build (1) the book's rules as written, selected under the budget,
+    (2) the book re-tuned alone, (3) the book with induced rules and (4) the induced rules
+    alone, each by its money on rows that did not build it. The rows are cut into ``cv``
+    folds; each procedure runs on all folds but one and its book is scored on the fold left
+    out, every fold in turn, so each row is judged once by books that never read it. The
+    held-out money of a candidate is
+
+    .. math:: M = \sum_i v_i \, \mathbb{1}[\text{its book built without row } i\text{'s fold flags row } i]
+
+    with :math:`v_i` the money a flagged row adds (a fraud: ``fn_cost - tp_cost``; a
+    legitimate row: ``-(fp_cost - tn_cost)``; times its weight; in the costs' unit; without
+    costs, its positive weight). The standard error of a difference :math:`M_b - M_c` is
+    :math:`\sqrt{n}\,\mathrm{sd}_i(d_i)` over the paired per-row differences :math:`d_i`.
+    Among the candidates within one standard error of the best, the first of the order above
+    is kept (the analysts' rules before induced ones, fewer changes first), so a choice that
+    only fits noise gives way to the simpler, steadier one; that procedure is then re-run on
+    all the rows. Only the candidates the keywords allow are compared (re-tuned ones with
+    ``retune``, induced ones with ``candidates``).
+
+    Each procedure splits the rows it is given (stratified) into disjoint parts: induction of RIFF's rules (45 %),
     re-tuning of the book's literals (10 %), and selection (45 %), where a greedy pass picks
     rules under the budget. The best of many rules on the selection rows looks better there than
     it is, so each rule is also judged on the rows that neither fitted nor chose it (a book rule
@@ -342,6 +369,14 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         {0, 1}, {-1, 1} or booleans; other labels need it, else a ``ValueError``.
     decline_cost : float or array-like of shape (n_rows,), optional
         Money per row of a ``"block"`` on a legitimate row (:meth:`RuleSet.evaluate`); books with actions.
+    cv : int >= 2 or None, default 5
+        Number of folds the candidate books are judged on. None: no choice; the one procedure
+        the other keywords name is run (the book with ``candidates``, re-tuned if ``retune``).
+    shuffle : bool, default True
+        True: folds stratified by label, rows dealt at random. False: ``cv`` contiguous blocks
+        of rows in the order given; use it when the rows are in time order (a fraud file), so
+        each block is a period judged by books built on the other periods, and a candidate that
+        only holds on the periods it read does not win.
 
     Returns
     -------
@@ -351,13 +386,22 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         the budget, the parts' sizes, the rows of X the selection and the re-tuning read
         (``selection_index``, ``retune_index``: positions, None without re-tuning) and, per
         rule, where it came from (``origin``) and how the induced rules were judged on held-out
-        rows (``induced_judged``: "group", "each" or None). A book with ``"allow"`` / ``"block"``
-        rules keeps its order and actions, each rule re-tuned in turn (``candidates=None``; ``_book_order``).
+        rows (``induced_judged``: "group", "each" or None), all of the final run on all the rows.
+        ``selection["choice"]`` (None with ``cv=None`` or a single candidate) reports the
+        choice: ``candidates`` ({"book", "book_retuned", "book_and_induced", "induced"}: each
+        one's ``held_out_money``, its ``standard_error``, ``difference_to_best`` and the
+        paired ``difference_standard_error``, ``fold_money``, the held-out false-alert or alert
+        rate and ``rules_per_fold``), ``chosen``, ``best``, ``reason`` (why the winner won),
+        ``cv``, ``shuffle``, each row's ``fold`` and the seeds of the fold runs
+        (``fold_random_states``). The final run draws from ``random_state`` as the ``cv=None``
+        run of the winner's keywords does, so it returns the same book. A book with ``"allow"`` /
+        ``"block"`` rules keeps its order and actions, each rule re-tuned in turn (``candidates=None``;
+        no choice among candidates).
     """
     from sklearn.utils import check_random_state
 
     from .._rows import read_rows
-    from ._ruleset import RuleSet, _free_riff_names
+    from ._ruleset import RuleSet
     from ._select import _check_budget, _cost_keywords
 
     if not isinstance(book, RuleSet):
@@ -366,8 +410,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     cost_kw = _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix)
     rows = read_rows(X, y, pos_label=pos_label, sample_weight=sample_weight,
                      costs="none" if cost_kw is None else "required", **(cost_kw or {}))
-    y, n, w, costs = rows.y, rows.n, rows.sample_weight, rows.costs
-    money = costs is not None
+    y, w, costs = rows.y, rows.sample_weight, rows.costs
     rng = check_random_state(random_state)
     if book.has_actions:  # a rule book read top-down keeps its order: its literals alone are re-tuned
         return _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost)
@@ -377,6 +420,20 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     _check_candidates(candidates)
     if not isinstance(retune, (bool, np.bool_)):
         raise TypeError(f"retune must be True or False, got {type(retune).__name__}")
+    k = check_cv(cv, shuffle)
+    return choose_and_fit(_optimize_fixed, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle)
+
+
+def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, shared=None):
+    """One run of the optimisation (one candidate procedure of :func:`optimize_rule_book`) on rows already
+    read (``y`` 0/1, ``w`` / ``costs`` arrays or None): split, re-tune, induce, select, last pass. ``shared``
+    (a dict) keeps the induced rules for another run on the same rows with the same seed and parts, which
+    induces the same ones (the induction reads neither the book nor its re-tuning)."""
+    from ._ruleset import RuleSet, _free_riff_names
+
+    n = len(y)
+    money = costs is not None
+    induce = isinstance(candidates, str)
     shares = {k: v for k, v in PART_SHARES.items()
               if (k != "induction" or induce) and (k != "retune" or retune)}
     parts = _split(y, shares, rng)
@@ -405,7 +462,11 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
             new = retune_rule(rule, Xr, Wr, rscore, feature_names=fnames)
             if new is not rule:
                 pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
-    induced, induced_names, leaves = _induced(candidates, X, y, w, costs, parts, budget, rng)
+    if shared is None or "induced" not in shared:
+        induced_out = _induced(candidates, X, y, w, costs, parts, budget, rng)
+        if shared is not None:
+            shared["induced"] = induced_out
+    induced, induced_names, leaves = induced_out if shared is None else shared["induced"]
     taken = set(book.names)
     fresh = _free_riff_names(taken)
     base = len(book.rules)
@@ -542,12 +603,6 @@ def _check_candidates(candidates):
     if bad:
         raise TypeError(f"candidates must be rules (Rule or SQLRule objects, e.g. a RuleSet's .rules); got a "
                         f"{bad[0]} among them")
-
-
-def _rows(X, idx):
-    from sklearn.utils import _safe_indexing
-
-    return _safe_indexing(X, idx)
 
 
 def _feature_names(X, book):

@@ -1,0 +1,157 @@
+"""The choice among candidate books of :func:`optimize_rule_book`, by cross-fitted money.
+
+A search over the book's rules and the induced ones together can pick, on the rows it reads, a set that
+does worse on new rows than the book's rules alone: the more rules a search may take, the more its choice
+fits noise. So the optimiser runs each candidate procedure (:data:`PROCEDURES`) on K-1 folds of the rows
+and scores what it returns on the fold left out, every fold judging in turn; each row is then judged by
+books that never read it. Among the procedures whose held-out money is within ``STANDARD_ERRORS``
+standard errors of the best (the standard error of the paired per-row difference with the best), the
+first of :data:`PROCEDURES` is kept (the analysts' rules before induced ones, fewer changes first), and
+re-run on all the rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._greedy import NET, POS, row_weights
+
+#: the candidate procedures in order of preference (simplest first): the book's rules as written, the book
+#: re-tuned alone, the book with induced rules, the induced rules alone
+PROCEDURES = ("book", "book_retuned", "book_and_induced", "induced")
+#: a simpler procedure is kept when its held-out money is within this many standard errors of the best
+STANDARD_ERRORS = 1.0
+
+
+def check_cv(cv, shuffle):
+    """The number of folds (None: no choice, the procedure the keywords name); TypeError / ValueError naming
+    ``cv`` or ``shuffle`` otherwise."""
+    if cv is not None and (isinstance(cv, (bool, np.bool_)) or not isinstance(cv, (int, np.integer))):
+        raise TypeError(f"cv must be an integer >= 2 or None, got {type(cv).__name__}")
+    if cv is not None and cv < 2:
+        raise ValueError(f"cv must be an integer >= 2 or None, got {cv}")
+    if not isinstance(shuffle, (bool, np.bool_)):
+        raise TypeError(f"shuffle must be True or False, got {type(shuffle).__name__}")
+    return None if cv is None else int(cv)
+
+
+def procedures(book, candidates, retune):
+    """{name: (book, candidates, retune)}: the candidate procedures the caller's keywords allow (re-tuned ones
+    only with ``retune``, induced ones only with ``candidates``), in the order of :data:`PROCEDURES`."""
+    from ._ruleset import RuleSet
+
+    out = {"book": (book, None, False)}
+    if retune:
+        out["book_retuned"] = (book, None, True)
+    if candidates is not None:
+        out["book_and_induced"] = (book, candidates, retune)
+        # the same procedure with an empty book: it splits the rows as the one above, so both induce the same rules
+        out["induced"] = (RuleSet([], feature_names=book.feature_names), candidates, retune)
+    return out
+
+
+def fold_of_rows(y, k, shuffle, rng):
+    """(n,) int: each row's fold. ``shuffle``: stratified by label, each class dealt round-robin in random
+    order (fold sizes differ by at most one per class); otherwise K contiguous blocks in row order (rows in
+    time order: each block is a period)."""
+    n = len(y)
+    if not shuffle:
+        return np.repeat(np.arange(k), [len(b) for b in np.array_split(np.arange(n), k)])
+    fold = np.empty(n, dtype=np.int64)
+    start = 0
+    for cls in (0, 1):
+        idx = rng.permutation(np.flatnonzero(y == cls))
+        fold[idx] = (np.arange(len(idx)) + start) % k
+        start += len(idx)
+    return fold
+
+
+def rows_of(X, idx):
+    """Rows ``idx`` (positions) of a DataFrame or an array."""
+    from sklearn.utils import _safe_indexing
+
+    return _safe_indexing(X, idx)
+
+
+def _paired_se(a, b):
+    """Standard error of ``sum(a - b)`` over rows taken as independent draws."""
+    d = a - b
+    return float(np.sqrt(len(d) * d.var(ddof=1))) if len(d) > 1 else 0.0
+
+
+def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds):
+    """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
+    ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
+    {name: [rules per fold]})."""
+    n = len(y)
+    flags = {p: np.zeros(n, dtype=bool) for p in procs}
+    sizes = {p: [] for p in procs}
+    for f, seed in enumerate(seeds):
+        test = np.flatnonzero(fold == f)
+        train = np.flatnonzero(fold != f)
+        Xt, Xh = rows_of(X, train), rows_of(X, test)
+        wt = None if w is None else w[train]
+        ct = None if costs is None else costs[train]
+        shared = {}  # the induced rules, fitted once per fold for the procedures that read them
+        for name, (book, cands, retune) in procs.items():
+            rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed),
+                     shared=shared if cands is not None else None)
+            flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
+            sizes[name].append(len(rs))
+    return flags, sizes
+
+
+def one_se_choice(money, order):
+    """(winner, best, {name: standard error of the paired difference with the best}, reason) for per-row
+    held-out money ``money`` ({name: (n,)}): the first of ``order`` within ``STANDARD_ERRORS`` of the best."""
+    totals = {p: float(money[p].sum()) for p in order}
+    best = max(order, key=lambda p: (totals[p], -order.index(p)))  # equal money: the simpler
+    se = {p: _paired_se(money[best], money[p]) for p in order}
+    winner = next(p for p in order if totals[p] >= totals[best] - STANDARD_ERRORS * se[p])
+    simpler = order[:order.index(winner)]
+    if winner == best:
+        reason = "the most held-out money"
+        if simpler:
+            reason += "; every simpler candidate is more than one standard error below it (" + ", ".join(
+                f"{p}: {totals[p] - totals[best]:+.6g}, standard error {se[p]:.6g}" for p in simpler) + ")"
+    else:
+        reason = (f"within one standard error of the best, {best} ({totals[winner] - totals[best]:+.6g}, "
+                  f"standard error {se[winner]:.6g}), and simpler")
+    return winner, best, se, reason
+
+
+def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle):
+    """``optimize_rule_book`` on rows already read, each procedure run by ``fit`` (``_book._optimize_fixed``):
+    with ``k`` folds, the candidate procedures judged by :func:`cross_fit` and :func:`one_se_choice`, the winner
+    re-run on all the rows; with ``k`` None (or a single candidate) the procedure the keywords name. The result's
+    ``selection["choice"]`` reports it."""
+    procs = procedures(book, candidates, retune)
+    start = rng.get_state()  # the final run starts from here: it equals the cv=None run of the winner's keywords
+    if k is None or len(procs) == 1:
+        out = fit(book, X, y, w, costs, budget, candidates, retune, rng)
+        out.selection["choice"] = None
+        return out
+    if min((y == 0).sum(), (y == 1).sum()) < k:
+        raise ValueError(f"cv={k} folds need at least {k} rows of each class")
+    fold = fold_of_rows(y, k, shuffle, rng)
+    seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
+    flags, sizes = cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds)
+    Wall = row_weights(y, w, costs)
+    value = Wall[:, NET if costs is not None else POS]  # a flagged row's money (counts: its positive weight)
+    money = {p: value * flags[p] for p in procs}
+    order = list(procs)
+    winner, best, se, reason = one_se_choice(money, order)
+    spent = Wall[:, budget.column]
+    report = {p: {"held_out_money": float(money[p].sum()), "standard_error": _paired_se(money[p], np.zeros(len(y))),
+                  "difference_to_best": float(money[p].sum() - money[best].sum()),
+                  "difference_standard_error": se[p],
+                  "fold_money": [float(money[p][fold == f].sum()) for f in range(k)],
+                  "held_out_" + budget.kind: float(spent[flags[p]].sum() / spent.sum()),
+                  "rules_per_fold": sizes[p]} for p in order}
+    chosen_book, chosen_candidates, chosen_retune = procs[winner]
+    final = np.random.RandomState()
+    final.set_state(start)
+    out = fit(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune, final)
+    out.selection["choice"] = {"chosen": winner, "best": best, "reason": reason, "cv": k, "shuffle": bool(shuffle),
+                               "candidates": report, "fold": fold, "fold_random_states": seeds}
+    return out

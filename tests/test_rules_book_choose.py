@@ -1,0 +1,167 @@
+"""optimize_rule_book chooses among candidate books by cross-fitted money: each claim checked against a direct
+computation (each candidate re-run by hand on the rows outside each fold and its money summed on the fold), on
+planted cases whose answer is known, and on the one-standard-error rule with hand-made money."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from csboost_plugins.rules import RuleSet, optimize_rule_book
+from csboost_plugins.rules._book_choose import PROCEDURES, one_se_choice
+
+ALERT = 5.0
+NAMES = [f"x{j}" for j in range(6)]
+
+
+def _planted(n, seed, signal, rate=0.7):
+    """Rows with 6 normal columns; ``signal(X)`` marks the rows where a fraud is likely (``rate``), elsewhere
+    0.3 %. Each fraud loses an amount near 200; every alert costs ALERT."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    y = np.where(signal(X), rng.random(n) < rate, rng.random(n) < 0.003).astype(int)
+    amount = np.round(rng.uniform(100, 300, n))
+    return pd.DataFrame(X, columns=NAMES), y, amount
+
+
+def _money(y, amount, flagged):
+    """Per-row money of flagging each row: a fraud saves its amount less the alert, a legitimate row costs it."""
+    return np.where(flagged, np.where(y == 1, amount - ALERT, -ALERT), 0.0)
+
+
+
+def _call(book, X, y, amount, **kw):
+    return optimize_rule_book(book, X, y, max_fpr=0.01, fp_cost=ALERT, tp_cost=ALERT, fn_cost=amount, **kw)
+
+
+def _procedure_keywords(book, name):
+    """The public call that runs one candidate procedure alone (cv=None)."""
+    empty = RuleSet([], feature_names=book.feature_names)
+    return {"book": (book, {"candidates": None, "retune": False}),
+            "book_retuned": (book, {"candidates": None, "retune": True}),
+            "book_and_induced": (book, {"candidates": "riff", "retune": True}),
+            "induced": (empty, {"candidates": "riff", "retune": True})}[name]
+
+
+@pytest.fixture(scope="module")
+def case():
+    X, y, amount = _planted(4000, 0, lambda X: (X[:, 1] > 0.8) & (X[:, 2] > 0.8) & (X[:, 3] > 0), rate=0.9)
+    book = RuleSet.from_sql({"x1_high": "x1 > 1.6", "x0_high": "x0 > 2.2"})
+    res = _call(book, X, y, amount, cv=3, random_state=7)
+    return X, y, amount, book, res
+
+
+def test_cross_fitted_money_of_each_candidate_equals_a_direct_computation(case):
+    X, y, amount, book, res = case
+    choice = res.selection["choice"]
+    assert list(choice["candidates"]) == list(PROCEDURES)
+    fold, seeds = np.asarray(choice["fold"]), choice["fold_random_states"]
+    assert sorted(np.unique(fold)) == [0, 1, 2] and len(seeds) == 3
+    per_row = {}
+    for name in PROCEDURES:
+        bk, kw = _procedure_keywords(book, name)
+        m = np.zeros(len(y))
+        for f in range(3):
+            train, test = fold != f, fold == f
+            rs = _call(bk, X[train], y[train], amount[train], cv=None, random_state=seeds[f], **kw)
+            flagged = rs.predict(X[test]).astype(bool) if len(rs) else np.zeros(test.sum(), bool)
+            m[test] = _money(y[test], amount[test], flagged)
+        per_row[name] = m
+        got = choice["candidates"][name]
+        assert got["fold_money"] == pytest.approx([m[fold == f].sum() for f in range(3)], abs=1e-6)
+        assert got["held_out_money"] == pytest.approx(m.sum(), abs=1e-6)
+    best = max(PROCEDURES, key=lambda p: per_row[p].sum())
+    assert choice["best"] == best
+    for name in PROCEDURES:
+        d = per_row[best] - per_row[name]
+        se = np.sqrt(len(d) * np.sum((d - d.mean()) ** 2) / (len(d) - 1))
+        assert choice["candidates"][name]["difference_standard_error"] == pytest.approx(se, rel=1e-9, abs=1e-9)
+    # the first candidate within one standard error of the best
+    want = next(p for p in PROCEDURES if per_row[p].sum() >= per_row[best].sum()
+                - choice["candidates"][p]["difference_standard_error"])
+    assert choice["chosen"] == want
+
+
+def test_the_winner_is_its_procedure_rerun_on_all_rows(case):
+    X, y, amount, book, res = case
+    choice = res.selection["choice"]
+    bk, kw = _procedure_keywords(book, choice["chosen"])
+    again = _call(bk, X, y, amount, cv=None, random_state=7, **kw)  # the final run draws as the cv=None one
+    assert again.names == res.names
+    assert np.array_equal(again.predict(X), res.predict(X))
+
+
+def test_induced_rules_win_when_they_are_clearly_better(case):
+    # the fraud is a conjunction of three columns the book's rules do not read together
+    X, y, amount, book, res = case
+    choice = res.selection["choice"]
+    assert choice["chosen"] in ("book_and_induced", "induced"), choice["reason"]
+    assert any(nm.startswith("riff_") for nm in res.names)
+    c = choice["candidates"]
+    assert c[choice["chosen"]]["held_out_money"] > c["book_retuned"]["held_out_money"] \
+        + c["book_retuned"]["difference_standard_error"]
+
+
+def test_the_book_is_kept_when_induced_rules_only_fit_noise():
+    # the fraud is exactly the book's rule; anything else an induced rule finds is noise
+    X, y, amount = _planted(3000, 1, lambda X: X[:, 0] > 2.4)
+    book = RuleSet.from_sql({"x0_high": "x0 > 2.4", "x4_noise": "x4 > 2.5"})
+    res = _call(book, X, y, amount, cv=3, random_state=0)
+    choice = res.selection["choice"]
+    assert choice["chosen"] in ("book", "book_retuned"), choice["reason"]
+    assert set(res.names) <= set(book.names) and "x0_high" in res.names
+
+
+def test_one_standard_error_rule_picks_the_simplest():
+    rng = np.random.default_rng(0)
+    n = 400
+    base = rng.normal(0, 10, n)
+    noise = rng.normal(0, 1, n)
+    d = noise - noise.mean()
+    se = np.sqrt(n * np.sum(d * d) / (n - 1))  # the standard error of sum(base + noise + shift - base)
+    order = list(PROCEDURES)
+    for gap, want in ((0.5 * se, "book"), (3.0 * se, "induced")):
+        shift = (gap - noise.sum()) / n  # induced earns exactly ``gap`` more than the book, with that noise
+        money = {"book": base, "book_retuned": base - 50.0, "book_and_induced": base - 60.0,
+                 "induced": base + noise + shift}
+        winner, best, ses, reason = one_se_choice(money, order)
+        assert best == "induced"
+        assert ses["book"] == pytest.approx(se)
+        assert winner == want, reason
+
+
+def test_random_state_reproducible_and_time_ordered_folds_are_blocks(case):
+    X, y, amount, book, res = case
+    again = _call(book, X, y, amount, cv=3, random_state=7)
+    assert again.names == res.names
+    a, b = again.selection["choice"], res.selection["choice"]
+    assert a["chosen"] == b["chosen"] and np.array_equal(a["fold"], b["fold"])
+    assert {k: v["held_out_money"] for k, v in a["candidates"].items()} == \
+        {k: v["held_out_money"] for k, v in b["candidates"].items()}
+    timed = _call(book, X, y, amount, cv=3, shuffle=False, random_state=7, candidates=None)
+    fold = timed.selection["choice"]["fold"]
+    assert np.array_equal(fold, np.repeat([0, 1, 2], [1334, 1333, 1333]))
+    assert list(timed.selection["choice"]["candidates"]) == ["book", "book_retuned"]
+
+
+def test_no_choice_with_cv_none_or_a_single_candidate(case):
+    X, y, amount, book, _ = case
+    assert _call(book, X, y, amount, cv=None, random_state=0).selection["choice"] is None
+    assert _call(book, X, y, amount, candidates=None, retune=False, random_state=0).selection["choice"] is None
+
+
+@pytest.mark.parametrize("kw, err, words", [
+    ({"cv": 1}, ValueError, "cv"), ({"cv": "time"}, TypeError, "cv"), ({"cv": True}, TypeError, "cv"),
+    ({"cv": 2.0}, TypeError, "cv"), ({"shuffle": "no"}, TypeError, "shuffle"),
+])
+def test_bad_cv_names_the_argument(case, kw, err, words):
+    X, y, amount, book, _ = case
+    with pytest.raises(err, match=words):
+        _call(book, X, y, amount, candidates=None, **kw)
+
+
+def test_too_few_positives_for_the_folds_is_a_value_error(case):
+    X, y, amount, book, _ = case
+    y2 = np.zeros_like(y)
+    y2[:2] = 1
+    with pytest.raises(ValueError, match="cv=3"):
+        _call(book, X, y2, amount, candidates=None, cv=3)
