@@ -123,7 +123,7 @@ def data():
 
 def test_optimized_book_round_trips_its_positions(data):
     X, y, amount = data
-    out = optimize_rule_book(RuleSet.from_sql(BOOK), X, y, candidates=None, fn_cost=amount, fp_cost=5.0,
+    out = optimize_rule_book(RuleSet.from_sql(BOOK), X, y, candidates=None, cv=None, fn_cost=amount, fp_cost=5.0,
                              random_state=0)
     back = RuleSet.from_json(out.to_json())
     for key in ("selection_index", "retune_index"):
@@ -145,3 +145,15 @@ def test_plain_list_beyond_int64_is_refused_by_name():
     d["selection"]["selection_index"] = [1, 2 ** 70]
     with pytest.raises(ValueError, match=r"selection\.selection_index"):
         RuleSet.from_json(json.dumps(d))
+
+
+def test_the_choice_among_candidate_books_round_trips_through_json(data):
+    X, y, amount = data
+    out = optimize_rule_book(RuleSet.from_sql(BOOK), X, y, candidates=None, fn_cost=amount, fp_cost=5.0,
+                             random_state=0)
+    choice = out.selection["choice"]
+    back = RuleSet.from_json(out.to_json()).selection["choice"]
+    assert back["chosen"] == choice["chosen"] and back["candidates"].keys() == choice["candidates"].keys()
+    np.testing.assert_array_equal(back["fold"], choice["fold"])
+    for name, c in choice["candidates"].items():
+        assert back["candidates"][name]["held_out_money"] == c["held_out_money"]

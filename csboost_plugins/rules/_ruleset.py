@@ -25,6 +25,17 @@ __all__ = ["RuleSet"]
 _PREFIX_STATS = ("fpr", "tpr", "alert_rate", "money_recall", "net_money")
 
 
+
+def _plain(v):
+    """``v`` with numpy arrays and scalars as Python lists and numbers, also inside dicts and lists (JSON)."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return v.item() if isinstance(v, np.generic) else v
+
 class RuleSet:
     """Ordered rules; a row is an alert iff a rule covers it.
 
@@ -811,8 +822,7 @@ class RuleSet:
                 "rules": [dict(r.to_dict(), name=n, **({"action": a} if self.has_actions else {}))
                           for r, n, a in zip(self.rules, self.names, self.actions_)],
                 "missing_columns": self.missing_columns,
-                "selection": {k: (encode_row_positions(v) if k in ROW_POSITION_KEYS
-                                  else v.tolist() if isinstance(v, np.ndarray) else v)
+                "selection": {k: (encode_row_positions(v) if k in ROW_POSITION_KEYS else _plain(v))
                               for k, v in self.selection.items()}}
 
     def to_json(self, path=None, **kwargs) -> str:
