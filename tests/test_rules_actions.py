@@ -34,7 +34,7 @@ def _condition(rng):
     k = int(rng.integers(0, 3))
     return [f"a > {t}", f"b <= {k + 3}", "c IS NULL", f"a + c > {t + 5}", f"NOT (a > {t})", f"s = '{'xyz'[k]}'",
             f"a > {t} OR b < {k}", f"c BETWEEN {4 + t} AND 7", f"s IN ('x', 'y') AND b > {k}",
-            f"COALESCE(a, 0) < {t}", f"s IS NOT NULL AND NOT (c > 5)"][int(rng.integers(0, 11))]
+            f"COALESCE(a, 0) < {t}", "s IS NOT NULL AND NOT (c > 5)"][int(rng.integers(0, 11))]
 
 
 def _random_book(seed, k=None):

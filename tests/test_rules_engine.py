@@ -125,7 +125,7 @@ def test_engine_native_atoms_against_a_row_by_row_brute_force():
         c, d = rng.choice(NUM, 2, replace=False)
         v = rng.choice([-1.0, 0.0, 0.5, 1.0])
         leaves = [f"{c} < {v}", f"{v} >= {c}", f"{c} <> {d}", f"{c} = {v}", f"{c} BETWEEN {v} AND {v + 1}",
-                  f"k IN (1, 3)", f"{c} IN ({v}, NULL)", f"{c} IS NULL"]
+                  "k IN (1, 3)", f"{c} IN ({v}, NULL)", f"{c} IS NULL"]
         parts = rng.choice(leaves, 3)
         texts[f"r{i}"] = f"NOT ({parts[0]} OR {parts[1]}) OR ({parts[2]} AND NOT {parts[0]})"
     rs = RuleSet.from_sql(texts)
