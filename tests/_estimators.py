@@ -119,3 +119,18 @@ def classes(**select):
         if e.cls not in out:
             out.append(e.cls)
     return out
+
+
+def boosting_classes():
+    """The three boosting estimator classes; CatBoost's a skipped param when it is not installed."""
+    from csboost_plugins.lgb import CSLGBMClassifier
+    from csboost_plugins.xgb import CSXGBClassifier
+
+    out = [CSXGBClassifier, CSLGBMClassifier]
+    try:
+        from csboost_plugins.catboost import CSCatBoostClassifier
+    except ImportError:
+        out.append(pytest.param(None, marks=pytest.mark.skip(reason="catboost is not installed")))
+    else:
+        out.append(CSCatBoostClassifier)
+    return out

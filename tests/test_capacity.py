@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _estimators import boosting_classes
+
 from csboost_plugins import _capacity
 from csboost_plugins.metrics import alert_value, bayes_minimum_risk
 from csdt import BayesMinimumRiskClassifier, ThresholdingOptimization
@@ -147,26 +149,12 @@ def _fraud(n=2500, seed=0):
     return X, y, amount, periods
 
 
-def _boosting_classes():
-    from csboost_plugins.lgb import CSLGBMClassifier
-    from csboost_plugins.xgb import CSXGBClassifier
-
-    out = [CSXGBClassifier, CSLGBMClassifier]
-    try:
-        from csboost_plugins.catboost import CSCatBoostClassifier
-    except ImportError:
-        out.append(pytest.param(None, marks=pytest.mark.skip(reason="catboost is not installed")))
-    else:
-        out.append(CSCatBoostClassifier)
-    return out
-
-
 @pytest.fixture(scope="module")
 def fraud():
     return _fraud()
 
 
-@pytest.mark.parametrize("cls", _boosting_classes())
+@pytest.mark.parametrize("cls", boosting_classes())
 @pytest.mark.parametrize("decision", ["auto", "bmr"])
 def test_boosting_predict_with_capacity_equals_bayes_minimum_risk(cls, decision, fraud):
     X, y, amount, periods = fraud
@@ -189,7 +177,7 @@ def _margin_top_k(margin, periods, k):
     return brute_force(margin, margin > 0, periods, max_alerts=k)
 
 
-@pytest.mark.parametrize("cls", _boosting_classes())
+@pytest.mark.parametrize("cls", boosting_classes())
 def test_aec_decision_ranks_by_margin(cls, fraud):
     X, y, amount, periods = fraud
     est = cls(n_estimators=15, random_state=0, decision="0.5").fit(X, y, fp_cost=5.0, fn_cost=amount)
@@ -280,7 +268,7 @@ def test_alert_value_bad_input_names_proba():
         alert_value([0.2, 0.3], fp_cost=1.0, fn_cost=[10.0, np.nan])
 
 
-@pytest.mark.parametrize("cls", _boosting_classes())
+@pytest.mark.parametrize("cls", boosting_classes())
 def test_boosting_bad_capacity_names_the_argument(cls, fraud):
     X, y, amount, _ = fraud
     est = cls(n_estimators=3, random_state=0, decision="bmr").fit(X[:300], y[:300], fp_cost=5.0, fn_cost=amount[:300])

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _estimators import boosting_classes
+
 from csboost_plugins.metrics import bayes_minimum_risk
 
 
@@ -143,21 +145,7 @@ def _fraud(n=1500, seed=0):
     return X, y, amount, period, card
 
 
-def _boosters():
-    from csboost_plugins.lgb import CSLGBMClassifier
-    from csboost_plugins.xgb import CSXGBClassifier
-
-    out = [CSXGBClassifier, CSLGBMClassifier]
-    try:
-        from csboost_plugins.catboost import CSCatBoostClassifier
-    except ImportError:
-        out.append(pytest.param(None, marks=pytest.mark.skip(reason="catboost is not installed")))
-    else:
-        out.append(CSCatBoostClassifier)
-    return out
-
-
-@pytest.mark.parametrize("cls", _boosters())
+@pytest.mark.parametrize("cls", boosting_classes())
 def test_booster_predict_with_entity(cls):
     X, y, amount, period, card = _fraud()
     est = cls(n_estimators=10, random_state=0, decision="bmr").fit(X, y, fp_cost=5.0, fn_cost=amount)
@@ -245,7 +233,7 @@ def test_capacity_curve_counts_entities():
                                               entity=pd.Series(card))
 
 
-@pytest.mark.parametrize("cls", _boosters())
+@pytest.mark.parametrize("cls", boosting_classes())
 def test_walk_forward_decides_with_the_boosters_own_entity_cap(cls):
     import inspect
 
