@@ -47,6 +47,11 @@ def test_hash_follows_kernel_files_found_by_walking_calls(tmp_path):
     with open(tmp_path / tree_py, "a") as f:
         f.write("\n# edited\n")
     assert _hashes(tmp_path) == edited
+    # the rule engine's kernels are in the rules build: editing them makes that build stale, not the tree's
+    with open(tmp_path / "csboost_plugins" / "rules" / "_engine_kernels.py", "a") as f:
+        f.write("\n# edited\n")
+    engine_edited = _hashes(tmp_path)
+    assert engine_edited[0] == edited[0] and engine_edited[1] != edited[1]
 
 
 def test_hash_includes_numba_and_numpy_versions(monkeypatch):

@@ -17,6 +17,7 @@ from csboost_plugins.rules import RuleSet, extract_rules, riff_select
 from csboost_plugins.rules import _aot as rules_aot
 
 from _aot_paths import dispatchers_reached, on_both_paths
+from test_rules_engine import _book, _frame
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,13 +63,41 @@ def test_rules_aot_equals_jit(monkeypatch, n):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("n,seed,dialect", [(1000, 5, "sqlite"), (40_003, 6, None), (50_000, 8, "duckdb")])
+def test_engine_aot_equals_jit_on_random_books(monkeypatch, n, seed, dialect):
+    """The bit-packed engine's kernels (masks, first match, hit and unique sums, overlap) give the same bits and
+    the same sums on both paths: random books with NULLs, text, IN lists, arithmetic, NOT and OR."""
+    X = _frame(n, seed)
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.2).astype(int)
+    amount = rng.exponential(50.0, n)
+    rs = _book(40, seed, dialect)
+    sparse = _book(12, seed, dialect, sparse=True)  # many rows flagged by one rule alone: unique sums
+
+    def table(book):
+        return book.evaluate(X, y, fp_cost=2.0, fn_cost=amount, per_rule=True).drop(columns=["name", "rule"])
+
+    def engine_outputs():
+        return (rs.coverage(X), rs.apply(X), rs.predict(X), rs.overlap(X).to_numpy(), table(rs).to_numpy(float),
+                table(sparse).to_numpy(float))
+
+    out = on_both_paths(monkeypatch, engine_outputs, calls=rules_aot.KERNELS.calls)
+    (ra, ua), (rj, uj) = out["aot"], out["jit"]
+    assert ua["jit"] == 0 and ua["aot"] >= 8, ua  # masks, first match, multi-hit rows, sums, pair counts: all AOT
+    assert uj["aot"] == 0 and uj["jit"] >= 8, uj
+    assert ra[0].any() and not ra[0].all()
+    for a, b in zip(ra, rj):
+        np.testing.assert_array_equal(a, b)  # NaN where a rule flags nothing, on both paths
+
+
 def test_source_hash_covers_every_compiled_kernel():
     files = set()
     for mod, func, _, _ in rules_aot.SIGNATURES.values():
         root = getattr(importlib.import_module(f"csboost_plugins.rules.{mod}"), func).py_func
         for f in dispatchers_reached(root, {root}):
             files.add(Path(inspect.getsourcefile(f)).name)
-    assert files == {"_evaluate.py"} and files <= {p.name for p in rules_aot.KERNELS.kernel_files()}
+    assert files == {"_evaluate.py", "_engine_kernels.py"}
+    assert files <= {p.name for p in rules_aot.KERNELS.kernel_files()}
 
 
 def test_fresh_process_compiles_no_rule_kernel(tmp_path):
@@ -77,7 +106,7 @@ def test_fresh_process_compiles_no_rule_kernel(tmp_path):
         import numpy as np
         from numba.core.registry import CPUDispatcher
         from sklearn.tree import DecisionTreeClassifier
-        from csboost_plugins.rules import extract_rules, riff_select
+        from csboost_plugins.rules import RuleSet, extract_rules, riff_select
         from csboost_plugins.rules import _aot
         rng = np.random.default_rng(0)
         X = rng.normal(size=(3000, 4)); X[::9, 1] = np.nan
@@ -85,6 +114,10 @@ def test_fresh_process_compiles_no_rule_kernel(tmp_path):
         rules = extract_rules(DecisionTreeClassifier(max_depth=4).fit(np.nan_to_num(X), y))
         rs = riff_select(rules, X, y, max_fpr=0.05)
         rs.predict(X); rs.coverage(X)
+        book = RuleSet.from_sql({"a": "x0 + x1 > 1 OR x2 IS NULL", "b": "x3 IN (1, 2) AND NOT (x0 < -1)",
+                                 "c": "x1 BETWEEN -1 AND 1"})
+        book.feature_names = ["x0", "x1", "x2", "x3"]
+        book.predict(X); book.overlap(X); book.evaluate(X, y, per_rule=True)
         compiled = sorted(f"{mod}.{name}" for mod, m in list(sys.modules.items())
                           if mod.startswith("csboost_plugins")
                           for name, obj in vars(m).items() if isinstance(obj, CPUDispatcher) and obj.signatures)

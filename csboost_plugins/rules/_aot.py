@@ -3,7 +3,8 @@
 How a call picks the AOT or the JIT kernel, and why: :mod:`csboost_plugins._aot`. X
 reaches the kernels in Fortran order (pandas input and rule selection: one column per
 condition test) or, for numpy input to ``RuleSet.apply`` / ``coverage``, as given in C
-order; those two kernels are exported in both layouts.
+order; those two kernels are exported in both layouts. The bit-packed engine's kernels
+(``_engine_kernels``) take C-ordered arrays only (columns reach them as addresses).
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ RI1, RF1, RI8_1, RB1, RF2 = (read("int64", 1), read("float64", 1), read("int8", 
 # CompiledConditions.args: feature, kind, lo, hi, lo_closed, hi_closed, missing, zero_missing, negate,
 # cat_ptr, cats
 _COND = (RI1, RI8_1, RF1, RF1, RB1, RB1, RB1, RB1, RB1, RI1, RF1)
+RU2, RI2, U1, U2, I2 = read("uint64", 2), read("int64", 2), arr("uint64", 1), arr("uint64", 2), arr("int64", 2)
+# eval_blocks: column addresses, atoms (kind, op, col, col2, a, b, IN list bounds and values), precomputed
+# TRUE / FALSE masks, value program and literals, max value stack, rule program, max stack, out
+_ENGINE = ("i8", "i8", "i8", RI1, RI1, RI1, RI1, RI1, RF1, RF1, RI1, RI1, RF1, RU2, RU2, RI2, RF1, "i8", RI2, "i8",
+           U2)
 
 #: exported name -> (module, function, return type, argument types)
 SIGNATURES = {
@@ -29,6 +35,11 @@ SIGNATURES = {
     "rule_mask_rows": ("_evaluate", "_rule_mask_rows", B1, (XF, RI1, "i8", RI1, RI1, *_COND)),
     "trie_sums_range": ("_evaluate", "_trie_sums_range", "none",
                         (XF, RI1, RF2, F2, "i8", "i8", RI1, RI1, RI1, RI8_1, RI1, RI1, "i8", *_COND)),
+    "eval_blocks": ("_engine_kernels", "eval_blocks", "none", _ENGINE),
+    "first_match_words": ("_engine_kernels", "first_match_words", "none", (RU2, "i8", "i8", I1)),
+    "multi_hit_words": ("_engine_kernels", "multi_hit_words", "none", (RU2, "i8", "i8", U1)),
+    "hit_sums": ("_engine_kernels", "hit_sums", "none", (RU2, read("uint64", 1), RF2, "i8", "i8", F2)),
+    "pair_counts": ("_engine_kernels", "pair_counts", "none", (RU2, "i8", "i8", I2)),
 }
 
 KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", __file__, SIGNATURES)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _aot
 from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT,
                               P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
                               eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
@@ -263,10 +264,9 @@ def rule_bits(ruleset, X) -> Bits:
     if comp.n_words and len(ruleset.rules):
         arrays = np.asarray([a.ctypes.data for a in comp.arrays], dtype=np.int64)  # comp.arrays keeps them alive
         n_blocks = -(-comp.n_words // BLOCK_WORDS)
-        _in_threads(lambda b0, b1: eval_blocks(b0, b1, comp.n, arrays, kind, op, col, col2, va, vb, lo, hi, vals,
-                                               pre_t, pre_f, vprog, vlit, comp.max_values, prog, comp.max_depth,
-                                               out),
-                    _ranges(n_blocks, comp.n))
+        args = (comp.n, arrays, kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit,
+                int(comp.max_values), prog, int(comp.max_depth), out)
+        _in_threads(lambda b0, b1: _aot.run("eval_blocks", eval_blocks, b0, b1, *args), _ranges(n_blocks, comp.n))
     return Bits(out, comp.n)
 
 
@@ -274,7 +274,7 @@ def first_match(bits: Bits) -> np.ndarray:
     """Index of the first rule whose mask holds each row, -1 where none."""
     first = np.full(bits.n, -1, np.int64)
     if bits.words.shape[0]:
-        _in_threads(lambda a, b: first_match_words(bits.words, a, b, first),
+        _in_threads(lambda a, b: _aot.run("first_match_words", first_match_words, bits.words, a, b, first),
                     _ranges(bits.words.shape[1], bits.n))
     return first
 
@@ -290,11 +290,13 @@ def _hit_and_unique_sums(bits: Bits, P):
     k, nw = bits.words.shape
     P = np.ascontiguousarray(P, dtype=np.float64)
     multi = np.zeros(nw, np.uint64)
-    _in_threads(lambda a, b: multi_hit_words(bits.words, a, b, multi), _ranges(nw, bits.n))
+    _in_threads(lambda a, b: _aot.run("multi_hit_words", multi_hit_words, bits.words, a, b, multi),
+                _ranges(nw, bits.n))
     none = np.zeros(nw, np.uint64)
     alone, sole = np.zeros((k, P.shape[1])), np.zeros((k, P.shape[1]))
     for excl, out in ((none, alone), (multi, sole)):
-        _in_threads(lambda a, b, excl=excl, out=out: hit_sums(bits.words, excl, P, a, b, out), _ranges(k, bits.n))
+        _in_threads(lambda a, b, excl=excl, out=out: _aot.run("hit_sums", hit_sums, bits.words, excl, P, a, b, out),
+                    _ranges(k, bits.n))
     return alone, sole
 
 
@@ -313,5 +315,6 @@ def overlap_counts(bits: Bits) -> np.ndarray:
     k = bits.words.shape[0]
     out = np.zeros((k, k), np.int64)
     step = len(_ranges(k, bits.n))  # rules dealt round-robin: the triangle's rows shrink
-    _in_threads(lambda start, _: pair_counts(bits.words, start, step, out), [(t, t) for t in range(step)])
+    _in_threads(lambda start, _: _aot.run("pair_counts", pair_counts, bits.words, start, step, out),
+                [(t, t) for t in range(step)])
     return out.astype(np.float64)

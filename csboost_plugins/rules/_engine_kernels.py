@@ -5,7 +5,9 @@ An atom (one distinct leaf condition) gives two masks per block of rows, ``t`` (
 (FALSE), SQL's three values (UNKNOWN is neither). A rule is a postfix program over the atoms:
 ``PUSH a``, ``AND n`` / ``OR n`` (the top n entries), ``NOT`` (swap t and f), ``STORE r``.
 
-Callers validate every index (columns, atoms, value ranges, rules) before a kernel sees it.
+Callers validate every index (columns, atoms, value ranges, rules) before a kernel sees it. The exported
+kernels are compiled ahead of time with the other rule kernels (their types: ``rules/_aot.py``) and called
+through ``_aot.run``.
 """
 
 from __future__ import annotations
