@@ -100,3 +100,55 @@ def top_k_per_group(value, codes, caps):
                 keep[rows[j]] = True
                 room -= 1
     return keep
+
+
+@nb.njit(cache=True, nogil=True)
+def period_entity_groups(period_codes, entity_codes, n_periods, n_entities):
+    """``(group, group_period)`` of :func:`csboost_plugins._entity_capacity.group_rows` in O(n + periods +
+    entities), no sort: rows are dealt to their period (counting sort, row order kept), within a period an
+    entity's first row opens its group, then groups are numbered by their first row.
+
+    Codes must lie in ``[0, n_periods)`` and ``[0, n_entities)`` (checked by the caller).
+    """
+    n = period_codes.shape[0]
+    start = np.zeros(n_periods + 1, dtype=np.int64)
+    for i in range(n):
+        start[period_codes[i] + 1] += 1
+    for p in range(n_periods):
+        start[p + 1] += start[p]
+    fill = start[:-1].copy()
+    rows = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        p = period_codes[i]
+        rows[fill[p]] = i
+        fill[p] += 1
+    stamp = np.full(n_entities, -1, dtype=np.int64)  # the period in which the entity's group was last opened
+    current = np.empty(n_entities, dtype=np.int64)
+    provisional = np.empty(n, dtype=np.int64)  # groups numbered period by period
+    first_row = np.empty(n, dtype=np.int64)
+    n_groups = 0
+    for p in range(n_periods):
+        for j in range(start[p], start[p + 1]):
+            i = rows[j]
+            e = entity_codes[i]
+            if stamp[e] != p:
+                stamp[e] = p
+                current[e] = n_groups
+                first_row[n_groups] = i
+                n_groups += 1
+            provisional[i] = current[e]
+    rank_at_row = np.zeros(n, dtype=np.int64)  # 1 at each group's first row, then its rank by a running count
+    for g in range(n_groups):
+        rank_at_row[first_row[g]] = 1
+    count = 0
+    for i in range(n):
+        c = rank_at_row[i]
+        rank_at_row[i] = count
+        count += c
+    group = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        group[i] = rank_at_row[first_row[provisional[i]]]
+    group_period = np.empty(n_groups, dtype=np.int64)
+    for g in range(n_groups):
+        group_period[rank_at_row[first_row[g]]] = period_codes[first_row[g]]
+    return group, group_period

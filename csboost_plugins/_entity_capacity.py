@@ -48,14 +48,18 @@ def entity_codes(entity, n, index=None, index_name="the rows"):
 
 def group_rows(period_codes, entity_codes):
     """``(group, group_period)``: each row's (period, entity) group, groups numbered by their first row."""
-    keys = period_codes.astype(np.int64) * (int(entity_codes.max(initial=0)) + 1) + entity_codes
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    rank = np.empty(first.shape[0], dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0])  # number groups by first row
-    group = rank[inverse.reshape(-1)]
-    group_period = np.empty(first.shape[0], dtype=np.int64)
-    group_period[group] = period_codes
-    return group, group_period
+    from ._capacity_kernels import period_entity_groups
+
+    period_codes = np.ascontiguousarray(period_codes, dtype=np.int64)
+    entity_codes = np.ascontiguousarray(entity_codes, dtype=np.int64)
+    if period_codes.shape != entity_codes.shape or period_codes.ndim != 1:
+        raise ValueError(f"period and entity codes must be 1-D of one length, got shapes {period_codes.shape} "
+                         f"and {entity_codes.shape}")
+    if period_codes.min(initial=0) < 0 or entity_codes.min(initial=0) < 0:
+        raise ValueError("period and entity codes must be >= 0")
+    # tables indexed by code (codes are dense: positions among the distinct labels), no sort of the rows
+    return period_entity_groups(period_codes, entity_codes, int(period_codes.max(initial=-1)) + 1,
+                                int(entity_codes.max(initial=-1)) + 1)
 
 
 def entity_values(value, period_codes, entity_codes):

@@ -258,3 +258,23 @@ def test_walk_forward_decides_with_the_boosters_own_entity_cap(cls):
                                   max_alerts=2, periods=day, entity=card[rows["row"]])
         np.testing.assert_array_equal(rows["y_pred"].to_numpy(), want)
         assert pd.Series(card[rows["row"]][want == 1]).groupby(day[want == 1]).nunique().max() == 2
+
+
+@pytest.mark.parametrize("seed,n,n_periods,n_entities", [(0, 0, 1, 1), (1, 1, 1, 1), (2, 500, 7, 30),
+                                                         (3, 20_000, 40, 3000), (4, 2000, 1, 1)])
+def test_group_rows_equals_a_dictionary_by_first_row(seed, n, n_periods, n_entities):
+    """(period, entity) groups numbered by their first row, against a plain dictionary over the rows; periods in
+    any order (not sorted), entities revisiting periods."""
+    from csboost_plugins._entity_capacity import group_rows
+
+    rng = np.random.default_rng(seed)
+    periods = rng.integers(0, n_periods, n)
+    entities = rng.integers(0, n_entities, n)
+    seen = {}
+    for p, e in zip(periods.tolist(), entities.tolist()):
+        seen.setdefault((p, e), len(seen))
+    group, group_period = group_rows(periods, entities)
+    assert group.tolist() == [seen[(p, e)] for p, e in zip(periods.tolist(), entities.tolist())]
+    assert group_period.tolist() == [p for p, _ in seen]
+    with pytest.raises(ValueError, match=">= 0"):
+        group_rows(np.array([0, -1]), np.array([0, 0]))
