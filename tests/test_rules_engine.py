@@ -10,7 +10,7 @@ import pytest
 
 from csboost_plugins.rules import RuleSet
 from csboost_plugins.rules import _engine
-from csboost_plugins.rules._report import per_rule_table
+from csboost_plugins.rules._report import per_rule_sums, per_rule_table
 from csboost_plugins.rules._ruleset import _first_of
 from csboost_plugins.rules._sqlrule import Columns
 
@@ -269,3 +269,28 @@ def test_nullable_categorical_boolean_and_int32_columns_equal_the_reference():
     rs = RuleSet.from_sql({"r1": "a > 1", "r2": "b < 0.5 OR a IS NULL", "r3": "c = 2", "r4": "a + b > 2",
                            "r5": "f = 1 AND i BETWEEN -1 AND 1", "r6": "NOT (i IN (0, 2)) AND c IS NOT NULL"})
     np.testing.assert_array_equal(rs.coverage(X), _reference(rs, X))
+
+
+@pytest.mark.parametrize("seed,sparse", [(3, True), (5, False), (12, True)])
+def test_engine_sums_are_row_order_sums_of_the_reference_masks_bit_for_bit(seed, sparse):
+    """Per-rule sums add each rule's rows in row order: equal (==) to a sequential sum (np.cumsum) over the
+    reference evaluator's mask; first-to-cover and unique sums equal the reference's (np.bincount, row order)."""
+    n = 30_011
+    X = _frame(n, seed)
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.2).astype(int)
+    w = rng.uniform(0.5, 2.0, n)  # non-integer weights and money: any other order changes last bits
+    costs = np.column_stack([np.full(n, 2.0), rng.exponential(50.0, n), np.zeros(n), np.zeros(n)])
+    rs = _book(25, seed, sparse=sparse)
+    cover = _reference(rs, X)
+    first = _first_of(cover.T)
+    got = _engine.per_rule_sums(_engine.rule_bits(rs, X), first, y, w, costs, np.ones(len(rs)))
+    want = per_rule_sums(cover, first, y, w, costs)
+    parts = {"tp": w * (y == 1), "fp": w * (y == 0), "money_caught": w * (y == 1) * costs[:, 1],
+             "alert_cost": w * (y == 0) * costs[:, 0]}
+    assert (cover.sum(axis=0) > 100).sum() >= 15 and (not sparse or (cover.sum(axis=1) == 1).sum() > 100)
+    for name, v in parts.items():
+        row_order = np.array([np.cumsum(v[cover[:, j]])[-1] if cover[:, j].any() else 0.0 for j in range(len(rs))])
+        assert np.array_equal(got[name], row_order), name
+        for prefix in ("first_", "unique_"):
+            assert np.array_equal(got[prefix + name], want[prefix + name]), prefix + name
