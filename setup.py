@@ -15,7 +15,8 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 # extension -> module holding its KernelSet as KERNELS (see csboost_plugins/_aot.py)
 EXTENSIONS = {"csdt._kernels_aot": "csdt._aot", "csboost_plugins.rules._kernels_aot": "csboost_plugins.rules._aot",
-              "csboost_plugins.boosting._aec_kernels_aot": "csboost_plugins.boosting._aec_kernels"}
+              "csboost_plugins.boosting._aec_kernels_aot": "csboost_plugins.boosting._aec_kernels",
+              "csboost_plugins._capacity_kernels_aot": "csboost_plugins._capacity_kernels"}
 
 
 class BuildAOTKernels(build_ext):

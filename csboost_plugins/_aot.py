@@ -5,7 +5,8 @@ FIGS or CAL5 fit on 2 cores; a minimal tree alone costs about 2 s of numba typin
 lowering and LLVM work, see ``benchmarks/results/tree.md``). The install (``setup.py``,
 :mod:`csboost_plugins._aot_build`) therefore compiles the same Python kernels once with
 ``numba.pycc`` into C extensions, one per :class:`KernelSet` (``csdt._kernels_aot``,
-``csboost_plugins.rules._kernels_aot``); a fresh process then runs without compiling.
+``csboost_plugins.rules._kernels_aot``, ``csboost_plugins.boosting._aec_kernels_aot``,
+``csboost_plugins._capacity_kernels_aot``); a fresh process then runs without compiling.
 The numba JIT kernels (``cache=True``) stay the reference and the fallback. A call runs
 the AOT kernel only when all of these hold:
 

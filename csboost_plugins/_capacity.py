@@ -171,7 +171,7 @@ def capped_decisions(value, eligible, capacity, combine="sum"):
         :func:`rank_value`) go to the earlier row, or to the entity whose first row in the period
         comes first.
     """
-    from ._capacity_kernels import top_k_per_group  # numba only when a cap is asked for
+    from ._capacity_kernels import run, top_k_per_group  # numba only when a cap is asked for
 
     group = None
     if capacity.entities is not None:
@@ -180,7 +180,9 @@ def capped_decisions(value, eligible, capacity, combine="sum"):
         group, value, eligible, codes = entity_groups(value, eligible, capacity.codes, capacity.entities, combine)
         capacity = Capacity(codes, capacity.caps, capacity.labels)
     idx = np.flatnonzero(eligible)
-    keep = top_k_per_group(np.ascontiguousarray(rank_value(value[idx])), capacity.codes[idx], capacity.caps)
+    keep = run("top_k_per_group", top_k_per_group, np.ascontiguousarray(rank_value(value[idx])),
+               np.ascontiguousarray(capacity.codes[idx], dtype=np.int64),
+               np.ascontiguousarray(capacity.caps, dtype=np.int64))
     out = np.zeros(eligible.shape[0], dtype=np.int64)
     out[idx[keep]] = 1
     return out if group is None else out[group]

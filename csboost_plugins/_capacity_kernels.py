@@ -1,12 +1,27 @@
-"""numba kernel of :mod:`csboost_plugins._capacity`: the top ``cap[g]`` rows of each period, in O(n).
+"""numba kernels of :mod:`csboost_plugins._capacity`: the top ``cap[g]`` rows of each period, in O(n), and the
+(period, entity) groups of a capacity counting entities, in O(n).
 
-Inputs are validated by the caller (codes in ``[0, len(caps))``, caps >= 0, finite values).
+Inputs are validated by the caller (codes in ``[0, len(caps))``, caps >= 0, finite values). Compiled ahead of
+time into ``csboost_plugins._capacity_kernels_aot`` (see :mod:`csboost_plugins._aot`; call them through
+:data:`run`), with the ``cache=True`` JIT as the fallback and reference.
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from ._aot import KernelSet, arr, read
+
+_RI1 = read("int64", 1)
+#: exported name -> (module, function, return type, argument types)
+SIGNATURES = {
+    "top_k_per_group": ("_capacity_kernels", "top_k_per_group", arr("bool", 1), (read("float64", 1), _RI1, _RI1)),
+    "period_entity_groups": ("_capacity_kernels", "period_entity_groups", ("T", arr("int64", 1), arr("int64", 1)),
+                             (_RI1, _RI1, "i8", "i8")),
+}
+KERNELS = KernelSet("csboost_plugins._capacity_kernels_aot", __file__, SIGNATURES)
+run = KERNELS.run
 
 
 @nb.njit(cache=True, nogil=True)

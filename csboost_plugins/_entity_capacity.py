@@ -48,7 +48,7 @@ def entity_codes(entity, n, index=None, index_name="the rows"):
 
 def group_rows(period_codes, entity_codes):
     """``(group, group_period)``: each row's (period, entity) group, groups numbered by their first row."""
-    from ._capacity_kernels import period_entity_groups
+    from ._capacity_kernels import period_entity_groups, run
 
     period_codes = np.ascontiguousarray(period_codes, dtype=np.int64)
     entity_codes = np.ascontiguousarray(entity_codes, dtype=np.int64)
@@ -58,8 +58,8 @@ def group_rows(period_codes, entity_codes):
     if period_codes.min(initial=0) < 0 or entity_codes.min(initial=0) < 0:
         raise ValueError("period and entity codes must be >= 0")
     # tables indexed by code (codes are dense: positions among the distinct labels), no sort of the rows
-    return period_entity_groups(period_codes, entity_codes, int(period_codes.max(initial=-1)) + 1,
-                                int(entity_codes.max(initial=-1)) + 1)
+    return run("period_entity_groups", period_entity_groups, period_codes, entity_codes,
+               int(period_codes.max(initial=-1)) + 1, int(entity_codes.max(initial=-1)) + 1)
 
 
 def entity_values(value, period_codes, entity_codes):

@@ -19,7 +19,8 @@ CODE = textwrap.dedent("""
     exec(open(sys.argv[1] + "/setup.py").read().split("class BuildAOTKernels")[0].split("from setuptools")[0]
          + "\\n", spec)
     for ext, mod in {"csdt._kernels_aot": "csdt._aot", "csboost_plugins.rules._kernels_aot":
-                     "csboost_plugins.rules._aot", "csboost_plugins.boosting._aec_kernels_aot": "csboost_plugins.boosting._aec_kernels"}.items():
+                     "csboost_plugins.rules._aot", "csboost_plugins.boosting._aec_kernels_aot": "csboost_plugins.boosting._aec_kernels",
+                     "csboost_plugins._capacity_kernels_aot": "csboost_plugins._capacity_kernels"}.items():
         k = importlib.import_module(mod).KERNELS
         k.source_hash()
         for name, (m, func, _, _) in k.signatures.items():
@@ -36,5 +37,6 @@ def test_kernel_modules_import_without_the_runtime_dependencies():
 
 def test_setup_builds_every_kernel_set_listed_here():
     setup = (REPO / "setup.py").read_text()
-    for ext in ("csdt._kernels_aot", "csboost_plugins.rules._kernels_aot", "csboost_plugins.boosting._aec_kernels_aot"):
+    for ext in ("csdt._kernels_aot", "csboost_plugins.rules._kernels_aot", "csboost_plugins.boosting._aec_kernels_aot",
+                "csboost_plugins._capacity_kernels_aot"):
         assert f'"{ext}"' in setup
