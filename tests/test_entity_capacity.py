@@ -260,6 +260,7 @@ def test_walk_forward_decides_with_the_boosters_own_entity_cap(cls):
         assert pd.Series(card[rows["row"]][want == 1]).groupby(day[want == 1]).nunique().max() == 2
 
 
+@pytest.mark.boundscheck  # .ci/boundscheck re-runs it on the JIT kernel with bounds checks
 @pytest.mark.parametrize("seed,n,n_periods,n_entities", [(0, 0, 1, 1), (1, 1, 1, 1), (2, 500, 7, 30),
                                                          (3, 20_000, 40, 3000), (4, 2000, 1, 1)])
 def test_group_rows_equals_a_dictionary_by_first_row(seed, n, n_periods, n_entities):
