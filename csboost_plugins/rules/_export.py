@@ -141,7 +141,7 @@ class _SQLBuilder:
             return exp.false()
         parts = []
         for i, r in enumerate(rules):
-            e = r.to_expression(self.dialect) if getattr(r, "kind", None) == "sql" else self.rule(r, names, levels)
+            e = r.to_expression(self.dialect, names=names, levels=levels)
             e = exp.paren(e, copy=False)
             if labels is not None:
                 e.add_comments([f" rule: {labels[i]} "])
@@ -155,7 +155,7 @@ class _SQLBuilder:
         exp = self.exp
         out = exp.Case()
         for i, r in enumerate(rules):
-            e = r.to_expression(self.dialect) if getattr(r, "kind", None) == "sql" else self.rule(r, names, levels)
+            e = r.to_expression(self.dialect, names=names, levels=levels)
             e = exp.paren(e, copy=False)
             e.add_comments([f" rule: {labels[i]} "])
             out = out.when(e, exp.Literal.string(actions[i]), copy=False)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._docstrings import fill_doc
+from ._kind import RuleKind, register_kind
 
 __all__ = ["Interval", "CategorySet", "Rule", "MISSING_POLICY", "ZERO_THRESHOLD", "check_feature_index", "exact_decimal"]
 
@@ -526,8 +527,9 @@ def merge_conditions(conditions) -> list:
     return out
 
 
-class Rule:
-    """A conjunction of conditions predicting the positive class.
+@register_kind
+class Rule(RuleKind):
+    """A conjunction of conditions predicting the positive class (rule kind ``"tree"``: induced from trees).
 
     Parameters
     ----------
@@ -550,6 +552,9 @@ class Rule:
         prefixes; not serialised).
     """
 
+    kind = "tree"
+    evaluator = "kernels"  # compiled with the set's other induced rules into the interval kernels
+
     def __init__(self, conditions, feature_names=None, sources=None, value=None, categories=None, path=None):
         self.conditions = merge_conditions(conditions)
         self.feature_names = None if feature_names is None else list(feature_names)
@@ -565,12 +570,6 @@ class Rule:
         """Hashable identity: the sorted condition keys (equal rules select equal rows)."""
         return tuple(sorted(c.key for c in self.conditions))
 
-    def __eq__(self, other):
-        return isinstance(other, Rule) and self.key == other.key
-
-    def __hash__(self):
-        return hash(self.key)
-
     def __len__(self):
         return len(self.conditions)
 
@@ -578,6 +577,34 @@ class Rule:
     def features(self) -> list:
         """Sorted column indices the rule reads."""
         return sorted({c.feature for c in self.conditions})
+
+    @property
+    def columns(self) -> list:
+        """Names of the columns the rule reads (``x<j>`` beyond ``feature_names``), in column order."""
+        return [self._name(j) for j in self.features]
+
+    def for_set(self, feature_names, missing_policy) -> "Rule":
+        """The rule under a set's column names and missing-value policy: itself when they agree, else a
+        shallow copy (the caller's rule, perhaps in another set, keeps its own text).
+
+        Parameters
+        ----------
+        feature_names : list of str or None
+            The set's column names.
+        missing_policy : bool
+            Whether the set's text states the missing-value policy once.
+
+        Returns
+        -------
+        Rule
+        """
+        import copy
+
+        if self.feature_names == feature_names and self.missing_policy == missing_policy:
+            return self
+        rule = copy.copy(self)
+        rule.feature_names, rule.missing_policy = feature_names, missing_policy
+        return rule
 
     def _name(self, j: int) -> str:
         if self.feature_names is not None and j < len(self.feature_names):
@@ -632,14 +659,77 @@ class Rule:
             out &= c.mask(Xf[:, c.feature])
         return out
 
+    def truth(self, X, feature_names=None, columns=None):
+        """Where the rule holds and where it does not (never UNKNOWN: each condition routes a missing value).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to test (pandas columns matched by ``feature_names``, the rule's own).
+        feature_names : list of str, optional
+            Unused: the rule reads columns by index, named by its own ``feature_names``.
+        columns : Columns, optional
+            Unused (the reader of kinds that name their columns).
+
+        Returns
+        -------
+        true, false : ndarray of bool, shape (n_samples,)
+            :meth:`mask` and its complement.
+        """
+        m = self.mask(X)
+        return m, ~m
+
+    def _names_levels(self, names, levels):
+        """The column names and training categories to write: the set's, else the rule's own."""
+        if names is None:
+            names = {j: self._name(j) for j in self.features}
+        return names, dict(self.categories) if levels is None else levels
+
+    def to_expression(self, dialect=None, *, names=None, levels=None):
+        """The rule as a sqlglot expression (the AND of its conditions; TRUE without any).
+
+        Parameters
+        ----------
+        dialect : str, optional
+            The target sqlglot dialect ("" or None: generic).
+        names : dict, optional
+            ``{column index: name}`` (a set's); default the rule's ``feature_names``.
+        levels : dict, optional
+            ``{column index: training categories}`` (a set's); default the rule's ``categories``.
+
+        Returns
+        -------
+        sqlglot.exp.Expression
+        """
+        from ._export import _SQLBuilder
+
+        names, levels = self._names_levels(names, levels)
+        return _SQLBuilder(dialect or "").rule(self, names, levels)
+
+    def to_pandas_query(self, *, names=None, levels=None) -> str:
+        """The rule as a ``DataFrame.query(engine="python")`` expression (``(True)`` without conditions).
+
+        Parameters
+        ----------
+        names, levels : dict, optional
+            As in :meth:`to_expression`.
+
+        Returns
+        -------
+        str
+        """
+        from ._export import rule_query
+
+        return rule_query(self, *self._names_levels(names, levels))
+
     def to_dict(self) -> dict:
-        """JSON-ready dict (conditions, sources, value, categories).
+        """JSON-ready dict (``kind`` "tree", conditions, sources, value, categories).
 
         Returns
         -------
         dict
         """
-        return {"conditions": [c.to_dict() for c in self.conditions],
+        return {"kind": self.kind, "conditions": [c.to_dict() for c in self.conditions],
                 "sources": self.sources, "value": None if self.value is None else float(self.value),
                 "categories": {str(k): list(v) for k, v in self.categories.items()}}
 
@@ -661,3 +751,20 @@ class Rule:
         return cls([condition_from_dict(c) for c in d["conditions"]], feature_names=feature_names,
                    sources=d.get("sources"), value=d.get("value"),
                    categories={int(k): v for k, v in d.get("categories", {}).items()})
+
+    @classmethod
+    def check_dict(cls, d: dict, where: str, n_names) -> None:
+        """Check the rule's dict field by field (``_schema``: conditions, sources, value, categories).
+
+        Parameters
+        ----------
+        d : dict
+            The rule's dict in a set's JSON.
+        where : str
+            Its path (``rules[3]``), named by the errors.
+        n_names : int or None
+            How many feature names the set has (a condition's feature must name one).
+        """
+        from ._schema import check_tree_rule
+
+        check_tree_rule(d, where, n_names)
