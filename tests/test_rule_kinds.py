@@ -251,6 +251,10 @@ def test_third_kind_works_in_a_rule_set_without_library_edits():
     assert list(table["rule"]) == [str(r) for r in rs.rules]
     diff = rs.diff(rs[[0, 2]])
     assert list(diff["change"]) == ["kept", "dropped", "kept"]
+    periods = DF["i"].to_numpy() // 100
+    mon = rs.monitor(DF, Y, periods, fp_cost=5.0, fn_cost=AMOUNT)
+    truth = toy.truth(DF)[0]
+    assert [mon.loc[(t, "no_b"), "alerts"] for t in range(3)] == [truth[periods == t].sum() for t in range(3)]
 
 
 def test_unknown_kind_in_json_is_named():

@@ -977,11 +977,13 @@ class RuleSet:
         """Inverse of :meth:`to_json`.
 
         The text must be an object ``{"format": "csboost_plugins.rules.RuleSet/1", "feature_names":
-        [...] | null, "last_rule_probability": rho, "selection": {...}, "rules": [{"conditions":
-        [...], "sources": [...], "value": v, "categories": {...}}, ...]}``; each condition is
+        [...] | null, "last_rule_probability": rho, "selection": {...}, "rules": [{"kind": "tree",
+        "conditions": [...], "sources": [...], "value": v, "categories": {...}}, ...]}``; each condition is
         ``{"kind": "interval", "feature": j, "lower": a | null, "upper": b | null,
         "lower_closed": bool, "upper_closed": bool, "missing": bool, ...}`` or
-        ``{"kind": "category", "feature": j, "codes": [int, ...], "negate": bool, "missing": bool}``
+        ``{"kind": "category", "feature": j, "codes": [int, ...], "negate": bool, "missing": bool}``.
+        A rule's ``kind`` names the class that reads it: ``"tree"`` (an induced :class:`Rule`, also
+        when ``kind`` is absent), ``"sql"`` (an :class:`SQLRule`) or any other registered rule kind
         (the full schema: ``csboost_plugins/rules/_schema.py``).
 
         Parameters
