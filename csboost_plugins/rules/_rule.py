@@ -31,14 +31,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._docstrings import fill_doc
+from ._basics import _INT64_MAX, ZERO_THRESHOLD, check_feature_index, exact_decimal
 from ._kind import RuleKind, register_kind
 
 __all__ = ["Interval", "CategorySet", "Rule", "MISSING_POLICY", "ZERO_THRESHOLD", "check_feature_index", "exact_decimal"]
 
-# lightgbm's kZeroThreshold (1e-35f): |x| <= it counts as zero for missing_type 'Zero'
 #: how a rule set whose cuts were simplified reads a missing value, stated once in its text
 MISSING_POLICY = "a missing value (NULL) satisfies only the conditions that say 'or <column> is missing'"
-ZERO_THRESHOLD = float(np.float32(1e-35))
 _F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -101,8 +100,6 @@ def float32_lt_text(t: float) -> str:
     return repr(hi)
 
 
-_INT64_MAX = int(np.iinfo(np.int64).max)
-
 # numpydoc text the two condition classes share (csboost_plugins._docstrings.fill_doc)
 _DOCS = dict(
     mergeable="Parameters\n----------\nother : Interval or CategorySet\n    Another condition.\n\n"
@@ -110,16 +107,6 @@ _DOCS = dict(
     feature="feature : int\n    Column index.",
     from_dict="Parameters\n----------\nd : dict\n    As returned by :meth:`to_dict`.",
 )
-
-
-def check_feature_index(feature, where: str = "feature") -> int:
-    """``feature`` as a Python int: a column index, >= 0 (kernels read X[:, feature] unchecked)."""
-    if isinstance(feature, (bool, np.bool_)) or not isinstance(feature, (int, np.integer)):
-        raise TypeError(f"{where} must be an integer column index, got {type(feature).__name__} {feature!r}")
-    f = int(feature)
-    if not 0 <= f <= _INT64_MAX:
-        raise ValueError(f"{where} must be a column index >= 0 (and below 2**63), got {f}")
-    return f
 
 
 def _check_flags(cond, names):
@@ -141,22 +128,6 @@ def _check_bound(cond, name):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or math.isnan(v):
         raise TypeError(f"{type(cond).__name__}.{name} must be a number (not NaN), got {v!r}")
     object.__setattr__(cond, name, float(v))
-
-
-def exact_decimal(v: float, *, point: bool = True) -> str:
-    """The shortest decimal that reads back as ``v`` in float64 (Python's ``repr``), as text.
-
-    Every number a rule prints goes through here (rule text, SQL, pandas queries), so
-    ``x <= exact_decimal(b)`` compared in float64 is ``x <= b`` for every float64 ``x``.
-    With ``point=False`` an integral value drops its ``.0`` and a negative zero its sign
-    (``3.0`` -> ``"3"``, ``-0.0`` -> ``"0"``: the same float64, the same comparisons).
-    """
-    v = float(v)
-    if point:
-        return repr(v)
-    if v == 0.0:
-        return "0"
-    return repr(v).removesuffix(".0")
 
 
 def _tighter(a, ac, at, b, bc, bt, sign):

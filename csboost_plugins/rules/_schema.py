@@ -53,7 +53,7 @@ import zlib
 import numpy as np
 
 from ._kind import DEFAULT_KIND, rule_kind
-from ._rule import check_feature_index
+from ._basics import check_feature_index
 
 __all__ = ["FORMAT", "ROW_POSITION_KEYS", "check_ruleset_dict", "check_tree_rule", "decode_row_positions",
            "encode_row_positions"]
