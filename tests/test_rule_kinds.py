@@ -257,6 +257,16 @@ def test_third_kind_works_in_a_rule_set_without_library_edits():
     assert [mon.loc[(t, "no_b"), "alerts"] for t in range(3)] == [truth[periods == t].sum() for t in range(3)]
 
 
+def test_third_kind_on_dask_partitions():
+    dd = pytest.importorskip("dask.dataframe")
+    rs = RuleSet([ColumnIsNull("no_b", "b"), _sql_rule(), _tree_rule()])
+    X = dd.from_pandas(DF, npartitions=3)
+    np.testing.assert_array_equal(np.asarray(rs.predict(X)), rs.predict(DF))
+    got = rs.evaluate(X, dd.from_array(Y, chunksize=100), fp_cost=5.0, fn_cost=dd.from_array(AMOUNT, chunksize=100))
+    want = rs.evaluate(DF, Y, fp_cost=5.0, fn_cost=AMOUNT)
+    assert got["net_money"] == pytest.approx(want["net_money"], rel=1e-12) and got["tpr"] == want["tpr"]
+
+
 def test_unknown_kind_in_json_is_named():
     d = RuleSet([_tree_rule()]).to_dict()
     d["rules"][0]["kind"] = "box"
