@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import abc
 
-__all__ = ["DEFAULT_KIND", "EVALUATORS", "RuleKind", "register_kind", "registered_kinds", "rule_from_dict",
+from .._docstrings import fill_doc
+
+__all__ = ["DEFAULT_KIND", "EVALUATORS", "KIND_DOCS", "RuleKind", "register_kind", "registered_kinds", "rule_from_dict",
            "rule_kind"]
 
 #: the tag of a rule dict without ``"kind"`` (files written before rules were tagged hold induced rules)
@@ -32,6 +34,17 @@ DEFAULT_KIND = "tree"
 EVALUATORS = ("kernels", "engine", "truth")
 
 _REGISTRY: dict = {}
+
+#: numpydoc text every kind's export methods share (``csboost_plugins._docstrings.fill_doc``)
+KIND_DOCS = dict(
+    dialect="dialect : str, optional\n    The target sqlglot dialect (\"\" or None: generic SQL).",
+    names_levels="names, levels : dict, optional\n"
+                 "    A set's ``{column index: name}`` and ``{column index: training categories}``, for a kind\n"
+                 "    reading columns by index (default: the rule's own ``feature_names`` and ``categories``);\n"
+                 "    a kind naming its columns ignores them.",
+    returns_expression="Returns\n-------\nsqlglot.exp.Expression",
+    returns_text="Returns\n-------\nstr",
+)
 
 
 class RuleKind(abc.ABC):
@@ -85,7 +98,7 @@ class RuleKind(abc.ABC):
         Parameters
         ----------
         name : str
-            The new name.
+            The copy's name (a set gives it, e.g. ``riff_3``, when the rule's own is taken).
 
         Returns
         -------
@@ -155,56 +168,34 @@ class RuleKind(abc.ABC):
 
     # ------------------------------------------------------------------ export
     @abc.abstractmethod
+    @fill_doc(**KIND_DOCS)
     def to_expression(self, dialect=None, *, names=None, levels=None):
-        """The condition as a sqlglot expression, TRUE on the rows :meth:`truth` says TRUE, in ``dialect``.
+        """The condition as a sqlglot expression, TRUE on the rows :meth:`truth` says TRUE, in ``dialect``
+        (a construct ``dialect`` cannot state is a ValueError naming the rule).
 
-        Parameters
-        ----------
-        dialect : str, optional
-            The target sqlglot dialect ("" or None: generic).
-        names, levels : dict, optional
-            The set's ``{column index: name}`` and ``{column index: training categories}``, for kinds
-            reading columns by index (ignored by kinds naming their columns).
-
-        Returns
-        -------
-        sqlglot.exp.Expression
-
-        Raises
-        ------
-        ValueError
-            A construct ``dialect`` cannot state (the message names the rule).
+        %(Parameters, dialect, names_levels, returns_expression)s
         """
 
+    @fill_doc(**KIND_DOCS)
     def to_sql(self, dialect=None) -> str:
         """The condition as SQL text in ``dialect`` (identifiers quoted).
 
-        Parameters
-        ----------
-        dialect : str, optional
-            Any sqlglot dialect; None for generic SQL.
-
-        Returns
-        -------
-        str
+        %(Parameters, dialect, returns_text)s
         """
         from ._export import _dialect
 
-        d = _dialect(dialect)
+        return self._sql_text(_dialect(dialect))
+
+    def _sql_text(self, d) -> str:
+        """:meth:`to_sql` in the checked dialect ``d`` (a kind may cache it)."""
         return self.to_expression(d).sql(dialect=d)
 
     @abc.abstractmethod
+    @fill_doc(**KIND_DOCS)
     def to_pandas_query(self, *, names=None, levels=None) -> str:
         """A ``DataFrame.query(engine="python")`` expression true on the rows :meth:`truth` says TRUE.
 
-        Parameters
-        ----------
-        names, levels : dict, optional
-            As in :meth:`to_expression`.
-
-        Returns
-        -------
-        str
+        %(Parameters, names_levels, returns_text)s
         """
 
     # ------------------------------------------------------------------ JSON

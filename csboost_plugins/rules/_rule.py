@@ -32,7 +32,7 @@ import numpy as np
 
 from .._docstrings import fill_doc
 from ._basics import _INT64_MAX, ZERO_THRESHOLD, check_feature_index, exact_decimal
-from ._kind import RuleKind, register_kind
+from ._kind import KIND_DOCS, RuleKind, register_kind
 
 __all__ = ["Interval", "CategorySet", "Rule", "MISSING_POLICY", "ZERO_THRESHOLD", "check_feature_index", "exact_decimal"]
 
@@ -656,38 +656,23 @@ class Rule(RuleKind):
             names = {j: self._name(j) for j in self.features}
         return names, dict(self.categories) if levels is None else levels
 
+    @fill_doc(**KIND_DOCS)
     def to_expression(self, dialect=None, *, names=None, levels=None):
         """The rule as a sqlglot expression (the AND of its conditions; TRUE without any).
 
-        Parameters
-        ----------
-        dialect : str, optional
-            The target sqlglot dialect ("" or None: generic).
-        names : dict, optional
-            ``{column index: name}`` (a set's); default the rule's ``feature_names``.
-        levels : dict, optional
-            ``{column index: training categories}`` (a set's); default the rule's ``categories``.
-
-        Returns
-        -------
-        sqlglot.exp.Expression
+        %(Parameters, dialect, names_levels, returns_expression)s
         """
         from ._export import _SQLBuilder
 
         names, levels = self._names_levels(names, levels)
         return _SQLBuilder(dialect or "").rule(self, names, levels)
 
+    @fill_doc(**KIND_DOCS)
     def to_pandas_query(self, *, names=None, levels=None) -> str:
-        """The rule as a ``DataFrame.query(engine="python")`` expression (``(True)`` without conditions).
+        """The rule as a ``DataFrame.query(engine="python")`` expression: the ``and`` of its conditions'
+        queries (``(True)`` without conditions).
 
-        Parameters
-        ----------
-        names, levels : dict, optional
-            As in :meth:`to_expression`.
-
-        Returns
-        -------
-        str
+        %(Parameters, names_levels, returns_text)s
         """
         from ._export import rule_query
 

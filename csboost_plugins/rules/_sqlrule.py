@@ -44,7 +44,8 @@ import re
 
 import numpy as np
 
-from ._kind import RuleKind, register_kind
+from .._docstrings import fill_doc
+from ._kind import KIND_DOCS, RuleKind, register_kind
 from ._rule import exact_decimal
 
 __all__ = ["SQLRule", "MAX_DEPTH"]
@@ -881,19 +882,11 @@ class SQLRule(RuleKind):
         return self.truth(X, feature_names, columns)[0]
 
     # -- export
+    @fill_doc(**KIND_DOCS)
     def to_expression(self, dialect=None, *, names=None, levels=None):
         """The condition as a sqlglot expression written for ``dialect`` (the same rows there).
 
-        Parameters
-        ----------
-        dialect : str, optional
-            The target sqlglot dialect ("" or None: generic).
-        names, levels : dict, optional
-            Ignored: an SQL rule names its own columns (the rule-kind signature).
-
-        Returns
-        -------
-        sqlglot.exp.Expression
+        %(Parameters, dialect, names_levels, returns_expression)s
 
         Raises
         ------
@@ -903,23 +896,10 @@ class SQLRule(RuleKind):
         """
         return _Writer(self, dialect).cond(self.tree)
 
-    def to_sql(self, dialect=None) -> str:
-        """The condition as SQL text in ``dialect`` (identifiers quoted).
-
-        Parameters
-        ----------
-        dialect : str, optional
-            Any sqlglot dialect; None for generic SQL.
-
-        Returns
-        -------
-        str
-        """
-        from ._export import _dialect
-
-        d = _dialect(dialect)
+    def _sql_text(self, d) -> str:
+        """:meth:`to_sql` in the checked dialect ``d``, written once per dialect (the text is the rule's str)."""
         if d not in self._sql_cache:
-            self._sql_cache[d] = self.to_expression(d).sql(dialect=d)
+            self._sql_cache[d] = super()._sql_text(d)
         return self._sql_cache[d]
 
     def to_dict(self) -> dict:
@@ -969,6 +949,7 @@ class SQLRule(RuleKind):
         return (SQLRule, (self.name, self.tree, self.literals, self._literal_is_int, self.dialect))
 
     # -- pandas
+    @fill_doc(**KIND_DOCS)
     def to_pandas_query(self, *, names=None, levels=None) -> str:
         """The rule as a ``DataFrame.query(engine="python")`` expression flagging the same rows.
 
@@ -977,14 +958,7 @@ class SQLRule(RuleKind):
         evaluates differently (division, ABS, COALESCE, LEAST / GREATEST, CAST, NULLIF,
         LIKE) raise a ValueError naming the construct.
 
-        Parameters
-        ----------
-        names, levels : dict, optional
-            Ignored: an SQL rule names its own columns (the rule-kind signature).
-
-        Returns
-        -------
-        str
+        %(Parameters, names_levels, returns_text)s
         """
         return _PandasWriter(self).true(self.tree)
 
