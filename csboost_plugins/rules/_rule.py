@@ -25,6 +25,7 @@ library's own comparison for reference (xgboost's ``< 0.5``, true of ``float32(x
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field, replace
 
@@ -569,8 +570,6 @@ class Rule(RuleKind):
         -------
         Rule
         """
-        import copy
-
         if self.feature_names == feature_names and self.missing_policy == missing_policy:
             return self
         rule = copy.copy(self)
