@@ -10,6 +10,9 @@ scikit-learn and this project's trees through ``tree_arrays()``).
 - :class:`RIFFClassifier`: the paper's whole pipeline as a scikit-learn estimator.
 - :func:`optimize_rule_book`: a team's own rules (kept, re-tuned or dropped) together with induced
   rules, selected in money under the alert budget.
+- Rule kinds: :class:`Rule` and :class:`SQLRule` implement one contract (``_kind.RuleKind``: truth,
+  SQL, pandas query, JSON with a ``kind`` tag, names, literals); a new kind is a new module whose
+  class registers itself (``_kind.register_kind``), checked by ``tests/test_rule_kinds.py``.
 
 Example::
 

@@ -128,8 +128,7 @@ def human_grid(value: float, n: int = RETUNE_GRID, *, integer: bool = False, low
 # ------------------------------------------------------------------------------------------ rule kinds
 def _literals(rule) -> list:
     """The numeric literals of a rule that re-tuning may move (none for induced rules)."""
-    lits = getattr(rule, "literals", None)
-    return list(lits) if lits is not None else []
+    return list(rule.literals)
 
 
 def _with_literals(rule, values):
@@ -148,7 +147,7 @@ def literal_ranges(rule, cols) -> list:
     NULLs ignored; None for a literal inside arithmetic or compared with text. ``(inf, -inf)`` when the
     column holds no value: every literal then gives the same rows. A slot used in several comparisons
     gets the intersection of their ranges."""
-    spec = getattr(rule, "literal_columns", None)
+    spec = rule.literal_columns
     n = len(_literals(rule))
     if spec is None:
         return [None] * n
@@ -473,8 +472,7 @@ def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, share
     for j, (rule, nm) in enumerate(zip(induced, induced_names)):
         if nm is None or nm in taken:  # induced rules are riff_1, riff_2, ... after the book's names
             nm = next(fresh)
-            if hasattr(rule, "renamed"):  # an SQL candidate carries its own name: keep it equal to the set's
-                rule = rule.renamed(nm)
+            rule = rule.renamed(nm)  # a candidate with a name of its own (SQL) keeps it equal to the set's
         taken.add(nm)
         pool.append(rule), origin.append("added"), groups.append(base + j), names.append(nm)
     # what a row adds to a rule's net money when flagged; without costs its positive weight (unique true positives)
@@ -590,16 +588,15 @@ def _group_earns(cover, kinds, value, mask):
 def _check_candidates(candidates):
     """TypeError naming ``candidates`` unless it is None, a string (checked by the caller), a RuleSet or a list /
     tuple of rules."""
-    from ._rule import Rule
+    from ._kind import RuleKind
     from ._ruleset import RuleSet
-    from ._sqlrule import SQLRule
 
     if candidates is None or isinstance(candidates, (str, RuleSet)):
         return
     if not isinstance(candidates, (list, tuple)):
         raise TypeError(f"candidates must be 'riff', a RuleSet, a list of rules or None, got "
                         f"{type(candidates).__name__}")
-    bad = [type(r).__name__ for r in candidates if not isinstance(r, (Rule, SQLRule))]
+    bad = [type(r).__name__ for r in candidates if not isinstance(r, RuleKind)]
     if bad:
         raise TypeError(f"candidates must be rules (Rule or SQLRule objects, e.g. a RuleSet's .rules); got a "
                         f"{bad[0]} among them")
@@ -620,7 +617,7 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
         if isinstance(candidates, RuleSet):
             return list(candidates.rules), list(candidates.names), None
         rules = list(candidates)
-        return rules, [getattr(r, "name", None) for r in rules], None
+        return rules, [r.name for r in rules], None
     from ._extract import extract_rules
     from ._riff_pool import default_estimators as _default_estimators
 

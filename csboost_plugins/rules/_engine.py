@@ -250,7 +250,7 @@ def rule_bits(ruleset, X) -> Bits:
     in rule order). Induced rules (:class:`._rule.Rule`) in the set are evaluated first, by their own
     kernels (``coverage_matrix``), and enter as computed masks.
     """
-    tree = [i for i, r in enumerate(ruleset.rules) if not isinstance(r, SQLRule)]
+    tree = [i for i, r in enumerate(ruleset.rules) if r.evaluator != "engine"]
     cover = coverage_matrix(*ruleset._prepare(X)) if tree else None
     where = {p: k for k, p in enumerate(tree)}
     comp = _Compiler(Columns(X, ruleset.feature_names))

@@ -1,7 +1,7 @@
 """Rule sets as SQL (any dialect sqlglot writes) and pandas ``DataFrame.query`` strings.
 
 The exported bounds are the exact float64 bounds of the rules (see ``_rule``), written as
-shortest round-trip decimals by ``_rule.exact_decimal`` (as the rule text is), so a
+shortest round-trip decimals by ``_basics.exact_decimal`` (as the rule text is), so a
 database holding the original float64 values selects the rows the library routed,
 ties at float32 thresholds included. SQL NULL plays the role of NaN (SQLite and
 DuckDB's pandas scan store NaN as NULL).
@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from .._sqlglot import sqlglot_exp
-from ._rule import ZERO_THRESHOLD, CategorySet, Interval, exact_decimal
+from ._basics import ZERO_THRESHOLD, exact_decimal
 
 __all__ = ["where_expression", "select_statement", "condition_query", "rule_query", "SQL_DIALECTS"]
 
@@ -81,7 +81,7 @@ class _SQLBuilder:
     def not_null(self, col):
         return self.exp.Not(this=self.is_null(col))
 
-    def interval(self, c: Interval, col):
+    def interval(self, c, col):
         exp = self.exp
         parts = []
         if not (c.lower == -math.inf and c.lower_closed):
@@ -96,7 +96,7 @@ class _SQLBuilder:
         return exp.and_(self.not_null(col), *([exp.Not(this=exp.paren(zero, copy=False))] if c.zero_missing else []),
                         *parts, copy=False)
 
-    def category(self, c: CategorySet, col, levels=None):
+    def category(self, c, col, levels=None):
         exp = self.exp
         if levels is not None:  # the column holds the category values
             vals = [self.literal(levels[k]) for k in c.codes if k < len(levels)]
@@ -130,7 +130,7 @@ class _SQLBuilder:
         conds = []
         for c in rule.conditions:
             col = self.col(names[c.feature])
-            conds.append(self.category(c, col, levels.get(c.feature)) if isinstance(c, CategorySet)
+            conds.append(self.category(c, col, levels.get(c.feature)) if c.kind == "category"
                          else self.interval(c, col))
         return exp.and_(*conds, copy=False)
 
@@ -141,7 +141,7 @@ class _SQLBuilder:
             return exp.false()
         parts = []
         for i, r in enumerate(rules):
-            e = r.to_expression(self.dialect) if getattr(r, "kind", None) == "sql" else self.rule(r, names, levels)
+            e = r.to_expression(self.dialect, names=names, levels=levels)
             e = exp.paren(e, copy=False)
             if labels is not None:
                 e.add_comments([f" rule: {labels[i]} "])
@@ -155,7 +155,7 @@ class _SQLBuilder:
         exp = self.exp
         out = exp.Case()
         for i, r in enumerate(rules):
-            e = r.to_expression(self.dialect) if getattr(r, "kind", None) == "sql" else self.rule(r, names, levels)
+            e = r.to_expression(self.dialect, names=names, levels=levels)
             e = exp.paren(e, copy=False)
             e.add_comments([f" rule: {labels[i]} "])
             out = out.when(e, exp.Literal.string(actions[i]), copy=False)
@@ -293,7 +293,7 @@ def _code_intervals(codes, strict_negative=False):
     return out
 
 
-def _interval_parts(c: Interval, col: str):
+def _interval_parts(c, col: str):
     parts = []
     if not (c.lower == -math.inf and c.lower_closed):
         parts.append(f"{col} {'>=' if c.lower_closed else '>'} {exact_decimal(c.lower, point=False)}")
@@ -309,7 +309,7 @@ def _q_ident(name: str) -> str:
 def condition_query(c, name: str, levels=None) -> str:
     col = _q_ident(name)
     isnan = f"({col} != {col})"
-    if isinstance(c, Interval):
+    if c.kind == "interval":
         parts = _interval_parts(c, col)
         inside = " and ".join(parts) if parts else "True"
         zero = f"({col} >= {exact_decimal(-ZERO_THRESHOLD)} and {col} <= {exact_decimal(ZERO_THRESHOLD)})"
@@ -340,5 +340,5 @@ def rule_query(rule, names, levels) -> str:
     if not rule.conditions:
         return "(True)"
     return "(" + " and ".join(condition_query(c, names[c.feature], levels.get(c.feature)
-                                              if isinstance(c, CategorySet) else None)
+                                              if c.kind == "category" else None)
                               for c in rule.conditions) + ")"

@@ -25,19 +25,20 @@ library's own comparison for reference (xgboost's ``< 0.5``, true of ``float32(x
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .._docstrings import fill_doc
+from ._basics import _INT64_MAX, ZERO_THRESHOLD, check_feature_index, exact_decimal
+from ._kind import KIND_DOCS, RuleKind, register_kind
 
 __all__ = ["Interval", "CategorySet", "Rule", "MISSING_POLICY", "ZERO_THRESHOLD", "check_feature_index", "exact_decimal"]
 
-# lightgbm's kZeroThreshold (1e-35f): |x| <= it counts as zero for missing_type 'Zero'
 #: how a rule set whose cuts were simplified reads a missing value, stated once in its text
 MISSING_POLICY = "a missing value (NULL) satisfies only the conditions that say 'or <column> is missing'"
-ZERO_THRESHOLD = float(np.float32(1e-35))
 _F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -100,8 +101,6 @@ def float32_lt_text(t: float) -> str:
     return repr(hi)
 
 
-_INT64_MAX = int(np.iinfo(np.int64).max)
-
 # numpydoc text the two condition classes share (csboost_plugins._docstrings.fill_doc)
 _DOCS = dict(
     mergeable="Parameters\n----------\nother : Interval or CategorySet\n    Another condition.\n\n"
@@ -109,16 +108,6 @@ _DOCS = dict(
     feature="feature : int\n    Column index.",
     from_dict="Parameters\n----------\nd : dict\n    As returned by :meth:`to_dict`.",
 )
-
-
-def check_feature_index(feature, where: str = "feature") -> int:
-    """``feature`` as a Python int: a column index, >= 0 (kernels read X[:, feature] unchecked)."""
-    if isinstance(feature, (bool, np.bool_)) or not isinstance(feature, (int, np.integer)):
-        raise TypeError(f"{where} must be an integer column index, got {type(feature).__name__} {feature!r}")
-    f = int(feature)
-    if not 0 <= f <= _INT64_MAX:
-        raise ValueError(f"{where} must be a column index >= 0 (and below 2**63), got {f}")
-    return f
 
 
 def _check_flags(cond, names):
@@ -140,22 +129,6 @@ def _check_bound(cond, name):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or math.isnan(v):
         raise TypeError(f"{type(cond).__name__}.{name} must be a number (not NaN), got {v!r}")
     object.__setattr__(cond, name, float(v))
-
-
-def exact_decimal(v: float, *, point: bool = True) -> str:
-    """The shortest decimal that reads back as ``v`` in float64 (Python's ``repr``), as text.
-
-    Every number a rule prints goes through here (rule text, SQL, pandas queries), so
-    ``x <= exact_decimal(b)`` compared in float64 is ``x <= b`` for every float64 ``x``.
-    With ``point=False`` an integral value drops its ``.0`` and a negative zero its sign
-    (``3.0`` -> ``"3"``, ``-0.0`` -> ``"0"``: the same float64, the same comparisons).
-    """
-    v = float(v)
-    if point:
-        return repr(v)
-    if v == 0.0:
-        return "0"
-    return repr(v).removesuffix(".0")
 
 
 def _tighter(a, ac, at, b, bc, bt, sign):
@@ -526,8 +499,9 @@ def merge_conditions(conditions) -> list:
     return out
 
 
-class Rule:
-    """A conjunction of conditions predicting the positive class.
+@register_kind
+class Rule(RuleKind):
+    """A conjunction of conditions predicting the positive class (rule kind ``"tree"``: induced from trees).
 
     Parameters
     ----------
@@ -550,6 +524,9 @@ class Rule:
         prefixes; not serialised).
     """
 
+    kind = "tree"
+    evaluator = "kernels"  # compiled with the set's other induced rules into the interval kernels
+
     def __init__(self, conditions, feature_names=None, sources=None, value=None, categories=None, path=None):
         self.conditions = merge_conditions(conditions)
         self.feature_names = None if feature_names is None else list(feature_names)
@@ -565,12 +542,6 @@ class Rule:
         """Hashable identity: the sorted condition keys (equal rules select equal rows)."""
         return tuple(sorted(c.key for c in self.conditions))
 
-    def __eq__(self, other):
-        return isinstance(other, Rule) and self.key == other.key
-
-    def __hash__(self):
-        return hash(self.key)
-
     def __len__(self):
         return len(self.conditions)
 
@@ -578,6 +549,32 @@ class Rule:
     def features(self) -> list:
         """Sorted column indices the rule reads."""
         return sorted({c.feature for c in self.conditions})
+
+    @property
+    def columns(self) -> list:
+        """Names of the columns the rule reads (``x<j>`` beyond ``feature_names``), in column order."""
+        return [self._name(j) for j in self.features]
+
+    def for_set(self, feature_names, missing_policy) -> "Rule":
+        """The rule under a set's column names and missing-value policy: itself when they agree, else a
+        shallow copy (the caller's rule, perhaps in another set, keeps its own text).
+
+        Parameters
+        ----------
+        feature_names : list of str or None
+            The set's column names.
+        missing_policy : bool
+            Whether the set's text states the missing-value policy once.
+
+        Returns
+        -------
+        Rule
+        """
+        if self.feature_names == feature_names and self.missing_policy == missing_policy:
+            return self
+        rule = copy.copy(self)
+        rule.feature_names, rule.missing_policy = feature_names, missing_policy
+        return rule
 
     def _name(self, j: int) -> str:
         if self.feature_names is not None and j < len(self.feature_names):
@@ -632,14 +629,62 @@ class Rule:
             out &= c.mask(Xf[:, c.feature])
         return out
 
+    def truth(self, X, feature_names=None, columns=None):
+        """Where the rule holds and where it does not (never UNKNOWN: each condition routes a missing value).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to test (pandas columns matched by ``feature_names``, the rule's own).
+        feature_names : list of str, optional
+            Unused: the rule reads columns by index, named by its own ``feature_names``.
+        columns : Columns, optional
+            Unused (the reader of kinds that name their columns).
+
+        Returns
+        -------
+        true, false : ndarray of bool, shape (n_samples,)
+            :meth:`mask` and its complement.
+        """
+        m = self.mask(X)
+        return m, ~m
+
+    def _names_levels(self, names, levels):
+        """The column names and training categories to write: the set's, else the rule's own."""
+        if names is None:
+            names = {j: self._name(j) for j in self.features}
+        return names, dict(self.categories) if levels is None else levels
+
+    @fill_doc(**KIND_DOCS)
+    def to_expression(self, dialect=None, *, names=None, levels=None):
+        """The rule as a sqlglot expression (the AND of its conditions; TRUE without any).
+
+        %(Parameters, dialect, names_levels, returns_expression)s
+        """
+        from ._export import _SQLBuilder
+
+        names, levels = self._names_levels(names, levels)
+        return _SQLBuilder(dialect or "").rule(self, names, levels)
+
+    @fill_doc(**KIND_DOCS)
+    def to_pandas_query(self, *, names=None, levels=None) -> str:
+        """The rule as a ``DataFrame.query(engine="python")`` expression: the ``and`` of its conditions'
+        queries (``(True)`` without conditions).
+
+        %(Parameters, names_levels, returns_text)s
+        """
+        from ._export import rule_query
+
+        return rule_query(self, *self._names_levels(names, levels))
+
     def to_dict(self) -> dict:
-        """JSON-ready dict (conditions, sources, value, categories).
+        """JSON-ready dict (``kind`` "tree", conditions, sources, value, categories).
 
         Returns
         -------
         dict
         """
-        return {"conditions": [c.to_dict() for c in self.conditions],
+        return {"kind": self.kind, "conditions": [c.to_dict() for c in self.conditions],
                 "sources": self.sources, "value": None if self.value is None else float(self.value),
                 "categories": {str(k): list(v) for k, v in self.categories.items()}}
 
@@ -661,3 +706,20 @@ class Rule:
         return cls([condition_from_dict(c) for c in d["conditions"]], feature_names=feature_names,
                    sources=d.get("sources"), value=d.get("value"),
                    categories={int(k): v for k, v in d.get("categories", {}).items()})
+
+    @classmethod
+    def check_dict(cls, d: dict, where: str, n_names) -> None:
+        """Check the rule's dict field by field (``_schema``: conditions, sources, value, categories).
+
+        Parameters
+        ----------
+        d : dict
+            The rule's dict in a set's JSON.
+        where : str
+            Its path (``rules[3]``), named by the errors.
+        n_names : int or None
+            How many feature names the set has (a condition's feature must name one).
+        """
+        from ._schema import check_tree_rule
+
+        check_tree_rule(d, where, n_names)

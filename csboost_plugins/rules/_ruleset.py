@@ -13,11 +13,12 @@ from .._rows import check_cost_keywords, dask_labels, read_rows
 from . import _dask, _engine
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
-from ._export import case_sql, rule_query, select_statement, where_expression
+from ._export import case_sql, select_statement, where_expression
 from ._report import per_rule_table, set_metrics, table_from_sums
-from ._rule import MISSING_POLICY, Rule
+from ._kind import RuleKind, rule_from_dict
+from ._rule import MISSING_POLICY, Rule  # noqa: F401  (the built-in kinds register on import)
 from ._schema import ROW_POSITION_KEYS, check_ruleset_dict, decode_row_positions, encode_row_positions
-from ._sqlrule import Columns, SQLRule
+from ._sqlrule import Columns, SQLRule  # noqa: F401
 
 __all__ = ["RuleSet"]
 
@@ -43,7 +44,8 @@ class RuleSet:
     ----------
     rules : list of Rule or SQLRule
         The rules, in selection order: induced (:class:`Rule`) and read from SQL
-        (:class:`SQLRule`, see :meth:`from_sql`) may be mixed.
+        (:class:`SQLRule`, see :meth:`from_sql`) may be mixed, with rules of any other registered
+        kind (``csboost_plugins/rules/_kind.py``).
     last_rule_probability : float, default=1.0
         rho, the probability with which the last rule is in force (RIFF section
         3.2); every other rule is always in force. With rho < 1 the expected FPR on
@@ -101,9 +103,9 @@ class RuleSet:
                  names=None, actions=None):
         kind = type(rules).__name__
         rules = None if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__") else list(rules)
-        if rules is None or not all(isinstance(r, (Rule, SQLRule)) for r in rules):
+        if rules is None or not all(isinstance(r, RuleKind) for r in rules):
             raise TypeError(f"rules must be Rule objects (from extract_rules) or SQLRule objects (from "
-                            f"RuleSet.from_sql), e.g. a list of them; got {kind}")
+                            f"RuleSet.from_sql), or rules of another kind, e.g. a list of them; got {kind}")
         if isinstance(feature_names, (str, bytes)):
             raise TypeError(f"feature_names must be a list of column names, got the string {feature_names!r}")
         self.rules = rules
@@ -121,8 +123,8 @@ class RuleSet:
             raise ValueError("last_rule_probability must be 1 for a rule set with 'allow' or 'block' actions (a "
                              f"rule book evaluated top-down), got {rho}")
         if feature_names is None:
-            for r in self.rules:
-                if isinstance(r, Rule) and r.feature_names is not None:
+            for r in self.rules:  # the column names of the first rule reading columns by index
+                if r.feature_names is not None:
                     feature_names = r.feature_names
                     break
         self.feature_names = None if feature_names is None else list(feature_names)
@@ -131,7 +133,7 @@ class RuleSet:
                                             or not hasattr(missing_columns, "__iter__")):
             raise TypeError(f"missing_columns must be None or a list of column names, got {missing_columns!r}")
         self.missing_columns = None if missing_columns is None else [str(c) for c in missing_columns]
-        self.rules = [_owned(r, self.feature_names, self.missing_columns is not None) for r in self.rules]
+        self.rules = [r.for_set(self.feature_names, self.missing_columns is not None) for r in self.rules]
         self._compiled = None
 
     # ------------------------------------------------------------------ basics
@@ -315,12 +317,23 @@ class RuleSet:
 
     @property
     def has_sql_rules(self) -> bool:
-        """Whether some rule was read from SQL (:class:`SQLRule`)."""
-        return any(isinstance(r, SQLRule) for r in self.rules)
+        """Whether some rule is a compiled SQL condition (:class:`SQLRule`, read from SQL)."""
+        return any(r.evaluator == "engine" for r in self.rules)
+
+    @property
+    def _uses_engine(self) -> bool:
+        """Whether the rule engine evaluates the set: SQL rules, with no rule but kernel or engine ones."""
+        return self.has_sql_rules and all(r.evaluator in ("kernels", "engine") for r in self.rules)
+
+    def _path(self) -> str:
+        """How the rules are evaluated together: "engine", "kernels" (every rule), or "masks" (each kind's own)."""
+        if self._uses_engine:
+            return "engine"
+        return "kernels" if all(r.evaluator == "kernels" for r in self.rules) else "masks"
 
     def _tree_rules(self):
-        """(positions, rules) of the induced rules (:class:`Rule`), evaluated by the compiled kernels."""
-        pos = [i for i, r in enumerate(self.rules) if isinstance(r, Rule)]
+        """(positions, rules) of the rules compiled into the interval kernels (kind evaluator "kernels")."""
+        pos = [i for i, r in enumerate(self.rules) if r.evaluator == "kernels"]
         return pos, [self.rules[i] for i in pos]
 
     # ------------------------------------------------------------ evaluation
@@ -330,18 +343,18 @@ class RuleSet:
         numpy input is used as it is (no copy of a float64 array); other input
         (pandas) is converted column by column, only the columns the rules use,
         column-major (the kernels scan one column at a time)."""
+        _, rules = self._tree_rules()
         if self._compiled is None:
-            _, rules = self._tree_rules()
             used = sorted({c.feature for r in rules for c in r.conditions})
             self._compiled = (used, compile_conditions(rules, {j: k for k, j in enumerate(used)}),
                               compile_conditions(rules))
         used, cc_sub, cc_full = self._compiled
         if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiub":
-            Xa = as_float_matrix(X, self.rules)
+            Xa = as_float_matrix(X, rules)
             if used and (used[-1] >= Xa.shape[1] or used[0] < 0):
                 raise ValueError(f"X has {Xa.shape[1]} columns but the rules use column index {used[-1]}")
             return Xa, cc_full
-        Xu = as_float_matrix(X, self.rules, feature_names=self.feature_names, order="F", columns=used)
+        Xu = as_float_matrix(X, rules, feature_names=self.feature_names, order="F", columns=used)
         return (Xu if used else np.zeros((Xu.shape[0], 1))), cc_sub
 
     def apply(self, X) -> np.ndarray:
@@ -361,27 +374,36 @@ class RuleSet:
             return _dask.apply(self, X)
         if not self.rules:
             return np.full(_n_rows(X), -1, np.int64)
-        if self.has_sql_rules:
+        path = self._path()
+        if path == "engine":
             return _engine.first_match(_engine.rule_bits(self, X))
+        if path == "masks":
+            return _first_of(self._masks(X))
         Xu, cc = self._prepare(X)
         return first_match(Xu, cc)
 
     def _masks(self, X):
-        """Per rule, in order, the bool mask of the rows it flags (induced rules by the kernels, SQL rules by
-        their three-valued evaluation on the columns they name): the reference of the engine
-        (:mod:`._engine`), which ``apply`` / ``coverage`` / ``evaluate`` use."""
+        """Per rule, in order, the bool mask of the rows it flags: rules of a kernel kind (induced rules) by
+        the kernels, every other kind by its own :meth:`~._kind.RuleKind.true_masks` on a column reader the
+        rules share (SQL rules: their three-valued evaluation on the columns they name). The reference of
+        the engine (:mod:`._engine`), and how ``apply`` / ``coverage`` evaluate a set holding a kind
+        neither the kernels nor the engine take."""
         pos, _ = self._tree_rules()
-        tree_cover = None
+        out = [None] * len(self.rules)
         if pos:
             Xu, cc = self._prepare(X)
             tree_cover = coverage_matrix(Xu, cc)
-        where = {p: k for k, p in enumerate(pos)}
-        cols = Columns(X, self.feature_names)
+            for k, p in enumerate(pos):
+                out[p] = tree_cover[:, k]
+        groups: dict = {}  # the other rules by kind, each kind's in the set's order
         for i, r in enumerate(self.rules):
-            if i in where:
-                yield tree_cover[:, where[i]]
-            else:
-                yield r.mask(X, columns=cols)
+            if out[i] is None:
+                groups.setdefault(type(r), []).append(i)
+        cols = Columns(X, self.feature_names) if groups else None
+        for cls, where in groups.items():
+            for i, m in zip(where, cls.true_masks([self.rules[i] for i in where], X, cols)):
+                out[i] = m
+        yield from out
 
     @fill_doc
     def predict_proba(self, X) -> np.ndarray:
@@ -485,8 +507,11 @@ class RuleSet:
             return _dask.coverage(self, X)
         if not self.rules:
             return np.zeros((_n_rows(X), 0), bool)
-        if self.has_sql_rules:  # column-major: the per-rule sums read it a rule (column) at a time
+        path = self._path()
+        if path == "engine":  # column-major: the per-rule sums read it a rule (column) at a time
             return _engine.coverage(_engine.rule_bits(self, X))
+        if path == "masks":
+            return np.asfortranarray(np.column_stack(list(self._masks(X))))
         Xu, cc = self._prepare(X)
         return coverage_matrix(Xu, cc)
 
@@ -541,7 +566,7 @@ class RuleSet:
 
         if _dask.is_dask(X):
             return overlap_frame(self.names, _dask.overlap_counts(self, X))
-        if self.has_sql_rules:
+        if self._uses_engine:
             return overlap_frame(self.names, _engine.overlap_counts(_engine.rule_bits(self, X)))
         return overlap_frame(self.names, overlap_counts(self.coverage(X)))
 
@@ -655,7 +680,7 @@ class RuleSet:
                          fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         y, c = rows.y, rows.costs
         cover = first = None
-        bits = _engine.rule_bits(rs, X) if rs.has_sql_rules else None
+        bits = _engine.rule_bits(rs, X) if rs._uses_engine else None
         if bits is not None:  # one pass of the engine gives the rule masks, first match and probabilities
             first = _engine.first_match(bits)
             p = np.append(rs.rule_probabilities, 0.0)[first]
@@ -866,8 +891,7 @@ class RuleSet:
         """
         check_ruleset_dict(d)
         names = d.get("feature_names")
-        rules = [SQLRule.from_dict(r) if r.get("kind") == "sql" else Rule.from_dict(r, feature_names=names)
-                 for r in d["rules"]]
+        rules = [rule_from_dict(r, names, f"rules[{k}]") for k, r in enumerate(d["rules"])]
         rule_names = [r.get("name") for r in d["rules"]]
         selection = d.get("selection")
         if selection:  # row positions back to int64 arrays (the compressed mask, or a list in older files)
@@ -953,11 +977,13 @@ class RuleSet:
         """Inverse of :meth:`to_json`.
 
         The text must be an object ``{"format": "csboost_plugins.rules.RuleSet/1", "feature_names":
-        [...] | null, "last_rule_probability": rho, "selection": {...}, "rules": [{"conditions":
-        [...], "sources": [...], "value": v, "categories": {...}}, ...]}``; each condition is
+        [...] | null, "last_rule_probability": rho, "selection": {...}, "rules": [{"kind": "tree",
+        "conditions": [...], "sources": [...], "value": v, "categories": {...}}, ...]}``; each condition is
         ``{"kind": "interval", "feature": j, "lower": a | null, "upper": b | null,
         "lower_closed": bool, "upper_closed": bool, "missing": bool, ...}`` or
-        ``{"kind": "category", "feature": j, "codes": [int, ...], "negate": bool, "missing": bool}``
+        ``{"kind": "category", "feature": j, "codes": [int, ...], "negate": bool, "missing": bool}``.
+        A rule's ``kind`` names the class that reads it: ``"tree"`` (an induced :class:`Rule`, also
+        when ``kind`` is absent), ``"sql"`` (an :class:`SQLRule`) or any other registered rule kind
         (the full schema: ``csboost_plugins/rules/_schema.py``).
 
         Parameters
@@ -1041,7 +1067,7 @@ class RuleSet:
           training categories counts as missing, as in :meth:`predict`.
         """
         rules = self._active_rules(last_rule)
-        names, levels = self._names(), collect_categories(self.rules)
+        names, levels = self._names(), collect_categories(self._tree_rules()[1])
         labels = self.names[:len(rules)]
         if self.has_actions:
             return case_sql(rules, names, levels, self.actions_, labels, None if where_only else table,
@@ -1071,14 +1097,13 @@ class RuleSet:
             pandas 2 cannot parse such names in a query (use :meth:`predict` or :meth:`to_sql`).
         """
         rules = self._active_rules(last_rule)
-        names, levels = self._names(), collect_categories(self.rules)
-        parts = [r.to_pandas_query() if isinstance(r, SQLRule) else rule_query(r, names, levels) for r in rules]
+        names, levels = self._names(), collect_categories(self._tree_rules()[1])
+        parts = [r.to_pandas_query(names=names, levels=levels) for r in rules]
         parts = _exempted(parts, self.actions_[:len(parts)])
         while len(parts) > 2:  # pairwise: pandas folds a flat ``or`` chain recursively (RecursionError at ~400)
             parts = [f"({' or '.join(parts[i:i + 2])})" for i in range(0, len(parts), 2)]
         expr = " or ".join(parts) if parts else "False"
-        _check_pandas_parses(expr, list(names.values()) + [c for r in rules if isinstance(r, SQLRule)
-                                                            for c in r.columns])
+        _check_pandas_parses(expr, list(dict.fromkeys([*names.values(), *(c for r in rules for c in r.columns)])))
         return expr
 
     def _active_rules(self, last_rule):
@@ -1093,19 +1118,6 @@ def _n_rows(X) -> int:
     """Rows of X for a set without rules: no column is read (a DataFrame's text columns are fine, as for SQL
     rules); other input must still be a numeric 2-D array."""
     return as_float_matrix(X, [], columns=[]).shape[0]
-
-
-def _owned(rule, feature_names, missing_policy):
-    """``rule`` as this set shows it (its feature names, the set's missing-value policy): the rule itself when it
-    already agrees, else a shallow copy, so that the caller's rule (perhaps in another set) keeps its own text."""
-    import copy
-
-    names = feature_names if isinstance(rule, Rule) else rule.feature_names
-    if rule.feature_names == names and rule.missing_policy == missing_policy:
-        return rule
-    rule = copy.copy(rule)
-    rule.feature_names, rule.missing_policy = names, missing_policy
-    return rule
 
 
 def _first_of(masks) -> np.ndarray:
@@ -1150,7 +1162,7 @@ def _rule_names(rules, names) -> list:
     if names is not None:
         if isinstance(names, (str, bytes)) or not hasattr(names, "__len__") or len(names) != len(rules):
             raise ValueError(f"names must be a list of one name per rule ({len(rules)}), got {names!r:.80}")
-    given = [g if g is not None else getattr(r, "name", None)  # an SQL rule's own name; a Rule has none
+    given = [g if g is not None else r.name  # a rule's own name (an SQL rule's); None for an induced rule
              for g, r in zip([None] * len(rules) if names is None else names, rules)]
     for g in given:
         if g is not None and (not isinstance(g, str) or not g.strip()):

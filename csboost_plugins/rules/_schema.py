@@ -9,7 +9,8 @@ A rule set is an object::
                                                          # except the row positions below)
      "missing_columns": null | [str, ...],               # optional, columns with missing values in the fit data
      "rules": [rule, ...]}                               # required
-    rule = {"name": null | str,                           # optional (induced rules get riff_1, ...)
+    rule = {"kind": "tree",                               # optional (the default); other kinds below
+            "name": null | str,                           # optional (induced rules get riff_1, ...)
             "action": "allow" | "block" | "review",      # optional, default "review" (any kind of rule)
             "conditions": [condition, ...],              # required
             "sources": null | [{...}, ...], "value": null | number,
@@ -23,6 +24,8 @@ A rule set is an object::
     or a rule read from SQL (``SQLRule.to_dict``):
          {"kind": "sql", "name": str, "dialect": null | str, "tree": [op, ...],
           "literals": [number, ...], "literal_is_int": [bool, ...], "sql": str (for reading only)}
+    or a rule of any other registered kind (``_kind.register_kind``): {"kind": its tag, ...}, checked by
+    the kind's ``check_dict`` and ``from_dict``. An unknown tag is a ValueError naming ``rules[k].kind``.
 
 Row positions in ``selection`` (``selection_index``, ``retune_index``, ``induction_index``:
 sorted positions of the rows a step read, a third of the rows each) are written as the rows'
@@ -49,9 +52,11 @@ import zlib
 
 import numpy as np
 
-from ._rule import check_feature_index
+from ._kind import DEFAULT_KIND, rule_kind
+from ._basics import check_feature_index
 
-__all__ = ["FORMAT", "ROW_POSITION_KEYS", "check_ruleset_dict", "decode_row_positions", "encode_row_positions"]
+__all__ = ["FORMAT", "ROW_POSITION_KEYS", "check_ruleset_dict", "check_tree_rule", "decode_row_positions",
+           "encode_row_positions"]
 
 FORMAT = "csboost_plugins.rules.RuleSet/1"
 #: ``selection`` keys holding row positions, written as a compressed mask (:func:`encode_row_positions`)
@@ -127,8 +132,12 @@ def _check_rule(r, where: str, n_names: int | None):
     action = r.get("action", "review")
     if action not in ("allow", "block", "review"):
         raise ValueError(f"rule set JSON: {where}.action must be 'allow', 'block' or 'review', got {action!r:.80}")
-    if r.get("kind") == "sql":  # a rule read from SQL: RuleSet.from_dict builds it once, and SQLRule.from_dict
-        return  # checks its name, literals and tree node by node as it does
+    # the kind checks its own fields (an SQL rule's are checked as SQLRule.from_dict builds it)
+    rule_kind(r.get("kind", DEFAULT_KIND), f"{where}.kind").check_dict(r, where, n_names)
+
+
+def check_tree_rule(r: dict, where: str, n_names: int | None):
+    """Check the fields of an induced rule (:class:`._rule.Rule`, kind ``"tree"``) in a set's JSON."""
     conds = _get(r, "conditions", where)
     _expect(isinstance(conds, list), f"{where}.conditions", "a list", conds)
     for k, c in enumerate(conds):

@@ -44,6 +44,8 @@ import re
 
 import numpy as np
 
+from .._docstrings import fill_doc
+from ._kind import KIND_DOCS, RuleKind, register_kind
 from ._rule import exact_decimal
 
 __all__ = ["SQLRule", "MAX_DEPTH"]
@@ -703,7 +705,8 @@ _NODE_OPS = frozenset({"col", "num", "str", "null", "neg", "abs", "cast", "add",
                        "least", "greatest", "nullif", "lower", "upper"}) | _BOOL_OPS
 
 
-class SQLRule:
+@register_kind
+class SQLRule(RuleKind):
     """A rule read from a SQL condition (:meth:`RuleSet.from_sql`), flagging the rows where it is TRUE.
 
     Parameters
@@ -729,6 +732,7 @@ class SQLRule:
     """
 
     kind = "sql"
+    evaluator = "engine"  # compiled by the rule engine, bit-packed with the set's other rules
 
     def __init__(self, name, tree, literals=(), literal_is_int=None, dialect=None):
         if not isinstance(name, str) or not name:
@@ -748,13 +752,8 @@ class SQLRule:
         for node in _walk(tree):
             if node[0] == "col" and node[1] not in cols:
                 cols.append(node[1])
-        self.columns = cols
+        self._columns = cols
         self._sql_cache: dict = {}
-        # what a RuleSet sets on every rule (an SQL rule reads columns by name: nothing to index)
-        self.feature_names = None
-        self.missing_policy = False
-        self.categories: dict = {}
-        self.sources: list = []
 
     # -- identity
     @property
@@ -762,11 +761,10 @@ class SQLRule:
         """Hashable identity: tree, literal values and dialect (equal keys flag equal rows)."""
         return ("sql", self.tree, self.literals, self.dialect)
 
-    def __eq__(self, other):
-        return isinstance(other, SQLRule) and self.key == other.key
-
-    def __hash__(self):
-        return hash(self.key)
+    @property
+    def columns(self) -> list:
+        """The columns the rule reads, in order of first use."""
+        return list(self._columns)
 
     def __str__(self):
         return self.to_sql(self.dialect)
@@ -884,17 +882,11 @@ class SQLRule:
         return self.truth(X, feature_names, columns)[0]
 
     # -- export
-    def to_expression(self, dialect=None):
+    @fill_doc(**KIND_DOCS)
+    def to_expression(self, dialect=None, *, names=None, levels=None):
         """The condition as a sqlglot expression written for ``dialect`` (the same rows there).
 
-        Parameters
-        ----------
-        dialect : str, optional
-            The target sqlglot dialect ("" or None: generic).
-
-        Returns
-        -------
-        sqlglot.exp.Expression
+        %(Parameters, dialect, names_levels, returns_expression)s
 
         Raises
         ------
@@ -904,23 +896,10 @@ class SQLRule:
         """
         return _Writer(self, dialect).cond(self.tree)
 
-    def to_sql(self, dialect=None) -> str:
-        """The condition as SQL text in ``dialect`` (identifiers quoted).
-
-        Parameters
-        ----------
-        dialect : str, optional
-            Any sqlglot dialect; None for generic SQL.
-
-        Returns
-        -------
-        str
-        """
-        from ._export import _dialect
-
-        d = _dialect(dialect)
+    def _sql_text(self, d) -> str:
+        """:meth:`to_sql` in the checked dialect ``d``, written once per dialect (the text is the rule's str)."""
         if d not in self._sql_cache:
-            self._sql_cache[d] = self.to_expression(d).sql(dialect=d)
+            self._sql_cache[d] = super()._sql_text(d)
         return self._sql_cache[d]
 
     def to_dict(self) -> dict:
@@ -932,17 +911,19 @@ class SQLRule:
             ``kind`` ("sql"), ``name``, ``dialect``, ``tree`` (nested lists), ``literals``,
             ``literal_is_int`` and ``sql`` (the text, for reading only).
         """
-        return {"kind": "sql", "name": self.name, "dialect": self.dialect, "tree": _to_lists(self.tree),
+        return {"kind": self.kind, "name": self.name, "dialect": self.dialect, "tree": _to_lists(self.tree),
                 "literals": list(self.literals), "literal_is_int": list(self._literal_is_int), "sql": str(self)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "SQLRule":
+    def from_dict(cls, d: dict, feature_names=None) -> "SQLRule":
         """Inverse of :meth:`to_dict` (the tree is checked node by node; ValueError naming the rule).
 
         Parameters
         ----------
         d : dict
             As returned by :meth:`to_dict`.
+        feature_names : list of str, optional
+            Ignored: an SQL rule names its own columns (the rule-kind signature).
 
         Returns
         -------
@@ -968,7 +949,8 @@ class SQLRule:
         return (SQLRule, (self.name, self.tree, self.literals, self._literal_is_int, self.dialect))
 
     # -- pandas
-    def to_pandas_query(self) -> str:
+    @fill_doc(**KIND_DOCS)
+    def to_pandas_query(self, *, names=None, levels=None) -> str:
         """The rule as a ``DataFrame.query(engine="python")`` expression flagging the same rows.
 
         Three-valued logic is kept by writing, for each condition, when it is true (NULL
@@ -976,9 +958,7 @@ class SQLRule:
         evaluates differently (division, ABS, COALESCE, LEAST / GREATEST, CAST, NULLIF,
         LIKE) raise a ValueError naming the construct.
 
-        Returns
-        -------
-        str
+        %(Parameters, names_levels, returns_text)s
         """
         return _PandasWriter(self).true(self.tree)
 
