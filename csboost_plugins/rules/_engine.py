@@ -23,7 +23,7 @@ from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_IS
                               P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
                               eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
 from ._evaluate import _in_threads, _n_threads, coverage_matrix
-from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, SQLRule, _Evaluator
+from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, _Evaluator
 
 __all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums", "overlap_counts"]
 
