@@ -42,7 +42,7 @@ def _leaf(rng):
     lits = lambda: ", ".join(w() for _ in range(rng.integers(1, 4)))  # noqa: E731
     return [f"t = {w()}", f"{w()} = t", f"t <> {w()}", f"t IN ({lits()})", f"t NOT IN ({lits()})",
             f"t IN ({lits()}, NULL)", f"t NOT IN ({lits()}, NULL)", f"u = {w()}", f"u IN ({lits()})",
-            f"LOWER(t) = {w()}", f"t LIKE 'w%'", f"t < {w()}", "t IS NULL", f"a > {rng.normal():.1f}"
+            f"LOWER(t) = {w()}", "t LIKE 'w%'", f"t < {w()}", "t IS NULL", f"a > {rng.normal():.1f}"
             ][rng.integers(0, 14)]
 
 
