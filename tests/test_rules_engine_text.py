@@ -139,3 +139,13 @@ def test_a_text_literal_against_a_numeric_column_is_the_reference_error():
     with pytest.raises(ValueError, match="bad") as eng:
         _engine.rule_bits(rs, X)
     assert str(eng.value) == str(ref.value)
+
+
+def test_the_hash_table_and_the_public_lookup_give_the_same_positions():
+    rng = np.random.default_rng(9)
+    values = np.array([str(x) for x in rng.choice(WORDS + ["zzz", "web "], 2000)], dtype=object)
+    values[::7] = [np.str_(v) for v in values[::7]]
+    keys = ["web", "", "zzz", "Web", "nowhere"]
+    brute = np.array([keys.index(v) if v in keys else -1 for v in values.tolist()])
+    for hashtable in (True, False):
+        np.testing.assert_array_equal(_engine._positions(values, keys, hashtable), brute)

@@ -297,14 +297,25 @@ def _literal_codes(column, keys):
     values = column.to_numpy()
     if pd.api.types.infer_dtype(values, skipna=False) != "string":
         return None  # NULLs, numbers, bytes...: the reference's reading (and its errors)
-    try:
-        from pandas._libs.hashtable import PyObjectHashTable
+    return _positions(values, list(keys))
 
-        table = PyObjectHashTable(2 * len(keys))
-        table.map_locations(np.asarray(list(keys), dtype=object))
-        return np.asarray(table.lookup(values), dtype=np.int64)
-    except (ImportError, AttributeError, TypeError):  # another pandas: its public (slower) lookup
-        return pd.Index(list(keys), dtype=object).get_indexer(pd.Index(values, dtype=object, copy=False))
+
+def _positions(values, keys, hashtable=True):
+    """Position of each of ``values`` (``str`` objects) among the distinct ``keys``, -1 where none: pandas'
+    object hash table (``hashtable``; it skips the public lookup's checks), else ``Index.get_indexer``."""
+    import pandas as pd
+
+    if hashtable:
+        try:
+            from pandas._libs.hashtable import PyObjectHashTable
+
+            table = PyObjectHashTable(2 * len(keys))
+            table.map_locations(np.asarray(keys, dtype=object))
+            return np.asarray(table.lookup(values), dtype=np.int64)
+        except (ImportError, AttributeError, TypeError):  # a pandas without it: the public lookup
+            pass
+    found = pd.Index(keys, dtype=object).get_indexer(pd.Index(values, dtype=object, copy=False))
+    return np.asarray(found, dtype=np.int64)
 
 
 def _depth(prog) -> int:
