@@ -65,7 +65,8 @@ def check_binary_labels(y, *, name: str = "y", require_both: bool = True, return
         raise ValueError(f"{name} is empty")
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"{name} contains NaN labels")
-    classes, yi = np.unique(y, return_inverse=True)
+    found = _two_values(y)  # O(n) for numbers and booleans; np.unique sorts (and names extra classes)
+    classes, yi = found if found is not None else np.unique(y, return_inverse=True)
     if classes.shape[0] > 2:
         raise ValueError(
             f"{name} must be binary; found {classes.shape[0]} classes: {classes[:5].tolist()}"
@@ -82,6 +83,27 @@ def check_binary_labels(y, *, name: str = "y", require_both: bool = True, return
         classes = np.array([0, 1]) if y.dtype.kind in "biuf" else classes
     out = yi.astype(np.int64, copy=False).ravel()
     return (out, classes) if return_classes else out
+
+
+def _two_values(y):
+    """``np.unique(y, return_inverse=True)`` of a numeric or boolean ``y`` (no NaN) holding one or two
+    values, in a few linear passes (min, max, equality counts) instead of a sort; None for any other
+    ``y`` (text, objects, more than two values, or a ``-0.0`` whose sign a sort may keep), which
+    ``np.unique`` then reads."""
+    if y.dtype.kind not in "biuf":
+        return None
+    lo, hi = y.min(), y.max()
+    if lo == hi:
+        classes, upper = np.array([lo], dtype=y.dtype), None
+    else:
+        upper = y == hi
+        adjacent = y.dtype.kind in "biu" and int(hi) - int(lo) == 1  # integers: nothing lies between lo and hi
+        if not adjacent and np.count_nonzero(upper) + np.count_nonzero(y == lo) != y.shape[0]:
+            return None  # a third value: np.unique counts and names the classes
+        classes = np.array([lo, hi], dtype=y.dtype)
+    if y.dtype.kind == "f" and (lo == 0 or hi == 0) and np.any(np.signbit(y) & (y == 0)):
+        return None  # -0.0 equals 0.0: which of them np.unique keeps as the class depends on its sort
+    return classes, (upper.astype(np.int64) if upper is not None else np.zeros(y.shape[0], np.int64))
 
 
 def _as_float(value, name):

@@ -4,9 +4,11 @@ Every leaf condition of every SQL rule becomes an *atom*; equal atoms (``V14 < -
 one. The kernels of :mod:`._engine_kernels` compute, per block of 16,384 rows and in threads over blocks,
 the atoms on numeric columns: ``col op number``, ``col op col``, ``col BETWEEN a AND b``, ``col IN
 (numbers)``, ``col IS NULL``, and comparisons of arithmetic values (``+ - * /``, unary minus, ``ABS``,
-``CAST`` to a float) with the reference's NULL, ``x / 0`` and NaN rules in every dialect. Any other leaf
-(text, LIKE, COALESCE, LEAST / GREATEST, NULLIF, a dialect's integer division, ...) is computed by the
-reference evaluator (:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` runs) and bit-packed.
+``CAST`` to a float) with the reference's NULL, ``x / 0`` and NaN rules in every dialect. ``col = 'a'``,
+``col <> 'a'`` and ``col IN ('a', ...)`` on an object column of text without NULL are read from one hash lookup
+per row of the book's text literals. Any other leaf (other text columns, LIKE, COALESCE, LEAST / GREATEST,
+NULLIF, a dialect's integer division, ...) is computed by the reference evaluator
+(:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` runs) and bit-packed.
 ``AND`` / ``OR`` / ``NOT`` combine the TRUE and FALSE masks of their children word by word, as the
 reference does row by row, so every rule's mask is the reference's, bit for bit.
 
@@ -23,7 +25,7 @@ from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_IS
                               P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
                               eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
 from ._evaluate import _in_threads, _n_threads, coverage_matrix
-from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, _Evaluator
+from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, _Evaluator, _walk
 
 __all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums", "overlap_counts"]
 
@@ -53,8 +55,10 @@ def _uncast(node):
 class _Compiler:
     """Atoms (deduplicated) and the postfix program of a book on the columns of one X."""
 
-    def __init__(self, cols: Columns):
+    def __init__(self, cols: Columns, text_literals=()):
         self.cols, self.n = cols, cols.n
+        self.text_keys = {v: i for i, v in enumerate(text_literals)}  # a text column's codes: these literals
+        self.text_codes = {}  # Columns position -> codes of the literals per row, or None (the reference reads it)
         self.n_words = (self.n + 63) // 64
         self.arrays, self.col_of = [], {}  # numeric columns read by the kernels, by Columns position
         self.atoms, self.keys = [], {}  # (kind, op, col, col2, a, b, in values) and their index by key
@@ -64,6 +68,8 @@ class _Compiler:
     def column(self, node, rule):
         """Index of a numeric column among self.arrays, None for a column of another kind (text)."""
         pos = self.cols.position(node[1], node[2], rule.name)
+        if pos not in self.col_of and _text_dtype(self.cols, pos):
+            return None  # text (Columns refuses an object column of numbers): read, or refused, by the reference
         if pos not in self.col_of:
             raw = self.cols.X.iloc[:, pos].to_numpy() if self.cols.frame and \
                 self.cols.X.dtypes.iloc[pos] in (np.float64, np.int64) else None
@@ -145,16 +151,47 @@ class _Compiler:
 
     def atom(self, node, rule, ev):
         """Index of the atom of a leaf (a new precomputed atom when the kernels do not compute it)."""
+        text = self.text_atom(node, rule)
+        if text is not None:
+            return text
         key = self.native(node, rule)
         if key is None:
-            t, f = ev().cond(node)
-            self.pre_t.append(_pack(t, self.n, self.n_words))
-            self.pre_f.append(_pack(f, self.n, self.n_words))
-            self.atoms.append((K_PRE, 0, len(self.pre_t) - 1, 0, 0.0, 0.0, ()))
-            return len(self.atoms) - 1
+            return self.precomputed(*ev().cond(node))
         if key not in self.keys:
             self.keys[key] = len(self.atoms)
             self.atoms.append(key)
+        return self.keys[key]
+
+    def precomputed(self, t, f):
+        """Index of a new atom of given TRUE / FALSE masks (bool arrays or scalars)."""
+        self.pre_t.append(_pack(t, self.n, self.n_words))
+        self.pre_f.append(_pack(f, self.n, self.n_words))
+        self.atoms.append((K_PRE, 0, len(self.pre_t) - 1, 0, 0.0, 0.0, ()))
+        return len(self.atoms) - 1
+
+    def text_atom(self, node, rule):
+        """Index of the atom of ``col = 'a'``, ``col <> 'a'`` or ``col IN ('a', ...)`` on an object column of
+        text without NULL, from the column's literal codes (equal atoms are one); None for any other leaf."""
+        leaf = _text_leaf(node)
+        if leaf is None or not self.cols.frame:
+            return None
+        col, lits, op = leaf
+        pos = self.cols.position(col[1], col[2], rule.name)
+        if pos not in self.text_codes:
+            self.text_codes[pos] = None if pos in self.cols.cache else _literal_codes(self.cols.X.iloc[:, pos],
+                                                                                      self.text_keys)
+        codes = self.text_codes[pos]
+        if codes is None:
+            return None
+        null_in_list = op == "in" and bool(node[4])  # x IN ('a', NULL) is UNKNOWN, never FALSE, off the list
+        key = ("text", pos, frozenset(lits), op, null_in_list)
+        if key not in self.keys:
+            table = np.zeros(len(self.text_keys) + 1, bool)  # the last entry: code -1, a text equal to none
+            table[[self.text_keys[v] for v in lits]] = True
+            hit = table[codes]  # no NULL: every row is known
+            if op == "<>":
+                hit = ~hit
+            self.keys[key] = self.precomputed(hit, np.False_ if null_in_list else ~hit)
         return self.keys[key]
 
     def emit(self, node, rule, ev):
@@ -177,10 +214,7 @@ class _Compiler:
     def add_mask(self, r, mask):
         """Rule r flags the rows of a computed mask (an induced rule: never UNKNOWN)."""
         mask = np.asarray(mask, dtype=bool)
-        self.pre_t.append(_pack(mask, self.n, self.n_words))
-        self.pre_f.append(_pack(~mask, self.n, self.n_words))
-        self.atoms.append((K_PRE, 0, len(self.pre_t) - 1, 0, 0.0, 0.0, ()))
-        self.push(P_PUSH, len(self.atoms) - 1, 1)
+        self.push(P_PUSH, self.precomputed(mask, ~mask), 1)
         self.push(P_STORE, r, -1)
 
     def add_rule(self, r, rule):
@@ -220,6 +254,71 @@ class _Compiler:
                 np.asarray(vals, np.float64), pre_t, pre_f, vp, np.asarray([v[2] for v in vprog], np.float64), prog)
 
 
+def _text_leaf(node):
+    """``(column node, text literals, op)`` of a leaf ``col = 'a'``, ``col <> 'a'`` or ``col IN ('a', ...)``,
+    None for any other node."""
+    if node[0] == "cmp" and node[1] in ("=", "<>"):
+        a, b = (node[3], node[2]) if node[2][0] == "str" else (node[2], node[3])
+        return (a, (b[1],), node[1]) if a[0] == "col" and b[0] == "str" else None
+    if node[0] == "in" and node[3] == "str" and node[2] and node[1][0] == "col":
+        return node[1], tuple(node[2]), "in"
+    return None
+
+
+def _text_literals(rules) -> list:
+    """The distinct text literals the book's SQL rules compare a column with (=, <>, IN), in order."""
+    found = {}
+    for rule in rules:
+        for node in _walk(rule.tree) if rule.evaluator == "engine" else ():
+            leaf = _text_leaf(node)
+            found.update(dict.fromkeys(leaf[1] if leaf is not None else ()))
+    return list(found)
+
+
+def _text_dtype(cols, pos) -> bool:
+    """Whether column pos of a DataFrame holds text (object or a pandas string dtype)."""
+    import pandas as pd
+
+    dt = cols.X.dtypes.iloc[pos] if cols.frame else None
+    return dt is not None and (dt == object or isinstance(dt, pd.StringDtype))
+
+
+def _literal_codes(column, keys):
+    """Per row, the position of its text among ``keys`` (-1: a text equal to none of them), for an object
+    column of text without NULL; None for any other column (the reference evaluator reads it).
+
+    One hash lookup per row, where a factorization also tests each value for NULL and encodes it: a column
+    of ``str`` only (``infer_dtype``) holds no NULL and nothing the reference refuses, and hashing a ``str``
+    then matching it by ``==`` is the reference's equality.
+    """
+    import pandas as pd
+
+    if column.dtype != object or not len(column) or not keys:
+        return None
+    values = column.to_numpy()
+    if pd.api.types.infer_dtype(values, skipna=False) != "string":
+        return None  # NULLs, numbers, bytes...: the reference's reading (and its errors)
+    return _positions(values, list(keys))
+
+
+def _positions(values, keys, hashtable=True):
+    """Position of each of ``values`` (``str`` objects) among the distinct ``keys``, -1 where none: pandas'
+    object hash table (``hashtable``; it skips the public lookup's checks), else ``Index.get_indexer``."""
+    import pandas as pd
+
+    if hashtable:
+        try:
+            from pandas._libs.hashtable import PyObjectHashTable
+
+            table = PyObjectHashTable(2 * len(keys))
+            table.map_locations(np.asarray(keys, dtype=object))
+            return np.asarray(table.lookup(values), dtype=np.int64)
+        except (ImportError, AttributeError, TypeError):  # a pandas without it: the public lookup
+            pass
+    found = pd.Index(keys, dtype=object).get_indexer(pd.Index(values, dtype=object, copy=False))
+    return np.asarray(found, dtype=np.int64)
+
+
 def _depth(prog) -> int:
     """Deepest value stack of a postfix value program."""
     d = best = 0
@@ -253,7 +352,7 @@ def rule_bits(ruleset, X) -> Bits:
     tree = [i for i, r in enumerate(ruleset.rules) if r.evaluator != "engine"]
     cover = coverage_matrix(*ruleset._prepare(X)) if tree else None
     where = {p: k for k, p in enumerate(tree)}
-    comp = _Compiler(Columns(X, ruleset.feature_names))
+    comp = _Compiler(Columns(X, ruleset.feature_names), _text_literals(ruleset.rules))
     for r, rule in enumerate(ruleset.rules):
         if r in where:
             comp.add_mask(r, cover[:, where[r]])

@@ -1,0 +1,153 @@
+"""Text leaves in the bit-packed engine: ``col = 'a'``, ``col <> 'a'`` and ``col IN ('a', ...)`` on an object column
+of text without NULL are read from one hash lookup of the book's literals per row (no factorization); every other
+text column (NULLs, categories, pandas string dtypes, values the reference refuses) keeps the reference's reading.
+Masks are compared with the reference evaluator (``SQLRule.mask``) rule by rule and with a row-by-row brute force;
+errors with the reference's errors.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from csboost_plugins.rules import RuleSet
+from csboost_plugins.rules import _engine
+from csboost_plugins.rules._sqlrule import Columns
+
+pytestmark = pytest.mark.boundscheck  # the kernels combine the text atoms' masks
+
+WORDS = ["web", "pos", "moto", "atm", "Web", ""]
+
+
+def _reference(rs, X):
+    cols = Columns(X, rs.feature_names)
+    return np.column_stack([r.mask(X, columns=cols) for r in rs])
+
+
+def _column(rng, n, kind):
+    """n text values of a kind of column: plain str, str and np.str_, with NULLs of several kinds, a category,
+    pandas' string dtypes."""
+    v = rng.choice(WORDS, n)
+    if kind == "object":
+        return pd.Series([str(x) for x in v], dtype=object)
+    if kind == "np_str":
+        return pd.Series([np.str_(x) if i % 3 else str(x) for i, x in enumerate(v)], dtype=object)
+    if kind == "nulls":
+        nulls = [None, np.nan, pd.NA, np.float32("nan")]
+        return pd.Series([nulls[i % 4] if rng.random() < 0.1 else str(x) for i, x in enumerate(v)], dtype=object)
+    if kind == "category":
+        return pd.Series(pd.Categorical(v))
+    return pd.Series(v).astype(kind)  # "string" (python or arrow storage) and pandas 3's "str"
+
+
+def _leaf(rng):
+    w = lambda: repr(str(rng.choice(WORDS + ["zzz"])))  # noqa: E731  ('zzz' is in no row)
+    lits = lambda: ", ".join(w() for _ in range(rng.integers(1, 4)))  # noqa: E731
+    return [f"t = {w()}", f"{w()} = t", f"t <> {w()}", f"t IN ({lits()})", f"t NOT IN ({lits()})",
+            f"t IN ({lits()}, NULL)", f"t NOT IN ({lits()}, NULL)", f"u = {w()}", f"u IN ({lits()})",
+            f"LOWER(t) = {w()}", "t LIKE 'w%'", f"t < {w()}", "t IS NULL", f"a > {rng.normal():.1f}"
+            ][rng.integers(0, 14)]
+
+
+def _book(rng, k):
+    rules = {}
+    for i in range(k):
+        parts = [_leaf(rng) for _ in range(rng.integers(1, 4))]
+        glue = rng.choice([" AND ", " OR "])
+        text = glue.join(parts)
+        rules[f"r{i}"] = f"NOT ({text})" if rng.random() < 0.3 else text
+    return RuleSet.from_sql(rules)
+
+
+@pytest.mark.parametrize("kind", ["object", "np_str", "nulls", "category", "string", "str"])
+@pytest.mark.parametrize("n", [1, 70, 3000])
+def test_text_leaves_equal_the_reference_rule_by_rule(kind, n):
+    if kind == "str" and not hasattr(pd, "StringDtype"):
+        pytest.skip("no pandas string dtype")
+    rng = np.random.default_rng(n + len(kind))
+    X = pd.DataFrame({"a": rng.normal(size=n), "t": _column(rng, n, kind), "u": _column(rng, n, "object")})
+    for _ in range(3):
+        rs = _book(rng, 25)
+        np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))
+
+
+def _brute(texts, values):
+    """Row by row in Python, on a column without NULL: =, <>, IN and NOT IN (a NULL in the list: UNKNOWN
+    where the value is off the list)."""
+    out = []
+    for text in texts:
+        rows = []
+        for v in values:
+            if " NOT IN " in text or " IN " in text:
+                inner = text[text.index("(") + 1:-1].split(", ")
+                hit = v in [s.strip("'") for s in inner if s != "NULL"]
+                unknown = "NULL" in inner and not hit
+                rows.append(not unknown and (hit != (" NOT IN " in text)))
+            elif " <> " in text:
+                rows.append(v != text.split(" <> ")[1].strip("'"))
+            else:
+                rows.append(v == text.split(" = ")[1].strip("'"))
+        out.append(rows)
+    return np.array(out, dtype=bool).T
+
+
+def test_text_leaves_against_a_row_by_row_brute_force():
+    rng = np.random.default_rng(5)
+    values = [str(x) for x in rng.choice(WORDS, 500)]
+    X = pd.DataFrame({"t": pd.Series(values, dtype=object)})
+    texts = ["t = 'web'", "t <> 'pos'", "t = ''", "t IN ('web', 'moto')", "t NOT IN ('atm', 'zzz')",
+             "t IN ('web', NULL)", "t NOT IN ('web', NULL)", "t = 'zzz'", "t IN ('Web', 'web', 'web')"]
+    rs = RuleSet.from_sql({f"r{i}": t for i, t in enumerate(texts)})
+    np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _brute(texts, values))
+
+
+def test_an_object_column_of_text_without_null_is_looked_up_not_factorized():
+    """The engine's text path is taken (the column never enters the reference's Columns), and its codes are the
+    literals' positions."""
+    X = pd.DataFrame({"t": pd.Series(["pos", "web", "atm", "web"], dtype=object), "a": [1.0, 2.0, 3.0, 4.0]})
+    rs = RuleSet.from_sql({"r0": "t IN ('web', 'moto') AND a > 1", "r1": "NOT (t = 'pos')", "r2": "'web' = t"})
+    literals = _engine._text_literals(rs.rules)
+    assert literals == ["web", "moto", "pos"]
+    comp = _engine._Compiler(Columns(X, rs.feature_names), literals)
+    for r, rule in enumerate(rs.rules):
+        comp.add_rule(r, rule)
+    np.testing.assert_array_equal(comp.text_codes[0], [2, 0, -1, 0])
+    assert 0 not in comp.cols.cache  # no factorization of t
+    assert len(comp.pre_t) == 3  # 'web' = t and t = 'web' would be one atom; here three distinct leaves
+    np.testing.assert_array_equal(RuleSet.from_sql({"x": "t = 'web'", "y": "'web' = t"}).coverage(X)[:, 0],
+                                  [False, True, False, True])
+
+
+@pytest.mark.parametrize("values,rule", [
+    (["web", 1.5, "pos"], "t = 'web'"),  # a number in a text column
+    (["web", b"pos"], "t IN ('web')"),  # bytes
+    (["web", "pos"], "t IN (1, 2)"),  # IN of numbers on text
+    (["web", "pos"], "t > 1"),  # a number against text
+])
+def test_errors_are_the_reference_errors(values, rule):
+    X = pd.DataFrame({"t": pd.Series(values, dtype=object)})
+    rs = RuleSet.from_sql({"ok": "t = 'web'", "bad": rule})
+    with pytest.raises(ValueError) as ref:
+        _reference(rs, X)
+    with pytest.raises(ValueError) as eng:
+        _engine.rule_bits(rs, X)
+    assert str(eng.value) == str(ref.value)  # the same error, naming the same rule
+
+
+def test_a_text_literal_against_a_numeric_column_is_the_reference_error():
+    X = pd.DataFrame({"a": [1.0, 2.0], "t": pd.Series(["x", "y"], dtype=object)})
+    rs = RuleSet.from_sql({"ok": "t = 'x'", "bad": "a = 'web'"})
+    with pytest.raises(ValueError) as ref:
+        _reference(rs, X)
+    with pytest.raises(ValueError, match="bad") as eng:
+        _engine.rule_bits(rs, X)
+    assert str(eng.value) == str(ref.value)
+
+
+def test_the_hash_table_and_the_public_lookup_give_the_same_positions():
+    rng = np.random.default_rng(9)
+    values = np.array([str(x) for x in rng.choice(WORDS + ["zzz", "web "], 2000)], dtype=object)
+    values[::7] = [np.str_(v) for v in values[::7]]
+    keys = ["web", "", "zzz", "Web", "nowhere"]
+    brute = np.array([keys.index(v) if v in keys else -1 for v in values.tolist()])
+    for hashtable in (True, False):
+        np.testing.assert_array_equal(_engine._positions(values, keys, hashtable), brute)
