@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._periods import check_alpha, merge_label_sums, period_codes, sorted_label_sums
+from .._periods import check_alpha, period_codes
+from .._reduce import Block, dask_partitions, reduce_blocks
 from .._rows import check_cost_keywords, dask_labels, read_rows
 
 __all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
@@ -276,43 +277,21 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
     check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if any(_dask.is_dask(v) for v in (X, y, periods)):
-        labels, S = _dask_sums(rs, X, dask_labels(y, pos_label), periods, sample_weight, costs if has_costs else None)
-        return table_from_sums(names, labels, S, reference, alpha, has_costs)
-    rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight, periods=periods,
-                     costs="required" if has_costs else "none", **costs)
-    y, n, c = rows.y, rows.n, rows.costs
-    codes, labels = period_codes(periods, n)
-    _reference_codes(reference, labels)  # refused before the pass over the rows
-    w = np.ones(n) if rows.sample_weight is None else rows.sample_weight
-    if not isinstance(X, np.ndarray) and not hasattr(X, "iloc"):
-        X = np.asarray(X)
-    S = monitor_sums(rs, X, y, codes, len(labels), w, c)
+        blocks = dask_partitions([("x", "X", X), ("y", "y", dask_labels(y, pos_label)), ("periods", "periods", periods),
+                                  ("w", "sample_weight", sample_weight)], costs if has_costs else None)
+    else:
+        rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight,
+                         periods=periods, costs="required" if has_costs else "none", **costs)
+        codes, labels = period_codes(periods, rows.n)
+        _reference_codes(reference, labels)  # refused before the pass over the rows
+        w = np.ones(rows.n) if rows.sample_weight is None else rows.sample_weight
+        if not isinstance(X, np.ndarray) and not hasattr(X, "iloc"):
+            X = np.asarray(X)
+        blocks = [Block(rows.n, x=X, y=rows.y, w=w, costs=rows.costs, codes=codes, labels=labels)]
+    labels, S = reduce_blocks(_part, blocks, shared=(rs,), by_label=True)
     return table_from_sums(names, labels, S, reference, alpha, has_costs)
 
 
-def _part(xb, yb, pb, wb, cost_parts, rs, cost_scalars):
-    """A partition's ``(labels, sums)`` for :func:`monitor`."""
-    from .._dask_blocks import _labels, _weights_costs
-
-    n = len(xb)
-    y = _labels(yb, n)
-    w, c = _weights_costs(wb, cost_parts, cost_scalars, n)
-    pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
-    codes, labels = period_codes(pv.reshape(-1), n)
-    return list(labels), monitor_sums(rs, xb, y, codes, len(labels), w, c)
-
-
-def _dask_sums(rs, X, y, periods, sample_weight, costs):
-    """One pass over the partitions of X, y, periods (and weights / costs), the sums merged by period."""
-    from dask import delayed
-
-    from .._dask_blocks import _blocks, _tree_sum, cost_blocks
-
-    xs = _blocks(X, "X")
-    k = len(xs)
-    ys, ps, ws = _blocks(y, "y", k), _blocks(periods, "periods", k), _blocks(sample_weight, "sample_weight", k)
-    per_part, scalars = cost_blocks(costs, k)
-    f, shared = delayed(_part, pure=True), delayed(rs, traverse=False)
-    result = _tree_sum([f(xs[i], ys[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared,
-                          scalars) for i in range(k)], add=merge_label_sums)
-    return sorted_label_sums(result)
+def _part(b, rs):
+    """A block's ``(labels, sums)`` for :func:`monitor`."""
+    return b.labels, monitor_sums(rs, b.x, b.y, b.codes, len(b.labels), b.w, b.costs)

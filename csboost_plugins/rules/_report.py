@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..decision_costs import (
-    misclassification_costs,
-    row_cost,
-    savings_from_costs,
-    trivial_policy_costs,
-)
+from .._reduce import group_sums
+from ..decision_costs import decision_costs, misclassification_costs, row_cost, savings_from_costs
 
-__all__ = ["metrics_from_sums", "per_rule_sums", "per_rule_table", "set_metrics", "set_sums", "table_from_sums"]
+__all__ = ["metrics_from_sums", "per_rule_sums", "per_rule_table", "set_sums", "table_from_sums"]
 
 
 def _ratio(a, b):
@@ -29,17 +25,17 @@ def _ratio(a, b):
 
 
 def set_sums(p, y, w, costs) -> dict:
-    """The additive sums behind :func:`metrics_from_sums` (partitions of a data set add up)."""
+    """The additive sums behind :func:`metrics_from_sums` (partitions of a data set add up): one group of
+    :func:`csboost_plugins._reduce.group_sums`."""
     pos, neg = w * (y == 1), w * (y == 0)
-    out = {"tp": float(p @ pos), "fp": float(p @ neg), "npos": float(pos.sum()), "nneg": float(neg.sum()),
-           "ntot": float(w.sum())}
+    names, terms = ["tp", "fp", "npos", "nneg", "ntot"], [(p, pos), (p, neg), pos, neg, w]
     if costs is not None:
         caught_per_row, alert_per_row = misclassification_costs(costs)
-        none, flag_all = trivial_policy_costs(y, costs, w)
-        out.update(money_caught=float((p * pos) @ caught_per_row), money_at_risk=float(pos @ caught_per_row),
-                   alert_cost=float((p * neg) @ alert_per_row), cost=float(row_cost(y, p, costs) @ w),
-                   cost_no_rules=none, cost_flag_all=flag_all)
-    return out
+        c0, c1 = decision_costs(y, costs)
+        names += ["money_caught", "money_at_risk", "alert_cost", "cost", "cost_no_rules", "cost_flag_all"]
+        terms += [(p * pos, caught_per_row), (pos, caught_per_row), (p * neg, alert_per_row),
+                  (row_cost(y, p, costs), w), (c0, w), (c1, w)]
+    return dict(zip(names, group_sums(None, 1, terms)[0].tolist()))
 
 
 def metrics_from_sums(s: dict, n_rules: int) -> dict:
@@ -61,11 +57,6 @@ def metrics_from_sums(s: dict, n_rules: int) -> dict:
     out["savings_baseline"] = "no rules" if none <= flag_all else "flag all"
     out["savings_vs_no_rules"] = savings_from_costs(out["cost"], none) if none != 0 else float("nan")
     return out
-
-
-def set_metrics(p, y, w, costs, n_rules) -> dict:
-    """Set-level figures of alert probabilities ``p`` (see :meth:`RuleSet.evaluate`)."""
-    return metrics_from_sums(set_sums(p, y, w, costs), n_rules)
 
 
 def unique_sums(cover, prob, P) -> np.ndarray:

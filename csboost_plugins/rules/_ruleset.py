@@ -14,7 +14,7 @@ from . import _dask, _engine
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import case_sql, rule_query, select_statement, where_expression
-from ._report import per_rule_table, set_metrics, table_from_sums
+from ._dask_evaluate import evaluate_blocks, memory_block
 from ._rule import MISSING_POLICY, Rule
 from ._schema import ROW_POSITION_KEYS, check_ruleset_dict, decode_row_positions, encode_row_positions
 from ._sqlrule import Columns, SQLRule
@@ -653,24 +653,7 @@ class RuleSet:
                                   per_rule=per_rule)
         rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight,
                          fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
-        y, c = rows.y, rows.costs
-        cover = first = None
-        bits = _engine.rule_bits(rs, X) if rs.has_sql_rules else None
-        if bits is not None:  # one pass of the engine gives the rule masks, first match and probabilities
-            first = _engine.first_match(bits)
-            p = np.append(rs.rule_probabilities, 0.0)[first]
-        else:
-            p = rs.predict_proba(X)
-        if p.shape[0] != y.shape[0]:
-            raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
-        w = np.ones(len(y)) if rows.sample_weight is None else rows.sample_weight
-        if per_rule and bits is not None:
-            return table_from_sums(rs, _engine.per_rule_sums(bits, first, y, w, c, rs.rule_probabilities))
-        if per_rule:
-            if cover is None:
-                cover, first = rs.coverage(X), rs.apply(X)
-            return per_rule_table(rs, cover, first, y, w, c)
-        return set_metrics(p, y, w, c, len(rs.rules))
+        return evaluate_blocks(rs, [memory_block(X, rows)], per_rule)
 
     def _evaluate_book(self, X, y, *, sample_weight, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, per_rule,
                        pos_label, decline_cost):
