@@ -140,3 +140,35 @@ def test_reports_on_dask_partitions_equal_memory(chunks):
     np.testing.assert_allclose(tab["rows"], [ref[0][p] for p in tab.index], rtol=1e-12)
     np.testing.assert_allclose(tab["alerts"], [ref[1][p] for p in tab.index], rtol=1e-12)
     np.testing.assert_allclose(tab["money_caught"], [ref[2][p] for p in tab.index], rtol=1e-12)
+
+
+def test_monitor_cells_equal_a_loop_over_the_rows_of_the_coverage_matrix():
+    """RuleSet.monitor's per (period, rule) sums, from the engine's masks, against a row-by-row loop over the
+    coverage matrix (rows in order, so the sums agree to the last bit); a SQL book with NULLs, induced rules."""
+    rng = np.random.default_rng(6)
+    n = 4000
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    X.loc[rng.random(n) < 0.1, "b"] = np.nan
+    y = (rng.random(n) < 0.1 + 0.3 * (X["a"] > 1)).astype(np.int64).to_numpy()
+    amount, w = rng.lognormal(3, 1, n), rng.random(n) + 0.5
+    periods = np.array(["d3", "d1", "d2", "d9"])[rng.integers(0, 4, n)]
+    rs = RuleSet.from_sql({"r1": "a > 1", "r2": "a + b > 1.5", "r3": "b IS NULL AND a > 0", "r4": "NOT (b < 1.8)"})
+    mon = rs.monitor(X, y, periods, fp_cost=5.0, fn_cost=amount, sample_weight=w)
+    cover = rs.coverage(X)
+    net = np.where(y == 1, amount, -5.0)
+    k = cover.shape[1]
+    cells = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])  # (period, rule) -> alerts, tp, net, unique net
+    for i in range(n):
+        hits = np.flatnonzero(cover[i])
+        for j in list(hits) + ([k] if len(hits) else []):
+            c = cells[(periods[i], j)]
+            c[0] += w[i]
+            c[1] += w[i] * y[i]
+            c[2] += w[i] * net[i]
+            if j == k or len(hits) == 1:
+                c[3] += w[i] * net[i]
+    names = list(rs.names) + ["(all rules)"]
+    for p in sorted(set(periods)):
+        for j in range(k + 1):
+            row = mon.loc[(p, names[j])]
+            assert [row["alerts"], row["tp"], row["net_money"], row["unique_net_money"]] == cells[(p, j)]

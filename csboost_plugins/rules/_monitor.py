@@ -1,9 +1,10 @@
 """Rule monitoring over periods: each rule's alerts, precision and money per period, and whether its
 precision or alert rate moved beyond sampling noise against reference periods (:meth:`RuleSet.monitor`).
 
-One pass over the rows: per block of rows, the coverage matrix of the rules gives, per (period,
-rule), weighted sums (alerts, true positives, net money, the net money of the rows only that rule
-covers) that add across blocks and across dask partitions. The tests run on the summed table:
+One evaluation of the book by the rule engine gives each rule's rows as a bit mask; per (period, rule),
+weighted sums (alerts, true positives, net money, the net money of the rows only that rule covers) come
+from a bincount of those rows' period codes (:func:`csboost_plugins._reduce.group_sums`), and add across
+dask partitions (:func:`csboost_plugins._reduce.reduce_blocks`). The tests run on the summed table:
 two-sided Fisher exact tests, vectorised over rules and periods (:func:`fisher_exact_pvalues`).
 """
 
@@ -12,13 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._periods import check_alpha, period_codes
-from .._reduce import Block, dask_partitions, reduce_blocks
+from .._reduce import Block, dask_partitions, group_sums, reduce_blocks
 from .._rows import check_cost_keywords, dask_labels, read_rows
 
 __all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
 
 ALL_RULES = "(all rules)"
-_BLOCK = 1 << 18  # rows whose coverage matrix is held at a time (bounds memory at any number of rows)
 _RELATIVE_TIE = 1e-7  # tables whose probability is within this factor of the observed one count as as extreme (R's)
 # per (period, rule) sums, then two per-period sums; a partition returns them flattened, one row per period
 _CELL = ("alerts", "alerts_w2", "tp", "net_money", "unique_net_money")
@@ -130,37 +130,50 @@ def _tail(start, step, lo, hi, M, n1, k):
 
 
 # ----------------------------------------------------------------- the sums
-def _rows(v, a, b):
-    return v.iloc[a:b] if hasattr(v, "iloc") else v[a:b]
+def _rows_of(words, n):
+    """The rows (ascending) whose bit is set in a bit-packed mask (bit j of word w = row 64 w + j)."""
+    return np.flatnonzero(np.unpackbits(words.view(np.uint8), count=n, bitorder="little"))
+
+
+def _cell_terms(rows, w, y, net):
+    """The per-row terms of a (period, rule) cell over ``rows``: w, w^2, w y, w net."""
+    wr = w[rows]
+    return [wr, (wr, wr), (wr, y[rows]), (wr, net[rows])]
 
 
 def monitor_sums(rs, X, y, codes, n_periods, w, costs):
-    """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set."""
-    from ..decision_costs import misclassification_costs
-    from ._monitor_kernels import add_cell_sums
+    """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set.
 
-    k = len(rs.rules)
-    n = y.shape[0]
+    From the engine's bit masks (one evaluation of the book): per rule, its rows' period codes summed by
+    :func:`csboost_plugins._reduce.group_sums` (rows in order, so each cell adds its rows as a row-by-row
+    sweep would); the rows no other rule flags come from the masks' pairwise overlaps, word by word."""
+    from ..decision_costs import misclassification_costs
+    from . import _engine
+
+    k, n = len(rs.rules), y.shape[0]
     if not (codes.shape[0] == w.shape[0] == n and (n == 0 or 0 <= codes.min() <= codes.max() < n_periods)):
         raise ValueError("monitor: period codes, weights and labels do not match the rows")
     cell = np.zeros((n_periods, k + 1, len(_CELL)))
-    per = np.zeros((n_periods, len(_PERIOD)))
-    net_row = np.zeros(n)
+    net = np.zeros(n)
     if costs is not None:
         caught, alert = misclassification_costs(costs)
-        net_row = np.where(y == 1, caught, -alert)
-    yf, codes = y.astype(np.float64), np.ascontiguousarray(codes, dtype=np.int64)
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    for a in range(0, n, _BLOCK):
-        b = min(n, a + _BLOCK)
-        cb, wb = codes[a:b], w[a:b]
-        per[:, 0] += np.bincount(cb, weights=wb, minlength=n_periods)
-        per[:, 1] += np.bincount(cb, weights=wb * wb, minlength=n_periods)
-        if k:
-            cover = np.ascontiguousarray(rs.coverage(_rows(X, a, b)))
-            if cover.shape != (b - a, k):
-                raise ValueError(f"monitor: the coverage of rows {a}..{b} has shape {cover.shape}, not {(b - a, k)}")
-            add_cell_sums(cover, cb, wb, yf[a:b], net_row[a:b], cell)
+        net = np.where(y == 1, caught, -alert)
+    yf, w = y.astype(np.float64), np.asarray(w, dtype=np.float64)
+    per = group_sums(codes, n_periods, [w, (w, w)])
+    if k:
+        bits = _engine.rule_bits(rs, X)
+        if bits.n != n:
+            raise ValueError(f"monitor: X has {bits.n} rows but y has {n}")
+        seen, multi = np.zeros_like(bits.words[0]), np.zeros_like(bits.words[0])
+        for word in bits.words:  # rows flagged by any rule, and by two or more
+            multi |= seen & word
+            seen |= word
+        alone = np.unpackbits((~multi).view(np.uint8), count=n, bitorder="little").view(bool)
+        for j in range(k + 1):
+            rows = _rows_of(bits.words[j] if j < k else seen, n)
+            cell[:, j, :4] = group_sums(codes[rows], n_periods, _cell_terms(rows, w, yf, net))
+            sole = rows[alone[rows]] if j < k else rows  # the set's unique money is its money
+            cell[:, j, 4] = group_sums(codes[sole], n_periods, [(w[sole], net[sole])])[:, 0]
     return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
 
 
