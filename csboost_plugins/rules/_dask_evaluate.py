@@ -10,9 +10,11 @@ import numpy as np
 from .._dask_blocks import _blocks, _tree_sum
 from .._reduce import Block, dask_partitions, reduce_blocks
 from . import _engine
-from ._report import metrics_from_sums, per_rule_sums, set_sums, table_from_sums
+from ._report import (action_rule_sums, action_set_metrics, action_set_sums, action_table_from_sums, metrics_from_sums,
+                      per_rule_sums, set_sums, table_from_sums)
 
-__all__ = ["apply", "coverage", "evaluate", "evaluate_blocks", "evaluate_part", "memory_block", "overlap_counts", "predict", "predict_proba"]
+__all__ = ["apply", "book_blocks", "book_part", "coverage", "evaluate", "evaluate_blocks", "evaluate_part",
+           "memory_block", "overlap_counts", "predict", "predict_proba"]
 
 
 def _map_rows(rs, X, fn, dtype, *args, ncols=None):
@@ -103,6 +105,31 @@ def evaluate_blocks(rs, blocks, per_rule):
     return table_from_sums(rs, s) if per_rule else metrics_from_sums(s, len(rs.rules))
 
 
+def book_part(b, rs, per_rule):
+    """A block's additive sums behind :meth:`RuleSet.evaluate` of a rule book read top-down (first match wins):
+    :func:`._report.action_set_sums` or, with ``per_rule``, :func:`._report.action_rule_sums`; the block's
+    ``extra["decline_cost"]`` (None: ``C_FP``) prices a declined negative."""
+    decline = (b.extra or {}).get("decline_cost")
+    if decline is not None and not np.all(np.isfinite(decline)):
+        raise ValueError("decline_cost must be finite (money per row of declining a legitimate customer)")
+    if per_rule:
+        cover = rs.coverage(b.x)
+        if cover.shape[0] != b.n:
+            raise ValueError(f"X has {cover.shape[0]} rows but y has {b.n}")
+        return action_rule_sums(rs, cover, b.y, b.w, b.costs, decline)
+    first = rs.apply(b.x)
+    if first.shape[0] != b.n:
+        raise ValueError(f"X has {first.shape[0]} rows but y has {b.n}")
+    return action_set_sums(rs, first, b.y, b.w, b.costs, decline)
+
+
+def book_blocks(rs, blocks, per_rule):
+    """:meth:`RuleSet.evaluate` of the rule book ``rs`` read top-down, from the sums of :func:`book_part` over
+    ``blocks`` (in memory or dask partitions)."""
+    s = reduce_blocks(book_part, blocks, shared=(rs, per_rule))
+    return action_table_from_sums(rs, s) if per_rule else action_set_metrics(s, len(rs.rules))
+
+
 def memory_block(X, rows):
     """The :class:`csboost_plugins._reduce.Block` of in-memory rows read by ``read_rows``."""
     return Block(rows.n, x=X, y=rows.y, w=np.ones(rows.n) if rows.sample_weight is None else rows.sample_weight,
@@ -110,7 +137,7 @@ def memory_block(X, rows):
 
 
 def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-             cost_matrix=None, per_rule=False):
+             cost_matrix=None, per_rule=False, decline_cost=None, book=False):
     """:meth:`RuleSet.evaluate` on dask collections: one pass, per-partition sums added on the workers.
 
     Parameters
@@ -129,6 +156,10 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
         [C_FP, C_FN, C_TP, C_TN] per row, row chunks like X.
     per_rule : bool, default False
         Return the per-rule table (from per-rule sums that add across partitions).
+    decline_cost : float or dask Series / 1-D dask array, optional
+        Money of declining a legitimate customer (a rule book's block), partitioned like X, or a scalar.
+    book : bool, default False
+        Read ``rs`` as a rule book, top-down, first match wins (its actions).
 
     Returns
     -------
@@ -138,6 +169,10 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
     costs = {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost, "tn_cost": tn_cost,
              "cost_matrix": cost_matrix}
     has_costs = fn_cost is not None or fp_cost is not None or cost_matrix is not None
-    blocks = dask_partitions([("x", "X", X), ("y", "y", y), ("w", "sample_weight", sample_weight)],
-                             costs if has_costs else None)
-    return evaluate_blocks(rs, blocks, per_rule)
+    if decline_cost is not None and not has_costs:
+        raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
+    columns = [("x", "X", X), ("y", "y", y), ("w", "sample_weight", sample_weight)]
+    if book:
+        columns.append(("decline_cost", "decline_cost", decline_cost))
+    blocks = dask_partitions(columns, costs if has_costs else None)
+    return book_blocks(rs, blocks, per_rule) if book else evaluate_blocks(rs, blocks, per_rule)

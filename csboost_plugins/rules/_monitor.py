@@ -141,6 +141,43 @@ def _cell_terms(rows, w, y, net):
     return [wr, (wr, wr), (wr, y[rows]), (wr, net[rows])]
 
 
+def _second_match(bits, first):
+    """Each row's second matching rule (-1: none): the first match once each row's first rule is cleared."""
+    from ._engine import Bits, first_match
+
+    words, n = bits.words.copy(), bits.n
+    mask = np.zeros(words.shape[1] * 64, bool)
+    for j in range(words.shape[0]):
+        mask[:n] = first == j
+        words[j] &= ~np.packbits(mask, bitorder="little").view("<u8").astype(np.uint64, copy=False)
+    return first_match(Bits(words, n))
+
+
+def _book_cells(rs, bits, codes, n_periods, w, y, net):
+    """The (n_periods, k + 1, len(_CELL)) cells of a rule book read top-down (first match wins): rule j's rows
+    are those it matches first (its action decides them); their money is ``net`` under block or review, 0 under
+    allow; its unique money, on those rows, that money minus the money of the row's next matching rule's action
+    (what the book loses without j); the set's rows are those it flags (block or review)."""
+    from ._engine import first_match
+    from ._report import ACTION_CODES
+
+    k = len(rs.rules)
+    first = first_match(bits)
+    second = _second_match(bits, first)
+    books = np.append([ACTION_CODES[a] != ACTION_CODES["allow"] for a in rs.actions_], False)
+    m1, m2 = np.where(books[first], net, 0.0), np.where(books[second], net, 0.0)
+    hit = np.flatnonzero(first >= 0)
+    cell_codes = codes[hit] * (k + 1) + first[hit]
+    wr = w[hit]
+    rules = group_sums(cell_codes, n_periods * (k + 1),
+                       [wr, (wr, wr), (wr, y[hit]), (wr, m1[hit]), (wr, m1[hit] - m2[hit])])
+    out = rules.reshape(n_periods, k + 1, len(_CELL))
+    flagged = np.flatnonzero(books[first])
+    out[:, k, :4] = group_sums(codes[flagged], n_periods, _cell_terms(flagged, w, y, net))
+    out[:, k, 4] = out[:, k, 3]
+    return out
+
+
 def monitor_sums(rs, X, y, codes, n_periods, w, costs):
     """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set.
 
@@ -164,6 +201,9 @@ def monitor_sums(rs, X, y, codes, n_periods, w, costs):
         bits = _engine.rule_bits(rs, X)
         if bits.n != n:
             raise ValueError(f"monitor: X has {bits.n} rows but y has {n}")
+        if rs.has_actions:
+            cell[:] = _book_cells(rs, bits, codes, n_periods, w, yf, net)
+            return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
         seen, multi = np.zeros_like(bits.words[0]), np.zeros_like(bits.words[0])
         for word in bits.words:  # rows flagged by any rule, and by two or more
             multi |= seen & word
