@@ -56,7 +56,7 @@ def test_monitor_of_a_book_follows_first_match_against_a_brute_force():
 
 
 def test_monitor_of_a_book_equals_evaluate_per_rule_period_by_period():
-    X, y, amount, w, periods = _data(seed=1)
+    X, y, amount, _, periods = _data(seed=1)
     book = RuleSet.from_sql(BOOK)
     mon = book.monitor(X, y, periods, fp_cost=5.0, fn_cost=amount)
     for p in np.unique(periods):
@@ -102,3 +102,19 @@ def test_dask_evaluate_of_a_book_equals_memory(decline):
     assert got["blocked"] == pytest.approx(w[acts == "block"].sum(), rel=1e-12)
     with dask.config.set(scheduler="synchronous"), pytest.raises(TypeError, match="decline_cost needs"):
         book.evaluate(part(X), part(y), decline_cost=20.0)
+
+
+def test_dask_monitor_of_a_book_equals_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    X, y, amount, w, periods = _data(3000, seed=4)
+    book = RuleSet.from_sql(BOOK)
+
+    def part(v):
+        return dd.from_pandas(pd.Series(v, index=X.index) if np.ndim(v) == 1 else v, npartitions=5)
+
+    with dask.config.set(scheduler="synchronous"):
+        got = book.monitor(part(X), part(y), part(periods), fp_cost=5.0, fn_cost=part(amount), sample_weight=part(w))
+    pd.testing.assert_frame_equal(got, book.monitor(X, y, periods, fp_cost=5.0, fn_cost=amount, sample_weight=w),
+                                  rtol=1e-12)

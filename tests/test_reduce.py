@@ -45,7 +45,7 @@ def test_group_sums_equal_a_python_loop_with_empty_groups():
 
 
 def test_group_sums_of_one_group_and_bad_codes():
-    w, money, hit, _ = _data(500, 2)
+    w, money, _, _ = _data(500, 2)
     got = group_sums(None, 1, [w, (w, money)])
     assert got.shape == (1, 2)
     assert got[0, 0] == pytest.approx(sum(w.tolist()), rel=1e-13)

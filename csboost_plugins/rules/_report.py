@@ -259,7 +259,7 @@ def action_set_metrics(s, n_rules) -> dict:
 
 def second_match(cover, first):
     """Each row's second matching rule (-1: none), from the (n, k) matches and the first match ``first``."""
-    n, k = cover.shape
+    k = cover.shape[1]
     if not k:
         return first
     hit = first >= 0

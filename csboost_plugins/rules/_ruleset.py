@@ -11,10 +11,10 @@ import numpy as np
 from .._docstrings import fill_doc
 from .._rows import check_cost_keywords, dask_labels, read_rows
 from . import _dask, _engine
+from ._dask_evaluate import evaluate_blocks, memory_block
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import case_sql, rule_query, select_statement, where_expression
-from ._dask_evaluate import evaluate_blocks, memory_block
 from ._rule import MISSING_POLICY, Rule
 from ._schema import ROW_POSITION_KEYS, check_ruleset_dict, decode_row_positions, encode_row_positions
 from ._sqlrule import Columns, SQLRule
