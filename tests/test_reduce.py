@@ -142,18 +142,30 @@ def test_reports_on_dask_partitions_equal_memory(chunks):
     np.testing.assert_allclose(tab["money_caught"], [ref[2][p] for p in tab.index], rtol=1e-12)
 
 
-def test_monitor_cells_equal_a_loop_over_the_rows_of_the_coverage_matrix():
-    """RuleSet.monitor's per (period, rule) sums, from the engine's masks, against a row-by-row loop over the
-    coverage matrix (rows in order, so the sums agree to the last bit); a SQL book with NULLs, induced rules."""
+@pytest.mark.parametrize("kind", ["sql", "induced"])
+@pytest.mark.parametrize("weighted", [True, False])
+def test_monitor_cells_equal_a_loop_over_the_rows_of_the_coverage_matrix(kind, weighted, monkeypatch):
+    """RuleSet.monitor's per (period, rule) sums, from the rules' bit masks, against a row-by-row loop over the
+    coverage matrix (rows in order, so the sums agree to the last bit); a SQL book with NULLs, and induced rules
+    (their coverage packed into masks block by block: blocks of 128 rows here), with and without weights."""
+    from csboost_plugins.rules import Interval, Rule, _monitor
+
+    monkeypatch.setattr(_monitor, "_BLOCK", 128)
     rng = np.random.default_rng(6)
     n = 4000
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
     X.loc[rng.random(n) < 0.1, "b"] = np.nan
     y = (rng.random(n) < 0.1 + 0.3 * (X["a"] > 1)).astype(np.int64).to_numpy()
-    amount, w = rng.lognormal(3, 1, n), rng.random(n) + 0.5
+    amount = rng.lognormal(3, 1, n)
+    w = rng.random(n) + 0.5 if weighted else np.ones(n)
     periods = np.array(["d3", "d1", "d2", "d9"])[rng.integers(0, 4, n)]
-    rs = RuleSet.from_sql({"r1": "a > 1", "r2": "a + b > 1.5", "r3": "b IS NULL AND a > 0", "r4": "NOT (b < 1.8)"})
-    mon = rs.monitor(X, y, periods, fp_cost=5.0, fn_cost=amount, sample_weight=w)
+    if kind == "sql":
+        rs = RuleSet.from_sql({"r1": "a > 1", "r2": "a + b > 1.5", "r3": "b IS NULL AND a > 0",
+                               "r4": "NOT (b < 1.8)"})
+    else:
+        rs = RuleSet([Rule([Interval(0, lower=1.0)]), Rule([Interval(0, lower=0.2), Interval(1, lower=0.5)]),
+                      Rule([Interval(1, upper=-1.0, missing=True)])], feature_names=["a", "b"])
+    mon = rs.monitor(X, y, periods, fp_cost=5.0, fn_cost=amount, sample_weight=w if weighted else None)
     cover = rs.coverage(X)
     net = np.where(y == 1, amount, -5.0)
     k = cover.shape[1]
@@ -172,3 +184,17 @@ def test_monitor_cells_equal_a_loop_over_the_rows_of_the_coverage_matrix():
         for j in range(k + 1):
             row = mon.loc[(p, names[j])]
             assert [row["alerts"], row["tp"], row["net_money"], row["unique_net_money"]] == cells[(p, j)]
+
+
+def test_set_rows_kernel_lists_the_set_bits():
+    from csboost_plugins.rules._period_kernels import set_rows
+
+    rng = np.random.default_rng(7)
+    for n in (1, 63, 64, 65, 1000, 12345):
+        for p in (0.0, 0.01, 0.5, 1.0):
+            m = rng.random(n) < p
+            pad = np.zeros(-(-n // 64) * 64, bool)
+            pad[:n] = m
+            words = np.packbits(pad, bitorder="little").view("<u8").astype(np.uint64)
+            out = np.empty(n, np.int64)
+            assert out[:set_rows(words, n, out)].tolist() == np.flatnonzero(m).tolist()

@@ -19,6 +19,7 @@ from .._rows import check_cost_keywords, dask_labels, read_rows
 __all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
 
 ALL_RULES = "(all rules)"
+_BLOCK = 1 << 18  # rows of induced rules' coverage matrix at a time (a multiple of 64: whole mask words)
 _RELATIVE_TIE = 1e-7  # tables whose probability is within this factor of the observed one count as as extreme (R's)
 # per (period, rule) sums, then two per-period sums; a partition returns them flattened, one row per period
 _CELL = ("alerts", "alerts_w2", "tp", "net_money", "unique_net_money")
@@ -132,11 +133,17 @@ def _tail(start, step, lo, hi, M, n1, k):
 # ----------------------------------------------------------------- the sums
 def _rows_of(words, n):
     """The rows (ascending) whose bit is set in a bit-packed mask (bit j of word w = row 64 w + j)."""
-    return np.flatnonzero(np.unpackbits(words.view(np.uint8), count=n, bitorder="little"))
+    from ._period_kernels import set_rows
+
+    out = np.empty(n, np.int64)
+    return out[:set_rows(words, n, out)].copy()
 
 
 def _cell_terms(rows, w, y, net):
-    """The per-row terms of a (period, rule) cell over ``rows``: w, w^2, w y, w net."""
+    """The per-row terms of a (period, rule) cell over ``rows``: w, w^2, w y, w net (``w`` None: unit weights,
+    whose products are the values themselves, so the sums are the same to the last bit)."""
+    if w is None:
+        return [None, None, y[rows], net[rows]]
     wr = w[rows]
     return [wr, (wr, wr), (wr, y[rows]), (wr, net[rows])]
 
@@ -178,14 +185,48 @@ def _book_cells(rs, bits, codes, n_periods, w, y, net):
     return out
 
 
+def _bits(rs, X, n):
+    """The rules' TRUE masks (:class:`._engine.Bits`): the engine's for a book with SQL rules; induced rules'
+    coverage matrix, computed by their kernels, packed rule by rule in one compiled sweep."""
+    from . import _engine
+    from ._period_kernels import pack_columns
+
+    if rs.has_sql_rules:
+        bits = _engine.rule_bits(rs, X)
+    else:
+        m = X.shape[0] if hasattr(X, "shape") else len(X)
+        words = np.zeros((len(rs.rules), (m + 63) // 64), np.uint64)
+        for a in range(0, m, _BLOCK):  # blocks of rows: the coverage kernel runs faster in cache
+            cover = np.ascontiguousarray(rs.coverage(X.iloc[a:a + _BLOCK] if hasattr(X, "iloc") else X[a:a + _BLOCK]))
+            if cover.shape != (min(m, a + _BLOCK) - a, len(rs.rules)):
+                raise ValueError(f"monitor: the coverage of rows {a}.. has shape {cover.shape}")
+            nw = (cover.shape[0] + 63) // 64
+            _engine._in_threads(lambda w0, w1, c=cover, a=a: pack_columns(c, a // 64, w0, w1, words),
+                                _engine._ranges(nw, cover.shape[0]))
+        bits = _engine.Bits(words, m)
+    if bits.n != n:
+        raise ValueError(f"monitor: X has {bits.n} rows but y has {n}")
+    return bits
+
+
+def _hits(bits, n):
+    """``(rows_of, alone)``: ``rows_of(j)`` the rows (ascending) rule j flags, ``rows_of(k)`` those any rule
+    flags; ``alone`` whether no other rule flags a row (from the masks' overlaps, word by word)."""
+    seen, multi = np.zeros_like(bits.words[0]), np.zeros_like(bits.words[0])
+    for word in bits.words:  # rows flagged by any rule, and by two or more
+        multi |= seen & word
+        seen |= word
+    alone = np.unpackbits((~multi).view(np.uint8), count=n, bitorder="little").view(bool)
+    return (lambda j: _rows_of(bits.words[j] if j < len(bits.words) else seen, n)), alone
+
+
 def monitor_sums(rs, X, y, codes, n_periods, w, costs):
     """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set.
 
-    From the engine's bit masks (one evaluation of the book): per rule, its rows' period codes summed by
+    From one evaluation of the book (:func:`_bits`, :func:`_hits`): per rule, its rows' period codes summed by
     :func:`csboost_plugins._reduce.group_sums` (rows in order, so each cell adds its rows as a row-by-row
-    sweep would); the rows no other rule flags come from the masks' pairwise overlaps, word by word."""
+    sweep would). A book with actions: :func:`_book_cells`."""
     from ..decision_costs import misclassification_costs
-    from . import _engine
 
     k, n = len(rs.rules), y.shape[0]
     if not (codes.shape[0] == w.shape[0] == n and (n == 0 or 0 <= codes.min() <= codes.max() < n_periods)):
@@ -197,23 +238,17 @@ def monitor_sums(rs, X, y, codes, n_periods, w, costs):
         net = np.where(y == 1, caught, -alert)
     yf, w = y.astype(np.float64), np.asarray(w, dtype=np.float64)
     per = group_sums(codes, n_periods, [w, (w, w)])
-    if k:
-        bits = _engine.rule_bits(rs, X)
-        if bits.n != n:
-            raise ValueError(f"monitor: X has {bits.n} rows but y has {n}")
-        if rs.has_actions:
-            cell[:] = _book_cells(rs, bits, codes, n_periods, w, yf, net)
-            return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
-        seen, multi = np.zeros_like(bits.words[0]), np.zeros_like(bits.words[0])
-        for word in bits.words:  # rows flagged by any rule, and by two or more
-            multi |= seen & word
-            seen |= word
-        alone = np.unpackbits((~multi).view(np.uint8), count=n, bitorder="little").view(bool)
+    bits = _bits(rs, X, n) if k else None
+    if k and rs.has_actions:
+        cell[:] = _book_cells(rs, bits, codes, n_periods, w, yf, net)
+    elif k:
+        rows_of, alone = _hits(bits, n)
+        unit = None if np.all(w == 1.0) else w
         for j in range(k + 1):
-            rows = _rows_of(bits.words[j] if j < k else seen, n)
-            cell[:, j, :4] = group_sums(codes[rows], n_periods, _cell_terms(rows, w, yf, net))
+            rows = rows_of(j)
+            cell[:, j, :4] = group_sums(codes[rows], n_periods, _cell_terms(rows, unit, yf, net))
             sole = rows[alone[rows]] if j < k else rows  # the set's unique money is its money
-            cell[:, j, 4] = group_sums(codes[sole], n_periods, [(w[sole], net[sole])])[:, 0]
+            cell[:, j, 4] = group_sums(codes[sole], n_periods, _cell_terms(sole, unit, yf, net)[3:])[:, 0]
     return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
 
 
