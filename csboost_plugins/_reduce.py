@@ -124,10 +124,9 @@ def group_sums(codes, n_groups, terms) -> np.ndarray:
         Each row's group, in ``[0, n_groups)``; None: every row in group 0 (``n_groups`` must be 1).
     n_groups : int
         Groups (rows of the table; a group without rows sums to 0).
-    terms : list of ndarray of shape (n,), pairs (a, b) of them, or None
+    terms : list of ndarray of shape (n,) or of pairs (a, b) of them
         The additive per-row columns (money, weights, 0/1 hit indicators times weights, ...); a pair
-        ``(a, b)`` is the per-row product ``a_i b_i`` (e.g. weight times money); None is 1 per row (the
-        rows' count, needs ``codes``).
+        ``(a, b)`` is the per-row product ``a_i b_i`` (e.g. weight times money).
 
     Returns
     -------
@@ -148,9 +147,6 @@ def group_sums(codes, n_groups, terms) -> np.ndarray:
     if codes is not None and n and (codes.min() < 0 or codes.max() >= n_groups):
         raise ValueError(f"group_sums: group codes outside [0, {n_groups})")
     for t, term in enumerate(terms):
-        if term is None and codes is not None:
-            out[:, t] = np.bincount(codes, minlength=n_groups)
-            continue
         a, b = term if isinstance(term, tuple) else (term, None)
         if n is not None and (a.shape[0] != n or (b is not None and b.shape[0] != n)):
             raise ValueError(f"group_sums: term {t} has {a.shape[0]} rows but there are {n} codes")

@@ -185,16 +185,3 @@ def test_monitor_cells_equal_a_loop_over_the_rows_of_the_coverage_matrix(kind, w
             row = mon.loc[(p, names[j])]
             assert [row["alerts"], row["tp"], row["net_money"], row["unique_net_money"]] == cells[(p, j)]
 
-
-def test_set_rows_kernel_lists_the_set_bits():
-    from csboost_plugins.rules._period_kernels import set_rows
-
-    rng = np.random.default_rng(7)
-    for n in (1, 63, 64, 65, 1000, 12345):
-        for p in (0.0, 0.01, 0.5, 1.0):
-            m = rng.random(n) < p
-            pad = np.zeros(-(-n // 64) * 64, bool)
-            pad[:n] = m
-            words = np.packbits(pad, bitorder="little").view("<u8").astype(np.uint64)
-            out = np.empty(n, np.int64)
-            assert out[:set_rows(words, n, out)].tolist() == np.flatnonzero(m).tolist()

@@ -131,19 +131,8 @@ def _tail(start, step, lo, hi, M, n1, k):
 
 
 # ----------------------------------------------------------------- the sums
-def _rows_of(words, n):
-    """The rows (ascending) whose bit is set in a bit-packed mask (bit j of word w = row 64 w + j)."""
-    from ._period_kernels import set_rows
-
-    out = np.empty(n, np.int64)
-    return out[:set_rows(words, n, out)].copy()
-
-
 def _cell_terms(rows, w, y, net):
-    """The per-row terms of a (period, rule) cell over ``rows``: w, w^2, w y, w net (``w`` None: unit weights,
-    whose products are the values themselves, so the sums are the same to the last bit)."""
-    if w is None:
-        return [None, None, y[rows], net[rows]]
+    """The per-row terms of a (period, rule) cell over ``rows``: w, w^2, w y, w net."""
     wr = w[rows]
     return [wr, (wr, wr), (wr, y[rows]), (wr, net[rows])]
 
@@ -209,15 +198,26 @@ def _bits(rs, X, n):
     return bits
 
 
-def _hits(bits, n):
-    """``(rows_of, alone)``: ``rows_of(j)`` the rows (ascending) rule j flags, ``rows_of(k)`` those any rule
-    flags; ``alone`` whether no other rule flags a row (from the masks' overlaps, word by word)."""
+def _rule_cells(bits, codes, n_periods, w, y, net):
+    """(n_periods, k + 1, len(_CELL)) cells of the k masks and of their union (the set), walking each mask's set
+    bits in a compiled kernel, in threads over masks; the rows no other rule flags from the masks' overlaps,
+    word by word (the set's unique money is its money)."""
+    from . import _engine
+    from ._period_kernels import mask_cell_sums
+
+    n, k = codes.shape[0], bits.words.shape[0]
     seen, multi = np.zeros_like(bits.words[0]), np.zeros_like(bits.words[0])
     for word in bits.words:  # rows flagged by any rule, and by two or more
         multi |= seen & word
         seen |= word
+    words = np.vstack([bits.words, seen[None, :]])
     alone = np.unpackbits((~multi).view(np.uint8), count=n, bitorder="little").view(bool)
-    return (lambda j: _rows_of(bits.words[j] if j < len(bits.words) else seen, n)), alone
+    out = np.zeros((n_periods, k + 1, len(_CELL)))
+    _engine._in_threads(lambda r0, r1: mask_cell_sums(words, alone, codes, w, y, net, r0, r1, out),
+                        _engine._ranges(k, n))
+    any_alone = np.ones(n, bool)  # the set: every flagged row counts for its unique money
+    mask_cell_sums(words, any_alone, codes, w, y, net, k, k + 1, out)
+    return out
 
 
 def monitor_sums(rs, X, y, codes, n_periods, w, costs):
@@ -242,13 +242,7 @@ def monitor_sums(rs, X, y, codes, n_periods, w, costs):
     if k and rs.has_actions:
         cell[:] = _book_cells(rs, bits, codes, n_periods, w, yf, net)
     elif k:
-        rows_of, alone = _hits(bits, n)
-        unit = None if np.all(w == 1.0) else w
-        for j in range(k + 1):
-            rows = rows_of(j)
-            cell[:, j, :4] = group_sums(codes[rows], n_periods, _cell_terms(rows, unit, yf, net))
-            sole = rows[alone[rows]] if j < k else rows  # the set's unique money is its money
-            cell[:, j, 4] = group_sums(codes[sole], n_periods, _cell_terms(sole, unit, yf, net)[3:])[:, 0]
+        cell[:] = _rule_cells(bits, np.ascontiguousarray(codes, dtype=np.int64), n_periods, w, yf, net)
     return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
 
 

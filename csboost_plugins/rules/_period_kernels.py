@@ -1,11 +1,12 @@
-"""numba kernels of :mod:`._monitor`: a coverage matrix packed into per-rule bit masks, and a mask's rows."""
+"""numba kernels of :mod:`._monitor`: a coverage matrix packed into per-rule bit masks, and per (period, mask)
+sums over the masks' rows."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-__all__ = ["pack_columns", "set_rows"]
+__all__ = ["mask_cell_sums", "pack_columns"]
 
 
 @njit(cache=True, nogil=True)
@@ -33,17 +34,28 @@ _DEBRUIJN_INDEX[[((1 << b) * int(_DEBRUIJN) % 2**64) >> 58 for b in range(64)]] 
 
 
 @njit(cache=True, nogil=True)
-def set_rows(words, n, out):  # pragma: no cover - compiled
-    """Write the rows whose bit is set in ``words`` (bit j of word w = row 64 w + j), ascending, to ``out``;
-    return how many. Rows from ``n`` on are ignored. The caller guarantees ``len(out) >= n``."""
-    c = 0
-    for w in range(words.shape[0]):
-        x = words[w]
-        while x:
-            low = x & (~x + np.uint64(1))  # the lowest set bit
-            i = w * 64 + _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
-            if i < n:
-                out[c] = i
-                c += 1
-            x ^= low
-    return c
+def mask_cell_sums(words, alone, codes, w, y, net, r0, r1, out):  # pragma: no cover - compiled
+    """For masks r in [r0, r1) (``words[r]``, bit j of word v = row 64 v + j) and every row i they hold, add
+    to ``out[codes[i], r]``: w, w^2, w y, w net, and w net again where ``alone[i]`` (no other rule flags i).
+
+    Rows are visited in order, so each cell adds its rows as a row-by-row sweep (or ``np.bincount``) does.
+    Threads take disjoint ranges of masks (disjoint columns of ``out``). The caller guarantees
+    ``out.shape[1:] == (len(words), 5)``, ``0 <= codes < out.shape[0]`` and equal lengths of the rows'
+    arrays (``len(codes) <= 64 * words.shape[1]``; bits past the rows are never set).
+    """
+    for r in range(r0, r1):
+        for v in range(words.shape[1]):
+            x = words[r, v]
+            while x:
+                low = x & (~x + np.uint64(1))
+                i = v * 64 + _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
+                x ^= low
+                c = codes[i]
+                wi = w[i]
+                wn = wi * net[i]
+                out[c, r, 0] += wi
+                out[c, r, 1] += wi * wi
+                out[c, r, 2] += wi * y[i]
+                out[c, r, 3] += wn
+                if alone[i]:
+                    out[c, r, 4] += wn
