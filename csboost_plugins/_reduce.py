@@ -102,12 +102,13 @@ def period_codes(periods, n, name="periods"):
     if missing.any():
         raise ValueError(f"{name} has {int(missing.sum())} missing label(s) (NaN / None / NaT), e.g. at row "
                          f"{int(np.flatnonzero(missing)[0])}: every row needs a period")
-    if values.dtype.kind in "iu" and n:  # integer weeks or days: a bincount over their range, no sort
+    if values.dtype.kind in "iu" and values.dtype != np.uint64 and n:  # weeks or days: a bincount, no sort
         lo, hi = int(values.min()), int(values.max())
         if hi - lo <= 4 * n:
-            present = np.bincount((values - lo).astype(np.int64), minlength=hi - lo + 1) > 0
+            shifted = values.astype(np.int64) - lo
+            present = np.bincount(shifted, minlength=hi - lo + 1) > 0
             rank = np.cumsum(present) - 1
-            return rank[values - lo].astype(np.int64), (np.flatnonzero(present) + lo).astype(values.dtype)
+            return rank[shifted].astype(np.int64), (np.flatnonzero(present) + lo).astype(values.dtype)
     try:
         codes, labels = pd.factorize(values, sort=True)
     except TypeError as exc:

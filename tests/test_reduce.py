@@ -185,3 +185,16 @@ def test_monitor_cells_equal_a_loop_over_the_rows_of_the_coverage_matrix(kind, w
             row = mon.loc[(p, names[j])]
             assert [row["alerts"], row["tp"], row["net_money"], row["unique_net_money"]] == cells[(p, j)]
 
+
+
+@pytest.mark.parametrize("values", [np.array([-128, 127, 0, -128], np.int8), np.array([5, 3, 3, 9], np.uint8),
+                                    np.array([2**62, -2**62, 7]), np.array([2**63 + 5, 1], np.uint64),
+                                    np.arange(10, dtype=np.int32) * 1000, np.array([], np.int64)],
+                         ids=["int8 extremes", "uint8", "wide int64", "uint64", "sparse int32", "empty"])
+def test_period_codes_of_integers_equal_pandas_factorize(values):
+    from csboost_plugins._reduce import period_codes
+
+    codes, labels = period_codes(values, len(values))
+    want_codes, want_labels = pd.factorize(values, sort=True)
+    assert codes.tolist() == want_codes.tolist() and labels.tolist() == np.asarray(want_labels).tolist()
+    assert labels.dtype == np.asarray(want_labels).dtype
