@@ -1,10 +1,11 @@
 """Rule monitoring over periods: each rule's alerts, precision and money per period, and whether its
 precision or alert rate moved beyond sampling noise against reference periods (:meth:`RuleSet.monitor`).
 
-One evaluation of the book by the rule engine gives each rule's rows as a bit mask; per (period, rule),
-weighted sums (alerts, true positives, net money, the net money of the rows only that rule covers) come
-from a bincount of those rows' period codes (:func:`csboost_plugins._reduce.group_sums`), and add across
-dask partitions (:func:`csboost_plugins._reduce.reduce_blocks`). The tests run on the summed table:
+One evaluation of the book gives each rule's rows as a bit mask (the rule engine's for SQL rules); per
+(period, rule), weighted sums (alerts, true positives, net money, the net money of the rows only that rule
+covers) come from a compiled walk over each mask's rows, in row order (:mod:`._period_kernels`), per period
+from :func:`csboost_plugins._reduce.group_sums`; blocks and dask partitions add up through the one driver
+(:func:`csboost_plugins._reduce.reduce_blocks`). The tests run on the summed table:
 two-sided Fisher exact tests, vectorised over rules and periods (:func:`fisher_exact_pvalues`).
 """
 
@@ -223,9 +224,9 @@ def _rule_cells(bits, codes, n_periods, w, y, net):
 def monitor_sums(rs, X, y, codes, n_periods, w, costs):
     """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set.
 
-    From one evaluation of the book (:func:`_bits`, :func:`_hits`): per rule, its rows' period codes summed by
-    :func:`csboost_plugins._reduce.group_sums` (rows in order, so each cell adds its rows as a row-by-row
-    sweep would). A book with actions: :func:`_book_cells`."""
+    From one evaluation of the book (:func:`_bits`): per rule, the sums over its rows by period
+    (:func:`_rule_cells`, rows in order, so each cell adds its rows as a row-by-row sweep would); a book with
+    actions: :func:`_book_cells`; per period: :func:`csboost_plugins._reduce.group_sums`."""
     from ..decision_costs import misclassification_costs
 
     k, n = len(rs.rules), y.shape[0]
@@ -236,7 +237,7 @@ def monitor_sums(rs, X, y, codes, n_periods, w, costs):
     if costs is not None:
         caught, alert = misclassification_costs(costs)
         net = np.where(y == 1, caught, -alert)
-    yf, w = y.astype(np.float64), np.asarray(w, dtype=np.float64)
+    yf, w = y.astype(np.float64), np.ascontiguousarray(w, dtype=np.float64)
     per = group_sums(codes, n_periods, [w, (w, w)])
     bits = _bits(rs, X, n) if k else None
     if k and rs.has_actions:
