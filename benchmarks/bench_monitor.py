@@ -24,6 +24,12 @@ user writes today; it gives no unique money and no test).
     python benchmarks/bench_monitor.py power [--seeds-20k 100] [--seeds-50k 50]
     python benchmarks/bench_monitor.py speed [--rows 10000000]
     python benchmarks/bench_monitor.py png [--out /tmp]   # the heat map at 50 rules x 52 weeks
+    PYTHONPATH=. python benchmarks/bench_monitor.py duckdb [--rows 1000000] [--books 14,100] [--threads 2]
+
+DuckDB: RuleSet.monitor over 52 periods (time-ordered rows) against DuckDB computing the same per-rule
+per-period hit counts on the same pandas frame (``GROUP BY period`` with ``SUM(CASE WHEN (rule) IS TRUE THEN 1
+ELSE 0 END)`` per rule), both with --threads threads; the books and rows of bench_rules_engine.py (the
+14-rule expert book, generated books). Best of 3; the counts are asserted equal; ratio = monitor / DuckDB.
 """
 
 import argparse
@@ -259,9 +265,45 @@ def png(args):
     print(path)
 
 
+def duck(args):
+    import duckdb
+    import numba
+
+    from bench_rules_engine import EXPERT, best, frame, generated
+
+    numba.set_num_threads(args.threads)
+    n = args.rows
+    X = frame(n)
+    rng = np.random.default_rng(1)
+    y = (rng.random(n) < 0.01).astype(int)
+    periods = np.sort(rng.integers(0, 52, n))  # weeks, rows in time order
+    con = duckdb.connect()
+    con.execute(f"SET threads TO {args.threads}")
+    con.register("t", X.assign(period=periods))
+    print(f"rows {n:,} x 52 periods, threads {args.threads} (numba and DuckDB {duckdb.__version__}), load average "
+          f"before {tuple(round(v, 2) for v in os.getloadavg())}")
+    rows = []
+    for k in (int(b) for b in args.books.split(",")):
+        rs = RuleSet.from_sql(EXPERT if k == 14 else generated(k), dialect="duckdb")
+        rs.monitor(X.iloc[::1000], y[::1000], periods[::1000])  # compiles (or loads) the kernels outside the timing
+        sums = ", ".join(f"SUM(CASE WHEN ({r.to_sql('duckdb')}) IS TRUE THEN 1 ELSE 0 END) AS h{j}"
+                         for j, r in enumerate(rs))
+        sql = f"SELECT period, {sums} FROM t GROUP BY period ORDER BY period"
+        counts, t_duck = best(lambda: con.execute(sql).fetchnumpy())
+        tab, t_mon = best(lambda: rs.monitor(X, y, periods))
+        alerts = tab["alerts"].to_numpy().reshape(52, k + 1)
+        for j in range(k):
+            assert np.array_equal(alerts[:, j], np.asarray(counts[f"h{j}"], dtype=np.float64)), f"rule {j} differs"
+        rows.append((k, t_mon, t_duck))
+    print(f"load average after {tuple(round(v, 2) for v in os.getloadavg())}\n")
+    print("| rules | rows | RuleSet.monitor s (52 periods, with tests) | DuckDB GROUP BY s | ratio |\n|---|---|---|---|---|")
+    for k, t_mon, t_duck in rows:
+        print(f"| {k} | {n:,} | {t_mon:.3f} | {t_duck:.3f} | {t_mon / t_duck:.2f} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("part", choices=["detection", "power", "speed", "png"])
+    ap.add_argument("part", choices=["detection", "power", "speed", "png", "duckdb"])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--rows-per-period", type=int, default=20_000)
     ap.add_argument("--seeds-20k", type=int, default=100, help="power: seeds at 20,000 rows per period")
@@ -271,8 +313,10 @@ def main():
     ap.add_argument("--reference", choices=["both", "first", "pooled"], default="both")
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--out", default="/tmp")
+    ap.add_argument("--books", default="14,100")
+    ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
-    {"detection": detection, "power": power, "speed": speed, "png": png}[args.part](args)
+    {"detection": detection, "power": power, "speed": speed, "png": png, "duckdb": duck}[args.part](args)
 
 
 if __name__ == "__main__":

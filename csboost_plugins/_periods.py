@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._reduce import period_codes
 from ._rows import check_cost_keywords, dask_labels
 
 __all__ = ["check_alpha", "money_by_period", "period_codes"]
@@ -18,52 +19,6 @@ _SUMS = ("rows", "alerts", "npos", "tp", "fp", "money_caught", "alert_cost", "co
          "cost_flag_all")
 _COLUMNS = ("rows", "alerts", "alert_rate", "tp", "fp", "recall", "precision", "money_caught", "alert_cost",
             "net_money", "savings")
-
-
-def period_codes(periods, n, name="periods"):
-    """``(codes, labels)``: each row's position among the sorted distinct ``labels`` of ``periods``.
-
-    Parameters
-    ----------
-    periods : array-like of shape (n,)
-        One label per row (int, str, date, ...).
-    n : int
-        The number of rows the labels must cover.
-    name : str, default="periods"
-        Argument name for the messages.
-
-    Returns
-    -------
-    codes : ndarray of int64, shape (n,)
-        ``labels[codes[i]]`` is row i's label.
-    labels : ndarray
-        The distinct labels, sorted.
-
-    Raises
-    ------
-    ValueError
-        Wrong length, a missing label (NaN, None, NaT), or labels that do not sort.
-    """
-    import pandas as pd
-
-    if periods is None:
-        raise ValueError(f"{name} is required: one period label per row")
-    if isinstance(periods, (str, bytes)) or np.ndim(periods) == 0:
-        raise ValueError(f"{name} must hold one label per row, got the scalar {periods!r}")
-    values = periods.to_numpy() if hasattr(periods, "to_numpy") else np.asarray(periods)
-    if values.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one label per row), got shape {values.shape}")
-    if values.shape[0] != n:
-        raise ValueError(f"{name} has {values.shape[0]} labels but there are {n} rows")
-    missing = pd.isna(values)
-    if missing.any():
-        raise ValueError(f"{name} has {int(missing.sum())} missing label(s) (NaN / None / NaT), e.g. at row "
-                         f"{int(np.flatnonzero(missing)[0])}: every row needs a period")
-    try:
-        codes, labels = pd.factorize(values, sort=True)
-    except TypeError as exc:
-        raise ValueError(f"{name} holds labels that cannot be sorted (mixed kinds?): {exc}") from None
-    return codes.astype(np.int64), np.asarray(labels)
 
 
 def check_alpha(alpha):
@@ -81,21 +36,17 @@ def check_alpha(alpha):
 
 def period_sums(codes, k, y, d, w, costs):
     """(k, len(_SUMS)) additive sums per period code of decisions ``d`` (0/1) on labels ``y`` (0/1)."""
+    from ._reduce import group_sums
     from .decision_costs import decision_costs, misclassification_costs
 
-    def per(v):
-        return np.bincount(codes, weights=v, minlength=k)
-
-    out = np.zeros((k, len(_SUMS)))
     pos, neg = w * (y == 1), w * (y == 0)
-    out[:, 0], out[:, 1], out[:, 2] = per(w), per(w * d), per(pos)
-    out[:, 3], out[:, 4] = per(pos * d), per(neg * d)
+    terms = [w, (w, d), pos, (pos, d), (neg, d)]
     if costs is not None:
         caught, alert = misclassification_costs(costs)
         c0, c1 = decision_costs(y, costs)
-        out[:, 5], out[:, 6] = per(pos * d * caught), per(neg * d * alert)
-        out[:, 7] = per(w * np.where(d == 1, c1, c0))
-        out[:, 8], out[:, 9] = per(w * c0), per(w * c1)
+        terms += [(pos * d, caught), (neg * d, alert), (w, np.where(d == 1, c1, c0)), (w, c0), (w, c1)]
+    out = np.zeros((k, len(_SUMS)))
+    out[:, :len(terms)] = group_sums(codes, k, terms)
     return out
 
 
@@ -179,17 +130,25 @@ def money_by_period(y_true, y_pred, periods, *, fp_cost=None, fn_cost=None, tp_c
     0/1 labels) are read in one pass: each partition's per-period sums are added.
     """
     from ._dask_blocks import is_dask
+    from ._reduce import Block, dask_partitions, reduce_blocks
 
     has_costs = _has_costs(fp_cost, fn_cost, cost_matrix)
     check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if is_dask(y_true) or is_dask(y_pred) or is_dask(periods):
-        labels, S = _dask_sums(dask_labels(y_true, pos_label), y_pred, periods, sample_weight,
-                               costs if has_costs else None)
-        return table_from_sums(labels, S, has_costs)
-    y, d, w, c = _prepare(y_true, y_pred, periods, sample_weight, costs if has_costs else None, pos_label)
-    codes, labels = period_codes(periods, y.shape[0])
-    return table_from_sums(labels, period_sums(codes, len(labels), y, d, w, c), has_costs)
+        blocks = dask_partitions([("periods", "periods", periods), ("y", "y_true", dask_labels(y_true, pos_label)),
+                                  ("d", "y_pred", y_pred), ("w", "sample_weight", sample_weight)],
+                                 costs if has_costs else None)
+    else:
+        y, d, w, c = _prepare(y_true, y_pred, periods, sample_weight, costs if has_costs else None, pos_label)
+        codes, labels = period_codes(periods, y.shape[0])
+        blocks = [Block(y.shape[0], y=y, w=w, costs=c, codes=codes, labels=labels, d=d)]
+    return table_from_sums(*reduce_blocks(_period_part, blocks, by_label=True), has_costs)
+
+
+def _period_part(b):
+    """A block's ``(labels, sums)`` for :func:`money_by_period`."""
+    return b.labels, period_sums(b.codes, len(b.labels), b.y, b.d, b.w, b.costs)
 
 
 def _prepare(y_true, y_pred, periods, sample_weight, costs, pos_label=None):
@@ -213,66 +172,3 @@ def _prepare(y_true, y_pred, periods, sample_weight, costs, pos_label=None):
     w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
     c = None if costs is None else check_costs(n, **costs)
     return y, d, w, c
-
-
-# ----------------------------------------------------------------- dask: one pass, sums per label
-def merge_label_sums(a, b):
-    """Sum of two ``(labels, sums)`` results (rows of ``sums`` follow ``labels``), over the union of labels."""
-    la, sa = a
-    lb, sb = b
-    if len(la) == 0:
-        return b
-    if len(lb) == 0:
-        return a
-    pos = {label: i for i, label in enumerate(la)}
-    extra = [label for label in lb if label not in pos]
-    labels = list(la) + extra
-    out = np.zeros((len(labels),) + sa.shape[1:])
-    out[:len(la)] += sa
-    for label in extra:
-        pos[label] = len(pos)
-    out[[pos[label] for label in lb]] += sb
-    return labels, out
-
-
-def sorted_label_sums(result, name="periods"):
-    """``(sorted labels as an array, their sums)`` from a merged result."""
-    import pandas as pd
-
-    labels, S = result
-    idx = pd.Index(list(labels))
-    try:
-        order = idx.argsort()
-    except TypeError as exc:
-        raise ValueError(f"{name} holds labels that cannot be sorted (mixed kinds?): {exc}") from None
-    return idx[order].to_numpy(), S[order]
-
-
-def _part_sums(yb, db, pb, wb, cost_parts, cost_scalars):
-    """A partition's ``(labels, sums)`` for :func:`money_by_period`."""
-    from ._dask_blocks import _labels, _values, _weights_costs
-
-    pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
-    n = pv.reshape(-1).shape[0]
-    y = _labels(yb, n)
-    d = _values(db, "y_pred", n)
-    if not np.all((d == 0) | (d == 1)):
-        raise ValueError("y_pred must hold 0/1 decisions (1 = alert)")
-    w, c = _weights_costs(wb, cost_parts, cost_scalars, n)
-    codes, labels = period_codes(pv.reshape(-1), n)
-    return list(labels), period_sums(codes, len(labels), y, d, w, c)
-
-
-def _dask_sums(y_true, y_pred, periods, sample_weight, costs):
-    from dask import delayed
-
-    from ._dask_blocks import _blocks, _tree_sum, cost_blocks
-
-    ps = _blocks(periods, "periods")
-    k = len(ps)
-    ys, ds, ws = _blocks(y_true, "y_true", k), _blocks(y_pred, "y_pred", k), _blocks(sample_weight, "sample_weight", k)
-    per_part, scalars = cost_blocks(costs, k)
-    f = delayed(_part_sums, pure=True)
-    result = _tree_sum([f(ys[i], ds[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, scalars)
-                        for i in range(k)], add=merge_label_sums)
-    return sorted_label_sums(result)

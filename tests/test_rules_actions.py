@@ -328,15 +328,15 @@ def test_book_money_is_linear_in_one_rules_matches(seed):
         assert got == pytest.approx((base[0] + D[M, 0].sum(), base[1] + D[M, 1].sum()))
 
 
-def test_dask_predict_follows_the_actions_and_evaluate_is_refused():
+def test_dask_predict_and_evaluate_follow_the_actions():
     dd = pytest.importorskip("dask.dataframe")
     df = _data(8).drop(columns="s")
     book = RuleSet.from_sql([("ok", "a > 0", "allow"), ("any", "c > 3", "review")])
     ddf = dd.from_pandas(df, npartitions=3)
     assert book.predict(ddf).compute().tolist() == book.predict(df).tolist()
     assert book.predict(df).sum() < RuleSet.from_sql(["c > 3"]).predict(df).sum()  # the allow rule exempts rows
-    with pytest.raises(TypeError, match="in memory"):
-        book.evaluate(ddf, dd.from_pandas(pd.Series(np.zeros(len(df), int)), npartitions=3))
+    y = (df["b"].fillna(0) > 5).astype(int)  # dask evaluate: the in-memory figures (tests/test_actions_reduce.py)
+    assert book.evaluate(ddf, dd.from_pandas(y, npartitions=3)) == book.evaluate(df, y)
 
 
 def test_induced_rules_with_actions_agree_with_sqlite():

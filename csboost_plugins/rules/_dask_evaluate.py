@@ -1,14 +1,20 @@
-"""RuleSet.apply / predict_proba / predict / coverage / evaluate on dask collections: lazy
-dask arrays with one row chunk per partition of X, and one pass of additive per-partition sums
-for ``evaluate``."""
+"""RuleSet.apply / predict_proba / predict / coverage on dask collections (lazy dask arrays with one row chunk
+per partition of X), and ``evaluate`` in memory and on dask collections alike: the sums of one block of rows
+(:func:`evaluate_part`) added by the one reduction (:func:`csboost_plugins._reduce.reduce_blocks`), over the
+in-memory rows or over the partitions in one pass."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._dask_blocks import _blocks, _labels, _tree_sum, _weights_costs, cost_blocks
+from .._dask_blocks import _blocks, _tree_sum
+from .._reduce import Block, dask_partitions, reduce_blocks
+from . import _engine
+from ._report import (action_rule_sums, action_set_metrics, action_set_sums, action_table_from_sums, metrics_from_sums,
+                      per_rule_sums, set_sums, table_from_sums)
 
-__all__ = ["apply", "coverage", "evaluate", "overlap_counts", "predict", "predict_proba"]
+__all__ = ["apply", "book_blocks", "book_part", "coverage", "evaluate", "evaluate_blocks", "evaluate_part",
+           "memory_block", "overlap_counts", "predict", "predict_proba"]
 
 
 def _map_rows(rs, X, fn, dtype, *args, ncols=None):
@@ -72,29 +78,66 @@ def coverage(rs, X):
     return _map_rows(rs, X, _coverage_part, bool, ncols=len(rs.rules))
 
 
-_EVAL = ("tp", "fp", "npos", "nneg", "ntot", "money_caught", "money_at_risk", "alert_cost", "cost",
-         "cost_no_rules", "cost_flag_all")  # _report.set_sums
-
-
-def _evaluate_part(xb, yb, wb, cost_parts, rs, cost_scalars, per_rule):
-    """The partition's additive sums behind :meth:`RuleSet.evaluate`: ``_report.set_sums`` (keys in
-    _EVAL) or, with ``per_rule``, ``_report.per_rule_sums``."""
-    from ._report import per_rule_sums, set_sums
-
-    n = len(xb)
-    y = _labels(yb, n)
-    w, c = _weights_costs(wb, cost_parts, cost_scalars, n)  # refused as in RuleSet.evaluate
+def evaluate_part(b, rs, per_rule):
+    """A block's additive sums behind :meth:`RuleSet.evaluate` (a :class:`csboost_plugins._reduce.Block`, in
+    memory or a dask partition): :func:`set_sums` or, with ``per_rule``, :func:`per_rule_sums`. SQL books go
+    through the engine's bit masks (one pass gives the masks, the first match and the probabilities)."""
+    prob = rs.rule_probabilities
+    bits = _engine.rule_bits(rs, b.x) if rs._uses_engine else None
+    if bits is not None:
+        first = _engine.first_match(bits)
+        p = np.append(prob, 0.0)[first]
+    else:
+        p = rs.predict_proba(b.x)
+    if p.shape[0] != b.y.shape[0]:
+        raise ValueError(f"X has {p.shape[0]} rows but y has {b.y.shape[0]}")
+    if per_rule and bits is not None:
+        return _engine.per_rule_sums(bits, first, b.y, b.w, b.costs, prob)
     if per_rule:
-        cover = rs.coverage(xb)  # read once: the first covering rule comes from the same matrix
-        first = np.where(cover.any(axis=1), np.argmax(cover, axis=1), -1) if cover.shape[1] \
-            else np.full(cover.shape[0], -1, np.int64)
-        return per_rule_sums(cover, first, y, w, c, rs.rule_probabilities)
-    s = set_sums(rs.predict_proba(xb), y, w, c)
-    return (np.array([s.get(k, 0.0) for k in _EVAL]),)
+        return per_rule_sums(rs.coverage(b.x), rs.apply(b.x), b.y, b.w, b.costs, prob)
+    return set_sums(p, b.y, b.w, b.costs)
+
+
+def evaluate_blocks(rs, blocks, per_rule):
+    """:meth:`RuleSet.evaluate` (the dict, or the per-rule table) of the rule set ``rs`` (every rule in force as
+    it is scored) from the sums of :func:`evaluate_part` over ``blocks`` (in memory or dask partitions)."""
+    s = reduce_blocks(evaluate_part, blocks, shared=(rs, per_rule))
+    return table_from_sums(rs, s) if per_rule else metrics_from_sums(s, len(rs.rules))
+
+
+def book_part(b, rs, per_rule):
+    """A block's additive sums behind :meth:`RuleSet.evaluate` of a rule book read top-down (first match wins):
+    :func:`._report.action_set_sums` or, with ``per_rule``, :func:`._report.action_rule_sums`; the block's
+    ``extra["decline_cost"]`` (None: ``C_FP``) prices a declined negative."""
+    decline = (b.extra or {}).get("decline_cost")
+    if decline is not None and not np.all(np.isfinite(decline)):
+        raise ValueError("decline_cost must be finite (money per row of declining a legitimate customer)")
+    if per_rule:
+        cover = rs.coverage(b.x)
+        if cover.shape[0] != b.n:
+            raise ValueError(f"X has {cover.shape[0]} rows but y has {b.n}")
+        return action_rule_sums(rs, cover, b.y, b.w, b.costs, decline)
+    first = rs.apply(b.x)
+    if first.shape[0] != b.n:
+        raise ValueError(f"X has {first.shape[0]} rows but y has {b.n}")
+    return action_set_sums(rs, first, b.y, b.w, b.costs, decline)
+
+
+def book_blocks(rs, blocks, per_rule):
+    """:meth:`RuleSet.evaluate` of the rule book ``rs`` read top-down, from the sums of :func:`book_part` over
+    ``blocks`` (in memory or dask partitions)."""
+    s = reduce_blocks(book_part, blocks, shared=(rs, per_rule))
+    return action_table_from_sums(rs, s) if per_rule else action_set_metrics(s, len(rs.rules))
+
+
+def memory_block(X, rows):
+    """The :class:`csboost_plugins._reduce.Block` of in-memory rows read by ``read_rows``."""
+    return Block(rows.n, x=X, y=rows.y, w=np.ones(rows.n) if rows.sample_weight is None else rows.sample_weight,
+                 costs=rows.costs)
 
 
 def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0,
-             cost_matrix=None, per_rule=False):
+             cost_matrix=None, per_rule=False, decline_cost=None, book=False):
     """:meth:`RuleSet.evaluate` on dask collections: one pass, per-partition sums added on the workers.
 
     Parameters
@@ -113,29 +156,23 @@ def evaluate(rs, X, y, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cos
         [C_FP, C_FN, C_TP, C_TN] per row, row chunks like X.
     per_rule : bool, default False
         Return the per-rule table (from per-rule sums that add across partitions).
+    decline_cost : float or dask Series / 1-D dask array, optional
+        Money of declining a legitimate customer (a rule book's block), partitioned like X, or a scalar.
+    book : bool, default False
+        Read ``rs`` as a rule book, top-down, first match wins (its actions).
 
     Returns
     -------
     dict or pandas.DataFrame
         What :meth:`RuleSet.evaluate` returns on the same rows.
     """
-    from dask import delayed
-
-    from ._report import metrics_from_sums, table_from_sums
-
     costs = {"fp_cost": fp_cost, "fn_cost": fn_cost, "tp_cost": tp_cost, "tn_cost": tn_cost,
              "cost_matrix": cost_matrix}
     has_costs = fn_cost is not None or fp_cost is not None or cost_matrix is not None
-    xs = _blocks(X, "X")
-    k = len(xs)
-    ys, ws = _blocks(y, "y", k), _blocks(sample_weight, "sample_weight", k)
-    per_part, scalars = cost_blocks(costs if has_costs else None, k)
-    f, shared = delayed(_evaluate_part, pure=True), delayed(rs, traverse=False)
-    out = _tree_sum([f(xs[i], ys[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared, scalars,
-                       per_rule) for i in range(k)])
-    if per_rule:
-        return table_from_sums(rs, out)
-    sums = dict(zip(_EVAL, out[0].tolist()))
-    if not has_costs:
-        sums = {k: sums[k] for k in ("tp", "fp", "npos", "nneg", "ntot")}
-    return metrics_from_sums(sums, len(rs.rules))
+    if decline_cost is not None and not has_costs:
+        raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
+    columns = [("x", "X", X), ("y", "y", y), ("w", "sample_weight", sample_weight)]
+    if book:
+        columns.append(("decline_cost", "decline_cost", decline_cost))
+    blocks = dask_partitions(columns, costs if has_costs else None)
+    return book_blocks(rs, blocks, per_rule) if book else evaluate_blocks(rs, blocks, per_rule)

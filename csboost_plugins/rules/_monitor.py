@@ -1,9 +1,11 @@
 """Rule monitoring over periods: each rule's alerts, precision and money per period, and whether its
 precision or alert rate moved beyond sampling noise against reference periods (:meth:`RuleSet.monitor`).
 
-One pass over the rows: per block of rows, the coverage matrix of the rules gives, per (period,
-rule), weighted sums (alerts, true positives, net money, the net money of the rows only that rule
-covers) that add across blocks and across dask partitions. The tests run on the summed table:
+One evaluation of the book gives each rule's rows as a bit mask (the rule engine's for SQL rules); per
+(period, rule), weighted sums (alerts, true positives, net money, the net money of the rows only that rule
+covers) come from a compiled walk over each mask's rows, in row order (:mod:`._period_kernels`), per period
+from :func:`csboost_plugins._reduce.group_sums`; blocks and dask partitions add up through the one driver
+(:func:`csboost_plugins._reduce.reduce_blocks`). The tests run on the summed table:
 two-sided Fisher exact tests, vectorised over rules and periods (:func:`fisher_exact_pvalues`).
 """
 
@@ -11,13 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._periods import check_alpha, merge_label_sums, period_codes, sorted_label_sums
+from .._periods import check_alpha, period_codes
+from .._reduce import Block, dask_partitions, group_sums, reduce_blocks
 from .._rows import check_cost_keywords, dask_labels, read_rows
 
 __all__ = ["ALL_RULES", "fisher_exact_pvalues", "monitor", "rule_names"]
 
 ALL_RULES = "(all rules)"
-_BLOCK = 1 << 18  # rows whose coverage matrix is held at a time (bounds memory at any number of rows)
+_BLOCK = 1 << 18  # rows of induced rules' coverage matrix at a time (a multiple of 64: whole mask words)
 _RELATIVE_TIE = 1e-7  # tables whose probability is within this factor of the observed one count as as extreme (R's)
 # per (period, rule) sums, then two per-period sums; a partition returns them flattened, one row per period
 _CELL = ("alerts", "alerts_w2", "tp", "net_money", "unique_net_money")
@@ -129,37 +132,118 @@ def _tail(start, step, lo, hi, M, n1, k):
 
 
 # ----------------------------------------------------------------- the sums
-def _rows(v, a, b):
-    return v.iloc[a:b] if hasattr(v, "iloc") else v[a:b]
+def _cell_terms(rows, w, y, net):
+    """The per-row terms of a (period, rule) cell over ``rows``: w, w^2, w y, w net."""
+    wr = w[rows]
+    return [wr, (wr, wr), (wr, y[rows]), (wr, net[rows])]
+
+
+def _second_match(bits, first):
+    """Each row's second matching rule (-1: none): the first match once each row's first rule is cleared."""
+    from ._engine import Bits, first_match
+
+    words, n = bits.words.copy(), bits.n
+    mask = np.zeros(words.shape[1] * 64, bool)
+    for j in range(words.shape[0]):
+        mask[:n] = first == j
+        words[j] &= ~np.packbits(mask, bitorder="little").view("<u8").astype(np.uint64, copy=False)
+    return first_match(Bits(words, n))
+
+
+def _book_cells(rs, bits, codes, n_periods, w, y, net):
+    """The (n_periods, k + 1, len(_CELL)) cells of a rule book read top-down (first match wins): rule j's rows
+    are those it matches first (its action decides them); their money is ``net`` under block or review, 0 under
+    allow; its unique money, on those rows, that money minus the money of the row's next matching rule's action
+    (what the book loses without j); the set's rows are those it flags (block or review)."""
+    from ._engine import first_match
+    from ._report import ACTION_CODES
+
+    k = len(rs.rules)
+    first = first_match(bits)
+    second = _second_match(bits, first)
+    books = np.append([ACTION_CODES[a] != ACTION_CODES["allow"] for a in rs.actions_], False)
+    m1, m2 = np.where(books[first], net, 0.0), np.where(books[second], net, 0.0)
+    hit = np.flatnonzero(first >= 0)
+    cell_codes = codes[hit] * (k + 1) + first[hit]
+    wr = w[hit]
+    rules = group_sums(cell_codes, n_periods * (k + 1),
+                       [wr, (wr, wr), (wr, y[hit]), (wr, m1[hit]), (wr, m1[hit] - m2[hit])])
+    out = rules.reshape(n_periods, k + 1, len(_CELL))
+    flagged = np.flatnonzero(books[first])
+    out[:, k, :4] = group_sums(codes[flagged], n_periods, _cell_terms(flagged, w, y, net))
+    out[:, k, 4] = out[:, k, 3]
+    return out
+
+
+def _bits(rs, X, n):
+    """The rules' TRUE masks (:class:`._engine.Bits`): the engine's for a book with SQL rules; induced rules'
+    coverage matrix, computed by their kernels, packed rule by rule in one compiled sweep."""
+    from . import _engine
+    from ._period_kernels import pack_columns
+
+    if rs._uses_engine:
+        bits = _engine.rule_bits(rs, X)
+    else:
+        m = X.shape[0] if hasattr(X, "shape") else len(X)
+        words = np.zeros((len(rs.rules), (m + 63) // 64), np.uint64)
+        for a in range(0, m, _BLOCK):  # blocks of rows: the coverage kernel runs faster in cache
+            cover = np.ascontiguousarray(rs.coverage(X.iloc[a:a + _BLOCK] if hasattr(X, "iloc") else X[a:a + _BLOCK]))
+            if cover.shape != (min(m, a + _BLOCK) - a, len(rs.rules)):
+                raise ValueError(f"monitor: the coverage of rows {a}.. has shape {cover.shape}")
+            nw = (cover.shape[0] + 63) // 64
+            _engine._in_threads(lambda w0, w1, c=cover, a=a: pack_columns(c, a // 64, w0, w1, words),
+                                _engine._ranges(nw, cover.shape[0]))
+        bits = _engine.Bits(words, m)
+    if bits.n != n:
+        raise ValueError(f"monitor: X has {bits.n} rows but y has {n}")
+    return bits
+
+
+def _rule_cells(bits, codes, n_periods, w, y, net):
+    """(n_periods, k + 1, len(_CELL)) cells of the k masks and of their union (the set), walking each mask's set
+    bits in a compiled kernel, in threads over masks; the rows no other rule flags from the masks' overlaps,
+    word by word (the set's unique money is its money)."""
+    from . import _engine
+    from ._period_kernels import mask_cell_sums
+
+    n, k = codes.shape[0], bits.words.shape[0]
+    seen, multi = np.zeros_like(bits.words[0]), np.zeros_like(bits.words[0])
+    for word in bits.words:  # rows flagged by any rule, and by two or more
+        multi |= seen & word
+        seen |= word
+    words = np.vstack([bits.words, seen[None, :]])
+    alone = np.unpackbits((~multi).view(np.uint8), count=n, bitorder="little").view(bool)
+    out = np.zeros((n_periods, k + 1, len(_CELL)))
+    _engine._in_threads(lambda r0, r1: mask_cell_sums(words, alone, codes, w, y, net, r0, r1, out),
+                        _engine._ranges(k, n))
+    any_alone = np.ones(n, bool)  # the set: every flagged row counts for its unique money
+    mask_cell_sums(words, any_alone, codes, w, y, net, k, k + 1, out)
+    return out
 
 
 def monitor_sums(rs, X, y, codes, n_periods, w, costs):
-    """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set."""
-    from ..decision_costs import misclassification_costs
-    from ._monitor_kernels import add_cell_sums
+    """(n_periods, (k + 1) * len(_CELL) + len(_PERIOD)) additive sums of the k rules in force and their set.
 
-    k = len(rs.rules)
-    n = y.shape[0]
+    From one evaluation of the book (:func:`_bits`): per rule, the sums over its rows by period
+    (:func:`_rule_cells`, rows in order, so each cell adds its rows as a row-by-row sweep would); a book with
+    actions: :func:`_book_cells`; per period: :func:`csboost_plugins._reduce.group_sums`."""
+    from ..decision_costs import misclassification_costs
+
+    k, n = len(rs.rules), y.shape[0]
     if not (codes.shape[0] == w.shape[0] == n and (n == 0 or 0 <= codes.min() <= codes.max() < n_periods)):
         raise ValueError("monitor: period codes, weights and labels do not match the rows")
     cell = np.zeros((n_periods, k + 1, len(_CELL)))
-    per = np.zeros((n_periods, len(_PERIOD)))
-    net_row = np.zeros(n)
+    net = np.zeros(n)
     if costs is not None:
         caught, alert = misclassification_costs(costs)
-        net_row = np.where(y == 1, caught, -alert)
-    yf, codes = y.astype(np.float64), np.ascontiguousarray(codes, dtype=np.int64)
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    for a in range(0, n, _BLOCK):
-        b = min(n, a + _BLOCK)
-        cb, wb = codes[a:b], w[a:b]
-        per[:, 0] += np.bincount(cb, weights=wb, minlength=n_periods)
-        per[:, 1] += np.bincount(cb, weights=wb * wb, minlength=n_periods)
-        if k:
-            cover = np.ascontiguousarray(rs.coverage(_rows(X, a, b)))
-            if cover.shape != (b - a, k):
-                raise ValueError(f"monitor: the coverage of rows {a}..{b} has shape {cover.shape}, not {(b - a, k)}")
-            add_cell_sums(cover, cb, wb, yf[a:b], net_row[a:b], cell)
+        net = np.where(y == 1, caught, -alert)
+    yf, w = y.astype(np.float64), np.ascontiguousarray(w, dtype=np.float64)
+    per = group_sums(codes, n_periods, [w, (w, w)])
+    bits = _bits(rs, X, n) if k else None
+    if k and rs.has_actions:
+        cell[:] = _book_cells(rs, bits, codes, n_periods, w, yf, net)
+    elif k:
+        cell[:] = _rule_cells(bits, np.ascontiguousarray(codes, dtype=np.int64), n_periods, w, yf, net)
     return np.hstack([cell.reshape(n_periods, (k + 1) * len(_CELL)), per])
 
 
@@ -276,43 +360,21 @@ def monitor(rs, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None
     check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
     costs = dict(fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
     if any(_dask.is_dask(v) for v in (X, y, periods)):
-        labels, S = _dask_sums(rs, X, dask_labels(y, pos_label), periods, sample_weight, costs if has_costs else None)
-        return table_from_sums(names, labels, S, reference, alpha, has_costs)
-    rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight, periods=periods,
-                     costs="required" if has_costs else "none", **costs)
-    y, n, c = rows.y, rows.n, rows.costs
-    codes, labels = period_codes(periods, n)
-    _reference_codes(reference, labels)  # refused before the pass over the rows
-    w = np.ones(n) if rows.sample_weight is None else rows.sample_weight
-    if not isinstance(X, np.ndarray) and not hasattr(X, "iloc"):
-        X = np.asarray(X)
-    S = monitor_sums(rs, X, y, codes, len(labels), w, c)
+        blocks = dask_partitions([("x", "X", X), ("y", "y", dask_labels(y, pos_label)), ("periods", "periods", periods),
+                                  ("w", "sample_weight", sample_weight)], costs if has_costs else None)
+    else:
+        rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight,
+                         periods=periods, costs="required" if has_costs else "none", **costs)
+        codes, labels = period_codes(periods, rows.n)
+        _reference_codes(reference, labels)  # refused before the pass over the rows
+        w = np.ones(rows.n) if rows.sample_weight is None else rows.sample_weight
+        if not isinstance(X, np.ndarray) and not hasattr(X, "iloc"):
+            X = np.asarray(X)
+        blocks = [Block(rows.n, x=X, y=rows.y, w=w, costs=rows.costs, codes=codes, labels=labels)]
+    labels, S = reduce_blocks(_part, blocks, shared=(rs,), by_label=True)
     return table_from_sums(names, labels, S, reference, alpha, has_costs)
 
 
-def _part(xb, yb, pb, wb, cost_parts, rs, cost_scalars):
-    """A partition's ``(labels, sums)`` for :func:`monitor`."""
-    from .._dask_blocks import _labels, _weights_costs
-
-    n = len(xb)
-    y = _labels(yb, n)
-    w, c = _weights_costs(wb, cost_parts, cost_scalars, n)
-    pv = pb.to_numpy() if hasattr(pb, "to_numpy") else np.asarray(pb)
-    codes, labels = period_codes(pv.reshape(-1), n)
-    return list(labels), monitor_sums(rs, xb, y, codes, len(labels), w, c)
-
-
-def _dask_sums(rs, X, y, periods, sample_weight, costs):
-    """One pass over the partitions of X, y, periods (and weights / costs), the sums merged by period."""
-    from dask import delayed
-
-    from .._dask_blocks import _blocks, _tree_sum, cost_blocks
-
-    xs = _blocks(X, "X")
-    k = len(xs)
-    ys, ps, ws = _blocks(y, "y", k), _blocks(periods, "periods", k), _blocks(sample_weight, "sample_weight", k)
-    per_part, scalars = cost_blocks(costs, k)
-    f, shared = delayed(_part, pure=True), delayed(rs, traverse=False)
-    result = _tree_sum([f(xs[i], ys[i], ps[i], ws[i], {name: b[i] for name, b in per_part.items()}, shared,
-                          scalars) for i in range(k)], add=merge_label_sums)
-    return sorted_label_sums(result)
+def _part(b, rs):
+    """A block's ``(labels, sums)`` for :func:`monitor`."""
+    return b.labels, monitor_sums(rs, b.x, b.y, b.codes, len(b.labels), b.w, b.costs)

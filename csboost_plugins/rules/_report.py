@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..decision_costs import (
-    misclassification_costs,
-    row_cost,
-    savings_from_costs,
-    trivial_policy_costs,
-)
+from .._reduce import group_sums
+from ..decision_costs import decision_costs, misclassification_costs, row_cost, savings_from_costs
 
-__all__ = ["metrics_from_sums", "per_rule_sums", "per_rule_table", "set_metrics", "set_sums", "table_from_sums"]
+__all__ = ["metrics_from_sums", "per_rule_sums", "per_rule_table", "set_sums", "table_from_sums"]
 
 
 def _ratio(a, b):
@@ -29,17 +25,17 @@ def _ratio(a, b):
 
 
 def set_sums(p, y, w, costs) -> dict:
-    """The additive sums behind :func:`metrics_from_sums` (partitions of a data set add up)."""
+    """The additive sums behind :func:`metrics_from_sums` (partitions of a data set add up): one group of
+    :func:`csboost_plugins._reduce.group_sums`."""
     pos, neg = w * (y == 1), w * (y == 0)
-    out = {"tp": float(p @ pos), "fp": float(p @ neg), "npos": float(pos.sum()), "nneg": float(neg.sum()),
-           "ntot": float(w.sum())}
+    names, terms = ["tp", "fp", "npos", "nneg", "ntot"], [(p, pos), (p, neg), pos, neg, w]
     if costs is not None:
         caught_per_row, alert_per_row = misclassification_costs(costs)
-        none, flag_all = trivial_policy_costs(y, costs, w)
-        out.update(money_caught=float((p * pos) @ caught_per_row), money_at_risk=float(pos @ caught_per_row),
-                   alert_cost=float((p * neg) @ alert_per_row), cost=float(row_cost(y, p, costs) @ w),
-                   cost_no_rules=none, cost_flag_all=flag_all)
-    return out
+        c0, c1 = decision_costs(y, costs)
+        names += ["money_caught", "money_at_risk", "alert_cost", "cost", "cost_no_rules", "cost_flag_all"]
+        terms += [(p * pos, caught_per_row), (pos, caught_per_row), (p * neg, alert_per_row),
+                  (row_cost(y, p, costs), w), (c0, w), (c1, w)]
+    return dict(zip(names, group_sums(None, 1, terms)[0].tolist()))
 
 
 def metrics_from_sums(s: dict, n_rules: int) -> dict:
@@ -61,11 +57,6 @@ def metrics_from_sums(s: dict, n_rules: int) -> dict:
     out["savings_baseline"] = "no rules" if none <= flag_all else "flag all"
     out["savings_vs_no_rules"] = savings_from_costs(out["cost"], none) if none != 0 else float("nan")
     return out
-
-
-def set_metrics(p, y, w, costs, n_rules) -> dict:
-    """Set-level figures of alert probabilities ``p`` (see :meth:`RuleSet.evaluate`)."""
-    return metrics_from_sums(set_sums(p, y, w, costs), n_rules)
 
 
 def unique_sums(cover, prob, P) -> np.ndarray:
@@ -235,38 +226,60 @@ def _booked(parts, codes):
     return out
 
 
-def action_set_metrics(rules, first, y, w, costs, decline) -> dict:
-    """Set-level figures of a rule book read top-down (see :meth:`RuleSet.evaluate`): a row is flagged when the
-    first rule matching it (``first``, -1: none) blocks or reviews it; a blocked negative costs ``decline``
-    (``C_FP`` when None) instead of ``C_FP``. Adds the weighted counts ``allowed``, ``blocked``, ``reviewed``."""
-    codes = np.append([ACTION_CODES[a] for a in rules.actions_], 0).astype(np.int64)[first]
+def _first_codes(rules, first):
+    """The action code of each row's first match (0 where none)."""
+    return np.append([ACTION_CODES[a] for a in rules.actions_], 0).astype(np.int64)[first]
+
+
+def action_set_sums(rules, first, y, w, costs, decline) -> dict:
+    """The additive sums behind :func:`action_set_metrics` (partitions of a data set add up): :func:`set_sums` of
+    the flagged rows, the declines' extra cost, and the weighted rows each action decides."""
+    codes = _first_codes(rules, first)
     flagged = (codes >= ACTION_CODES["block"]).astype(np.float64)
     s = set_sums(flagged, y, w, costs)
     if costs is not None and decline is not None:
         extra = float((w * (y == 0) * (codes == ACTION_CODES["block"])) @ (decline - costs[:, 0]))
         s["alert_cost"] += extra  # a declined customer instead of a reviewed one
         s["cost"] += extra
-    out = metrics_from_sums(s, len(rules))
+    for name, code in ACTION_CODES.items():
+        s["n_" + name] = float(w[codes == code].sum())
+    return s
+
+
+def action_set_metrics(s, n_rules) -> dict:
+    """Set-level figures of a rule book read top-down (see :meth:`RuleSet.evaluate`) from :func:`action_set_sums`:
+    a row is flagged when the first rule matching it blocks or reviews it; a blocked negative costs ``decline``
+    (``C_FP`` when None) instead of ``C_FP``. Adds the weighted counts ``allowed``, ``blocked``, ``reviewed``."""
+    counts = {name: s[name] for name in s if name.startswith("n_") and name[2:] in ACTION_CODES}
+    out = metrics_from_sums({k: v for k, v in s.items() if k not in counts}, n_rules)
     for name in ("allow", "block", "review"):
-        out[{"allow": "allowed", "block": "blocked", "review": "reviewed"}[name]] = \
-            float(w[codes == ACTION_CODES[name]].sum())
+        out[{"allow": "allowed", "block": "blocked", "review": "reviewed"}[name]] = counts["n_" + name]
     return out
 
 
-def action_rule_table(rules, cover, y, w, costs, decline):
-    """The per-rule DataFrame of a rule book read top-down (see :meth:`RuleSet.evaluate` with ``per_rule=True``).
+def second_match(cover, first):
+    """Each row's second matching rule (-1: none), from the (n, k) matches and the first match ``first``."""
+    k = cover.shape[1]
+    if not k:
+        return first
+    hit = first >= 0
+    rest = cover.copy()
+    rest[np.flatnonzero(hit), first[hit]] = False
+    return np.where(rest.any(axis=1), np.argmax(rest, axis=1), -1)
+
+
+def action_rule_sums(rules, cover, y, w, costs, decline) -> dict:
+    """The additive per-rule sums behind :func:`action_table_from_sums` (partitions of a data set add up).
 
     ``cover``: (n, k) matches of each rule's condition. A row's first match ``f`` books the parts of its
     action; without rule ``j`` the rows ``j`` matches first fall to their next match ``s`` (none: nothing), so
-    the book loses exactly ``sum over rows with f = j of (parts[a_j] - parts[a_s])``, the ``unique_`` columns
+    the book loses exactly ``sum over rows with f = j of (parts[a_j] - parts[a_s])``, the ``unique_`` sums
     (negative for an allow rule that exempts rows a rule below it would flag profitably, and so on).
     """
     n, k = cover.shape
     hit = cover.any(axis=1) if k else np.zeros(n, bool)
     first = np.where(hit, np.argmax(cover, axis=1) if k else 0, -1)
-    rest = cover.copy()
-    rest[np.flatnonzero(hit), first[hit]] = False
-    second = np.where(rest.any(axis=1), np.argmax(rest, axis=1), -1) if k else first
+    second = second_match(cover, first)
     code_of = np.append([ACTION_CODES[a] for a in rules.actions_], 0).astype(np.int64)
     names, parts = _action_parts(y, w, costs, decline)
     now, then = _booked(parts, code_of[first]), _booked(parts, code_of[second])
@@ -280,8 +293,14 @@ def action_rule_table(rules, cover, y, w, costs, decline):
         else:  # the money of the rule's action alone (0 for an allow rule)
             alone = np.array([cover[:, j].astype(np.float64) @ parts[code_of[j]][:, i] for j in range(k)])
         s[name], s["first_" + name], s["unique_" + name] = alone, first_sum, lost
+    s["first_matched"] = np.bincount(first[hit], weights=w[hit], minlength=k).astype(np.float64)
+    return s
+
+
+def action_table_from_sums(rules, s):
+    """The per-rule DataFrame of a rule book read top-down (see :meth:`RuleSet.evaluate` with ``per_rule=True``)
+    from :func:`action_rule_sums` (summed over partitions)."""
     table = table_from_sums(rules, s)
     table.insert(1, "action", list(rules.actions_))
-    table.insert(table.columns.get_loc("new_tp"), "first_matched",
-                 np.bincount(first[hit], weights=w[hit], minlength=k).astype(np.float64))
+    table.insert(table.columns.get_loc("new_tp"), "first_matched", s["first_matched"])
     return table

@@ -11,10 +11,10 @@ import numpy as np
 from .._docstrings import fill_doc
 from .._rows import check_cost_keywords, dask_labels, read_rows
 from . import _dask, _engine
+from ._dask_evaluate import evaluate_blocks, memory_block
 from ._data import as_float_matrix, collect_categories
 from ._evaluate import compile_conditions, coverage_matrix, first_match
 from ._export import case_sql, select_statement, where_expression
-from ._report import per_rule_table, set_metrics, table_from_sums
 from ._kind import RuleKind, rule_from_dict
 from ._rule import MISSING_POLICY, Rule  # noqa: F401  (the built-in kinds register on import)
 from ._schema import ROW_POSITION_KEYS, check_ruleset_dict, decode_row_positions, encode_row_positions
@@ -664,7 +664,8 @@ class RuleSet:
         of the row's next matching rule (0 where none). For an allow rule these are what its
         exempted rows would have booked below it, with the sign reversed: ``unique_net_money``
         is positive when the rows it exempts would have cost money, negative when they would
-        have earned it. Books with actions are evaluated in memory (not on dask collections).
+        have earned it. On dask collections (``decline_cost`` a scalar or partitioned like X) the same sums are
+        added over the partitions.
         """
         rs = self._in_force(last_rule)
         if rs.has_actions or decline_cost is not None:
@@ -678,48 +679,27 @@ class RuleSet:
                                   per_rule=per_rule)
         rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight,
                          fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
-        y, c = rows.y, rows.costs
-        cover = first = None
-        bits = _engine.rule_bits(rs, X) if rs._uses_engine else None
-        if bits is not None:  # one pass of the engine gives the rule masks, first match and probabilities
-            first = _engine.first_match(bits)
-            p = np.append(rs.rule_probabilities, 0.0)[first]
-        else:
-            p = rs.predict_proba(X)
-        if p.shape[0] != y.shape[0]:
-            raise ValueError(f"X has {p.shape[0]} rows but y has {y.shape[0]}")
-        w = np.ones(len(y)) if rows.sample_weight is None else rows.sample_weight
-        if per_rule and bits is not None:
-            return table_from_sums(rs, _engine.per_rule_sums(bits, first, y, w, c, rs.rule_probabilities))
-        if per_rule:
-            if cover is None:
-                cover, first = rs.coverage(X), rs.apply(X)
-            return per_rule_table(rs, cover, first, y, w, c)
-        return set_metrics(p, y, w, c, len(rs.rules))
+        return evaluate_blocks(rs, [memory_block(X, rows)], per_rule)
 
     def _evaluate_book(self, X, y, *, sample_weight, fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix, per_rule,
                        pos_label, decline_cost):
-        """:meth:`evaluate` of a rule book read top-down (every rule in force), in memory."""
-        from ._report import action_rule_table, action_set_metrics, read_decline_cost
+        """:meth:`evaluate` of a rule book read top-down (every rule in force), in memory or on dask collections."""
+        from ._dask_evaluate import book_blocks
+        from ._report import read_decline_cost
 
         if _dask.is_dask(X):
-            raise TypeError("a rule set with 'allow' or 'block' actions (or decline_cost) is evaluated in memory: "
-                            "X must be numpy or pandas, not a dask collection")
+            check_cost_keywords(fp_cost, fn_cost, cost_matrix, tp_cost, tn_cost)
+            return _dask.evaluate(self, X, dask_labels(y, pos_label), sample_weight=sample_weight, fp_cost=fp_cost,
+                                  fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix,
+                                  per_rule=per_rule, decline_cost=decline_cost, book=True)
         rows = read_rows(X, y, pos_label=pos_label, require_both=False, sample_weight=sample_weight,
                          fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix)
         decline = read_decline_cost(decline_cost, X, rows.n)
         if decline is not None and rows.costs is None:
             raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
-        w = np.ones(rows.n) if rows.sample_weight is None else rows.sample_weight
-        if per_rule:
-            cover = self.coverage(X)
-            if cover.shape[0] != rows.n:
-                raise ValueError(f"X has {cover.shape[0]} rows but y has {rows.n}")
-            return action_rule_table(self, cover, rows.y, w, rows.costs, decline)
-        first = self.apply(X)
-        if first.shape[0] != rows.n:
-            raise ValueError(f"X has {first.shape[0]} rows but y has {rows.n}")
-        return action_set_metrics(self, first, rows.y, w, rows.costs, decline)
+        block = memory_block(X, rows)
+        block.extra = {"decline_cost": decline}
+        return book_blocks(self, [block], per_rule)
 
     def monitor(self, X, y, periods, *, reference=None, alpha=0.01, sample_weight=None, fp_cost=None,
                 fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None, pos_label=None):
@@ -798,12 +778,20 @@ class RuleSet:
         -----
         Dask collections (X, y, periods, weights and per-row costs partitioned alike) are read
         in one pass over their partitions; the sums per (period, rule) add across partitions.
+
+        **Rule books with actions** (an ``"allow"`` or ``"block"`` rule) are read top-down, first
+        match wins, as :meth:`actions` and :meth:`evaluate` read them: rule ``r``'s rows in a period
+        are the rows whose action comes from ``r`` (``r`` is the first rule matching them), so
+        ``alerts`` counts the rows ``r`` blocks or reviews, or for an allow rule the rows it
+        exempts, and ``precision`` is the share of positives among them. ``net_money`` is the money
+        ``r``'s action books on them (0 for an allow rule; a block costs ``C_FP`` on a negative, as a
+        review does); ``unique_net_money`` what the book loses without ``r`` in that period: on
+        each of those rows, ``r``'s money minus that of the row's next matching rule's action (0
+        where none), as ``evaluate(per_rule=True)``'s ``unique_net_money``. ``"(all rules)"`` is
+        the rows the book flags (first match blocks or reviews).
         """
         from ._monitor import monitor
 
-        if "allow" in self.actions_:
-            raise ValueError("monitor reads every rule as an alert; this rule set has 'allow' rules (a book read "
-                             "top-down): monitor the rules without them (rs[[...]]) or use evaluate(per_rule=True)")
         return monitor(self, X, y, periods, reference=reference, alpha=alpha, sample_weight=sample_weight,
                        fp_cost=fp_cost, fn_cost=fn_cost, tp_cost=tp_cost, tn_cost=tn_cost, cost_matrix=cost_matrix,
                        pos_label=pos_label)
