@@ -77,14 +77,20 @@ def test_engine_aot_equals_jit_on_random_books(monkeypatch, n, seed, dialect):
     def table(book):
         return book.evaluate(X, y, fp_cost=2.0, fn_cost=amount, per_rule=True).drop(columns=["name", "rule"])
 
+    periods = np.arange(n) % 7
+
+    def monitored(book):
+        return book.monitor(X, y, periods, fp_cost=2.0, fn_cost=amount).select_dtypes("number").to_numpy(float)
+
     def engine_outputs():
         return (rs.coverage(X), rs.apply(X), rs.predict(X), rs.overlap(X).to_numpy(), table(rs).to_numpy(float),
-                table(sparse).to_numpy(float))
+                table(sparse).to_numpy(float), monitored(rs), monitored(sparse))
 
     out = on_both_paths(monkeypatch, engine_outputs, calls=rules_aot.KERNELS.calls)
     (ra, ua), (rj, uj) = out["aot"], out["jit"]
-    assert ua["jit"] == 0 and ua["aot"] >= 8, ua  # masks, first match, multi-hit rows, sums, pair counts: all AOT
-    assert uj["aot"] == 0 and uj["jit"] >= 8, uj
+    # masks, first match, multi-hit rows, sums, pair counts, the monitor's cells: all AOT
+    assert ua["jit"] == 0 and ua["aot"] >= 10, ua
+    assert uj["aot"] == 0 and uj["jit"] >= 10, uj
     assert ra[0].any() and not ra[0].all()
     for a, b in zip(ra, rj):
         np.testing.assert_array_equal(a, b)  # NaN where a rule flags nothing, on both paths
@@ -96,7 +102,7 @@ def test_source_hash_covers_every_compiled_kernel():
         root = getattr(importlib.import_module(f"csboost_plugins.rules.{mod}"), func).py_func
         for f in dispatchers_reached(root, {root}):
             files.add(Path(inspect.getsourcefile(f)).name)
-    assert files == {"_evaluate.py", "_engine_kernels.py"}
+    assert files == {"_evaluate.py", "_engine_kernels.py", "_period_kernels.py"}
     assert files <= {p.name for p in rules_aot.KERNELS.kernel_files()}
 
 
@@ -118,6 +124,7 @@ def test_fresh_process_compiles_no_rule_kernel(tmp_path):
                                  "c": "x1 BETWEEN -1 AND 1"})
         book.feature_names = ["x0", "x1", "x2", "x3"]
         book.predict(X); book.overlap(X); book.evaluate(X, y, per_rule=True)
+        rs.monitor(X, y, np.arange(3000) % 5); book.monitor(X, y, np.arange(3000) % 5)
         compiled = sorted(f"{mod}.{name}" for mod, m in list(sys.modules.items())
                           if mod.startswith("csboost_plugins")
                           for name, obj in vars(m).items() if isinstance(obj, CPUDispatcher) and obj.signatures)

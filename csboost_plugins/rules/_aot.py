@@ -4,7 +4,8 @@ How a call picks the AOT or the JIT kernel, and why: :mod:`csboost_plugins._aot`
 reaches the kernels in Fortran order (pandas input and rule selection: one column per
 condition test) or, for numpy input to ``RuleSet.apply`` / ``coverage``, as given in C
 order; those two kernels are exported in both layouts. The bit-packed engine's kernels
-(``_engine_kernels``) take C-ordered arrays only (columns reach them as addresses).
+(``_engine_kernels``) and the monitor's (``_period_kernels``) take C-ordered arrays only (the engine's columns
+reach it as addresses).
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ SIGNATURES = {
     "multi_hit_words": ("_engine_kernels", "multi_hit_words", "none", (RU2, "i8", "i8", U1)),
     "hit_sums": ("_engine_kernels", "hit_sums", "none", (RU2, read("uint64", 1), RF2, "i8", "i8", F2)),
     "pair_counts": ("_engine_kernels", "pair_counts", "none", (RU2, "i8", "i8", I2)),
+    # the monitor's: induced rules' coverage packed into masks, and per (period, mask) sums
+    "pack_columns": ("_period_kernels", "pack_columns", "none", (read("bool", 2), "i8", "i8", "i8", U2)),
+    "mask_cell_sums": ("_period_kernels", "mask_cell_sums", "none",
+                       (RU2, RB1, RI1, RF1, RF1, RF1, "i8", "i8", arr("float64", 3))),
 }
 
 KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", __file__, SIGNATURES)

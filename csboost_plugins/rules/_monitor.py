@@ -178,7 +178,7 @@ def _book_cells(rs, bits, codes, n_periods, w, y, net):
 def _bits(rs, X, n):
     """The rules' TRUE masks (:class:`._engine.Bits`): the engine's for a book with SQL rules; induced rules'
     coverage matrix, computed by their kernels, packed rule by rule in one compiled sweep."""
-    from . import _engine
+    from . import _aot, _engine
     from ._period_kernels import pack_columns
 
     if rs._uses_engine:
@@ -191,7 +191,8 @@ def _bits(rs, X, n):
             if cover.shape != (min(m, a + _BLOCK) - a, len(rs.rules)):
                 raise ValueError(f"monitor: the coverage of rows {a}.. has shape {cover.shape}")
             nw = (cover.shape[0] + 63) // 64
-            _engine._in_threads(lambda w0, w1, c=cover, a=a: pack_columns(c, a // 64, w0, w1, words),
+            _engine._in_threads(lambda w0, w1, c=cover, a=a: _aot.run("pack_columns", pack_columns, c, a // 64, w0,
+                                                                      w1, words),
                                 _engine._ranges(nw, cover.shape[0]))
         bits = _engine.Bits(words, m)
     if bits.n != n:
@@ -203,7 +204,7 @@ def _rule_cells(bits, codes, n_periods, w, y, net):
     """(n_periods, k + 1, len(_CELL)) cells of the k masks and of their union (the set), walking each mask's set
     bits in a compiled kernel, in threads over masks; the rows no other rule flags from the masks' overlaps,
     word by word (the set's unique money is its money)."""
-    from . import _engine
+    from . import _aot, _engine
     from ._period_kernels import mask_cell_sums
 
     n, k = codes.shape[0], bits.words.shape[0]
@@ -214,10 +215,11 @@ def _rule_cells(bits, codes, n_periods, w, y, net):
     words = np.vstack([bits.words, seen[None, :]])
     alone = np.unpackbits((~multi).view(np.uint8), count=n, bitorder="little").view(bool)
     out = np.zeros((n_periods, k + 1, len(_CELL)))
-    _engine._in_threads(lambda r0, r1: mask_cell_sums(words, alone, codes, w, y, net, r0, r1, out),
+    _engine._in_threads(lambda r0, r1: _aot.run("mask_cell_sums", mask_cell_sums, words, alone, codes, w, y, net,
+                                                r0, r1, out),
                         _engine._ranges(k, n))
     any_alone = np.ones(n, bool)  # the set: every flagged row counts for its unique money
-    mask_cell_sums(words, any_alone, codes, w, y, net, k, k + 1, out)
+    _aot.run("mask_cell_sums", mask_cell_sums, words, any_alone, codes, w, y, net, k, k + 1, out)
     return out
 
 
