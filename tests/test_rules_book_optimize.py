@@ -907,3 +907,44 @@ def test_a_rule_that_earns_only_on_the_selection_rows_is_not_kept(data, book):
     # on the selection rows alone it earns: the greedy would have offered and taken it
     v = np.where(y == 1, fn, -FP_COST)
     assert v[hit & sel].sum() > 0 and v[hit & ~sel].sum() < 0
+
+
+# ------------------------------------------------------------------ RIFF's induction, one function for both callers
+@pytest.mark.parametrize("bad", ["name", "inf"])
+def test_optimiser_induction_checks_X_as_riff_does(data, book, bad):
+    """The optimiser induces rules with RIFFClassifier's function, so X is checked as RIFFClassifier checks it:
+    a column name LightGBM refuses and an inf are ValueErrors naming them (before: LightGBM's / XGBoost's own
+    errors from inside the pool), and RIFFClassifier gives the same message."""
+    X, y, amount = data
+    X = X.copy()
+    if bad == "name":
+        X = X.rename(columns={"noise_0": "noise[0]"})
+        match = r"noise\[0\]"
+    else:
+        X.iloc[7, X.columns.get_loc("amount")] = np.inf
+        match = "inf"
+    with pytest.raises(ValueError, match=match) as book_err:
+        optimize_rule_book(RuleSet.from_sql({"r": "hour < 6"}), X, y, fn_cost=amount, fp_cost=FP_COST, cv=None,
+                           random_state=0)
+    with pytest.raises(ValueError, match=match) as riff_err:
+        RIFFClassifier(random_state=0).fit(X, y, fn_cost=amount, fp_cost=FP_COST)
+    assert str(book_err.value) == str(riff_err.value)
+
+
+def test_optimiser_induces_riffs_candidates(data):
+    """The optimiser's induced pool is RIFFClassifier's default pool fitted on the induction part alone: the
+    candidates it selects from equal the leaves of that pool fitted by hand on those rows (compared as text)."""
+    from csboost_plugins.rules._book import PART_SHARES, _induced, _split
+    from csboost_plugins.rules._greedy import Budget
+    from csboost_plugins.rules._riff_pool import default_estimators
+
+    X, y, amount = data
+    parts = _split(y, PART_SHARES, np.random.RandomState(5))
+    costs = np.column_stack([np.full(len(y), FP_COST), amount, np.zeros(len(y)), np.zeros(len(y))])
+    _, _, leaves = _induced("riff", X, y, None, costs, parts, Budget("fpr", 0.01), np.random.RandomState(9))
+    ests = default_estimators(np.random.RandomState(9))
+    ind = parts["induction"]
+    fitted = [e.fit(X.iloc[ind], y[ind]) for e in ests]  # the pool by hand, from the library's extractor
+    from csboost_plugins.rules import extract_rules
+    expected = extract_rules(fitted, feature_names=list(X.columns), X=X.iloc[ind])
+    assert len(leaves) > 10 and [str(r) for r in leaves] == [str(r) for r in expected]

@@ -621,17 +621,14 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
             return list(candidates.rules), list(candidates.names), None
         rules = list(candidates)
         return rules, [getattr(r, "name", None) for r in rules], None
-    from ._extract import extract_rules
+    from ._riff import induce_rules
     from ._riff_pool import default_estimators as _default_estimators
 
     ind, sel = parts["induction"], parts["selection"]
-    Xi = _rows(X, ind)
-    fitted = []
-    for est in _default_estimators(rng):  # RIFFClassifier's default pool, on the induction part only
-        fitted.append(est.fit(Xi, y[ind], sample_weight=None if w is None else w[ind]))
     cols = getattr(X, "columns", None)
     names = [str(c) for c in cols] if cols is not None else None
-    cands = extract_rules(fitted, feature_names=names, X=Xi)
+    # RIFFClassifier's default pool, on the induction part only
+    _, cands = induce_rules(_default_estimators(rng), X, y, w, costs, ind, names)
     if not cands:
         return [], [], None
     rs = _riff_defaults(cands, _rows(X, sel), y[sel], None if w is None else w[sel],

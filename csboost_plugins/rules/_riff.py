@@ -92,6 +92,29 @@ def _check_tree_categories(ests, X):
                          f"HistGradientBoostingClassifier(categorical_features='from_dtype')")
 
 
+def induce_rules(ests, X, y, w, costs, rows, names, *, nodes="leaves"):
+    """RIFF's induction, for :class:`RIFFClassifier` and :func:`optimize_rule_book`: X checked as every model of
+    the pool ``ests`` takes it (named here, not by the model), each model fitted on the rows ``rows`` (positions;
+    with the rows' ``sample_weight`` / ``cost_matrix`` when its ``fit`` takes them) and one candidate rule per
+    node (``nodes``) extracted. ``y``: 0/1 labels of all rows; ``w`` / ``costs``: arrays of all rows or None;
+    ``names``: X's column names (None for an array). Returns the fitted models and the candidate rules."""
+    _check_pool_X(ests, X, names)
+    _check_tree_categories(ests, X)
+    X_ind = _safe_indexing(X, rows)
+    fitted = []
+    for est in ests:
+        fit_kw = {}
+        params = inspect.signature(est.fit).parameters
+        if w is not None and "sample_weight" in params:
+            fit_kw["sample_weight"] = w[rows]
+        if costs is not None and "cost_matrix" in params:
+            fit_kw["cost_matrix"] = costs[rows]
+        fitted.append(est.fit(X_ind, y[rows], **fit_kw))
+    # X_ind names CatBoost's hashed categories
+    candidates = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names, nodes=nodes, X=X_ind)
+    return fitted, candidates
+
+
 class RIFFClassifier(ClassifierMixin, BaseEstimator):
     """Rules for fraud detection from decision trees (RIFF), a rule-set classifier.
 
@@ -358,21 +381,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
                 if est.get_params().get("random_state", 0) is None:  # seed it unless the user did
                     est.set_params(random_state=rng.randint(2 ** 31 - 1))
         names = list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_") else None
-        _check_pool_X(ests, X, names)
-        _check_tree_categories(ests, X)
-        X_ind = _safe_indexing(X, ind)
-        fitted = []
-        for est in ests:
-            fit_kw = {}
-            params = inspect.signature(est.fit).parameters
-            if w is not None and "sample_weight" in params:
-                fit_kw["sample_weight"] = w[ind]
-            if costs is not None and "cost_matrix" in params:
-                fit_kw["cost_matrix"] = costs[ind]
-            fitted.append(est.fit(X_ind, yb[ind], **fit_kw))
+        fitted, self.candidates_ = induce_rules(ests, X, yb, w, costs, ind, names, nodes=self.nodes)
         self.estimator_ = fitted if self.estimator is None or isinstance(self.estimator, (list, tuple)) else fitted[0]
-        self.candidates_ = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names,
-                                         nodes=self.nodes, X=X_ind)  # X_ind names CatBoost's hashed categories
         if not self.candidates_:
             hint = ("the default LightGBM / XGBoost pair does not split a handful of rows (LightGBM wants 20 per "
                     "leaf): give more rows or a tree, e.g. RIFFClassifier.paper()") if self.estimator is None \
