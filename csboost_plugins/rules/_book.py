@@ -621,7 +621,7 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
             return list(candidates.rules), list(candidates.names), None
         rules = list(candidates)
         return rules, [getattr(r, "name", None) for r in rules], None
-    from ._riff import induce_rules
+    from ._riff_induce import induce_rules
     from ._riff_pool import default_estimators as _default_estimators
 
     ind, sel = parts["induction"], parts["selection"]
