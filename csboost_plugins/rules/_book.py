@@ -47,8 +47,10 @@ import numpy as np
 
 from ._book_choose import check_cv, choose_and_fit, flagged_money
 from ._book_choose import rows_of as _rows
+from ._book_kernels import masked_column_sums
 from ._greedy import NEG, NET, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
+from ._sqlrule import SQLRule, _Evaluator
 
 __all__ = ["human_grid", "literal_ranges", "optimize_rule_book", "retune_rule", "select_fitting"]
 
@@ -192,6 +194,8 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     from ._sqlrule import Columns
 
     cols = Columns(X, feature_names)  # each column read once for all the candidate versions
+    masks = _VersionMasks(rule, X, feature_names, cols)
+    Wc = np.ascontiguousarray(W, dtype=np.float64)  # W[mask].sum(axis=0) of every version, by the kernel
     grids = [human_grid(float(v), integer=float(v).is_integer(), **({} if r is None else {"low": r[0], "high": r[1]}))
              for v, r in zip(lits, literal_ranges(rule, cols))]
     seen = {}
@@ -199,8 +203,7 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     def value_of(vals):  # the score of the version with these literals (each version evaluated once)
         key = tuple(vals)
         if key not in seen:
-            r = _with_literals(rule, vals)
-            seen[key] = score(W[r.mask(X, feature_names, columns=cols)].sum(axis=0))
+            seen[key] = score(masked_column_sums(masks(vals), Wc))
         return seen[key]
 
     def tol(s):
@@ -225,6 +228,68 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
         if not moved:
             break
     return rule if best <= start + tol(start) else _with_literals(rule, best_vals)
+
+
+class _VersionMasks:
+    """``f(literal values) -> mask``: :meth:`SQLRule.mask` of the rule's version with those literals, each node's
+    value and truth kept per the values of the literal slots below it, so a version that moves one literal
+    recomputes only the nodes above that literal (re-tuning moves one literal at a time). A rule of another
+    kind is evaluated whole."""
+
+    def __init__(self, rule, X, feature_names, cols):
+        self.rule, self.X, self.feature_names, self.cols, self.memo = rule, X, feature_names, cols, {}
+        self.slots = {}
+        if isinstance(rule, SQLRule):
+            _subtree_slots(rule.tree, self.slots)
+
+    def __call__(self, vals):
+        if not self.slots:
+            return _with_literals(self.rule, vals).mask(self.X, self.feature_names, columns=self.cols)
+        ev = _MemoEvaluator(self.rule, self.cols, self.memo, self.slots)
+        # the version's literals as SQLRule.with_literals sets them (an integer slot stays one if its value is)
+        ev.lits = tuple(float(v) for v in vals)
+        ev.ints = tuple(i and v.is_integer() for i, v in zip(self.rule._literal_is_int, ev.lits))
+        t, _ = ev.cond(self.rule.tree)
+        return np.broadcast_to(t, (self.cols.n,))
+
+
+def _subtree_slots(node, out):
+    """Fill ``out`` {id(node): sorted tuple of the literal slots in its subtree}; returns the slots of ``node``."""
+    if isinstance(node, tuple) and len(node) == 2 and node[0] == "num" and isinstance(node[1], int):
+        out[id(node)] = (node[1],)
+        return {node[1]}
+    found = set()
+    for child in node:
+        if isinstance(child, (tuple, list)):
+            found |= _subtree_slots(child, out)
+    if isinstance(node, tuple):
+        out[id(node)] = tuple(sorted(found))
+    return found
+
+
+class _MemoEvaluator(_Evaluator):
+    """:class:`._sqlrule._Evaluator` whose node results are kept in ``memo`` under (node, the values of the
+    literal slots below it); the evaluator never changes an array it returned, so sharing them is exact."""
+
+    def __init__(self, rule, cols, memo, slots):
+        super().__init__(rule, cols)
+        self.memo, self.slot_of = memo, slots
+
+    def _key(self, kind, node):
+        slots = self.slot_of.get(id(node), ())
+        return kind, id(node), (tuple([self.lits[i] for i in slots]) if slots else ())
+
+    def cond(self, node):
+        key = self._key("c", node)
+        if key not in self.memo:
+            self.memo[key] = super().cond(node)
+        return self.memo[key]
+
+    def value(self, node):
+        key = self._key("v", node)
+        if key not in self.memo:
+            self.memo[key] = super().value(node)
+        return self.memo[key]
 
 
 # ------------------------------------------------------------------------------------------ selection
@@ -370,7 +435,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     decline_cost : float or array-like of shape (n_rows,), optional
         Money per row of a ``"block"`` on a legitimate row (:meth:`RuleSet.evaluate`); books with actions.
     cv : int >= 2 or None, default 5
-        Number of folds the candidate books are judged on. None: no choice; the one procedure
+        Number of folds the candidate books are judged on (the folds run on one thread per core;
+        the result does not depend on the number of threads). None: no choice; the one procedure
         the other keywords name is run (the book with ``candidates``, re-tuned if ``retune``).
     shuffle : bool, default True
         True: folds stratified by label, rows dealt at random. False: ``cv`` contiguous blocks

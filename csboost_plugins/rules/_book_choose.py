@@ -12,6 +12,8 @@ re-run on all the rows.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ._greedy import NET, POS, row_weights
@@ -21,6 +23,8 @@ from ._greedy import NET, POS, row_weights
 PROCEDURES = ("book", "book_retuned", "book_and_induced", "induced")
 #: a simpler procedure is kept when its held-out money is within this many standard errors of the best
 STANDARD_ERRORS = 1.0
+#: the folds of the cross-fit run on this many threads at most (one per core)
+FOLD_THREADS = os.cpu_count() or 1
 
 
 def check_cv(cv, shuffle):
@@ -90,12 +94,15 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money):
     """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
     ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
     {name: (n,) float, each row's money under its held-out book}, {name: [rules per fold]}).
-    ``row_money(rs, X_fold, fold_positions, flags)`` gives the money of the fold's rows under book ``rs``."""
+    ``row_money(rs, X_fold, fold_positions, flags)`` gives the money of the fold's rows under book ``rs``.
+    The folds run on up to ``FOLD_THREADS`` threads (each fold is seeded on its own, so the result is the same
+    on any number of threads; the models and kernels release the GIL)."""
     n = len(y)
     flags = {p: np.zeros(n, dtype=bool) for p in procs}
     money = {p: np.zeros(n) for p in procs}
-    sizes = {p: [] for p in procs}
-    for f, seed in enumerate(seeds):
+    sizes = {p: [0] * len(seeds) for p in procs}
+
+    def one_fold(f):
         test = np.flatnonzero(fold == f)
         train = np.flatnonzero(fold != f)
         Xt, Xh = rows_of(X, train), rows_of(X, test)
@@ -103,11 +110,22 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money):
         ct = None if costs is None else costs[train]
         shared = {}  # the induced rules, fitted once per fold for the procedures that read them
         for name, (book, cands, retune) in procs.items():
-            rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed),
+            rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seeds[f]),
                      shared=shared if cands is not None else None, rows=train)
             flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
             money[name][test] = row_money(rs, Xh, test, flags[name][test])
-            sizes[name].append(len(rs))
+            sizes[name][f] = len(rs)
+
+    threads = max(1, min(len(seeds), FOLD_THREADS))
+    if threads == 1:
+        for f in range(len(seeds)):
+            one_fold(f)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(threads) as pool:
+            for _ in pool.map(one_fold, range(len(seeds))):  # each fold writes its own rows
+                pass
     return flags, money, sizes
 
 
