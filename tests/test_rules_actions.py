@@ -464,3 +464,24 @@ def test_in_order_choice_money_reads_the_decline_cost():
     blocked_legit = (book.actions(X) == "block") & (y == 0)
     first[blocked_legit] = -40.0
     assert c["held_out_money"] == pytest.approx(first.sum(), abs=1e-6)
+
+
+def test_riff_classifier_with_a_book_with_actions_and_its_row_positions():
+    # RIFFClassifier(rule_book=) optimises a book with actions as optimize_rule_book does (induced 'review' rules
+    # below it); the rows the book's re-tuning read are positions of X, outside the induction part
+    from csboost_plugins.rules import RIFFClassifier
+
+    X, y, book, kw = _priority_case(n=4000)
+    model = RIFFClassifier(rule_book=book, max_fpr=0.05, random_state=0).fit(X, y, **kw)
+    direct = optimize_rule_book(book, X, y, max_fpr=0.05, random_state=0, **kw)
+    assert model.rule_set_.names == direct.names and model.rule_set_.actions_ == direct.actions_
+    assert np.array_equal(model.predict(X), direct.predict(X))
+    assert np.isnan(model.precision_prior_)
+    want = direct.selection.get("selection_index", np.zeros(0, dtype=np.intp))  # none for the book as written
+    np.testing.assert_array_equal(model.selection_index_, want)
+    # the book with induced rules (cv=None): the re-tuning's halves are rows of X outside the induction part
+    sel = optimize_rule_book(book, X, y, max_fpr=0.05, random_state=0, cv=None, **kw).selection
+    for key in ("selection_index", "retune_index"):
+        idx = np.asarray(sel[key])
+        assert idx.max() < len(y) and not np.isin(idx, sel["induction_index"]).any()
+    assert len(np.union1d(sel["selection_index"], sel["retune_index"])) + len(sel["induction_index"]) == len(y)

@@ -661,7 +661,10 @@ def _fixed_in_order(book, X, y, w, costs, budget, candidates, retune, rng, share
     names = [next(fresh) for _ in added]
     out = RuleSet(list(top.rules) + added, feature_names=fnames, names=list(top.names) + names,
                   actions=list(top.actions_) + ["review"] * len(added))
-    out.selection = dict(top.selection or {}, parts={k: int(len(v)) for k, v in parts.items()},
+    # the book's re-tuning read positions among the rows ``rest``: positions of X here
+    moved = {k: rest[np.asarray(top.selection[k])] for k in ("selection_index", "retune_index")
+             if (top.selection or {}).get(k) is not None}
+    out.selection = dict(top.selection or {}, **moved, parts={k: int(len(v)) for k, v in parts.items()},
                          induction_index=parts["induction"],
                          origin=dict((top.selection or {}).get("origin", dict.fromkeys(top.names, "book")),
                                      **dict.fromkeys(names, "added")))

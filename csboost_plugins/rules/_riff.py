@@ -158,7 +158,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     candidates_ : list of Rule
         The candidate rules.
     precision_prior_ : float
-        The prior used (``precision_prior`` resolved on the selection subset).
+        The prior used (``precision_prior`` resolved on the selection subset; NaN for a
+        ``rule_book`` with ``'allow'`` / ``'block'`` rules, which is re-tuned in its order).
     rule_set_ : RuleSet
         The selected rules; ``predict_proba(X)[:, 1]`` is the alert probability (1, rho
         for rows only the randomised last rule covers, 0) and ``predict`` its rounding.
@@ -348,9 +349,11 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         self.rule_set_ = optimize_rule_book(self.rule_book, X, yb, sample_weight=w, cost_matrix=costs,
                                             random_state=self.random_state, **budget)
         self.estimator_ = self.candidates_ = None
-        self.precision_prior_ = float(self.rule_set_.selection["precision_prior"])
+        sel = self.rule_set_.selection
+        # a book with actions is re-tuned in its order: no precision prior (NaN) and, unless re-tuned, no selection
+        self.precision_prior_ = float(sel.get("precision_prior", np.nan))
         self.induction_index_ = np.zeros(0, dtype=np.intp)
-        self.selection_index_ = np.asarray(self.rule_set_.selection["selection_index"])
+        self.selection_index_ = np.asarray(sel.get("selection_index", np.zeros(0, dtype=np.intp)))
         return self
 
     def _check(self, X):
