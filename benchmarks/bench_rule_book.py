@@ -9,8 +9,13 @@ user calls them:
 - ``book retuned``: ``optimize_rule_book(book, ..., candidates=None, cv=None)``;
 - ``RIFF``: ``RIFFClassifier(max_fpr=fpr, random_state=seed).fit(X, y, cost_matrix=cm)``;
 - ``combined``: ``optimize_rule_book(book, X, y, cv=None, ...)``: the book with induced rules, no choice;
+- ``induced``: the same with an empty book: the fourth candidate procedure alone;
 - ``chosen``: ``optimize_rule_book(book, X, y, ...)``, the default: the candidate books judged by
-  5-fold cross-fitting (the card file: ``shuffle=False``, contiguous blocks in time order).
+  5-fold cross-fitting (the card file: ``shuffle=False``, contiguous blocks in time order). Its row of the
+  CSV (``--out``) also holds what the cross-fit saw: each candidate's held-out money (``ho_<candidate>``) and
+  the paired standard error of its difference with the best (``hose_<candidate>``); with the test money of
+  each candidate's own method (book selected, book retuned, combined, induced: the chosen book is the
+  winner's ``cv=None`` run) any choice rule can be replayed on the same runs.
 
 Each is scored as deployed (``predict``) on the test rows: recall, FPR, net money (money caught minus
 the alerts' cost, in the costs' unit) and the number of rules; ``jaccard``: the mean over pairs of
@@ -94,6 +99,9 @@ def run(name, seeds, scale, fprs=(FPR,)):
                 "book retuned": lambda: optimize_rule_book(book, Xtr, ytr, candidates=None, cv=None, **kw),
                 "RIFF": lambda: RIFFClassifier(max_fpr=fpr, random_state=seed).fit(Xtr, ytr, cost_matrix=cmtr),
                 "combined": lambda: optimize_rule_book(book, Xtr, ytr, cv=None, **kw),
+                # the fourth candidate procedure alone (what the choice re-runs when it picks "induced")
+                "induced": lambda: optimize_rule_book(RuleSet([], feature_names=book.feature_names), Xtr, ytr,
+                                                      cv=None, **kw),
                 "chosen": lambda: optimize_rule_book(book, Xtr, ytr, shuffle=not time_ordered, **kw),
             }
             for method, make in methods.items():
@@ -108,7 +116,9 @@ def run(name, seeds, scale, fprs=(FPR,)):
                          names=" ".join(sorted(rs.names)))
                 choice = (getattr(rs, "selection", None) or {}).get("choice")
                 if choice:
-                    r.update(chose=choice["chosen"])
+                    r.update(chose=choice["chosen"], best=choice["best"])
+                    for proc, c in choice["candidates"].items():  # what the cross-fit saw, to set against test
+                        r.update({f"ho_{proc}": c["held_out_money"], f"hose_{proc}": c["difference_standard_error"]})
                 if method in ("combined", "chosen"):
                     origin = list(rs.selection.get("origin", {}).values())
                     r.update(from_book=sum(o in ("book", "retuned") for o in origin))

@@ -288,15 +288,15 @@ def test_optimizer_keeps_order_and_actions_and_only_improves_held_out_money():
     book = RuleSet.from_sql({"trusted": ("age > 2500", "allow"), "big": ("amount > 900", "block"),
                              "mid": "amount > 300"})
     kw = dict(fp_cost=10.0, fn_cost=X["amount"].to_numpy())
-    new = optimize_rule_book(book, X, y, candidates=None, max_alert_rate=0.3, random_state=0, **kw)
+    new = optimize_rule_book(book, X, y, candidates=None, max_alert_rate=0.3, random_state=0, cv=None, **kw)
     assert new.names == book.names and new.actions_ == book.actions_
     assert new.selection["origin"]["trusted"] == "retuned"  # the allow rule's literal moves too
     sel = new.selection["selection_index"]
     assert new.evaluate(X.iloc[sel], y[sel], fp_cost=10.0, fn_cost=kw["fn_cost"][sel])["net_money"] >= \
         book.evaluate(X.iloc[sel], y[sel], fp_cost=10.0, fn_cost=kw["fn_cost"][sel])["net_money"]
     assert new.evaluate(X.iloc[sel], y[sel])["alert_rate"] <= 0.3
-    with pytest.raises(ValueError, match="candidates must be None"):
-        optimize_rule_book(book, X, y, random_state=0, **kw)
+    with pytest.raises(ValueError, match="candidates must be 'riff' or None"):
+        optimize_rule_book(book, X, y, random_state=0, candidates=RuleSet.from_sql(["age < 5"]), **kw)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -357,3 +357,131 @@ def test_induced_rules_with_actions_agree_with_sqlite():
     con.close()
     assert got == list(rs.actions(X))
     assert set(got) >= {"allow", "block", "review"}
+
+
+def test_diff_reports_a_change_of_action():
+    # the same text under another action books other money (a block declines, a review only alerts): not "kept"
+    old = RuleSet.from_sql({"trusted": ("age > 2500", "allow"), "big": ("amount > 900", "review"),
+                            "mid": ("amount > 300", "review"), "gone": ("age < 1", "block")})
+    new = RuleSet.from_sql({"trusted": ("age > 2500", "allow"), "big": ("amount > 900", "block"),
+                            "mid": ("amount > 350", "block"), "fresh": ("age < 2", "review")})
+    tab = old.diff(new)
+    assert list(tab["name"]) == ["trusted", "big", "mid", "gone", "fresh"]
+    assert list(tab["change"]) == ["kept", "action changed", "retuned, action changed", "dropped", "added"]
+    assert [None if pd.isna(a) else a for a in tab["old_action"]] == ["allow", "review", "review", "block", None]
+    assert [None if pd.isna(a) else a for a in tab["new_action"]] == ["allow", "block", "block", None, "review"]
+    # a plain book (every rule 'review') keeps the four columns
+    plain = RuleSet.from_sql({"big": "amount > 900"}).diff(RuleSet.from_sql({"big": "amount > 900"}))
+    assert list(plain.columns) == ["name", "change", "old_rule", "new_rule"] and list(plain["change"]) == ["kept"]
+
+
+def _priority_case(n=6000, seed=0):
+    """An allow list of trusted customers above a block and a review; the fraud also sits where no book rule
+    looks (``v`` high and ``u`` low), so induced rules have money to find below the book."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"age": rng.integers(0, 3000, n).astype(float), "amount": rng.exponential(200, n),
+                      "u": rng.normal(size=n), "v": rng.normal(size=n)})
+    hidden = (X.v > 1.3) & (X.u < -0.3)
+    y = (rng.random(n) < 0.002 + 0.3 * ((X.amount > 600) & (X.age < 1500)) + 0.6 * hidden).astype(int)
+    book = RuleSet.from_sql({"trusted": ("age > 2700", "allow"), "big": ("amount > 900", "block"),
+                             "mid": "amount > 600 AND age < 1500"})
+    return X, y, book, dict(fp_cost=10.0, fn_cost=X["amount"].to_numpy() + 50.0)
+
+
+def _first_match_money(rs, X, y, fp, fn):
+    """Brute force: each row's money under the action of the first rule matching it, rule masks one by one."""
+    out = np.zeros(len(y))
+    decided = np.zeros(len(y), bool)
+    for rule, act in zip(rs.rules, rs.actions_):
+        m = RuleSet([rule], feature_names=rs.feature_names).predict(X).astype(bool) & ~decided
+        if act != "allow":
+            out[m] = np.where(y[m] == 1, fn[m], -fp)
+        decided |= m
+    return out
+
+
+def test_in_order_optimiser_adds_induced_review_rules_below_the_book():
+    X, y, book, kw = _priority_case()
+    new = optimize_rule_book(book, X, y, max_fpr=0.05, random_state=0, cv=None, **kw)
+    k = len(book)
+    assert new.names[:k] == book.names and new.actions_[:k] == book.actions_
+    added = new.names[k:]
+    assert added and all(nm.startswith("riff_") for nm in added)
+    assert new.actions_[k:] == ["review"] * len(added)
+    assert [new.selection["origin"][nm] for nm in added] == ["added"] * len(added)
+    # the allow rule above still exempts: no row it matches is flagged, though induced rules match some of them
+    trusted = RuleSet([new.rules[0]], feature_names=new.feature_names).predict(X).astype(bool)
+    induced = RuleSet(new.rules[k:], feature_names=new.feature_names).predict(X).astype(bool)
+    assert (trusted & induced).any() and not new.predict(X)[trusted].any()
+    # the rows the book's procedure read besides the induction part: within the FPR budget there (brute force)
+    rest = np.setdiff1d(np.arange(len(y)), new.selection["induction_index"])
+    flagged = new.predict(X.iloc[rest]).astype(bool)
+    assert (flagged & (y[rest] == 0)).sum() <= 0.05 * (y[rest] == 0).sum() + 1e-9
+    # each induced rule earns on those rows: removing it loses money (brute-force first-match money)
+    fp, fn = kw["fp_cost"], kw["fn_cost"]
+    full = _first_match_money(new, X.iloc[rest], y[rest], fp, fn[rest]).sum()
+    for j in range(k, len(new)):
+        assert full > _first_match_money(new.drop([j]), X.iloc[rest], y[rest], fp, fn[rest]).sum()
+
+
+def test_in_order_choice_money_equals_brute_force_and_induced_rules_win_when_better():
+    X, y, book, kw = _priority_case(seed=1)
+    fp, fn = kw["fp_cost"], kw["fn_cost"]
+    res = optimize_rule_book(book, X, y, max_fpr=0.05, random_state=3, cv=3, **kw)
+    choice = res.selection["choice"]
+    assert list(choice["candidates"]) == ["book", "book_retuned", "book_and_induced"]  # the book is never dropped
+    fold, seeds = np.asarray(choice["fold"]), choice["fold_random_states"]
+    procs = {"book": dict(candidates=None, retune=False), "book_retuned": dict(candidates=None, retune=True),
+             "book_and_induced": dict(candidates="riff", retune=True)}
+    for name, pk in procs.items():
+        m = np.zeros(len(y))
+        for f in range(3):
+            tr, te = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
+            rs = optimize_rule_book(book, X.iloc[tr], y[tr], max_fpr=0.05, random_state=seeds[f], cv=None,
+                                    fp_cost=fp, fn_cost=fn[tr], **pk)
+            m[te] = _first_match_money(rs, X.iloc[te], y[te], fp, fn[te])
+        assert choice["candidates"][name]["held_out_money"] == pytest.approx(m.sum(), abs=1e-6)
+        assert choice["candidates"][name]["fold_money"] == pytest.approx([m[fold == f].sum() for f in range(3)],
+                                                                         abs=1e-6)
+    assert choice["chosen"] == "book_and_induced", choice["reason"]
+    again = optimize_rule_book(book, X, y, max_fpr=0.05, random_state=3, cv=None, **kw)
+    assert again.names == res.names and np.array_equal(again.predict(X), res.predict(X))
+
+
+def test_in_order_choice_money_reads_the_decline_cost():
+    # a block declining a legitimate customer costs decline_cost: the held-out money books it per row
+    X, y, book, kw = _priority_case(n=3000, seed=2)
+    decline = np.full(len(y), 40.0)
+    res = optimize_rule_book(book, X, y, max_fpr=0.02, random_state=1, cv=2, candidates=None, retune=False,
+                             decline_cost=decline, **kw)
+    fold = np.asarray(res.selection["choice"]["fold"]) if res.selection["choice"] else None
+    assert fold is None  # a single candidate (the book as written): no choice
+    res = optimize_rule_book(book, X, y, max_fpr=0.02, random_state=1, cv=2, candidates=None,
+                             decline_cost=decline, **kw)
+    c = res.selection["choice"]["candidates"]["book"]
+    # the book as written on each fold: a block on a legitimate row costs 40, a review 10 (brute force)
+    first = _first_match_money(book, X, y, kw["fp_cost"], kw["fn_cost"])
+    blocked_legit = (book.actions(X) == "block") & (y == 0)
+    first[blocked_legit] = -40.0
+    assert c["held_out_money"] == pytest.approx(first.sum(), abs=1e-6)
+
+
+def test_riff_classifier_with_a_book_with_actions_and_its_row_positions():
+    # RIFFClassifier(rule_book=) optimises a book with actions as optimize_rule_book does (induced 'review' rules
+    # below it); the rows the book's re-tuning read are positions of X, outside the induction part
+    from csboost_plugins.rules import RIFFClassifier
+
+    X, y, book, kw = _priority_case(n=4000)
+    model = RIFFClassifier(rule_book=book, max_fpr=0.05, random_state=0).fit(X, y, **kw)
+    direct = optimize_rule_book(book, X, y, max_fpr=0.05, random_state=0, **kw)
+    assert model.rule_set_.names == direct.names and model.rule_set_.actions_ == direct.actions_
+    assert np.array_equal(model.predict(X), direct.predict(X))
+    assert np.isnan(model.precision_prior_)
+    want = direct.selection.get("selection_index", np.zeros(0, dtype=np.intp))  # none for the book as written
+    np.testing.assert_array_equal(model.selection_index_, want)
+    # the book with induced rules (cv=None): the re-tuning's halves are rows of X outside the induction part
+    sel = optimize_rule_book(book, X, y, max_fpr=0.05, random_state=0, cv=None, **kw).selection
+    for key in ("selection_index", "retune_index"):
+        idx = np.asarray(sel[key])
+        assert idx.max() < len(y) and not np.isin(idx, sel["induction_index"]).any()
+    assert len(np.union1d(sel["selection_index"], sel["retune_index"])) + len(sel["induction_index"]) == len(y)

@@ -907,3 +907,103 @@ def test_a_rule_that_earns_only_on_the_selection_rows_is_not_kept(data, book):
     # on the selection rows alone it earns: the greedy would have offered and taken it
     v = np.where(y == 1, fn, -FP_COST)
     assert v[hit & sel].sum() > 0 and v[hit & ~sel].sum() < 0
+
+
+# ------------------------------------------------------------------ RIFF's induction, one function for both callers
+@pytest.mark.parametrize("bad", ["name", "inf"])
+def test_optimiser_induction_checks_X_as_riff_does(data, book, bad):
+    """The optimiser induces rules with RIFFClassifier's function, so X is checked as RIFFClassifier checks it:
+    a column name LightGBM refuses and an inf are ValueErrors naming them (before: LightGBM's / XGBoost's own
+    errors from inside the pool), and RIFFClassifier gives the same message."""
+    X, y, amount = data
+    X = X.copy()
+    if bad == "name":
+        X = X.rename(columns={"noise_0": "noise[0]"})
+        match = r"noise\[0\]"
+    else:
+        X.iloc[7, X.columns.get_loc("amount")] = np.inf
+        match = "inf"
+    with pytest.raises(ValueError, match=match) as book_err:
+        optimize_rule_book(RuleSet.from_sql({"r": "hour < 6"}), X, y, fn_cost=amount, fp_cost=FP_COST, cv=None,
+                           random_state=0)
+    with pytest.raises(ValueError, match=match) as riff_err:
+        RIFFClassifier(random_state=0).fit(X, y, fn_cost=amount, fp_cost=FP_COST)
+    assert str(book_err.value) == str(riff_err.value)
+
+
+def test_optimiser_induces_riffs_candidates(data):
+    """The optimiser's induced pool is RIFFClassifier's default pool fitted on the induction part alone: the
+    candidates it selects from equal the leaves of that pool fitted by hand on those rows (compared as text)."""
+    from csboost_plugins.rules._book import PART_SHARES, _induced, _split
+    from csboost_plugins.rules._greedy import Budget
+    from csboost_plugins.rules._riff_pool import default_estimators
+
+    X, y, amount = data
+    parts = _split(y, PART_SHARES, np.random.RandomState(5))
+    costs = np.column_stack([np.full(len(y), FP_COST), amount, np.zeros(len(y)), np.zeros(len(y))])
+    _, _, leaves = _induced("riff", X, y, None, costs, parts, Budget("fpr", 0.01), np.random.RandomState(9))
+    ests = default_estimators(np.random.RandomState(9))
+    ind = parts["induction"]
+    fitted = [e.fit(X.iloc[ind], y[ind]) for e in ests]  # the pool by hand, from the library's extractor
+    from csboost_plugins.rules import extract_rules
+    expected = extract_rules(fitted, feature_names=list(X.columns), X=X.iloc[ind])
+    assert len(leaves) > 10 and [str(r) for r in leaves] == [str(r) for r in expected]
+
+
+# ------------------------------------------------------------------ speed: re-tuning and the cross-fit, same results
+SPEED_BOOK = {
+    "two": "amount > 120 AND hour < 6",
+    "arith_or": "amount - amount / amount_vs_avg > 300 OR merchant_risk IS NULL",
+    "not_between": "NOT (n_tx_24h <= 3) AND dist_home_km BETWEEN 10 AND 250",
+    "abs_coalesce": "ABS(amount_vs_avg - 2) > 1.5 AND COALESCE(merchant_risk, 0) > 0.4",
+    "shared_slot_like": "card_age_days < 60 AND n_tx_24h >= 4 AND card_age_days > 2",
+    "int_cmp": "n_tx_24h * 2 >= 9 AND new_merchant = 1",
+}
+
+
+def test_version_masks_equal_each_versions_own_mask(data):
+    """Re-tuning evaluates a rule's versions through one memo of node results (_VersionMasks): every version's
+    mask equals the version's own SQLRule.mask, versions visited in random order so the memo is hit across
+    moves of different literals (NULLs, arithmetic, OR, NOT, BETWEEN, ABS, COALESCE, integer literals)."""
+    from csboost_plugins.rules._sqlrule import Columns
+
+    X, _, _ = data
+    rng = np.random.default_rng(4)
+    book = RuleSet.from_sql(SPEED_BOOK)
+    for rule in book.rules:
+        cols = Columns(X)
+        masks = _book._VersionMasks(rule, X, None, cols)
+        grids = [_book.human_grid(v, integer=float(v).is_integer()) for v in rule.literals]
+        current = list(rule.literals)
+        for _ in range(40):
+            i = int(rng.integers(len(current)))
+            current[i] = float(rng.choice(grids[i]))
+            got = np.asarray(masks(current))
+            want = rule.with_literals(current).mask(X)
+            assert got.dtype == bool and np.array_equal(got, want), (rule.name, current)
+
+
+def test_masked_column_sums_are_numpys_bit_for_bit():
+    from csboost_plugins.rules._book_kernels import masked_column_sums
+
+    rng = np.random.default_rng(0)
+    W = np.ascontiguousarray(rng.normal(size=(5000, 6)) * np.exp(rng.normal(3, 2, size=(5000, 1))))
+    for p in (0.0, 0.01, 0.3, 0.9, 1.0):
+        m = rng.random(5000) < p
+        assert np.array_equal(masked_column_sums(m, W), W[m].sum(axis=0))  # the same additions in the same order
+
+
+def test_cross_fit_gives_the_same_choice_on_one_thread_and_on_two(data, book, monkeypatch):
+    from csboost_plugins.rules import _book_choose
+
+    X, y, amount = data
+    runs = []
+    for threads in (1, 2):
+        monkeypatch.setattr(_book_choose, "FOLD_THREADS", threads)
+        rs = optimize_rule_book(book, X, y, fn_cost=amount, fp_cost=FP_COST, cv=3, random_state=2)
+        runs.append(rs)
+    a, b = (r.selection["choice"] for r in runs)
+    assert a["chosen"] == b["chosen"] and runs[0].names == runs[1].names
+    for name in a["candidates"]:
+        assert a["candidates"][name]["fold_money"] == b["candidates"][name]["fold_money"]
+        assert a["candidates"][name]["rules_per_fold"] == b["candidates"][name]["rules_per_fold"]

@@ -45,10 +45,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._book_choose import check_cv, choose_and_fit
+from ._book_choose import check_cv, choose_and_fit, flagged_money
 from ._book_choose import rows_of as _rows
+from ._book_kernels import masked_column_sums
 from ._greedy import NEG, NET, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
+from ._sqlrule import SQLRule, _Evaluator
 
 __all__ = ["human_grid", "literal_ranges", "optimize_rule_book", "retune_rule", "select_fitting"]
 
@@ -191,6 +193,8 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     from ._sqlrule import Columns
 
     cols = Columns(X, feature_names)  # each column read once for all the candidate versions
+    masks = _VersionMasks(rule, X, feature_names, cols)
+    Wc = np.ascontiguousarray(W, dtype=np.float64)  # W[mask].sum(axis=0) of every version, by the kernel
     grids = [human_grid(float(v), integer=float(v).is_integer(), **({} if r is None else {"low": r[0], "high": r[1]}))
              for v, r in zip(lits, literal_ranges(rule, cols))]
     seen = {}
@@ -198,8 +202,7 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     def value_of(vals):  # the score of the version with these literals (each version evaluated once)
         key = tuple(vals)
         if key not in seen:
-            r = _with_literals(rule, vals)
-            seen[key] = score(W[r.mask(X, feature_names, columns=cols)].sum(axis=0))
+            seen[key] = score(masked_column_sums(masks(vals), Wc))
         return seen[key]
 
     def tol(s):
@@ -224,6 +227,68 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
         if not moved:
             break
     return rule if best <= start + tol(start) else _with_literals(rule, best_vals)
+
+
+class _VersionMasks:
+    """``f(literal values) -> mask``: :meth:`SQLRule.mask` of the rule's version with those literals, each node's
+    value and truth kept per the values of the literal slots below it, so a version that moves one literal
+    recomputes only the nodes above that literal (re-tuning moves one literal at a time). A rule of another
+    kind is evaluated whole."""
+
+    def __init__(self, rule, X, feature_names, cols):
+        self.rule, self.X, self.feature_names, self.cols, self.memo = rule, X, feature_names, cols, {}
+        self.slots = {}
+        if isinstance(rule, SQLRule):
+            _subtree_slots(rule.tree, self.slots)
+
+    def __call__(self, vals):
+        if not self.slots:
+            return _with_literals(self.rule, vals).mask(self.X, self.feature_names, columns=self.cols)
+        ev = _MemoEvaluator(self.rule, self.cols, self.memo, self.slots)
+        # the version's literals as SQLRule.with_literals sets them (an integer slot stays one if its value is)
+        ev.lits = tuple(float(v) for v in vals)
+        ev.ints = tuple(i and v.is_integer() for i, v in zip(self.rule._literal_is_int, ev.lits))
+        t, _ = ev.cond(self.rule.tree)
+        return np.broadcast_to(t, (self.cols.n,))
+
+
+def _subtree_slots(node, out):
+    """Fill ``out`` {id(node): sorted tuple of the literal slots in its subtree}; returns the slots of ``node``."""
+    if isinstance(node, tuple) and len(node) == 2 and node[0] == "num" and isinstance(node[1], int):
+        out[id(node)] = (node[1],)
+        return {node[1]}
+    found = set()
+    for child in node:
+        if isinstance(child, (tuple, list)):
+            found |= _subtree_slots(child, out)
+    if isinstance(node, tuple):
+        out[id(node)] = tuple(sorted(found))
+    return found
+
+
+class _MemoEvaluator(_Evaluator):
+    """:class:`._sqlrule._Evaluator` whose node results are kept in ``memo`` under (node, the values of the
+    literal slots below it); the evaluator never changes an array it returned, so sharing them is exact."""
+
+    def __init__(self, rule, cols, memo, slots):
+        super().__init__(rule, cols)
+        self.memo, self.slot_of = memo, slots
+
+    def _key(self, kind, node):
+        slots = self.slot_of.get(id(node), ())
+        return kind, id(node), (tuple([self.lits[i] for i in slots]) if slots else ())
+
+    def cond(self, node):
+        key = self._key("c", node)
+        if key not in self.memo:
+            self.memo[key] = super().cond(node)
+        return self.memo[key]
+
+    def value(self, node):
+        key = self._key("v", node)
+        if key not in self.memo:
+            self.memo[key] = super().value(node)
+        return self.memo[key]
 
 
 # ------------------------------------------------------------------------------------------ selection
@@ -369,7 +434,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     decline_cost : float or array-like of shape (n_rows,), optional
         Money per row of a ``"block"`` on a legitimate row (:meth:`RuleSet.evaluate`); books with actions.
     cv : int >= 2 or None, default 5
-        Number of folds the candidate books are judged on. None: no choice; the one procedure
+        Number of folds the candidate books are judged on (the folds run on one thread per core;
+        the result does not depend on the number of threads). None: no choice; the one procedure
         the other keywords name is run (the book with ``candidates``, re-tuned if ``retune``).
     shuffle : bool, default True
         True: folds stratified by label, rows dealt at random. False: ``cv`` contiguous blocks
@@ -394,8 +460,14 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         ``cv``, ``shuffle``, each row's ``fold`` and the seeds of the fold runs
         (``fold_random_states``). The final run draws from ``random_state`` as the ``cv=None``
         run of the winner's keywords does, so it returns the same book. A book with ``"allow"`` /
-        ``"block"`` rules keeps its order and actions, each rule re-tuned in turn (``candidates=None``;
-        no choice among candidates).
+        ``"block"`` rules keeps its order and actions, each rule re-tuned in turn against the whole
+        book's money; with ``candidates="riff"`` (the default; None or "riff" only) RIFF's rules are
+        fitted on 45 % of the rows and added below the book as ``'review'`` rules, filling the budget
+        the book leaves on the other rows none of its rules matches (so an allow rule above still
+        exempts), each kept only if removing it loses money there. The choice compares the book as
+        written, re-tuned and with the induced rules (never the induced rules alone), each row's
+        held-out money booked under the action of the first rule matching it (a block on a legitimate
+        row costing ``decline_cost``).
     """
     from sklearn.utils import check_random_state
 
@@ -412,7 +484,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     y, w, costs = rows.y, rows.sample_weight, rows.costs
     rng = check_random_state(random_state)
     if book.has_actions:  # a rule book read top-down keeps its order: its literals alone are re-tuned
-        return _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost)
+        return _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost, cv, shuffle)
     induce = isinstance(candidates, str)
     if induce and candidates != "riff":
         raise ValueError(f"candidates must be 'riff', a RuleSet, a list of rules or None, got {candidates!r}")
@@ -423,11 +495,12 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     return choose_and_fit(_optimize_fixed, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle)
 
 
-def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, shared=None):
+def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, shared=None, rows=None):
     """One run of the optimisation (one candidate procedure of :func:`optimize_rule_book`) on rows already
     read (``y`` 0/1, ``w`` / ``costs`` arrays or None): split, re-tune, induce, select, last pass. ``shared``
     (a dict) keeps the induced rules for another run on the same rows with the same seed and parts, which
-    induces the same ones (the induction reads neither the book nor its re-tuning)."""
+    induces the same ones (the induction reads neither the book nor its re-tuning). ``rows`` (the positions of
+    a fold's rows among the caller's) is not read here."""
     from ._ruleset import RuleSet, _free_riff_names
 
     n = len(y)
@@ -506,23 +579,94 @@ def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, share
     return out
 
 
-def _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost):
-    """:func:`._book_order.optimize_in_order` after the checks of its keywords."""
-    from ._book_order import optimize_in_order
+def _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost, cv, shuffle):
+    """:func:`optimize_rule_book` for a book with actions after the checks of its keywords: the procedures of
+    :func:`_fixed_in_order` (the book as written, re-tuned in its order, and with induced 'review' rules below it)
+    chosen by cross-fitted money under the book's actions (:func:`._book_order.money_in_order`)."""
+    from functools import partial
+
+    from ._book_order import money_in_order
     from ._report import read_decline_cost
 
-    if candidates is not None:
-        raise ValueError("candidates must be None for a book with 'allow' or 'block' rules: it is optimised in its "
-                         "own order (its literals re-tuned), without induced rules")
+    if candidates is not None and not (isinstance(candidates, str) and candidates == "riff"):
+        raise ValueError(f"candidates must be 'riff' or None for a book with 'allow' or 'block' rules (it is "
+                         f"optimised in its own order; induced rules are added below it as 'review' rules), got "
+                         f"{candidates if isinstance(candidates, str) else type(candidates).__name__!r}")
     if not isinstance(retune, (bool, np.bool_)):
         raise TypeError(f"retune must be True or False, got {type(retune).__name__}")
     decline = read_decline_cost(decline_cost, X, len(y))
     if decline is not None and costs is None:
         raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
-    if not retune:
-        return book[:]
-    return optimize_in_order(book, X, y, w, costs, decline, budget, rng, _feature_names(X, book), _rows,
-                             _split, retune_rule)
+    k = check_cv(cv, shuffle)
+    # held-out money: per action with costs (a block may cost decline_cost); without, the positives flagged
+    row_money = money_in_order(book, y, w, costs, decline) if costs is not None else \
+        flagged_money(row_weights(y, w, None)[:, POS])
+    return choose_and_fit(partial(_fixed_in_order, decline=decline), book, X, y, w, costs, budget, candidates,
+                          retune, rng, k, shuffle, row_money=row_money, alone=False)
+
+
+def _fixed_in_order(book, X, y, w, costs, budget, candidates, retune, rng, shared=None, *, decline, rows=None):
+    """One procedure for a book with actions on rows already read: the book as written (``retune`` False), or
+    re-tuned rule by rule in its order (:func:`._book_order.optimize_in_order`); with ``candidates`` ("riff"),
+    RIFF's default pool is fitted on an induction part (``PART_SHARES``) and its rules fill, as 'review' rules
+    below the book, the budget the book leaves on the other rows none of its rules matches (:func:`_fill`), each
+    kept only if its leave-one-out money there is positive (:func:`_drop_unearning`). ``decline``: the decline
+    cost of the rows of X (the cross-fit passes X's rows ``rows`` of the caller's)."""
+    from ._book_order import optimize_in_order
+    from ._riff_induce import induce_rules
+    from ._riff_pool import default_estimators
+    from ._ruleset import RuleSet, _free_riff_names
+
+    del shared  # one procedure induces here: nothing to share
+    if decline is not None and rows is not None:  # a fold's run: its rows' decline costs
+        decline = decline[rows]
+    fnames = _feature_names(X, book)
+
+    def tuned(Xp, yp, wp, cp, dp):
+        if not retune:
+            out = book[:]
+            out.selection = {"criterion": budget.kind, "budget": budget.rate, "order": "book",
+                             "origin": dict.fromkeys(book.names, "book")}
+            return out
+        return optimize_in_order(book, Xp, yp, wp, cp, dp, budget, rng, fnames, _rows, _split, retune_rule)
+
+    if candidates is None:
+        return tuned(X, y, w, costs, decline)
+    parts = _split(y, {"induction": PART_SHARES["induction"], "rest": 1 - PART_SHARES["induction"]}, rng)
+    rest = parts["rest"]
+
+    def sub(a):
+        return None if a is None else a[rest]
+
+    Xr, yr, wr, cr = _rows(X, rest), y[rest], sub(w), sub(costs)
+    top = tuned(Xr, yr, wr, cr, sub(decline))
+    _, leaves = induce_rules(default_estimators(rng), X, y, w, costs, parts["induction"], fnames if
+                             getattr(X, "columns", None) is not None else None)
+    W = row_weights(yr, wr, cr)
+    flagged = top.predict(Xr).astype(bool) if len(top) else np.zeros(len(yr), bool)
+    matched = top.apply(Xr) >= 0 if len(top) else np.zeros(len(yr), bool)  # an allow rule's rows are decided too
+    fills = _fill(leaves or None, matched, Xr, yr, wr, cr, budget, W[flagged].sum(axis=0), W.sum(axis=0))
+    added = []
+    if fills:
+        free = np.flatnonzero(~matched)
+        value = row_weights(yr[free], None if wr is None else wr[free], None if cr is None else cr[free])
+        value = value[:, NET if costs is not None else POS]
+        kept, _, _ = _drop_unearning(RuleSet(fills, feature_names=fnames, names=[f"f{i}" for i in
+                                                                                range(len(fills))]),
+                                     ["added"] * len(fills), _rows(Xr, free), value)
+        added = list(kept.rules)
+    fresh = _free_riff_names(set(book.names))
+    names = [next(fresh) for _ in added]
+    out = RuleSet(list(top.rules) + added, feature_names=fnames, names=list(top.names) + names,
+                  actions=list(top.actions_) + ["review"] * len(added))
+    # the book's re-tuning read positions among the rows ``rest``: positions of X here
+    moved = {k: rest[np.asarray(top.selection[k])] for k in ("selection_index", "retune_index")
+             if (top.selection or {}).get(k) is not None}
+    out.selection = dict(top.selection or {}, **moved, parts={k: int(len(v)) for k, v in parts.items()},
+                         induction_index=parts["induction"],
+                         origin=dict((top.selection or {}).get("origin", dict.fromkeys(top.names, "book")),
+                                     **dict.fromkeys(names, "added")))
+    return out
 
 
 def _select_gated(pool, origin, groups, cover, W, totals, budget, score, leaves, Xs, ys, ws, cs, X, value,
@@ -618,17 +762,14 @@ def _induced(candidates, X, y, w, costs, parts, budget, rng):
             return list(candidates.rules), list(candidates.names), None
         rules = list(candidates)
         return rules, [r.name for r in rules], None
-    from ._extract import extract_rules
+    from ._riff_induce import induce_rules
     from ._riff_pool import default_estimators as _default_estimators
 
     ind, sel = parts["induction"], parts["selection"]
-    Xi = _rows(X, ind)
-    fitted = []
-    for est in _default_estimators(rng):  # RIFFClassifier's default pool, on the induction part only
-        fitted.append(est.fit(Xi, y[ind], sample_weight=None if w is None else w[ind]))
     cols = getattr(X, "columns", None)
     names = [str(c) for c in cols] if cols is not None else None
-    cands = extract_rules(fitted, feature_names=names, X=Xi)
+    # RIFFClassifier's default pool, on the induction part only
+    _, cands = induce_rules(_default_estimators(rng), X, y, w, costs, ind, names)
     if not cands:
         return [], [], None
     rs = _riff_defaults(cands, _rows(X, sel), y[sel], None if w is None else w[sel],

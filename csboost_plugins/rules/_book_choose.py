@@ -12,6 +12,8 @@ re-run on all the rows.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ._greedy import NET, POS, row_weights
@@ -21,6 +23,8 @@ from ._greedy import NET, POS, row_weights
 PROCEDURES = ("book", "book_retuned", "book_and_induced", "induced")
 #: a simpler procedure is kept when its held-out money is within this many standard errors of the best
 STANDARD_ERRORS = 1.0
+#: the folds of the cross-fit run on this many threads at most (one per core)
+FOLD_THREADS = os.cpu_count() or 1
 
 
 def check_cv(cv, shuffle):
@@ -35,9 +39,10 @@ def check_cv(cv, shuffle):
     return None if cv is None else int(cv)
 
 
-def procedures(book, candidates, retune):
+def procedures(book, candidates, retune, *, alone=True):
     """{name: (book, candidates, retune)}: the candidate procedures the caller's keywords allow (re-tuned ones
-    only with ``retune``, induced ones only with ``candidates``), in the order of :data:`PROCEDURES`."""
+    only with ``retune``, induced ones only with ``candidates``; the induced rules alone only with ``alone``),
+    in the order of :data:`PROCEDURES`."""
     from ._ruleset import RuleSet
 
     out = {"book": (book, None, False)}
@@ -45,8 +50,8 @@ def procedures(book, candidates, retune):
         out["book_retuned"] = (book, None, True)
     if candidates is not None:
         out["book_and_induced"] = (book, candidates, retune)
-        # the same procedure with an empty book: it splits the rows as the one above, so both induce the same rules
-        out["induced"] = (RuleSet([], feature_names=book.feature_names), candidates, retune)
+        if alone:  # the same procedure with an empty book: it splits the rows as the one above, so both induce
+            out["induced"] = (RuleSet([], feature_names=book.feature_names), candidates, retune)  # the same rules
     return out
 
 
@@ -79,14 +84,25 @@ def _paired_se(a, b):
     return float(np.sqrt(len(d) * d.var(ddof=1))) if len(d) > 1 else 0.0
 
 
-def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds):
+def flagged_money(value):
+    """``row_money`` of :func:`cross_fit` for books of alerts: ``value`` (n,) of a flagged row (the rows given by
+    position), 0 elsewhere."""
+    return lambda rs, Xh, idx, flags: value[idx] * flags
+
+
+def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money):
     """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
     ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
-    {name: [rules per fold]})."""
+    {name: (n,) float, each row's money under its held-out book}, {name: [rules per fold]}).
+    ``row_money(rs, X_fold, fold_positions, flags)`` gives the money of the fold's rows under book ``rs``.
+    The folds run on up to ``FOLD_THREADS`` threads (each fold is seeded on its own, so the result is the same
+    on any number of threads; the models and kernels release the GIL)."""
     n = len(y)
     flags = {p: np.zeros(n, dtype=bool) for p in procs}
-    sizes = {p: [] for p in procs}
-    for f, seed in enumerate(seeds):
+    money = {p: np.zeros(n) for p in procs}
+    sizes = {p: [0] * len(seeds) for p in procs}
+
+    def one_fold(f):
         test = np.flatnonzero(fold == f)
         train = np.flatnonzero(fold != f)
         Xt, Xh = rows_of(X, train), rows_of(X, test)
@@ -94,11 +110,23 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds):
         ct = None if costs is None else costs[train]
         shared = {}  # the induced rules, fitted once per fold for the procedures that read them
         for name, (book, cands, retune) in procs.items():
-            rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seed),
-                     shared=shared if cands is not None else None)
+            rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seeds[f]),
+                     shared=shared if cands is not None else None, rows=train)
             flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
-            sizes[name].append(len(rs))
-    return flags, sizes
+            money[name][test] = row_money(rs, Xh, test, flags[name][test])
+            sizes[name][f] = len(rs)
+
+    threads = max(1, min(len(seeds), FOLD_THREADS))
+    if threads == 1:
+        for f in range(len(seeds)):
+            one_fold(f)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(threads) as pool:
+            for _ in pool.map(one_fold, range(len(seeds))):  # each fold writes its own rows
+                pass
+    return flags, money, sizes
 
 
 def one_se_choice(money, order):
@@ -120,12 +148,14 @@ def one_se_choice(money, order):
     return winner, best, se, reason
 
 
-def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle):
+def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle, *, row_money=None,
+                   alone=True):
     """``optimize_rule_book`` on rows already read, each procedure run by ``fit`` (``_book._optimize_fixed``):
     with ``k`` folds, the candidate procedures judged by :func:`cross_fit` and :func:`one_se_choice`, the winner
     re-run on all the rows; with ``k`` None (or a single candidate) the procedure the keywords name. The result's
-    ``selection["choice"]`` reports it."""
-    procs = procedures(book, candidates, retune)
+    ``selection["choice"]`` reports it. ``row_money`` (default: :func:`flagged_money` of each row's net money;
+    counts: its positive weight) scores a held-out book's rows; ``alone``: the induced rules alone compete."""
+    procs = procedures(book, candidates, retune, alone=alone)
     start = rng.get_state()  # the final run starts from here: it equals the cv=None run of the winner's keywords
     if k is None or len(procs) == 1:
         out = fit(book, X, y, w, costs, budget, candidates, retune, rng)
@@ -135,10 +165,10 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
         raise ValueError(f"cv={k} folds need at least {k} rows of each class")
     fold = fold_of_rows(y, k, shuffle, rng)
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
-    flags, sizes = cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds)
     Wall = row_weights(y, w, costs)
-    value = Wall[:, NET if costs is not None else POS]  # a flagged row's money (counts: its positive weight)
-    money = {p: value * flags[p] for p in procs}
+    if row_money is None:  # a flagged row's money (counts: its positive weight)
+        row_money = flagged_money(Wall[:, NET if costs is not None else POS])
+    flags, money, sizes = cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money)
     order = list(procs)
     winner, best, se, reason = one_se_choice(money, order)
     spent = Wall[:, budget.column]

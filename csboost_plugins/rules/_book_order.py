@@ -20,7 +20,7 @@ import numpy as np
 
 from ._report import ACTION_CODES, _action_parts
 
-__all__ = ["optimize_in_order"]
+__all__ = ["money_in_order", "optimize_in_order"]
 
 
 def _row_values(book, y, w, costs, decline, budget_kind):
@@ -108,3 +108,22 @@ def optimize_in_order(book, X, y, w, costs, decline, budget, rng, fnames, rows_o
                      "parts": {k: int(len(v)) for k, v in parts.items()}, "selection_index": parts["selection"],
                      "retune_index": parts["retune"], "origin": dict(zip(out.names, origin))}
     return out
+
+
+def money_in_order(book, y, w, costs, decline):
+    """``row_money`` of :func:`._book_choose.cross_fit` for books with actions: each held-out row's money
+    (``money_caught - alert_cost`` of the action of the first rule matching it, a block's alert costing
+    ``decline``; 0 when allowed or unmatched), the rows given by position among ``y``'s."""
+    money, _, _ = _row_values(book, y, np.ones(len(y)) if w is None else w, costs, decline, "fpr")
+
+    def row_money(rs, Xh, idx, flags):
+        out = np.zeros(len(idx))
+        if not len(rs):
+            return out
+        codes = np.append([ACTION_CODES[a] for a in rs.actions_], 0).astype(np.int64)[rs.apply(Xh)]
+        for code, m in money.items():
+            rows = codes == code
+            out[rows] = m[idx][rows]
+        return out
+
+    return row_money

@@ -7,6 +7,19 @@ import numpy as np
 __all__ = ["rule_book_diff"]
 
 
+def _change(old_text, new_text, old_action, new_action):
+    """The ``change`` of one rule name: "added", "dropped", "kept" (same text and action), "retuned" (other text,
+    same action), "action changed" (same text, other action) or "retuned, action changed"."""
+    if old_text is None:
+        return "added"
+    if new_text is None:
+        return "dropped"
+    text = "kept" if old_text == new_text else "retuned"
+    if old_action == new_action:
+        return text
+    return "action changed" if text == "kept" else "retuned, action changed"
+
+
 def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
                    tn_cost=0.0, cost_matrix=None, pos_label=None):
     """What changed from rule set ``old`` to ``new``, rule by rule (see :meth:`RuleSet.diff`)."""
@@ -14,15 +27,20 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
 
     olds = dict(zip(old.names, old.rules))
     news = dict(zip(new.names, new.rules))
+    old_act = dict(zip(old.names, old.actions_))
+    new_act = dict(zip(new.names, new.actions_))
     names = list(olds) + [k for k in news if k not in olds]
     rows = []
     for k in names:
         o, n_ = olds.get(k), news.get(k)
         ot = None if o is None else str(o)
         nt = None if n_ is None else str(n_)
-        change = "added" if o is None else "dropped" if n_ is None else "kept" if ot == nt else "retuned"
-        rows.append({"name": k, "change": change, "old_rule": ot, "new_rule": nt})
-    out = pd.DataFrame(rows, columns=["name", "change", "old_rule", "new_rule"])
+        rows.append({"name": k, "change": _change(ot, nt, old_act.get(k), new_act.get(k)), "old_rule": ot,
+                     "new_rule": nt, "old_action": old_act.get(k), "new_action": new_act.get(k)})
+    # the action columns only for books with actions: a plain book's rules are all 'review'
+    columns = ["name", "change", "old_rule", "new_rule"] + \
+        (["old_action", "new_action"] if old.has_actions or new.has_actions else [])
+    out = pd.DataFrame(rows, columns=columns)
     if X is None:
         if y is not None:
             raise ValueError("y was given without X: give both to show the money each version books")

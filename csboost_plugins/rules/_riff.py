@@ -3,7 +3,6 @@ extract candidate rules, select a low-FPR rule set) as a scikit-learn estimator.
 
 from __future__ import annotations
 
-import inspect
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,14 +14,13 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, validate_dat
 
 from .._docstrings import fill_doc
 from .._params import store_init_args
-from .._validation import (check_feature_names, check_sample_weight, check_X_columns, check_X_values,
-                           costs_given, fit_target,
+from .._validation import (check_sample_weight, check_X_columns, check_X_values, costs_given, fit_target,
                            has_text_labels)
 from .._cost_columns import check_same_index, row_index
 from ..costs import check_costs
 from ._data import as_float_matrix
+from ._riff_induce import induce_rules
 from ._riff_pool import default_estimators as _default_estimators
-from ._extract import extract_rules
 from ._ruleset import RuleSet
 from ._select import riff_select
 
@@ -55,41 +53,6 @@ def _subsample(idx, y, ratio, positive_rate, rng):
     n_pos = max(1, min(len(pos), int(round(positive_rate * n_target))))
     n_neg = max(1, min(len(neg), int(round(n_pos * (1 - positive_rate) / positive_rate))))
     return np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False), rng.choice(neg, n_neg, replace=False)]))
-
-
-def _host_library(est):
-    """"lightgbm", "xgboost", "catboost" or "other" (scikit-learn's trees...): what X must suit."""
-    lib = getattr(est, "_native_library", "")  # this library's boosting estimators
-    if lib:
-        return lib
-    top = type(est).__module__.split(".")[0]
-    return top if top in ("lightgbm", "xgboost", "catboost") else "other"
-
-
-def _check_pool_X(ests, X, names):
-    """X as every model of the pool takes it, named here rather than by the model: column names lightgbm /
-    xgboost refuse, an inf, and values beyond float32 for the models storing float32 (all but lightgbm)."""
-    libs = {_host_library(e) for e in ests}
-    for lib in sorted(libs & {"lightgbm", "xgboost"}):
-        check_feature_names(names, lib)
-    float32 = bool(libs - {"lightgbm"})
-    who = " and ".join(sorted(lib for lib in libs - {"lightgbm"})).replace("other", "the tree model")
-    check_X_values(X, names=names, float32=float32, allow_nan=True, who=who or "the estimator")
-
-
-def _check_tree_categories(ests, X):
-    """ValueError naming the pandas category columns when a scikit-learn tree would have to split on them."""
-    import pandas as pd
-    from sklearn.tree import BaseDecisionTree
-    if not isinstance(X, pd.DataFrame) or not any(isinstance(e, BaseDecisionTree) for e in ests):
-        return
-    cat_cols = [c for c, dt in X.dtypes.items() if isinstance(dt, pd.CategoricalDtype)]
-    if cat_cols:  # scikit-learn's tree would fail on converting the category values to float
-        raise ValueError(f"X has pandas category columns {cat_cols[:5]}, which scikit-learn's "
-                         f"DecisionTreeClassifier cannot split on; give an estimator that takes them, e.g. "
-                         f"estimator=None (the default LightGBM + XGBoost pair), LGBMClassifier(), "
-                         f"XGBClassifier(enable_categorical=True) or "
-                         f"HistGradientBoostingClassifier(categorical_features='from_dtype')")
 
 
 class RIFFClassifier(ClassifierMixin, BaseEstimator):
@@ -195,7 +158,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
     candidates_ : list of Rule
         The candidate rules.
     precision_prior_ : float
-        The prior used (``precision_prior`` resolved on the selection subset).
+        The prior used (``precision_prior`` resolved on the selection subset; NaN for a
+        ``rule_book`` with ``'allow'`` / ``'block'`` rules, which is re-tuned in its order).
     rule_set_ : RuleSet
         The selected rules; ``predict_proba(X)[:, 1]`` is the alert probability (1, rho
         for rows only the randomised last rule covers, 0) and ``predict`` its rounding.
@@ -358,21 +322,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
                 if est.get_params().get("random_state", 0) is None:  # seed it unless the user did
                     est.set_params(random_state=rng.randint(2 ** 31 - 1))
         names = list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_") else None
-        _check_pool_X(ests, X, names)
-        _check_tree_categories(ests, X)
-        X_ind = _safe_indexing(X, ind)
-        fitted = []
-        for est in ests:
-            fit_kw = {}
-            params = inspect.signature(est.fit).parameters
-            if w is not None and "sample_weight" in params:
-                fit_kw["sample_weight"] = w[ind]
-            if costs is not None and "cost_matrix" in params:
-                fit_kw["cost_matrix"] = costs[ind]
-            fitted.append(est.fit(X_ind, yb[ind], **fit_kw))
+        fitted, self.candidates_ = induce_rules(ests, X, yb, w, costs, ind, names, nodes=self.nodes)
         self.estimator_ = fitted if self.estimator is None or isinstance(self.estimator, (list, tuple)) else fitted[0]
-        self.candidates_ = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names,
-                                         nodes=self.nodes, X=X_ind)  # X_ind names CatBoost's hashed categories
         if not self.candidates_:
             hint = ("the default LightGBM / XGBoost pair does not split a handful of rows (LightGBM wants 20 per "
                     "leaf): give more rows or a tree, e.g. RIFFClassifier.paper()") if self.estimator is None \
@@ -398,9 +349,11 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         self.rule_set_ = optimize_rule_book(self.rule_book, X, yb, sample_weight=w, cost_matrix=costs,
                                             random_state=self.random_state, **budget)
         self.estimator_ = self.candidates_ = None
-        self.precision_prior_ = float(self.rule_set_.selection["precision_prior"])
+        sel = self.rule_set_.selection
+        # a book with actions is re-tuned in its order: no precision prior (NaN) and, unless re-tuned, no selection
+        self.precision_prior_ = float(sel.get("precision_prior", np.nan))
         self.induction_index_ = np.zeros(0, dtype=np.intp)
-        self.selection_index_ = np.asarray(self.rule_set_.selection["selection_index"])
+        self.selection_index_ = np.asarray(sel.get("selection_index", np.zeros(0, dtype=np.intp)))
         return self
 
     def _check(self, X):
