@@ -102,7 +102,7 @@ def test_source_hash_covers_every_compiled_kernel():
         root = getattr(importlib.import_module(f"csboost_plugins.rules.{mod}"), func).py_func
         for f in dispatchers_reached(root, {root}):
             files.add(Path(inspect.getsourcefile(f)).name)
-    assert files == {"_evaluate.py", "_engine_kernels.py", "_period_kernels.py"}
+    assert files == {"_evaluate.py", "_engine_kernels.py", "_period_kernels.py", "_book_kernels.py"}
     assert files <= {p.name for p in rules_aot.KERNELS.kernel_files()}
 
 
@@ -125,6 +125,9 @@ def test_fresh_process_compiles_no_rule_kernel(tmp_path):
         book.feature_names = ["x0", "x1", "x2", "x3"]
         book.predict(X); book.overlap(X); book.evaluate(X, y, per_rule=True)
         rs.monitor(X, y, np.arange(3000) % 5); book.monitor(X, y, np.arange(3000) % 5)
+        from csboost_plugins.rules import optimize_rule_book
+        optimize_rule_book(book, X, y, max_fpr=0.2, candidates=None, cv=None, fp_cost=1.0, fn_cost=5.0,
+                           random_state=0)
         compiled = sorted(f"{mod}.{name}" for mod, m in list(sys.modules.items())
                           if mod.startswith("csboost_plugins")
                           for name, obj in vars(m).items() if isinstance(obj, CPUDispatcher) and obj.signatures)

@@ -4,8 +4,8 @@ How a call picks the AOT or the JIT kernel, and why: :mod:`csboost_plugins._aot`
 reaches the kernels in Fortran order (pandas input and rule selection: one column per
 condition test) or, for numpy input to ``RuleSet.apply`` / ``coverage``, as given in C
 order; those two kernels are exported in both layouts. The bit-packed engine's kernels
-(``_engine_kernels``) and the monitor's (``_period_kernels``) take C-ordered arrays only (the engine's columns
-reach it as addresses).
+(``_engine_kernels``), the monitor's (``_period_kernels``) and the optimiser's (``_book_kernels``)
+take C-ordered arrays only (the engine's columns reach it as addresses).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ SIGNATURES = {
     "pack_columns": ("_period_kernels", "pack_columns", "none", (read("bool", 2), "i8", "i8", "i8", U2)),
     "mask_cell_sums": ("_period_kernels", "mask_cell_sums", "none",
                        (RU2, RB1, RI1, RF1, RF1, RF1, "i8", "i8", arr("float64", 3))),
+    # the rule book optimiser's re-tuning: W[mask].sum(axis=0) of each version of a rule
+    "masked_column_sums": ("_book_kernels", "masked_column_sums", arr("float64", 1), (RB1, RF2)),
 }
 
 KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", __file__, SIGNATURES)

@@ -45,6 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _aot
 from ._book_choose import check_cv, choose_and_fit, flagged_money
 from ._book_choose import rows_of as _rows
 from ._book_kernels import masked_column_sums
@@ -202,7 +203,8 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     def value_of(vals):  # the score of the version with these literals (each version evaluated once)
         key = tuple(vals)
         if key not in seen:
-            seen[key] = score(masked_column_sums(masks(vals), Wc))
+            mask = np.ascontiguousarray(masks(vals), dtype=bool)  # a broadcast constant mask has stride 0
+            seen[key] = score(_aot.run("masked_column_sums", masked_column_sums, mask, Wc))
         return seen[key]
 
     def tol(s):
