@@ -55,6 +55,24 @@ def _kth_smallest(a, target):
 
 
 @nb.njit(cache=True, nogil=True)
+def _rows_by_group(codes, n_groups):
+    """Counting sort of the rows by group code, stable (a group's rows stay in row order): ``(start, rows)``,
+    group g's rows being ``rows[start[g]:start[g + 1]]``. Codes lie in ``[0, n_groups)`` (checked by the caller)."""
+    start = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(codes.shape[0]):
+        start[codes[i] + 1] += 1
+    for g in range(n_groups):
+        start[g + 1] += start[g]
+    fill = start[:-1].copy()
+    rows = np.empty(codes.shape[0], dtype=np.int64)
+    for i in range(codes.shape[0]):
+        g = codes[i]
+        rows[fill[g]] = i
+        fill[g] += 1
+    return start, rows
+
+
+@nb.njit(cache=True, nogil=True)
 def top_k_per_group(value, codes, caps):
     """``keep[i]``: row i is among the ``caps[codes[i]]`` largest ``value`` of its group.
 
@@ -77,17 +95,7 @@ def top_k_per_group(value, codes, caps):
     """
     m = value.shape[0]
     n_groups = caps.shape[0]
-    start = np.zeros(n_groups + 1, dtype=np.int64)
-    for i in range(m):
-        start[codes[i] + 1] += 1
-    for g in range(n_groups):
-        start[g + 1] += start[g]
-    fill = start[:-1].copy()
-    rows = np.empty(m, dtype=np.int64)
-    for i in range(m):  # counting sort: rows of a group stay in row order
-        g = codes[i]
-        rows[fill[g]] = i
-        fill[g] += 1
+    start, rows = _rows_by_group(codes, n_groups)
     keep = np.zeros(m, dtype=np.bool_)
     for g in range(n_groups):
         lo, hi, k = start[g], start[g + 1], caps[g]
@@ -126,17 +134,7 @@ def period_entity_groups(period_codes, entity_codes, n_periods, n_entities):
     Codes must lie in ``[0, n_periods)`` and ``[0, n_entities)`` (checked by the caller).
     """
     n = period_codes.shape[0]
-    start = np.zeros(n_periods + 1, dtype=np.int64)
-    for i in range(n):
-        start[period_codes[i] + 1] += 1
-    for p in range(n_periods):
-        start[p + 1] += start[p]
-    fill = start[:-1].copy()
-    rows = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        p = period_codes[i]
-        rows[fill[p]] = i
-        fill[p] += 1
+    start, rows = _rows_by_group(period_codes, n_periods)
     stamp = np.full(n_entities, -1, dtype=np.int64)  # the period in which the entity's group was last opened
     current = np.empty(n_entities, dtype=np.int64)
     provisional = np.empty(n, dtype=np.int64)  # groups numbered period by period

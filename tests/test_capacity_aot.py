@@ -3,10 +3,6 @@ identical to the numba JIT kernels they are compiled from."""
 
 import importlib
 import inspect
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -15,17 +11,13 @@ import pytest
 from csboost_plugins import _capacity_kernels as cap_kernels
 from csboost_plugins.metrics import bayes_minimum_risk
 
-from _aot_paths import dispatchers_reached, on_both_paths
+from _aot_paths import assert_extension_current, dispatchers_reached, fresh_process_calls, on_both_paths
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_extension_is_built_and_current():
-    m = cap_kernels.KERNELS.module()
-    assert m is not None, ("csboost_plugins._capacity_kernels_aot is missing or stale: reinstall with "
-                           "`pip install -e .` or run `python setup.py build_ext --inplace`")
-    assert m.source_hash() == cap_kernels.KERNELS.source_hash() and m.releases_gil()
-    assert set(cap_kernels.SIGNATURES) <= set(dir(m))
+    assert_extension_current(cap_kernels.KERNELS, "csboost_plugins._capacity_kernels_aot")
 
 
 @pytest.mark.parametrize("seed,n", [(0, 50), (1, 5000), (2, 60_000)])
@@ -60,24 +52,12 @@ def test_source_hash_covers_every_compiled_kernel():
 
 
 def test_fresh_process_compiles_no_capacity_kernel(tmp_path):
-    code = textwrap.dedent("""
-        import sys
-        import numpy as np
-        from numba.core.registry import CPUDispatcher
+    aot, jit, compiled = fresh_process_calls("""
         from csboost_plugins.metrics import bayes_minimum_risk
-        from csboost_plugins import _capacity_kernels
         rng = np.random.default_rng(0)
         p = rng.random(3000)
         bayes_minimum_risk(p, fp_cost=1.0, fn_cost=5.0, max_alerts=3, periods=rng.integers(0, 5, 3000),
                            entity=rng.integers(0, 90, 3000))
-        compiled = sorted(f"{mod}.{name}" for mod, m in list(sys.modules.items())
-                          if mod.startswith("csboost_plugins")
-                          for name, obj in vars(m).items() if isinstance(obj, CPUDispatcher) and obj.signatures)
-        print(_capacity_kernels.KERNELS.calls["aot"], _capacity_kernels.KERNELS.calls["jit"], compiled)
-    """)
-    env = {k: v for k, v in os.environ.items() if k != "CSDT_JIT"}
-    env["NUMBA_CACHE_DIR"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True,
-                         check=True).stdout.split(maxsplit=2)
-    assert int(out[0]) == 2 and int(out[1]) == 0, out
-    assert out[2].strip() == "[]", out[2]
+    """, "csboost_plugins._capacity_kernels", tmp_path)
+    assert aot == 2 and jit == 0, (aot, jit)
+    assert compiled == "[]", compiled

@@ -3,10 +3,6 @@ when safe, and identical to the numba JIT kernels they are compiled from."""
 
 import importlib
 import inspect
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -16,18 +12,14 @@ from sklearn.ensemble import RandomForestClassifier
 from csboost_plugins.rules import RuleSet, extract_rules, riff_select
 from csboost_plugins.rules import _aot as rules_aot
 
-from _aot_paths import dispatchers_reached, on_both_paths
+from _aot_paths import assert_extension_current, dispatchers_reached, fresh_process_calls, on_both_paths
 from test_rules_engine import _book, _frame
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_extension_is_built_and_current():
-    m = rules_aot.KERNELS.module()
-    assert m is not None, ("csboost_plugins.rules._kernels_aot is missing or stale: reinstall with "
-                           "`pip install -e .` or run `python setup.py build_ext --inplace`")
-    assert m.source_hash() == rules_aot.KERNELS.source_hash() and m.releases_gil()
-    assert set(rules_aot.SIGNATURES) <= set(dir(m))
+    assert_extension_current(rules_aot.KERNELS, "csboost_plugins.rules._kernels_aot")
 
 
 def _fraud(n, seed):
@@ -107,13 +99,9 @@ def test_source_hash_covers_every_compiled_kernel():
 
 
 def test_fresh_process_compiles_no_rule_kernel(tmp_path):
-    code = textwrap.dedent("""
-        import sys
-        import numpy as np
-        from numba.core.registry import CPUDispatcher
+    aot, jit, compiled = fresh_process_calls("""
         from sklearn.tree import DecisionTreeClassifier
-        from csboost_plugins.rules import RuleSet, extract_rules, riff_select
-        from csboost_plugins.rules import _aot
+        from csboost_plugins.rules import RuleSet, extract_rules, optimize_rule_book, riff_select
         rng = np.random.default_rng(0)
         X = rng.normal(size=(3000, 4)); X[::9, 1] = np.nan
         y = (np.nan_to_num(X[:, 0]) + rng.normal(size=3000) > 1.2).astype(int)
@@ -125,17 +113,8 @@ def test_fresh_process_compiles_no_rule_kernel(tmp_path):
         book.feature_names = ["x0", "x1", "x2", "x3"]
         book.predict(X); book.overlap(X); book.evaluate(X, y, per_rule=True)
         rs.monitor(X, y, np.arange(3000) % 5); book.monitor(X, y, np.arange(3000) % 5)
-        from csboost_plugins.rules import optimize_rule_book
         optimize_rule_book(book, X, y, max_fpr=0.2, candidates=None, cv=None, fp_cost=1.0, fn_cost=5.0,
                            random_state=0)
-        compiled = sorted(f"{mod}.{name}" for mod, m in list(sys.modules.items())
-                          if mod.startswith("csboost_plugins")
-                          for name, obj in vars(m).items() if isinstance(obj, CPUDispatcher) and obj.signatures)
-        print(_aot.KERNELS.calls["aot"], _aot.KERNELS.calls["jit"], compiled)
-    """)
-    env = {k: v for k, v in os.environ.items() if k != "CSDT_JIT"}
-    env["NUMBA_CACHE_DIR"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True,
-                         check=True).stdout.split(maxsplit=2)
-    assert int(out[0]) >= 3 and int(out[1]) == 0, out
-    assert out[2].strip() == "[]", out[2]
+    """, "csboost_plugins.rules._aot", tmp_path)
+    assert aot >= 3 and jit == 0, (aot, jit)
+    assert compiled == "[]", compiled
