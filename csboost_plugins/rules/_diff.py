@@ -20,7 +20,8 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
         o, n_ = olds.get(k), news.get(k)
         ot = None if o is None else str(o)
         nt = None if n_ is None else str(n_)
-        change = "added" if o is None else "dropped" if n_ is None else "kept" if ot == nt else "retuned"
+        change = "added" if o is None else "dropped" if n_ is None else "retuned" if ot != nt else \
+            "kept" if _same_meaning(o, n_) else "dialect changed"
         rows.append({"name": k, "change": change, "old_rule": ot, "new_rule": nt})
     out = pd.DataFrame(rows, columns=["name", "change", "old_rule", "new_rule"])
     if X is None:
@@ -37,3 +38,19 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
         vals = {} if tab is None else dict(zip(rs.names, tab[col]))
         out[f"{label}_{col}"] = [vals.get(k, np.nan) for k in names]
     return out
+
+
+def _same_meaning(old, new):
+    """Whether two rules of the same text flag the same rows: their dialects give it one meaning.
+
+    The text alone does not fix the meaning (``a / b`` divides integers in SQLite, in IEEE arithmetic in
+    DuckDB), so both rules are written in each one's dialect, where the writer keeps the meaning: equal
+    texts in both dialects mean the same rows; a construct a dialect cannot state means they differ.
+    """
+    do, dn = getattr(old, "dialect", None), getattr(new, "dialect", None)
+    if do == dn:
+        return True
+    try:
+        return all(old.to_sql(d) == new.to_sql(d) for d in (do, dn))
+    except ValueError:  # one meaning cannot be written in the other's dialect
+        return False

@@ -534,8 +534,10 @@ class RuleSet:
         Returns
         -------
         pandas.DataFrame
-            Columns ``name``, ``change`` (``"kept"``: same name and text; ``"retuned"``: same name,
-            other text; ``"dropped"``: only here; ``"added"``: only in ``other``), ``old_rule`` and
+            Columns ``name``, ``change`` (``"kept"``: same name, text and meaning; ``"dialect
+            changed"``: same text read in dialects where it flags other rows, e.g. ``a / b``,
+            integer division in SQLite, IEEE division in DuckDB; ``"retuned"``: same name, other
+            text; ``"dropped"``: only here; ``"added"``: only in ``other``), ``old_rule`` and
             ``new_rule`` (texts; None where absent). Rows: this set's names in order, then the
             names only ``other`` has.
         """
