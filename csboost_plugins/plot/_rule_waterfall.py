@@ -77,7 +77,8 @@ class RuleWaterfallDisplay:
         self.net_bar_ = ax.bar([k + 1], [net], 0.6, color="C0", label="net money")
         names = _rule_labels(t)
         long = max((len(n) for n in names), default=0) > 4  # names, not numbers: slanted so they do not overlap
-        ax.set_xticks(list(pos) + [k + 1], names + ["net"], rotation=30 if long else 0, ha="right" if long else "center")
+        ax.set_xticks(list(pos) + [k + 1], names + ["net"], rotation=30 if long else 0,
+                      ha="right" if long else "center")
         ax.set_xlabel("rule (in order; each bar counts only rows no earlier rule flags)")
         ax.set_ylabel("money")
         ax.axhline(0, color="k", lw=0.5)
