@@ -1,5 +1,7 @@
 """The README's first command runs this demo: it must run end to end and show money being saved."""
 
+import re
+
 from csdt import demo
 
 
@@ -16,12 +18,17 @@ def test_demo_runs_and_cost_sensitive_models_save_money(capsys):
     assert min(cost_sensitive) > blind + 0.3  # every cost-sensitive model saves far more money
     assert ev["fpr"] < 0.02 and ev["tpr"] > 0.3
     assert "identical: True" in out
+    # the printout says where the budget holds and what exp.sav is
+    assert "exp.sav = expected savings" in out
+    budget = re.search(r"budget: FPR <= 1 % on the selection rows \((\d+) of the training rows.*FPR there "
+                       r"(\d\.\d+)", out)
+    assert budget and int(budget.group(1)) > 0 and float(budget.group(2)) <= 0.01, out
+    assert re.search(rf"test: recall [\d.]+ at FPR {ev['fpr']:.4f} \(new rows", out), out
 
 
 # ----------------------------------------------------------------- a fresh machine's base install
 import importlib.metadata  # noqa: E402
 import json  # noqa: E402
-import re  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402

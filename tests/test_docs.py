@@ -2,6 +2,7 @@
 user guide runs and prints what the page says, and (after a build) a browser renders it."""
 
 import doctest
+import re
 
 import numpy as np
 import importlib
@@ -77,6 +78,22 @@ def test_user_guide_examples_run_and_print_what_the_page_says(page):
         failed = [src for src in failed if not any(w in src for w in _KNIFE_EDGE[page.name])]
     assert not failed, (f"{len(failed)} of {len(test.examples)} examples in {page.name} failed "
                         f"(run python -m doctest -v {page}): {failed[:3]}")
+
+
+# how a default came to be is history: a page says what the default is and why
+_HISTORY = re.compile(r"\b(?:became|was|used to be|previously|formerly)\b[^.]{0,40}\bdefault\b"
+                      r"|\b(?:earlier|old|former|previous) default\b", flags=re.I)
+
+
+@pytest.mark.parametrize("page", GUIDE, ids=lambda p: p.name)
+def test_user_guide_pages_tell_no_history_of_defaults(page):
+    text = " ".join(page.read_text().split())  # a phrase broken over lines is still found
+    assert not _HISTORY.findall(text), _HISTORY.findall(text)
+
+
+def test_history_pattern_can_fail():
+    assert _HISTORY.search("the rule choice at two standard errors, before it became the default at three")
+    assert _HISTORY.search("the earlier default") and not _HISTORY.search("the default keeps logloss + BMR")
 
 
 BUILT = DOCS / "_build" / "html"

@@ -302,6 +302,46 @@ def test_displays_draw_the_tables_values():
     plt.close("all")
 
 
+def test_monitor_display_marks_which_test_fired():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.markers import MarkerStyle
+
+    from csboost_plugins.plot import RuleMonitorDisplay
+
+    rng = np.random.default_rng(0)
+    n = 8000
+    week = np.repeat(np.arange(4), n // 4)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    X.loc[week == 1, "b"] += 0.7  # week 1: big_b flags more rows, as precise as before
+    X.loc[week == 3, "a"] += 1.0  # week 3: big_a flags more rows, and more of them fraud
+    fraud_a = X.a + rng.normal(size=n) > 1.5
+    fraud_b = rng.random(n) < np.where(week == 2, 0.9, 0.2)  # week 2: big_b's alerts far more precise
+    y = (fraud_a | ((X.b > 1.5) & fraud_b)).astype(int).to_numpy()
+    mon = RuleSet.from_sql({"big_a": "a > 1", "big_b": "b > 1.5"}).monitor(X, y, week)
+    disp = RuleMonitorDisplay.from_monitor(mon)
+    level = mon.attrs["level"]
+    want = {}
+    for (w, rule), row in mon[mon["drift"].astype(bool)].iterrows():
+        prec, rate = row["precision_pvalue"] < level, row["alert_rate_pvalue"] < level
+        want[(list(disp.rules).index(rule), w)] = "both" if prec and rate else "precision" if prec else "alert rate"
+    assert want[(1, 1)] == "alert rate" and want[(1, 2)] == "precision" and want[(0, 3)] == "both"
+    shapes = {k: MarkerStyle(m).get_path().transformed(MarkerStyle(m).get_transform()).vertices
+              for k, m in (("precision", "X"), ("alert rate", "P"), ("both", "*"))}
+    offsets, paths = disp.drift_markers_.get_offsets(), disp.drift_markers_.get_paths()
+    assert len(offsets) == len(paths) == len(want)
+    for (xx, yy), path in zip(offsets, paths):
+        kind = want[(int(round(yy)), int(round(xx)))]
+        assert disp.drift_tests[int(round(yy)), int(round(xx))] == kind
+        np.testing.assert_allclose(path.vertices, shapes[kind])
+    title = disp.ax_.get_title()
+    assert "X = precision" in title and "+ = alert rate" in title and "* = both" in title and "alpha=0.01" in title
+    bare = RuleMonitorDisplay.from_monitor(mon.drop(columns=["precision_pvalue", "alert_rate_pvalue"]))
+    assert set(bare.drift_tests[bare.drift]) == {"drift"} and "X = drift" in bare.ax_.get_title()
+    plt.close("all")
+
+
 def test_dask_arrays_equal_memory_and_periods_must_be_partitioned_like_x():
     da = pytest.importorskip("dask.array")
     import dask

@@ -188,6 +188,21 @@ def test_rule_waterfall_bars_are_the_table(fraud):
     assert len(empty.caught_bars_) == 0 and empty.net_bar_[0].get_height() == 0.0
 
 
+def test_rule_waterfall_labels_rules_by_name(fraud):
+    _, rules, X, y, amount = fraud
+    disp = RuleWaterfallDisplay.from_estimator(rules, X, y, fn_cost=amount, fp_cost=10.0)
+    names = list(rules.evaluate(X, y, fn_cost=amount, fp_cost=10.0, per_rule=True)["name"])  # the rules in force
+    assert len(names) > 1 and set(names) <= set(rules.names)
+    assert [t.get_text() for t in disp.ax_.get_xticklabels()] == names + ["net"]
+    table = _tall_first_rule_table()
+    plain = RuleWaterfallDisplay(table).plot(plt.figure().gca())  # no names: the positions
+    assert [t.get_text() for t in plain.ax_.get_xticklabels()] == ["1", "2", "3", "4", "5", "net"]
+    table["name"] = ["big_amount", None, "", np.nan, "night"]
+    mixed = RuleWaterfallDisplay(table).plot(plt.figure().gca())
+    assert [t.get_text() for t in mixed.ax_.get_xticklabels()] == ["big_amount", "2", "3", "4", "night", "net"]
+    plt.close("all")
+
+
 def test_money_per_round_from_estimator(fraud):
     _, _, X, y, amount = fraud
     n = len(y) // 2

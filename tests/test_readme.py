@@ -106,6 +106,46 @@ def test_readme_fits_on_a_few_screens():
     assert README.stat().st_size <= 8192, README.stat().st_size
 
 
+GUIDE = README.parent / "docs" / "user_guide"
+PYPROJECT = README.parent / "pyproject.toml"
+
+
+def test_readme_links_every_user_guide_page():
+    text = README.read_text()
+    pages = sorted(p.name for p in GUIDE.glob("*.rst") if p.name != "index.rst")
+    assert "operating.rst" in pages
+    assert [p for p in pages if f"(docs/user_guide/{p})" not in text] == []
+    # the operating page's two entry points are named where it is linked
+    assert "max_alerts" in text and "RuleSet.monitor" in text
+
+
+def _requirements(block_name):
+    """Distribution names of one pyproject list (``dependencies`` or an extra); python 3.10 has no tomllib."""
+    text = re.sub(r"\s+#[^\n]*", "", PYPROJECT.read_text())  # comments off; a ] inside quotes stays in the list
+    block = re.search(rf'^{block_name} = \[((?:"[^"]*"|[^\]"])*)\]', text, flags=re.M).group(1)
+    return {re.split(r"[<>=\[ ]", r)[0].lower(): r for r in re.findall(r'"([^"]+)"', block)}
+
+
+def test_every_package_the_guides_import_is_installable_by_an_extra():
+    """A guide's import outside the standard library is a base dependency or in a user extra (not only dev),
+    and the dev extra (the test suite) holds every user extra with the same bound."""
+    import sys
+
+    imported = set()
+    for page in GUIDE.glob("*.rst"):
+        imported |= set(re.findall(r"^(?:>>>|\.\.\.)\s+(?:import|from)\s+(\w+)", page.read_text(), flags=re.M))
+    dist = {"sklearn": "scikit-learn"}
+    needed = {dist.get(m, m) for m in imported - set(sys.stdlib_module_names) - {"csboost_plugins", "csdt"}}
+    assert "duckdb" in needed  # the guides run SQL in DuckDB
+    base, dev = _requirements("dependencies"), _requirements("dev")
+    extras = {e: _requirements(e) for e in ("plot", "dask", "catboost", "sql")}
+    offered = set(base).union(*extras.values())
+    assert sorted(needed - offered) == []
+    for e, reqs in extras.items():
+        for name, req in reqs.items():
+            assert name in base or dev.get(name) == req, (e, req, dev.get(name))
+
+
 def _command(line_no):
     """README line ``line_no`` (1-based) without its trailing comment."""
     return re.sub(r"\s+#.*$", "", README.read_text().splitlines()[line_no - 1])

@@ -652,6 +652,37 @@ def test_diff_hand_made_pair():
     assert list(plain.columns) == ["name", "change", "old_rule", "new_rule"]
 
 
+def _engine_flags(sql, X, dialect):
+    """Rows the engine itself flags for a condition (sqlite3 or DuckDB), independent of the library."""
+    if dialect == "sqlite":
+        import sqlite3
+
+        con = sqlite3.connect(":memory:")
+        con.execute("CREATE TABLE t (i INTEGER, Amount INTEGER, n INTEGER)")
+        rows = [(i, int(a), int(b)) for i, (a, b) in enumerate(X.to_numpy())]
+        con.executemany("INSERT INTO t VALUES (?, ?, ?)", rows)
+    else:
+        duckdb = pytest.importorskip("duckdb")
+        con = duckdb.connect()
+        t = X.assign(i=np.arange(len(X)))  # noqa: F841 (read by DuckDB's pandas scan)
+        con.execute("CREATE TABLE t AS SELECT i, Amount::INTEGER AS Amount, n::INTEGER AS n FROM t")
+    return sorted(r[0] for r in con.execute(f"SELECT i FROM t WHERE {sql}").fetchall())
+
+
+def test_diff_same_text_other_dialect_meaning():
+    text = {"ratio": "Amount / n > 1", "plain": "Amount > 3"}
+    duck, lite = RuleSet.from_sql(text, dialect="duckdb"), RuleSet.from_sql(text, dialect="sqlite")
+    X = pd.DataFrame({"Amount": [3, 1, 5, 0, 4], "n": [2, 0, 2, 0, 4]})
+    # the engines themselves: DuckDB divides in IEEE arithmetic (1 / 0 = inf > 1), SQLite integers (3 / 2 = 1)
+    assert _engine_flags(text["ratio"], X, "duckdb") != _engine_flags(text["ratio"], X, "sqlite")
+    assert _engine_flags(text["plain"], X, "duckdb") == _engine_flags(text["plain"], X, "sqlite")
+    tab = duck.diff(lite)
+    assert list(tab["old_rule"]) == list(tab["new_rule"])  # the same text ...
+    assert list(tab["change"]) == ["dialect changed", "kept"]  # ... but not the same rows for the ratio
+    assert list(lite.diff(duck)["change"]) == ["dialect changed", "kept"]
+    assert list(duck.diff(RuleSet.from_sql(text, dialect="duckdb"))["change"]) == ["kept", "kept"]
+
+
 # ------------------------------------------------------------------------------------------ bad input
 def _small():
     rng = np.random.default_rng(0)

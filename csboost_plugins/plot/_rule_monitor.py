@@ -15,6 +15,9 @@ _DOCS = {"value_ax": 'value : {"precision", "net_money", "alert_rate", "unique_n
                      "    What colours the cells.\n"
                      "ax : matplotlib.axes.Axes, optional\n"
                      "    Axes to draw on; a new figure when None."}
+# the drift marker of each test that fired (matplotlib marker, words in the title)
+_MARKERS = {"precision": ("X", "X = precision"), "alert rate": ("P", "+ = alert rate"), "both": ("*", "* = both"),
+            "drift": ("X", "X = drift")}
 _LABELS = {"precision": "precision (true alerts / alerts)", "net_money": "net money of the rule alone",
            "alert_rate": "alert rate", "unique_net_money": "net money only this rule adds"}
 
@@ -25,9 +28,10 @@ class RuleMonitorDisplay:
     Rates are coloured on a square-root scale (low precisions stay apart), money on a scale
     centred on 0 fitted to the rules (the set's row, larger, saturates). A cell is grey where
     the value is undefined (no alert: no precision). A black cross
-    with a white edge marks a cell whose precision or alert rate differs from the
-    reference periods beyond sampling noise (``drift``, two-sided Fisher exact tests,
-    Bonferroni-corrected; see :meth:`RuleSet.monitor`); reference periods are underlined
+    with a white edge marks a cell whose precision differs from the reference periods beyond
+    sampling noise, a plus one whose alert rate does, a star both (``drift``, two-sided
+    Fisher exact tests, Bonferroni-corrected; see :meth:`RuleSet.monitor`; a table without
+    the p-value columns gets crosses); reference periods are underlined
     with a bar below the map. The whole set (``"(all rules)"``) is the last row, below a line.
 
     Parameters
@@ -43,12 +47,15 @@ class RuleMonitorDisplay:
         The coloured values (rules in order, then the set).
     drift : ndarray of bool, same shape
         The drift flags.
+    drift_tests : ndarray of str, same shape
+        The test that fired in each drift cell: ``"precision"``, ``"alert rate"``, ``"both"``
+        (``"drift"`` when the table has no p-values); ``""`` elsewhere.
     rules, periods : ndarray
         Row and column labels.
     image_ : matplotlib.image.AxesImage
         The heat map.
     drift_markers_ : matplotlib.collections.PathCollection
-        The drift crosses.
+        The drift markers, one path per drift cell (its test's marker).
     colorbar_ : matplotlib.colorbar.Colorbar
         Its colour bar.
     ax_ : matplotlib.axes.Axes
@@ -71,8 +78,35 @@ class RuleMonitorDisplay:
         self.values = table[value].unstack(0).reindex(index=self.rules, columns=self.periods).to_numpy(float)
         self.drift = table["drift"].unstack(0).reindex(index=self.rules, columns=self.periods).to_numpy(
             bool, na_value=False)  # NA: nothing was tested there, nothing to mark
+        self.drift_tests = self._tests(table)
         self.reference = list(table.attrs.get("reference", []))
         self.alpha = table.attrs.get("alpha")
+
+    def _tests(self, table):
+        """Which test fired in each drift cell, from the p-values below the table's Bonferroni level."""
+        tests = np.where(self.drift, "drift", "").astype(object)
+        level = table.attrs.get("level")
+        if level is None or not {"precision_pvalue", "alert_rate_pvalue"} <= set(table.columns):
+            return tests
+        fired = [table[c].unstack(0).reindex(index=self.rules, columns=self.periods).to_numpy(float) < level
+                 for c in ("precision_pvalue", "alert_rate_pvalue")]
+        both = np.select([fired[0] & fired[1], fired[0], fired[1]], ["both", "precision", "alert rate"], "drift")
+        return np.where(self.drift, both, "").astype(object)
+
+    def _drift_markers(self, ax, n_rules, n_periods):
+        """One marker per drift cell, its shape the test that fired; the words for the title."""
+        from matplotlib.markers import MarkerStyle
+
+        r, c = np.nonzero(self.drift)
+        size = float(np.clip(2400.0 / max(n_rules, n_periods), 12, 120))
+        coll = ax.scatter(c, r, marker="X", s=size, c="k", edgecolors="w", linewidths=0.7, label="drift")
+        kinds = [self.drift_tests[i, j] for i, j in zip(r, c)]
+        paths = {k: MarkerStyle(_MARKERS[k][0]) for k in set(kinds)}
+        if kinds:
+            coll.set_paths([paths[k].get_path().transformed(paths[k].get_transform()) for k in kinds])
+            coll.set_sizes([size * (2.0 if k == "both" else 1.0) for k in kinds])  # a star is thin: larger
+        words = [_MARKERS[k][1] for k in _MARKERS if k in paths]
+        return coll, ", ".join(words) if words else "none"
 
     def _figure(self):
         import matplotlib.pyplot as plt
@@ -114,10 +148,7 @@ class RuleMonitorDisplay:
         cm = mpl.colormaps[cmap] if isinstance(cmap, str) else cmap or mpl.colormaps["RdBu" if money else "viridis"]
         cm = cm.with_extremes(bad="0.85")
         self.image_ = ax.imshow(np.ma.masked_invalid(v), aspect="auto", cmap=cm, norm=norm, interpolation="nearest")
-        r, c = np.nonzero(self.drift)
-        size = float(np.clip(2400.0 / max(n_rules, n_periods), 12, 120))
-        self.drift_markers_ = ax.scatter(c, r, marker="X", s=size, c="k", edgecolors="w", linewidths=0.7,
-                                         label="drift")
+        self.drift_markers_, marks = self._drift_markers(ax, n_rules, n_periods)
         if n_rules > 1:
             ax.axhline(n_rules - 1.5, color="k", lw=1.2)  # the set's row below the rules
         ref_set = set(self.reference)
@@ -137,8 +168,8 @@ class RuleMonitorDisplay:
                                       extend="both" if money and n_rules > 1 else "neither")
         self.colorbar_.set_label(_LABELS[self.value])
         level = f", family-wise alpha={self.alpha:g}" if self.alpha is not None else ""
-        ax.set_title(f"{self.value} per rule and period\nX = drift (Fisher exact, Bonferroni{level}); "
-                     "grey = no alert", fontsize=9)
+        ax.set_title(f"{self.value} per rule and period; grey = no alert\ndrift: {marks}\n(Fisher exact, "
+                     f"Bonferroni{level})", fontsize=9)
         self.ax_, self.figure_ = ax, fig
         return self
 

@@ -11,10 +11,18 @@ from ._common import _Y_DOC, _axes
 __all__ = ["RuleWaterfallDisplay"]
 
 
+def _rule_labels(table):
+    """Each rule's name (the table's ``name`` column), its position from 1 where it has none."""
+    names = table["name"] if "name" in table.columns else [None] * len(table)
+    missing = [n is None or n != n or not str(n).strip() for n in names]  # n != n: a NaN
+    return [str(i) if m else str(n) for i, (n, m) in enumerate(zip(names, missing), start=1)]
+
+
 class RuleWaterfallDisplay:
     """Waterfall of a rule set's money.
 
-    For rule i, a bar up by the money it catches that no earlier rule catches
+    Each rule is labelled by its name (by its position from 1 when it has none). For rule i,
+    a bar up by the money it catches that no earlier rule catches
     (``new_money_caught``), then a bar down by its added alert cost
     (``new_alert_cost``); the last bar is the set's net money (money saved against
     no rules). The y-limits hold every bar end (the cumulative money caught included)
@@ -67,7 +75,10 @@ class RuleWaterfallDisplay:
         self.alert_bars_ = ax.bar(pos + 0.2, -alert, 0.4, bottom=before + caught, color="C3", label="alert cost")
         net = float(t["set_net_money"].iloc[-1]) if k else 0.0
         self.net_bar_ = ax.bar([k + 1], [net], 0.6, color="C0", label="net money")
-        ax.set_xticks(list(pos) + [k + 1], [str(i) for i in pos] + ["net"])
+        names = _rule_labels(t)
+        long = max((len(n) for n in names), default=0) > 4  # names, not numbers: slanted so they do not overlap
+        ax.set_xticks(list(pos) + [k + 1], names + ["net"], rotation=30 if long else 0,
+                      ha="right" if long else "center")
         ax.set_xlabel("rule (in order; each bar counts only rows no earlier rule flags)")
         ax.set_ylabel("money")
         ax.axhline(0, color="k", lw=0.5)

@@ -7,17 +7,21 @@ import numpy as np
 __all__ = ["rule_book_diff"]
 
 
-def _change(old_text, new_text, old_action, new_action):
-    """The ``change`` of one rule name: "added", "dropped", "kept" (same text and action), "retuned" (other text,
-    same action), "action changed" (same text, other action) or "retuned, action changed"."""
-    if old_text is None:
+def _change(old, new, old_action, new_action):
+    """The ``change`` of one rule name: "added", "dropped", "kept" (same text, meaning and action), "dialect
+    changed" (same text, read in dialects where it flags other rows), "retuned" (other text), each of the last
+    two followed by ", action changed" when the action differs too, or "action changed" (only the action)."""
+    if old is None:
         return "added"
-    if new_text is None:
+    if new is None:
         return "dropped"
-    text = "kept" if old_text == new_text else "retuned"
+    if str(old) != str(new):
+        text = "retuned"
+    else:
+        text = "kept" if _same_meaning(old, new) else "dialect changed"
     if old_action == new_action:
         return text
-    return "action changed" if text == "kept" else "retuned, action changed"
+    return "action changed" if text == "kept" else f"{text}, action changed"
 
 
 def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0,
@@ -35,7 +39,7 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
         o, n_ = olds.get(k), news.get(k)
         ot = None if o is None else str(o)
         nt = None if n_ is None else str(n_)
-        rows.append({"name": k, "change": _change(ot, nt, old_act.get(k), new_act.get(k)), "old_rule": ot,
+        rows.append({"name": k, "change": _change(o, n_, old_act.get(k), new_act.get(k)), "old_rule": ot,
                      "new_rule": nt, "old_action": old_act.get(k), "new_action": new_act.get(k)})
     # the action columns only for books with actions: a plain book's rules are all 'review'
     columns = ["name", "change", "old_rule", "new_rule"] + \
@@ -55,3 +59,19 @@ def rule_book_diff(old, new, X=None, y=None, *, sample_weight=None, fp_cost=None
         vals = {} if tab is None else dict(zip(rs.names, tab[col]))
         out[f"{label}_{col}"] = [vals.get(k, np.nan) for k in names]
     return out
+
+
+def _same_meaning(old, new):
+    """Whether two rules of the same text flag the same rows: their dialects give it one meaning.
+
+    The text alone does not fix the meaning (``a / b`` divides integers in SQLite, in IEEE arithmetic in
+    DuckDB), so both rules are written in each one's dialect, where the writer keeps the meaning: equal
+    texts in both dialects mean the same rows; a construct a dialect cannot state means they differ.
+    """
+    do, dn = getattr(old, "dialect", None), getattr(new, "dialect", None)
+    if do == dn:
+        return True
+    try:
+        return all(old.to_sql(d) == new.to_sql(d) for d in (do, dn))
+    except ValueError:  # one meaning cannot be written in the other's dialect
+        return False

@@ -534,10 +534,12 @@ class RuleSet:
         Returns
         -------
         pandas.DataFrame
-            Columns ``name``, ``change`` (``"kept"``: same name, text and action; ``"retuned"``: same
-            name and action, other text; ``"action changed"``: same name and text, another action,
-            e.g. ``'review'`` -> ``'block'``; ``"retuned, action changed"``: both; ``"dropped"``: only
-            here; ``"added"``: only in ``other``), ``old_rule`` and ``new_rule`` (texts; None where
+            Columns ``name``, ``change`` (``"kept"``: same name, text, meaning and action; ``"dialect
+            changed"``: same text read in dialects where it flags other rows, e.g. ``a / b``, integer
+            division in SQLite, IEEE division in DuckDB; ``"retuned"``: same name, other text; ``"action
+            changed"``: same name and text, another action, e.g. ``'review'`` -> ``'block'``;
+            ``"retuned, action changed"`` / ``"dialect changed, action changed"``: both; ``"dropped"``:
+            only here; ``"added"``: only in ``other``), ``old_rule`` and ``new_rule`` (texts; None where
             absent) and, when either set has ``'allow'`` or ``'block'`` rules, ``old_action`` and
             ``new_action``. Rows: this set's names in order, then the names only ``other`` has.
         """
