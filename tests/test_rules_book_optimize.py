@@ -681,6 +681,10 @@ def test_diff_same_text_other_dialect_meaning():
     assert list(tab["change"]) == ["dialect changed", "kept"]  # ... but not the same rows for the ratio
     assert list(lite.diff(duck)["change"]) == ["dialect changed", "kept"]
     assert list(duck.diff(RuleSet.from_sql(text, dialect="duckdb"))["change"]) == ["kept", "kept"]
+    # a change of meaning and of action together reads as both
+    acted = {"ratio": ("Amount / n > 1", "block"), "plain": ("Amount > 3", "block")}
+    both = duck.diff(RuleSet.from_sql(acted, dialect="sqlite"))
+    assert list(both["change"]) == ["dialect changed, action changed", "action changed"]
 
 
 # ------------------------------------------------------------------------------------------ bad input
