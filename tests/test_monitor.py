@@ -302,6 +302,28 @@ def test_displays_draw_the_tables_values():
     plt.close("all")
 
 
+def test_monitor_display_keeps_long_rule_names_inside_its_figure():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from csboost_plugins.plot import RuleMonitorDisplay
+
+    X, y, amount, periods = _data()
+    rs = _rules()
+    rs = RuleSet(rs.rules, feature_names=rs.feature_names, names=["a_rather_long_rule_name_" + str(i)
+                                                                    for i in range(len(rs.rules))])
+    d = RuleMonitorDisplay.from_monitor(rs.monitor(X, y, periods, alpha=0.5))
+    fig = d.figure_
+    fig.canvas.draw()
+    box = fig.bbox  # the saved figure (no tight bbox): every tick label and the colour bar's label inside it
+    texts = d.ax_.get_yticklabels() + d.ax_.get_xticklabels() + [d.colorbar_.ax.yaxis.label]
+    for t in texts:
+        ext = t.get_window_extent()
+        assert ext.x0 >= box.x0 - 0.5 and ext.x1 <= box.x1 + 0.5, (t.get_text(), ext, box)
+    plt.close("all")
+
+
 def test_monitor_display_marks_which_test_fired():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

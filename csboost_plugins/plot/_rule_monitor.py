@@ -114,7 +114,8 @@ class RuleMonitorDisplay:
         n_rules, n_periods = self.values.shape
         width = min(18.0, max(6.0, 0.2 * n_periods + 3.5))
         height = min(16.0, max(3.0, 0.19 * n_rules + 2.0))
-        return plt.subplots(figsize=(width, height))[1]
+        # constrained: long rule names on the y axis and the colour bar stay inside the saved figure
+        return plt.subplots(figsize=(width, height), layout="constrained")[1]
 
     def plot(self, ax=None, *, cmap=None):
         """Draw the heat map.
