@@ -8,7 +8,12 @@ output; run it with each tree on PYTHONPATH and compare the lines:
 
     cd OLD_TREE && PYTHONPATH=$PWD python /path/to/rule_outputs_digest.py > before.txt
     cd NEW_TREE && PYTHONPATH=$PWD python benchmarks/rule_outputs_digest.py > after.txt
+
+``--without-actions``: leave out the book with actions (a tree older than rule actions cannot build it).
+``--tables``: print the per-rule tables and diffs of the SQL and mixed sets in full (CSV) instead of digests,
+to read the values behind two differing digests.
 """
+import argparse
 import hashlib
 import json
 import sys
@@ -34,7 +39,12 @@ riff = riff_select(cands, Xn, y, max_fpr=0.05, fn_cost=amount, fp_cost=5.0)
 sql = RuleSet.from_sql({"big": "a > 1.2 AND b < 0.5", "text": "c = 'x' AND NOT k IN (1, 2)",
                         "nul": "a IS NULL OR b BETWEEN 0.2 AND 0.21"}, dialect="duckdb")
 mixed = RuleSet(list(riff.rules[:3]) + list(sql.rules))
-book = RuleSet.from_sql({"ok": ("b < 0.05", "allow"), "blk": ("a > 1.5", "block"), "rev": "k = 3"})
+ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+ap.add_argument("--without-actions", action="store_true", help="leave out the book with actions")
+ap.add_argument("--tables", action="store_true", help="print the SQL and mixed sets' per-rule tables and diffs")
+args = ap.parse_args()
+book = None if args.without_actions else RuleSet.from_sql({"ok": ("b < 0.05", "allow"), "blk": ("a > 1.5", "block"),
+                                                           "rev": "k = 3"})
 out = []
 
 
@@ -59,7 +69,16 @@ def strip_kind(d):
     return json.dumps(d, sort_keys=True)
 
 
-for name, rs in (("riff", riff), ("sql", sql), ("mixed", mixed), ("book", book), ("cands", RuleSet(cands))):
+if args.tables:
+    pd.set_option("display.width", 250)
+    for name, rs in (("sql", sql), ("mixed", mixed)):
+        print(f"== {name}.per_rule")
+        print(rs.evaluate(X, y, fp_cost=5.0, fn_cost=amount, per_rule=True).to_csv())
+        print(f"== {name}.diff")
+        print(rs.diff(rs[:max(len(rs) - 1, 0)], X, y, fp_cost=5.0, fn_cost=amount).to_csv())
+    sys.exit(0)
+sets = (("riff", riff), ("sql", sql), ("mixed", mixed), ("book", book), ("cands", RuleSet(cands)))
+for name, rs in [(k, v) for k, v in sets if v is not None]:
     Xin = Xn if name in ("riff", "cands") else X
     put(f"{name}.str", str(rs))
     put(f"{name}.names", rs.names)
@@ -81,7 +100,7 @@ for name, rs in (("riff", riff), ("sql", sql), ("mixed", mixed), ("book", book),
     put(f"{name}.json.back.predict", back.predict(Xin))
     put(f"{name}.json.back.str", str(back))
     put(f"{name}.diff", rs.diff(rs[:max(len(rs) - 1, 0)], Xin, y, fp_cost=5.0, fn_cost=amount))
-    if not rs.has_actions:
+    if not getattr(rs, "has_actions", False):  # older trees: no actions
         put(f"{name}.monitor", rs.monitor(Xin, y, np.arange(n) // 1000, fp_cost=5.0, fn_cost=amount))
     put(f"{name}.np.predict", rs.predict(Xin.to_numpy(dtype=float)) if name in ("riff", "cands") else "-")
 print("\n".join(out))
