@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from _estimators import boosting_classes
+from test_capacity import _net_money
 
 from csboost_plugins.metrics import bayes_minimum_risk
 
@@ -193,10 +194,6 @@ def test_csdt_classifiers_with_entity():
         thr.predict(X, max_alert_rate=0.1, entity=card)
 
 
-def _money(d, y, amount, fp_cost):
-    return float(np.sum(d * np.where(y == 1, amount, -fp_cost)))
-
-
 def test_capacity_curve_counts_entities():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
@@ -216,11 +213,11 @@ def test_capacity_curve_counts_entities():
     assert disp.net_money_value[0] == 0 and disp.net_money_score[0] == 0
     for k in range(1, int(disp.capacity[-1]) + 1):  # every capacity: the curve against the decisions
         dec = bayes_minimum_risk(p, fp_cost=4.0, fn_cost=amount, max_alerts=k, periods=period, entity=card)
-        assert disp.net_money_value[k] == pytest.approx(_money(dec, y, amount, 4.0), abs=1e-6)
+        assert disp.net_money_value[k] == pytest.approx(_net_money(dec, y, amount, 4.0), abs=1e-6)
         by_score = _brute_force_by_score(score, np.ones(n, dtype=bool), period, card, k)
-        assert disp.net_money_score[k] == pytest.approx(_money(by_score, y, amount, 4.0), abs=1e-6)
+        assert disp.net_money_score[k] == pytest.approx(_net_money(by_score, y, amount, 4.0), abs=1e-6)
     uncapped = bayes_minimum_risk(p, fp_cost=4.0, fn_cost=amount)
-    assert disp.net_money_bmr == pytest.approx(_money(uncapped, y, amount, 4.0))  # uncapped: per row
+    assert disp.net_money_bmr == pytest.approx(_net_money(uncapped, y, amount, 4.0))  # uncapped: per row
     flagged = pd.DataFrame({"t": period, "card": card})[uncapped == 1]
     assert disp.bmr_alerts_per_period == flagged.groupby("t")["card"].nunique().max()
     v = p * amount - (1 - p) * 4.0

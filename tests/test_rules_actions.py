@@ -48,19 +48,13 @@ def _case_text(entries):
     return f"CASE {whens} END"
 
 
-def _duckdb_actions(df, case_sql):
-    con = duckdb.connect()
-    con.execute("CREATE TABLE transactions (rid INTEGER, a DOUBLE, b DOUBLE, c DOUBLE, s VARCHAR)")
-    con.executemany("INSERT INTO transactions VALUES (?, ?, ?, ?, ?)", _records(df))
-    got = con.execute(f"SELECT rid, {case_sql} AS act FROM transactions ORDER BY rid").fetchall()
-    flagged = con.execute(f"SELECT rid FROM transactions WHERE ({case_sql}) IN ('block', 'review')").fetchall()
-    con.close()
-    return [g[1] for g in got], sorted(r[0] for r in flagged)
-
-
-def _sqlite_actions(df, case_sql):
-    con = sqlite3.connect(":memory:")
-    con.execute("CREATE TABLE transactions (rid INTEGER, a REAL, b REAL, c REAL, s TEXT)")
+def _engine_actions(engine, df, case_sql):
+    """(each row's action, the rows flagged) of a CASE run by the engine itself on ``df``'s rows."""
+    if engine == "duckdb":
+        con, types = duckdb.connect(), "rid INTEGER, a DOUBLE, b DOUBLE, c DOUBLE, s VARCHAR"
+    else:
+        con, types = sqlite3.connect(":memory:"), "rid INTEGER, a REAL, b REAL, c REAL, s TEXT"
+    con.execute(f"CREATE TABLE transactions ({types})")
     con.executemany("INSERT INTO transactions VALUES (?, ?, ?, ?, ?)", _records(df))
     got = con.execute(f"SELECT rid, {case_sql} AS act FROM transactions ORDER BY rid").fetchall()
     flagged = con.execute(f"SELECT rid FROM transactions WHERE ({case_sql}) IN ('block', 'review')").fetchall()
@@ -83,12 +77,11 @@ def test_actions_and_predict_equal_the_engines_case(engine, seed):
     text = _case_text(entries)
     book = RuleSet.from_sql(text, dialect=engine)
     assert book.names == [e[0] for e in entries] and book.actions_ == [e[2] for e in entries]
-    run = _duckdb_actions if engine == "duckdb" else _sqlite_actions
-    want, flagged = run(df, text)
+    want, flagged = _engine_actions(engine, df, text)
     assert list(book.actions(df)) == want
     assert np.flatnonzero(book.predict(df)).tolist() == flagged
     # the CASE written back by to_sql gives the same actions in the engine
-    back, back_flagged = run(df, book.to_sql(dialect=engine, where_only=True))
+    back, back_flagged = _engine_actions(engine, df, book.to_sql(dialect=engine, where_only=True))
     assert back == want and back_flagged == flagged
 
 
