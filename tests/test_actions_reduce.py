@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from csboost_plugins.rules import RuleSet
+from test_reduce import _close
 
 BOOK = [("trusted", "c = 0 AND a < 1.3", "allow"), ("big", "a > 1.8", "block"), ("sum", "a + b > 1.2", "review"),
         ("b_high", "b > 1.5", "review"), ("null_b", "b IS NULL AND a > 0.5", "block")]
@@ -67,11 +68,6 @@ def test_monitor_of_a_book_equals_evaluate_per_rule_period_by_period():
         np.testing.assert_allclose(got["unique_net_money"], ev["unique_net_money"], rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(got["net_money"], ev["new_money_caught"] - ev["new_alert_cost"], rtol=1e-9,
                                    atol=1e-9)
-
-
-def _close(a, b):
-    """Equal to 12 digits for numbers; equal for the text entries (older pytest's approx refuses text)."""
-    return a == (pytest.approx(b, rel=1e-12) if isinstance(b, (float, int, np.number)) else b)
 
 
 @pytest.mark.parametrize("decline", [None, 20.0, "series"])
