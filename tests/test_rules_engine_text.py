@@ -1,6 +1,7 @@
-"""Text leaves in the bit-packed engine: ``col = 'a'``, ``col <> 'a'`` and ``col IN ('a', ...)`` on an object column
-of text without NULL are read from one hash lookup of the book's literals per row (no factorization); every other
-text column (NULLs, categories, pandas string dtypes, values the reference refuses) keeps the reference's reading.
+"""Text leaves in the bit-packed engine: ``col = 'a'``, ``col <> 'a'`` and ``col IN ('a', ...)`` on a column of text
+(object, with or without NULLs, a category, pandas' string dtypes) become numeric atoms on the column's codes of the
+book's literals (an object column: one hash lookup per row, no factorization); values the reference refuses keep the
+reference's reading.
 Masks are compared with the reference evaluator (``SQLRule.mask``) rule by rule and with a row-by-row brute force;
 errors with the reference's errors.
 """
@@ -36,7 +37,25 @@ def _column(rng, n, kind):
         return pd.Series([nulls[i % 4] if rng.random() < 0.1 else str(x) for i, x in enumerate(v)], dtype=object)
     if kind == "category":
         return pd.Series(pd.Categorical(v))
-    return pd.Series(v).astype(kind)  # "string" (python or arrow storage) and pandas 3's "str"
+    if kind.startswith("nulls "):  # NULLs in a category or a pandas string dtype
+        out = _column(rng, n, "nulls")
+        return pd.Series(pd.Categorical(out)) if kind == "nulls category" else out.astype(_dtype(kind[6:]))
+    if kind == "chunked":  # an Arrow column of several chunks
+        pa = pytest.importorskip("pyarrow")
+        cut = n // 2
+        chunks = pa.chunked_array([pa.array([str(x) for x in v[:cut]], pa.string()),
+                                   pa.array([str(x) for x in v[cut:]], pa.string())])
+        return pd.Series(pd.arrays.ArrowExtensionArray(chunks))
+    return pd.Series(v).astype(_dtype(kind))  # "string" (default storage) and pandas 3's "str"
+
+
+def _dtype(kind):
+    """A pandas dtype by name; ``arrow`` / ``large arrow``: pd.ArrowDtype of pa.string() / pa.large_string()."""
+    if kind in ("arrow", "large arrow", "string pyarrow"):
+        pa = pytest.importorskip("pyarrow")
+        return {"arrow": pd.ArrowDtype(pa.string()), "large arrow": pd.ArrowDtype(pa.large_string()),
+                "string pyarrow": pd.StringDtype("pyarrow")}[kind]
+    return pd.StringDtype("python") if kind == "string python" else kind
 
 
 def _leaf(rng):
@@ -58,7 +77,10 @@ def _book(rng, k):
     return RuleSet.from_sql(rules)
 
 
-@pytest.mark.parametrize("kind", ["object", "np_str", "nulls", "category", "string", "str"])
+@pytest.mark.parametrize("kind", ["object", "np_str", "nulls", "category", "string", "str", "string python",
+                                  "string pyarrow", "arrow", "large arrow", "chunked", "nulls category",
+                                  "nulls str", "nulls string python", "nulls string pyarrow", "nulls arrow",
+                                  "nulls large arrow"])
 @pytest.mark.parametrize("n", [1, 70, 3000])
 def test_text_leaves_equal_the_reference_rule_by_rule(kind, n):
     if kind == "str" and not hasattr(pd, "StringDtype"):
@@ -100,7 +122,7 @@ def test_text_leaves_against_a_row_by_row_brute_force():
     np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _brute(texts, values))
 
 
-def test_an_object_column_of_text_without_null_is_looked_up_not_factorized():
+def test_an_object_column_of_text_is_looked_up_not_factorized():
     """The engine's text path is taken (the column never enters the reference's Columns), and its codes are the
     literals' positions."""
     X = pd.DataFrame({"t": pd.Series(["pos", "web", "atm", "web"], dtype=object), "a": [1.0, 2.0, 3.0, 4.0]})
@@ -110,9 +132,14 @@ def test_an_object_column_of_text_without_null_is_looked_up_not_factorized():
     comp = _engine._Compiler(Columns(X, rs.feature_names), literals)
     for r, rule in enumerate(rs.rules):
         comp.add_rule(r, rule)
-    np.testing.assert_array_equal(comp.text_codes[0], [2, 0, -1, 0])
+    (pos, codes, read), = comp.readers  # the codes are read while the kernels run
+    assert pos == 0 and codes is comp.arrays[comp.text_codes[0]]
+    np.testing.assert_array_equal(read(0, 4), [2, 0, -1, 0])
+    np.testing.assert_array_equal(read(1, 3), [0, -1])
     assert 0 not in comp.cols.cache  # no factorization of t
-    assert len(comp.pre_t) == 3  # 'web' = t and t = 'web' would be one atom; here three distinct leaves
+    assert not comp.pre_t  # the kernels compute the text atoms on the codes, no mask is precomputed
+    text_atoms = [a for a in comp.atoms if a[2] == comp.text_codes[0]]
+    assert len(text_atoms) == 3  # 'web' = t and t = 'web' would be one atom; here three distinct leaves
     np.testing.assert_array_equal(RuleSet.from_sql({"x": "t = 'web'", "y": "'web' = t"}).coverage(X)[:, 0],
                                   [False, True, False, True])
 
@@ -151,3 +178,52 @@ def test_the_hash_table_and_the_public_lookup_give_the_same_positions():
     brute = np.array([keys.index(v) if v in keys else -1 for v in values.tolist()])
     for hashtable in (True, False):
         np.testing.assert_array_equal(_engine._positions(values, keys, hashtable), brute)
+
+
+def _long_frame(n, rng):
+    return pd.DataFrame({"a": rng.normal(size=n), "t": pd.Series([str(x) for x in rng.choice(WORDS, n)], dtype=object),
+                         "u": pd.Series([str(x) for x in rng.choice(WORDS, n)], dtype=object)})
+
+
+@pytest.fixture
+def two_threads(monkeypatch):
+    """The text columns are read in chunks ahead of the kernels (as on a machine with two cores or more)."""
+    monkeypatch.setattr(_engine, "_n_threads", lambda: 2)
+
+
+@pytest.mark.parametrize("late", [None, "null", "nan", "pd.NA"])
+def test_text_read_in_chunks_ahead_of_the_kernels_equals_the_reference(two_threads, late):
+    rng = np.random.default_rng(11)
+    n = 5 * _engine.BLOCK_WORDS * 64 + 77  # several chunks, the last one short
+    X = _long_frame(n, rng)
+    if late is not None:  # a NULL in the last chunk only
+        X.loc[n - 3, "t"] = {"null": None, "nan": np.nan, "pd.NA": pd.NA}[late]
+    for _ in range(2):
+        rs = _book(rng, 20)
+        np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))
+
+
+@pytest.mark.parametrize("bad", [1.5, b"web", 7])
+def test_a_value_not_text_in_a_late_chunk_gives_the_reference_error(two_threads, bad):
+    rng = np.random.default_rng(12)
+    n = 4 * _engine.BLOCK_WORDS * 64
+    X = _long_frame(n, rng)
+    X.loc[n - 10, "t"] = bad
+    rs = RuleSet.from_sql({"ok": "u = 'web'", "first": "t IN ('web', 'pos') AND a > 0", "second": "t <> 'atm'"})
+    with pytest.raises(ValueError) as ref:
+        _reference(rs, X)
+    with pytest.raises(ValueError) as eng:
+        _engine.rule_bits(rs, X)
+    assert str(eng.value) == str(ref.value) and "'first'" in str(eng.value)
+
+
+def test_an_earlier_rules_text_error_comes_before_a_later_rules_error():
+    """The reference reads rule by rule: a text column holding a number fails at the first rule reading it, before
+    a later rule's own error (a text literal against a numeric column)."""
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0], "t": pd.Series(["web", 2.5, "pos"], dtype=object)})
+    rs = RuleSet.from_sql({"text": "t = 'web'", "numeric": "a = 'web'"})
+    with pytest.raises(ValueError) as ref:
+        _reference(rs, X)
+    with pytest.raises(ValueError) as eng:
+        _engine.rule_bits(rs, X)
+    assert str(eng.value) == str(ref.value) and "'text'" in str(eng.value)

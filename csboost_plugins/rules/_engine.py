@@ -18,6 +18,8 @@ Dask collections are evaluated partition by partition, each partition by this en
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from . import _aot
@@ -55,10 +57,12 @@ def _uncast(node):
 class _Compiler:
     """Atoms (deduplicated) and the postfix program of a book on the columns of one X."""
 
-    def __init__(self, cols: Columns, text_literals=()):
+    def __init__(self, cols: Columns, text_literals=(), reference_text=frozenset()):
         self.cols, self.n = cols, cols.n
         self.text_keys = {v: i for i, v in enumerate(text_literals)}  # a text column's codes: these literals
-        self.text_codes = {}  # Columns position -> codes of the literals per row, or None (the reference reads it)
+        self.text_codes = {}  # Columns position -> index in arrays of its literal codes, None: the reference reads it
+        self.reference_text = reference_text  # text columns the reference reads (one held a value not text)
+        self.readers = []  # (Columns position, codes array, read(r0, r1)): codes filled while the kernels run
         self.n_words = (self.n + 63) // 64
         self.arrays, self.col_of = [], {}  # numeric columns read by the kernels, by Columns position
         self.atoms, self.keys = [], {}  # (kind, op, col, col2, a, b, in values) and their index by key
@@ -169,29 +173,37 @@ class _Compiler:
         self.atoms.append((K_PRE, 0, len(self.pre_t) - 1, 0, 0.0, 0.0, ()))
         return len(self.atoms) - 1
 
+    def text_column(self, pos):
+        """Index among self.arrays of the codes column of text column pos (per row, the position of its text
+        among the book's text literals: -1 none, NaN NULL); None when the reference evaluator reads it."""
+        if pos not in self.text_codes:
+            read = None if pos in self.cols.cache or pos in self.reference_text else \
+                _codes_reader(self.cols.X.iloc[:, pos], self.text_keys)
+            self.text_codes[pos] = None
+            if read is not None:  # the codes are read block by block ahead of the kernels (_run_blocks)
+                self.readers.append((pos, np.empty(self.n), read))
+                self.text_codes[pos] = len(self.arrays)
+                self.arrays.append(self.readers[-1][1])
+        return self.text_codes[pos]
+
     def text_atom(self, node, rule):
-        """Index of the atom of ``col = 'a'``, ``col <> 'a'`` or ``col IN ('a', ...)`` on an object column of
-        text without NULL, from the column's literal codes (equal atoms are one); None for any other leaf."""
+        """Index of the atom of ``col = 'a'``, ``col <> 'a'`` or ``col IN ('a', ...)`` on a column of text: a
+        numeric atom on the column's literal codes (equal atoms are one); None for any other leaf."""
         leaf = _text_leaf(node)
         if leaf is None or not self.cols.frame:
             return None
         col, lits, op = leaf
-        pos = self.cols.position(col[1], col[2], rule.name)
-        if pos not in self.text_codes:
-            self.text_codes[pos] = None if pos in self.cols.cache else _literal_codes(self.cols.X.iloc[:, pos],
-                                                                                      self.text_keys)
-        codes = self.text_codes[pos]
-        if codes is None:
+        c = self.text_column(self.cols.position(col[1], col[2], rule.name))
+        if c is None:
             return None
-        null_in_list = op == "in" and bool(node[4])  # x IN ('a', NULL) is UNKNOWN, never FALSE, off the list
-        key = ("text", pos, frozenset(lits), op, null_in_list)
+        codes = tuple(sorted({float(self.text_keys[v]) for v in lits}))
+        if op == "in":  # x IN ('a', NULL) is UNKNOWN, never FALSE, off the list: the kernel's flag
+            key = (K_IN, int(bool(node[4])), c, c, 0.0, 0.0, codes)
+        else:
+            key = (K_LIT, _OPS[op], c, c, codes[0], 0.0, ())
         if key not in self.keys:
-            table = np.zeros(len(self.text_keys) + 1, bool)  # the last entry: code -1, a text equal to none
-            table[[self.text_keys[v] for v in lits]] = True
-            hit = table[codes]  # no NULL: every row is known
-            if op == "<>":
-                hit = ~hit
-            self.keys[key] = self.precomputed(hit, np.False_ if null_in_list else ~hit)
+            self.keys[key] = len(self.atoms)
+            self.atoms.append(key)
         return self.keys[key]
 
     def emit(self, node, rule, ev):
@@ -283,22 +295,87 @@ def _text_dtype(cols, pos) -> bool:
     return dt is not None and (dt == object or isinstance(dt, pd.StringDtype))
 
 
-def _literal_codes(column, keys):
-    """Per row, the position of its text among ``keys`` (-1: a text equal to none of them), for an object
-    column of text without NULL; None for any other column (the reference evaluator reads it).
+def _codes_reader(column, keys):
+    """``read(r0, r1)``: rows r0 .. r1 - 1 of the position of each row's text among ``keys`` as float64 (-1: a
+    text equal to none of them, NaN: NULL), None where a row holds a value that is not text; None (no reader)
+    for a column that is not text (the reference evaluator reads it, with its errors).
 
-    One hash lookup per row, where a factorization also tests each value for NULL and encodes it: a column
-    of ``str`` only (``infer_dtype``) holds no NULL and nothing the reference refuses, and hashing a ``str``
-    then matching it by ``==`` is the reference's equality.
+    Text is an object column of ``str`` (NULL: what pandas reads as missing), a pandas string dtype or a
+    category of ``str``. An object column takes one hash lookup per row (the book's literals are the table), and
+    only the rows equal to none of them are checked for NULL or a value that is not text; Arrow-backed text takes
+    Arrow's ``index_in``; a category looks up its categories once. Matching a ``str`` by hash then ``==`` is the
+    reference's equality.
     """
     import pandas as pd
 
-    if column.dtype != object or not len(column) or not keys:
+    if not len(column) or not keys:
         return None
-    values = column.to_numpy()
-    if pd.api.types.infer_dtype(values, skipna=False) != "string":
-        return None  # NULLs, numbers, bytes...: the reference's reading (and its errors)
-    return _positions(values, list(keys))
+    dt = column.dtype
+    if isinstance(dt, pd.CategoricalDtype):
+        cats = np.asarray(dt.categories, dtype=object)
+        if not all(isinstance(v, str) for v in cats):
+            return None  # the reference refuses a category that is not text
+        table = np.append(_positions(cats, list(keys)).astype(np.float64), np.nan)  # code -1 (NULL): NaN
+        codes = column.cat.codes.to_numpy()
+        return lambda r0, r1: table[codes[r0:r1]]
+    arrow = _arrow_text(column)
+    if arrow is not None:
+        return lambda r0, r1: _arrow_codes(arrow.slice(r0, r1 - r0), keys)
+    if dt == object or isinstance(dt, pd.StringDtype):
+        values = column.to_numpy(dtype=object)
+        return lambda r0, r1: _object_codes(values[r0:r1], keys)
+    return None
+
+
+def _literal_codes(column, keys):
+    """All rows of :func:`_codes_reader` (None: the reference reads the column)."""
+    read = _codes_reader(column, keys)
+    return None if read is None else read(0, len(column))
+
+
+def _object_codes(values, keys):
+    """:func:`_literal_codes` of an object array: None when a value is neither ``str`` nor NULL."""
+    import pandas as pd
+
+    try:
+        codes = _positions(values, list(keys))
+    except TypeError:  # an unhashable value, or pd.NA compared with a literal: the reference's reading
+        return None
+    out = codes.astype(np.float64)
+    miss = np.flatnonzero(codes < 0)
+    rest = values[miss]
+    if len(rest) and pd.api.types.infer_dtype(rest, skipna=False) != "string":
+        if pd.api.types.infer_dtype(rest, skipna=True) not in ("string", "empty"):
+            return None  # numbers, bytes...: the reference's reading (and its errors)
+        out[miss[np.asarray(pd.isna(rest), dtype=bool)]] = np.nan
+    return out
+
+
+def _arrow_text(column):
+    """The pyarrow ChunkedArray of an Arrow-backed column of text, None for any other column."""
+    dt = column.dtype
+    if getattr(dt, "storage", None) != "pyarrow" and type(dt).__name__ != "ArrowDtype":
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - an Arrow-backed column implies pyarrow
+        return None
+    data = column.array.__arrow_array__()
+    data = data if isinstance(data, pa.ChunkedArray) else pa.chunked_array([data])
+    t = data.type
+    return data if pa.types.is_string(t) or pa.types.is_large_string(t) else None
+
+
+def _arrow_codes(data, keys):
+    """:func:`_literal_codes` of an Arrow ChunkedArray of text (Arrow's hash lookup, outside the GIL)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    found = pc.index_in(data, value_set=pa.array(list(keys), type=data.type))
+    codes = pc.fill_null(found, -1).to_numpy().astype(np.float64)
+    if data.null_count:
+        codes[np.asarray(pc.is_null(data).to_numpy(zero_copy_only=False), dtype=bool)] = np.nan
+    return codes
 
 
 def _positions(values, keys, hashtable=True):
@@ -342,31 +419,73 @@ def _ranges(n_items, n_rows):
     return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
 
 
-def rule_bits(ruleset, X) -> Bits:
+def rule_bits(ruleset, X, *, _reference_text=frozenset()) -> Bits:
     """Every rule's TRUE mask, bit-packed (:class:`Bits`).
 
     Columns are read and checked as ``SQLRule.truth`` reads them (the same errors, naming the rule,
     in rule order). Induced rules (:class:`._rule.Rule`) in the set are evaluated first, by their own
-    kernels (``coverage_matrix``), and enter as computed masks.
+    kernels (``coverage_matrix``), and enter as computed masks. A text column found to hold a value that
+    is not text is read again by the reference evaluator (``_reference_text``), which gives its errors.
     """
     tree = [i for i, r in enumerate(ruleset.rules) if r.evaluator != "engine"]
     cover = coverage_matrix(*ruleset._prepare(X)) if tree else None
     where = {p: k for k, p in enumerate(tree)}
-    comp = _Compiler(Columns(X, ruleset.feature_names), _text_literals(ruleset.rules))
-    for r, rule in enumerate(ruleset.rules):
-        if r in where:
-            comp.add_mask(r, cover[:, where[r]])
-        else:
-            comp.add_rule(r, rule)
+    comp = _Compiler(Columns(X, ruleset.feature_names), _text_literals(ruleset.rules), _reference_text)
+    try:
+        for r, rule in enumerate(ruleset.rules):
+            if r in where:
+                comp.add_mask(r, cover[:, where[r]])
+            else:
+                comp.add_rule(r, rule)
+    except ValueError:  # a text column read later may hold the error of an earlier rule: the reference's order
+        bad = {pos for pos, _, read in comp.readers if read(0, comp.n) is None}
+        if bad:
+            return rule_bits(ruleset, X, _reference_text=_reference_text | bad)
+        raise
     kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit, prog = comp.arrays_for_kernel()
     out = np.zeros((len(ruleset.rules), comp.n_words), np.uint64)
     if comp.n_words and len(ruleset.rules):
         arrays = np.asarray([a.ctypes.data for a in comp.arrays], dtype=np.int64)  # comp.arrays keeps them alive
-        n_blocks = -(-comp.n_words // BLOCK_WORDS)
         args = (comp.n, arrays, kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit,
                 int(comp.max_values), prog, int(comp.max_depth), out)
-        _in_threads(lambda b0, b1: _aot.run("eval_blocks", eval_blocks, b0, b1, *args), _ranges(n_blocks, comp.n))
+        bad = _run_blocks(comp, lambda b0, b1: _aot.run("eval_blocks", eval_blocks, b0, b1, *args))
+        if bad:
+            return rule_bits(ruleset, X, _reference_text=_reference_text | bad)
     return Bits(out, comp.n)
+
+
+#: a book's rows are cut into about this many chunks when text columns are read ahead of the kernels
+TEXT_CHUNKS = 16
+
+
+def _run_blocks(comp, run) -> set:
+    """``run(b0, b1)`` over every block of rows, in threads, while this thread reads the text columns' codes
+    chunk by chunk ahead of them (an object column's read holds the GIL, the kernels release it, so both
+    cores work). Returns the Columns positions of text columns holding a value that is not text (then the
+    masks are incomplete and the caller evaluates again)."""
+    n_blocks = -(-comp.n_words // BLOCK_WORDS)
+    if not comp.readers:
+        _in_threads(run, _ranges(n_blocks, comp.n))
+        return set()
+    threads = len(_ranges(n_blocks, comp.n))
+    step = max(1, -(-n_blocks // (TEXT_CHUNKS if threads > 1 else 1)))
+    bad, done = set(), []
+    with ThreadPoolExecutor(threads) as ex:
+        for b0 in range(0, n_blocks, step):
+            b1 = min(b0 + step, n_blocks)
+            r0, r1 = b0 * BLOCK_WORDS * 64, min(b1 * BLOCK_WORDS * 64, comp.n)
+            for pos, codes, read in comp.readers:
+                part = read(r0, r1)
+                if part is None:
+                    bad.add(pos)
+                else:
+                    codes[r0:r1] = part
+            if bad:
+                break
+            done.append(ex.submit(run, b0, b1))
+        for f in done:
+            f.result()
+    return bad
 
 
 def first_match(bits: Bits) -> np.ndarray:
