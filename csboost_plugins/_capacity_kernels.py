@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._aot import KernelSet, arr, read
+from ._aot import KernelSet, arr, read, vector_target
 
 _RI1 = read("int64", 1)
 #: exported name -> (module, function, return type, argument types)
@@ -20,7 +20,7 @@ SIGNATURES = {
     "period_entity_groups": ("_capacity_kernels", "period_entity_groups", ("T", arr("int64", 1), arr("int64", 1)),
                              (_RI1, _RI1, "i8", "i8")),
 }
-KERNELS = KernelSet("csboost_plugins._capacity_kernels_aot", __file__, SIGNATURES)
+KERNELS = KernelSet("csboost_plugins._capacity_kernels_aot", __file__, SIGNATURES, **vector_target())
 run = KERNELS.run
 
 

@@ -118,3 +118,16 @@ def test_fresh_process_compiles_no_rule_kernel(tmp_path):
     """, "csboost_plugins.rules._aot", tmp_path)
     assert aot >= 3 and jit == 0, (aot, jit)
     assert compiled == "[]", compiled
+
+
+def test_the_rule_and_capacity_kernels_target_the_vectorised_cpu_of_the_objective():
+    """The rule engine's and the capacity's extensions are built for the same CPU level as the objective's (AVX2 on
+    x86-64); a CPU lacking its features runs the JIT kernels (checked before the import)."""
+    from csboost_plugins import _aot, _capacity_kernels
+    from csboost_plugins.boosting import _aec_kernels
+    from csboost_plugins.rules import _aot as rules_aot
+
+    for ks in (rules_aot.KERNELS, _capacity_kernels.KERNELS):
+        assert (ks.target_cpu, ks.cpu_features) == (_aec_kernels.KERNELS.target_cpu, _aec_kernels.KERNELS.cpu_features)
+        assert ks.target_cpu == _aot.vector_target().get("target_cpu", "")
+        assert ks.missing_cpu_features() == []  # this host runs it

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,7 +31,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from .._aot import KernelSet, arr, read
+from .._aot import KernelSet, arr, read, vector_target
 
 __all__ = ["KERNELS", "POLICIES", "grad_hess", "money_sums"]
 
@@ -239,13 +238,7 @@ SIGNATURES.update({
     for pt in (RF4, RF8)
 })
 
-#: x86-64-v3 (AVX2, 2013 on): the vectorised loops run 4 float64 lanes wide instead of generic x86-64's 2,
-#: 30 % less time per row; a CPU without these features runs the JIT kernels instead (_aot.KernelSet.module)
-_X86_64_V3 = ("avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "popcnt", "sse4.1", "sse4.2", "ssse3",
-              "cx16", "xsave")
-KERNELS = KernelSet("csboost_plugins.boosting._aec_kernels_aot", __file__, SIGNATURES,
-                    target_cpu="x86-64-v3" if platform.machine().lower() in ("x86_64", "amd64") else "",
-                    cpu_features=_X86_64_V3 if platform.machine().lower() in ("x86_64", "amd64") else ())
+KERNELS = KernelSet("csboost_plugins.boosting._aec_kernels_aot", __file__, SIGNATURES, **vector_target())
 
 
 # ----------------------------------------------------------------- threads over row blocks

@@ -10,7 +10,7 @@ take C-ordered arrays only (the engine's columns reach it as addresses).
 
 from __future__ import annotations
 
-from .._aot import KernelSet, arr, read
+from .._aot import KernelSet, arr, read, vector_target
 
 XF, XC = read("float64", 2, order="F"), read("float64", 2)  # pandas / numpy X in RuleSet.apply
 I1, F2, B1 = arr("int64", 1), arr("float64", 2), arr("bool", 1)
@@ -49,5 +49,5 @@ SIGNATURES = {
     "masked_column_sums": ("_book_kernels", "masked_column_sums", arr("float64", 1), (RB1, RF2)),
 }
 
-KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", __file__, SIGNATURES)
+KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", __file__, SIGNATURES, **vector_target())
 run = KERNELS.run

@@ -97,77 +97,80 @@ def _in_sorted(vals, lo, hi, x):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _lit_bytes(o, x, r0, nr, c, tb, fb):  # pragma: no cover - compiled
     """tb[i] / fb[i] = x[r0 + i] op c TRUE / FALSE (NaN is NULL: neither), one simple loop per operator."""
+    x = x[r0:r0 + nr]  # indices from 0: the loops vectorise (no wrap-around test per row)
     if o == LT:
         for i in range(nr):
-            tb[i] = x[r0 + i] < c
-            fb[i] = x[r0 + i] >= c
+            tb[i] = x[i] < c
+            fb[i] = x[i] >= c
     elif o == LE:
         for i in range(nr):
-            tb[i] = x[r0 + i] <= c
-            fb[i] = x[r0 + i] > c
+            tb[i] = x[i] <= c
+            fb[i] = x[i] > c
     elif o == GT:
         for i in range(nr):
-            tb[i] = x[r0 + i] > c
-            fb[i] = x[r0 + i] <= c
+            tb[i] = x[i] > c
+            fb[i] = x[i] <= c
     elif o == GE:
         for i in range(nr):
-            tb[i] = x[r0 + i] >= c
-            fb[i] = x[r0 + i] < c
+            tb[i] = x[i] >= c
+            fb[i] = x[i] < c
     elif o == EQ:
         for i in range(nr):
-            tb[i] = x[r0 + i] == c
-            fb[i] = (x[r0 + i] < c) | (x[r0 + i] > c)
+            tb[i] = x[i] == c
+            fb[i] = (x[i] < c) | (x[i] > c)
     else:
         for i in range(nr):
-            tb[i] = (x[r0 + i] < c) | (x[r0 + i] > c)
-            fb[i] = x[r0 + i] == c
+            tb[i] = (x[i] < c) | (x[i] > c)
+            fb[i] = x[i] == c
 
 
 @njit(cache=True, nogil=True)
 def _in_bytes(x, r0, nr, vals, lo, hi, can_be_false, tb, fb):  # pragma: no cover - compiled
     """tb[i] / fb[i] = x[r0 + i] IN vals[lo:hi] TRUE / FALSE; never FALSE when the list holds NULL (NOT IN a
     list holding NULL is never TRUE). A short list is scanned, a long one searched."""
+    x = x[r0:r0 + nr]  # indices from 0: the loops vectorise (no wrap-around test per row)
     for i in range(nr):
         tb[i] = 0
     if hi - lo <= 16:
         for q in range(lo, hi):
             c = vals[q]
             for i in range(nr):
-                tb[i] = tb[i] | (x[r0 + i] == c)
+                tb[i] = tb[i] | (x[i] == c)
     else:
         for i in range(nr):
-            tb[i] = _in_sorted(vals, lo, hi, x[r0 + i])
+            tb[i] = _in_sorted(vals, lo, hi, x[i])
     for i in range(nr):
-        fb[i] = (x[r0 + i] == x[r0 + i]) & (tb[i] == 0) & can_be_false
+        fb[i] = (x[i] == x[i]) & (tb[i] == 0) & can_be_false
 
 
 @njit(cache=True, nogil=True)
 def _cols_bytes(o, x, y, r0, nr, tb, fb):  # pragma: no cover - compiled
     """tb[i] / fb[i] = x op y TRUE / FALSE on rows r0 + i (NaN on either side is NULL: neither)."""
+    x, y = x[r0:r0 + nr], y[r0:r0 + nr]  # indices from 0: the loops vectorise
     if o == LT:
         for i in range(nr):
-            tb[i] = x[r0 + i] < y[r0 + i]
-            fb[i] = x[r0 + i] >= y[r0 + i]
+            tb[i] = x[i] < y[i]
+            fb[i] = x[i] >= y[i]
     elif o == LE:
         for i in range(nr):
-            tb[i] = x[r0 + i] <= y[r0 + i]
-            fb[i] = x[r0 + i] > y[r0 + i]
+            tb[i] = x[i] <= y[i]
+            fb[i] = x[i] > y[i]
     elif o == GT:
         for i in range(nr):
-            tb[i] = x[r0 + i] > y[r0 + i]
-            fb[i] = x[r0 + i] <= y[r0 + i]
+            tb[i] = x[i] > y[i]
+            fb[i] = x[i] <= y[i]
     elif o == GE:
         for i in range(nr):
-            tb[i] = x[r0 + i] >= y[r0 + i]
-            fb[i] = x[r0 + i] < y[r0 + i]
+            tb[i] = x[i] >= y[i]
+            fb[i] = x[i] < y[i]
     elif o == EQ:
         for i in range(nr):
-            tb[i] = x[r0 + i] == y[r0 + i]
-            fb[i] = (x[r0 + i] < y[r0 + i]) | (x[r0 + i] > y[r0 + i])
+            tb[i] = x[i] == y[i]
+            fb[i] = (x[i] < y[i]) | (x[i] > y[i])
     else:
         for i in range(nr):
-            tb[i] = (x[r0 + i] < y[r0 + i]) | (x[r0 + i] > y[r0 + i])
-            fb[i] = x[r0 + i] == y[r0 + i]
+            tb[i] = (x[i] < y[i]) | (x[i] > y[i])
+            fb[i] = x[i] == y[i]
 
 
 @njit(cache=True, nogil=True)
@@ -208,31 +211,40 @@ def _values(vprog, vlit, lo, hi, ieee, cols, n, r0, nr, vs, ns):  # pragma: no c
     slot s (the two compared values end in slots 0 and 1). As the reference: NULL in, NULL out; x / 0 NULL and
     a NaN result NULL, except in IEEE arithmetic (x / 0 is +-inf, NaN a value)."""
     sp = 0
-    for q in range(lo, hi):
+    for q in range(lo, hi):  # rows of vs / ns as 1-d views, indices from 0: the loops vectorise
         code = vprog[q, 0]
         if code == V_COL:
-            x = _column(cols, vprog[q, 1], n)
+            x = _column(cols, vprog[q, 1], n)[r0:r0 + nr]
+            u, m = vs[sp], ns[sp]
             for i in range(nr):
-                vs[sp, i] = x[r0 + i]
-                ns[sp, i] = x[r0 + i] != x[r0 + i]
+                u[i] = x[i]
+                m[i] = x[i] != x[i]
             sp += 1
             continue
         if code == V_LIT:
             c = vlit[q]
+            u, m = vs[sp], ns[sp]
             for i in range(nr):
-                vs[sp, i] = c
-                ns[sp, i] = 0
+                u[i] = c
+                m[i] = 0
             sp += 1
             continue
         if code == V_NEG or code == V_ABS:
-            for i in range(nr):
-                vs[sp - 1, i] = -vs[sp - 1, i] if code == V_NEG else abs(vs[sp - 1, i])
+            u = vs[sp - 1]
+            if code == V_NEG:
+                for i in range(nr):
+                    u[i] = -u[i]
+            else:
+                for i in range(nr):
+                    u[i] = abs(u[i])
             continue
         a, b = sp - 2, sp - 1
         _binary(code, vs[a], vs[b], ns[a], ns[b], nr)  # one simple loop per operator
         if not ieee:
+            u, m, d = vs[a], ns[a], vs[b]
+            div = code == V_DIV
             for i in range(nr):
-                ns[a, i] = ns[a, i] | (vs[a, i] != vs[a, i]) | ((code == V_DIV) & (vs[b, i] == 0))
+                m[i] = m[i] | (u[i] != u[i]) | (div & (d[i] == 0))
         sp -= 1
 
 
@@ -302,14 +314,16 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
         _cols_bytes(o, x, _column(cols, col2[a], n), r0, nr, tb, fb)
     elif k == K_BETWEEN:
         d = vb[a]
+        xs = x[r0:r0 + nr]
         for i in range(nr):
-            v = x[r0 + i]
+            v = xs[i]
             tb[i] = (v >= c) & (v <= d)
             fb[i] = (v < c) | (v > d)
     elif k == K_ISNULL:
+        xs = x[r0:r0 + nr]
         for i in range(nr):
-            tb[i] = x[r0 + i] != x[r0 + i]
-            fb[i] = x[r0 + i] == x[r0 + i]
+            tb[i] = xs[i] != xs[i]
+            fb[i] = xs[i] == xs[i]
     else:
         _in_bytes(x, r0, nr, in_vals, in_lo[a], in_hi[a], o == 0, tb, fb)
     _finish(tb, fb, nr, nw, st, sf, a)
