@@ -305,7 +305,7 @@ def _by_column_names(cost_matrix):
 
 def _check_magnitude(costs: np.ndarray) -> None:
     """ValueError when max |cost| x n exceeds MAX_TOTAL_COST (sums over rows could overflow float64)."""
-    big = float(np.abs(costs).max())
+    big = max(float(costs.max()), -float(costs.min()))  # max |cost| without an |costs| copy
     if big * costs.shape[0] > MAX_TOTAL_COST:
         raise ValueError(
             f"costs are too large: the largest |cost| is {big:.3g} on {costs.shape[0]} rows, so sums of costs "

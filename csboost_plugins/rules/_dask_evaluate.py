@@ -84,18 +84,21 @@ def evaluate_part(b, rs, per_rule):
     through the engine's bit masks (one pass gives the masks, the first match and the probabilities)."""
     prob = rs.rule_probabilities
     bits = _engine.rule_bits(rs, b.x) if rs._uses_engine else None
-    if bits is not None:
-        first = _engine.first_match(bits)
-        p = np.append(prob, 0.0)[first]
-    else:
-        p = rs.predict_proba(b.x)
-    if p.shape[0] != b.y.shape[0]:
-        raise ValueError(f"X has {p.shape[0]} rows but y has {b.y.shape[0]}")
-    if per_rule and bits is not None:
+    first = _engine.first_match(bits) if bits is not None else None
+    if per_rule and bits is not None:  # the per-rule sums read the masks, not each row's probability
+        _check_rows(first.shape[0], b)
         return _engine.per_rule_sums(bits, first, b.y, b.w, b.costs, prob)
+    p = np.append(prob, 0.0)[first] if bits is not None else rs.predict_proba(b.x)
+    _check_rows(p.shape[0], b)
     if per_rule:
         return per_rule_sums(rs.coverage(b.x), rs.apply(b.x), b.y, b.w, b.costs, prob)
     return set_sums(p, b.y, b.w, b.costs)
+
+
+def _check_rows(n, b):
+    """ValueError when X's n rows are not y's."""
+    if n != b.y.shape[0]:
+        raise ValueError(f"X has {n} rows but y has {b.y.shape[0]}")
 
 
 def evaluate_blocks(rs, blocks, per_rule):
