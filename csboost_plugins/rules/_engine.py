@@ -6,8 +6,9 @@ the atoms on numeric columns: ``col op number``, ``col op col``, ``col BETWEEN a
 (numbers)``, ``col IS NULL``, and comparisons of arithmetic values (``+ - * /``, unary minus, ``ABS``,
 ``CAST`` to a float) with the reference's NULL, ``x / 0`` and NaN rules in every dialect. ``col = 'a'``,
 ``col <> 'a'`` and ``col IN ('a', ...)`` on a column of text are numeric atoms on each row's code among the
-book's text literals (-1: none of them, NaN: NULL), read chunk by chunk while the kernels run. Any other leaf (other text columns, LIKE, COALESCE, LEAST / GREATEST,
-NULLIF, a dialect's integer division, ...) is computed by the reference evaluator
+book's text literals (-1: none of them, NaN: NULL), read chunk by chunk while the kernels run. Any other leaf
+(LIKE, text order, COALESCE, LEAST / GREATEST, NULLIF, a dialect's integer division, ...) is computed by the
+reference evaluator
 (:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` runs) and bit-packed.
 ``AND`` / ``OR`` / ``NOT`` combine the TRUE and FALSE masks of their children word by word, as the
 reference does row by row, so every rule's mask is the reference's, bit for bit.
