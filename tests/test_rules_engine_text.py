@@ -227,3 +227,16 @@ def test_an_earlier_rules_text_error_comes_before_a_later_rules_error():
     with pytest.raises(ValueError) as eng:
         _engine.rule_bits(rs, X)
     assert str(eng.value) == str(ref.value) and "'text'" in str(eng.value)
+
+
+def test_integer_columns_converted_in_chunks_ahead_of_the_kernels_equal_the_reference(two_threads):
+    rng = np.random.default_rng(13)
+    n = 5 * _engine.BLOCK_WORDS * 64 + 5
+    X = _long_frame(n, rng).assign(k=rng.integers(-20, 20, n), m=rng.integers(0, 3, n))
+    rs = RuleSet.from_sql({"lit": "k > 3", "in": "m IN (0, 2) AND t = 'web'", "cols": "k < m OR a > 1",
+                           "expr": "k * 2 + m > 7", "between": "NOT (k BETWEEN -5 AND 5)", "nul": "k IS NULL"})
+    comp = _engine._Compiler(Columns(X, rs.feature_names), _engine._text_literals(rs.rules))
+    for r, rule in enumerate(rs.rules):
+        comp.add_rule(r, rule)
+    assert sorted(pos for pos, _, _ in comp.readers) == [1, 3, 4]  # t (text), k and m (integers) read ahead
+    np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))

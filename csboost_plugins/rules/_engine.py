@@ -63,7 +63,8 @@ class _Compiler:
         self.text_keys = {v: i for i, v in enumerate(text_literals)}  # a text column's codes: these literals
         self.text_codes = {}  # Columns position -> index in arrays of its literal codes, None: the reference reads it
         self.reference_text = reference_text  # text columns the reference reads (one held a value not text)
-        self.readers = []  # (Columns position, codes array, read(r0, r1)): codes filled while the kernels run
+        # (Columns position, float64 column, read(r0, r1)): text codes and integer columns filled while the kernels run
+        self.readers = []
         self.n_words = (self.n + 63) // 64
         self.arrays, self.col_of = [], {}  # numeric columns read by the kernels, by Columns position
         self.atoms, self.keys = [], {}  # (kind, op, col, col2, a, b, in values) and their index by key
@@ -87,7 +88,11 @@ class _Compiler:
                     return None
                 v = val.v
             self.col_of[pos] = len(self.arrays)
-            self.arrays.append(np.ascontiguousarray(v, dtype=np.float64))
+            if v.dtype == np.int64 and v.flags.c_contiguous:  # converted chunk by chunk while the kernels run
+                self.readers.append((pos, np.empty(v.shape[0]), lambda r0, r1, v=v: v[r0:r1]))
+                self.arrays.append(self.readers[-1][1])
+            else:
+                self.arrays.append(np.ascontiguousarray(v, dtype=np.float64))
         return self.col_of[pos]
 
     def native(self, node, rule):
@@ -461,9 +466,9 @@ TEXT_CHUNKS = 16
 
 def _run_blocks(comp, run) -> set:
     """``run(b0, b1)`` over every block of rows, in threads, while this thread reads the text columns' codes
-    chunk by chunk ahead of them (an object column's read holds the GIL, the kernels release it, so both
-    cores work). Returns the Columns positions of text columns holding a value that is not text (then the
-    masks are incomplete and the caller evaluates again)."""
+    and converts integer columns chunk by chunk ahead of them (an object column's read holds the GIL, the
+    kernels release it, so both cores work). Returns the Columns positions of text columns holding a value
+    that is not text (then the masks are incomplete and the caller evaluates again)."""
     n_blocks = -(-comp.n_words // BLOCK_WORDS)
     if not comp.readers:
         _in_threads(run, _ranges(n_blocks, comp.n))
