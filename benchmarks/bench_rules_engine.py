@@ -1,6 +1,7 @@
 """Rule books at warehouse speed: the bit-packed engine against DuckDB on the same pandas frame, same threads.
 
     python benchmarks/bench_rules_engine.py [--rows 1000000] [--books 14,200,1000] [--threads 2] [--old]
+        [--text object|str]
 
 Books: a 14-rule expert book (arithmetic, OR, NOT, IN, BETWEEN, text), and generated books of 200 and 1,000
 rules of 1-3 comparisons (thresholds from a short grid, so books share conditions as real ones do). Rows:
@@ -9,6 +10,8 @@ synthetic card transactions, 5 % NULLs in ``amount``. Per book (best of 3, secon
 - ``predict`` against DuckDB computing the flag column ``(r1) OR (r2) OR ... IS TRUE`` into numpy;
 - ``coverage`` (the per-rule hit matrix) against DuckDB's ``SELECT (r1) IS TRUE, (r2) IS TRUE, ...`` into numpy;
 - ``evaluate(per_rule=True)`` (with costs) against the same DuckDB hit matrix;
+- above ``MATRIX_CELLS`` rows x rules (10,000,000 rows of the 1,000-rule book: two 10 GB matrices), no hit
+  matrix: ``evaluate(per_rule=True)`` against DuckDB's per-rule hit counts (``count(*) FILTER (WHERE r)``);
 - with ``--old``, the reference evaluator (one rule at a time in numpy, the code before the engine).
 
 Flagged rows are asserted equal to DuckDB's. Ratios are ours over DuckDB's (below 1: faster). The load
@@ -46,16 +49,20 @@ EXPERT = {  # what an analyst writes: arithmetic, OR, NOT, IN, BETWEEN, text
     "v14_v10_amount": "V14 < -5 AND V10 < -3 AND amount > 100",
 }
 V = [f"V{i}" for i in range(1, 21)]
+#: above this many rows x rules the hit matrices (one byte per cell, ours and DuckDB's) are left out: DuckDB's
+#: per-rule hit counts are the baseline of evaluate instead
+MATRIX_CELLS = 2_000_000_000
 
 
-def frame(n, seed=0):
+def frame(n, seed=0, text="object"):
     rng = np.random.default_rng(seed)
     X = pd.DataFrame(rng.normal(0, 2, size=(n, len(V))), columns=V)
     X["amount"] = np.round(np.exp(rng.normal(4, 1.2, n)), 2)
     X.loc[rng.random(n) < 0.05, "amount"] = np.nan  # 5 % NULLs
     X["n_tx"] = rng.integers(0, 12, n)
     X["hour"] = rng.integers(0, 24, n)
-    X["channel"] = pd.Series(rng.choice(["pos", "web", "moto", "atm"], n), dtype=object)
+    # object: Python str per row; "str": pandas' default string dtype (Arrow-backed)
+    X["channel"] = pd.Series(rng.choice(["pos", "web", "moto", "atm"], n), dtype=object if text == "object" else text)
     return X
 
 
@@ -85,16 +92,17 @@ def best(fn, repeat=3):
     return out, t_best
 
 
-def main(n, books, threads, old):
+def main(n, books, threads, old, text="object"):
     numba.set_num_threads(threads)
-    X = frame(n)
+    X = frame(n, text=text)
     rng = np.random.default_rng(1)
     y = (rng.random(n) < 0.01).astype(int)
     amount = X["amount"].fillna(0.0).to_numpy()
     con = duckdb.connect()
     con.execute(f"SET threads TO {threads}")
     con.register("t", X)
-    print(f"rows {n:,}, threads {threads} (numba and DuckDB {duckdb.__version__}), load average before "
+    print(f"rows {n:,}, threads {threads} (numba and DuckDB {duckdb.__version__}), text column "
+          f"{X['channel'].dtype!r}, load average before "
           f"{tuple(round(v, 2) for v in os.getloadavg())}")
     rows = []
     for k in books:
@@ -107,13 +115,21 @@ def main(n, books, threads, old):
         duck_flag, t_dflag = best(lambda: con.execute(flag_sql).fetchnumpy()["f"])
         pred, t_pred = best(lambda: rs.predict(X))
         assert np.array_equal(pred.astype(bool), np.asarray(duck_flag, dtype=bool)), "predict differs from DuckDB"
+        rows.append((k, "predict", t_pred, "DuckDB flag column", t_dflag))
+        if n * k > MATRIX_CELLS:  # two hit matrices would not fit: DuckDB's per-rule hit counts (less work for it)
+            count_sql = "SELECT " + ", ".join(f"count(*) FILTER (WHERE {c}) AS h{j}" for j, c in enumerate(conds)) \
+                + " FROM t"
+            counts, t_dcount = best(lambda: con.execute(count_sql).fetchnumpy())
+            table, t_eval = best(lambda: rs.evaluate(X, y, fp_cost=5.0, fn_cost=amount, per_rule=True))
+            assert np.array_equal(table["flagged"].to_numpy(), [counts[f"h{j}"][0] for j in range(k)])
+            rows.append((k, "evaluate(per_rule=True)", t_eval, "DuckDB per-rule hit counts", t_dcount))
+            continue
         duck_hits, t_dhits = best(lambda: con.execute(hits_sql).fetchnumpy())
         cover, t_cover = best(lambda: rs.coverage(X))
         for j in range(len(rs)):
             assert np.array_equal(cover[:, j], np.asarray(duck_hits[f"h{j}"], dtype=bool)), f"rule {j} differs"
         del duck_hits
         _, t_eval = best(lambda: rs.evaluate(X, y, fp_cost=5.0, fn_cost=amount, per_rule=True))
-        rows.append((k, "predict", t_pred, "DuckDB flag column", t_dflag))
         rows.append((k, "coverage (hit matrix)", t_cover, "DuckDB per-rule hit matrix", t_dhits))
         rows.append((k, "evaluate(per_rule=True)", t_eval, "DuckDB per-rule hit matrix", t_dhits))
         if old:
@@ -132,5 +148,6 @@ if __name__ == "__main__":
     ap.add_argument("--books", default="14,200,1000")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--old", action="store_true")
+    ap.add_argument("--text", default="object", help="dtype of the text column: object or str (pandas' default)")
     a = ap.parse_args()
-    main(a.rows, [int(b) for b in a.books.split(",")], a.threads, a.old)
+    main(a.rows, [int(b) for b in a.books.split(",")], a.threads, a.old, a.text)
