@@ -240,3 +240,19 @@ def test_integer_columns_converted_in_chunks_ahead_of_the_kernels_equal_the_refe
         comp.add_rule(r, rule)
     assert sorted(pos for pos, _, _ in comp.readers) == [1, 3, 4]  # t (text), k and m (integers) read ahead
     np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))
+
+
+@pytest.mark.parametrize("row", [0, -1])
+def test_an_integer_beyond_2_53_in_any_chunk_gives_the_reference_error(two_threads, row):
+    rng = np.random.default_rng(14)
+    n = 4 * _engine.BLOCK_WORDS * 64 + 9
+    X = _long_frame(n, rng).assign(k=rng.integers(-20, 20, n))
+    X.loc[X.index[row], "k"] = 2**53 + 1
+    rs = RuleSet.from_sql({"ok": "a > 0", "first": "k > 3 AND t = 'web'", "second": "k < 0"})
+    with pytest.raises(ValueError) as ref:
+        _reference(rs, X)
+    with pytest.raises(ValueError) as eng:
+        _engine.rule_bits(rs, X)
+    assert str(eng.value) == str(ref.value) and "'first'" in str(eng.value) and "2**53" in str(eng.value)
+    X.loc[X.index[row], "k"] = 2**53  # float64 holds it exactly
+    np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))

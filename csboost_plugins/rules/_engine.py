@@ -58,11 +58,12 @@ def _uncast(node):
 class _Compiler:
     """Atoms (deduplicated) and the postfix program of a book on the columns of one X."""
 
-    def __init__(self, cols: Columns, text_literals=(), reference_text=frozenset()):
+    def __init__(self, cols: Columns, text_literals=(), reference=frozenset()):
         self.cols, self.n = cols, cols.n
+        self.dtypes = list(cols.X.dtypes) if cols.frame else None  # read once: X.dtypes builds a Series each time
         self.text_keys = {v: i for i, v in enumerate(text_literals)}  # a text column's codes: these literals
         self.text_codes = {}  # Columns position -> index in arrays of its literal codes, None: the reference reads it
-        self.reference_text = reference_text  # text columns the reference reads (one held a value not text)
+        self.reference = reference  # columns the reference reads: text holding a value not text, integers beyond 2**53
         # (Columns position, float64 column, read(r0, r1)): text codes and integer columns filled while the kernels run
         self.readers = []
         self.n_words = (self.n + 63) // 64
@@ -74,14 +75,14 @@ class _Compiler:
     def column(self, node, rule):
         """Index of a numeric column among self.arrays, None for a column of another kind (text)."""
         pos = self.cols.position(node[1], node[2], rule.name)
-        if pos not in self.col_of and _text_dtype(self.cols, pos):
+        dt = self.dtypes[pos] if self.cols.frame else None
+        if pos not in self.col_of and _is_text(dt):
             return None  # text (Columns refuses an object column of numbers): read, or refused, by the reference
         if pos not in self.col_of:
-            raw = self.cols.X.iloc[:, pos].to_numpy() if self.cols.frame and \
-                self.cols.X.dtypes.iloc[pos] in (np.float64, np.int64) else None
-            if raw is not None and (raw.dtype == np.float64 or not raw.size or -BIG_INT <= raw.min() <= raw.max()
-                                    <= BIG_INT):  # float64 as it is (NaN is NULL); integers float64 holds
-                v = raw
+            raw = self.cols.X.iloc[:, pos].to_numpy() if dt in (np.float64, np.int64) else None
+            ahead = raw is not None and raw.dtype == np.int64 and raw.flags.c_contiguous and pos not in self.reference
+            if raw is not None and (raw.dtype == np.float64 or ahead or _exact_in_float(raw) is not None):
+                v = raw  # float64 as it is (NaN is NULL); integers float64 holds (checked by the reader when ahead)
             else:  # any other dtype, or integers beyond 2**53: Columns reads (or refuses) them
                 val = self.cols.get(node[1], node[2], rule.name)
                 if val.kind != "num":
@@ -89,7 +90,7 @@ class _Compiler:
                 v = val.v
             self.col_of[pos] = len(self.arrays)
             if v.dtype == np.int64 and v.flags.c_contiguous:  # converted chunk by chunk while the kernels run
-                self.readers.append((pos, np.empty(v.shape[0]), lambda r0, r1, v=v: v[r0:r1]))
+                self.readers.append((pos, np.empty(v.shape[0]), lambda r0, r1, v=v: _exact_in_float(v[r0:r1])))
                 self.arrays.append(self.readers[-1][1])
             else:
                 self.arrays.append(np.ascontiguousarray(v, dtype=np.float64))
@@ -183,7 +184,7 @@ class _Compiler:
         """Index among self.arrays of the codes column of text column pos (per row, the position of its text
         among the book's text literals: -1 none, NaN NULL); None when the reference evaluator reads it."""
         if pos not in self.text_codes:
-            read = None if pos in self.cols.cache or pos in self.reference_text else \
+            read = None if pos in self.cols.cache or pos in self.reference else \
                 _codes_reader(self.cols.X.iloc[:, pos], self.text_keys)
             self.text_codes[pos] = None
             if read is not None:  # the codes are read block by block ahead of the kernels (_run_blocks)
@@ -293,11 +294,15 @@ def _text_literals(rules) -> list:
     return list(found)
 
 
-def _text_dtype(cols, pos) -> bool:
-    """Whether column pos of a DataFrame holds text (object or a pandas string dtype)."""
+def _exact_in_float(v):
+    """The integers v if float64 holds each exactly (|v| <= 2**53), else None."""
+    return v if not v.size or -BIG_INT <= v.min() <= v.max() <= BIG_INT else None
+
+
+def _is_text(dt) -> bool:
+    """Whether a DataFrame column's dtype holds text (object or a pandas string dtype)."""
     import pandas as pd
 
-    dt = cols.X.dtypes.iloc[pos] if cols.frame else None
     return dt is not None and (dt == object or isinstance(dt, pd.StringDtype))
 
 
@@ -425,18 +430,19 @@ def _ranges(n_items, n_rows):
     return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
 
 
-def rule_bits(ruleset, X, *, _reference_text=frozenset()) -> Bits:
+def rule_bits(ruleset, X, *, _reference=frozenset()) -> Bits:
     """Every rule's TRUE mask, bit-packed (:class:`Bits`).
 
     Columns are read and checked as ``SQLRule.truth`` reads them (the same errors, naming the rule,
     in rule order). Induced rules (:class:`._rule.Rule`) in the set are evaluated first, by their own
     kernels (``coverage_matrix``), and enter as computed masks. A text column found to hold a value that
-    is not text is read again by the reference evaluator (``_reference_text``), which gives its errors.
+    is not text, or an integer column holding a value beyond 2**53, is read again by the reference
+    evaluator (``_reference``), which gives its errors.
     """
     tree = [i for i, r in enumerate(ruleset.rules) if r.evaluator != "engine"]
     cover = coverage_matrix(*ruleset._prepare(X)) if tree else None
     where = {p: k for k, p in enumerate(tree)}
-    comp = _Compiler(Columns(X, ruleset.feature_names), _text_literals(ruleset.rules), _reference_text)
+    comp = _Compiler(Columns(X, ruleset.feature_names), _text_literals(ruleset.rules), _reference)
     try:
         for r, rule in enumerate(ruleset.rules):
             if r in where:
@@ -446,7 +452,7 @@ def rule_bits(ruleset, X, *, _reference_text=frozenset()) -> Bits:
     except ValueError:  # a text column read later may hold the error of an earlier rule: the reference's order
         bad = {pos for pos, _, read in comp.readers if read(0, comp.n) is None}
         if bad:
-            return rule_bits(ruleset, X, _reference_text=_reference_text | bad)
+            return rule_bits(ruleset, X, _reference=_reference | bad)
         raise
     kind, op, col, col2, va, vb, lo, hi, vals, pre_t, pre_f, vprog, vlit, prog = comp.arrays_for_kernel()
     out = np.zeros((len(ruleset.rules), comp.n_words), np.uint64)
@@ -456,7 +462,7 @@ def rule_bits(ruleset, X, *, _reference_text=frozenset()) -> Bits:
                 int(comp.max_values), prog, int(comp.max_depth), out)
         bad = _run_blocks(comp, lambda b0, b1: _aot.run("eval_blocks", eval_blocks, b0, b1, *args))
         if bad:
-            return rule_bits(ruleset, X, _reference_text=_reference_text | bad)
+            return rule_bits(ruleset, X, _reference=_reference | bad)
     return Bits(out, comp.n)
 
 
