@@ -7,7 +7,8 @@ test rows (the final run of a candidate equals that method's ``cv=None`` run). S
 candidate, in the order of simplicity, whose held-out money is within c standard errors of the best" can be
 replayed for any c without refitting. Per (data set, budget) and c, the table gives the replayed choice's
 test money minus the better (by mean) of the book re-tuned alone and RIFF alone, mean over seeds (s.e. over
-seeds) and that mean in standard errors; ``pick`` is the c with the best worst case over the sets given
+seeds) and that mean in standard errors, and J, the Jaccard similarity of the kept rule names over pairs of
+seeds; ``pick`` is the c with the best worst case over the sets given
 (ties to the larger c: the simpler book).
 
     python benchmarks/replay_book_choice.py benchmarks/results/rule_book_runs/fraud_confirm150k.csv \
@@ -26,22 +27,31 @@ TEST_METHOD = {"book": "book selected", "book_retuned": "book retuned", "book_an
                "induced": "induced"}
 
 
+def jaccard(names):
+    """Mean Jaccard similarity of the kept rule names over all pairs of seeds (1: the same rules every seed)."""
+    sets = [set(str(n).split()) if isinstance(n, str) else set() for n in names]
+    pairs = [(a, b) for i, a in enumerate(sets) for b in sets[i + 1:]]
+    return float(np.mean([len(a & b) / len(a | b) if a | b else 1.0 for a, b in pairs])) if pairs else np.nan
+
+
 def replay(df, c):
-    """{(data set, budget): per-seed test money of the candidate the rule with c standard errors keeps, minus
-    the better baseline}."""
+    """{(data set, budget): (per-seed test money of the candidate the rule with c standard errors keeps, minus
+    the better baseline; the Jaccard similarity over seeds of its rule names)}."""
     out = {}
     for (name, fpr), d in df.groupby(["dataset", "fpr_budget"], sort=False):
         money = d.pivot(index="seed", columns="method", values="net_money")
+        names = d.pivot(index="seed", columns="method", values="names")
         seen = d[d.method == "chosen"].set_index("seed")
         better = max(("book retuned", "RIFF"), key=lambda m: money[m].mean())
-        diff = []
+        diff, kept = [], []
         for seed in seen.index:
             held = {q: seen.loc[seed, f"ho_{q}"] for q in CANDIDATES}
             se = {q: seen.loc[seed, f"hose_{q}"] for q in CANDIDATES}
             best = max(held.values())
             winner = next(q for q in CANDIDATES if held[q] >= best - c * se[q])
             diff.append(money.loc[seed, TEST_METHOD[winner]] - money.loc[seed, better])
-        out[name, fpr] = np.array(diff)
+            kept.append(names.loc[seed, TEST_METHOD[winner]])
+        out[name, fpr] = np.array(diff), jaccard(kept)
     return out
 
 
@@ -58,12 +68,12 @@ def main(paths, cs):
     for key in by_c[cs[0]]:
         cells = []
         for c in cs:
-            d = by_c[c][key]
+            d, jac = by_c[c][key]
             se = d.std(ddof=1) / np.sqrt(len(d))
             z = d.mean() / se if se > 0 else 0.0
             worst[c] = min(worst.get(c, np.inf), z)
-            cells.append(f"{d.mean():+,.0f} ({se:,.0f}; {z:+.2f} s.e.)")
-        print(f"| {key[0]}, {100 * key[1]:g} % | {len(by_c[cs[0]][key])} | " + " | ".join(cells) + " |")
+            cells.append(f"{d.mean():+,.0f} ({se:,.0f}; {z:+.2f} s.e.), J {jac:.2f}")
+        print(f"| {key[0]}, {100 * key[1]:g} % | {len(by_c[cs[0]][key][0])} | " + " | ".join(cells) + " |")
     pick = max(cs, key=lambda c: (round(worst[c], 2), c))
     print("\nworst case over the sets, in standard errors: "
           + ", ".join(f"c = {c:g}: {worst[c]:+.2f}" for c in cs) + f"; pick c = {pick:g}")
