@@ -75,9 +75,9 @@ def test_cross_fitted_money_of_each_candidate_equals_a_direct_computation(case):
         d = per_row[best] - per_row[name]
         se = np.sqrt(len(d) * np.sum((d - d.mean()) ** 2) / (len(d) - 1))
         assert choice["candidates"][name]["difference_standard_error"] == pytest.approx(se, rel=1e-9, abs=1e-9)
-    # the first candidate within one standard error of the best
+    # the first candidate within 0.75 standard errors of the best (the documented tolerance)
     want = next(p for p in PROCEDURES if per_row[p].sum() >= per_row[best].sum()
-                - choice["candidates"][p]["difference_standard_error"])
+                - 0.75 * choice["candidates"][p]["difference_standard_error"])
     assert choice["chosen"] == want
 
 
@@ -111,7 +111,7 @@ def test_the_book_is_kept_when_induced_rules_only_fit_noise():
     assert set(res.names) <= set(book.names) and "x0_high" in res.names
 
 
-def test_one_standard_error_rule_picks_the_simplest():
+def test_the_choice_keeps_the_simplest_within_three_quarters_of_a_standard_error():
     rng = np.random.default_rng(0)
     n = 400
     base = rng.normal(0, 10, n)
@@ -119,7 +119,7 @@ def test_one_standard_error_rule_picks_the_simplest():
     d = noise - noise.mean()
     se = np.sqrt(n * np.sum(d * d) / (n - 1))  # the standard error of sum(base + noise + shift - base)
     order = list(PROCEDURES)
-    for gap, want in ((0.5 * se, "book"), (3.0 * se, "induced")):
+    for gap, want in ((0.5 * se, "book"), (0.74 * se, "book"), (0.9 * se, "induced"), (3.0 * se, "induced")):
         shift = (gap - noise.sum()) / n  # induced earns exactly ``gap`` more than the book, with that noise
         money = {"book": base, "book_retuned": base - 50.0, "book_and_induced": base - 60.0,
                  "induced": base + noise + shift}

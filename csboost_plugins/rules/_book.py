@@ -34,7 +34,7 @@ it is <= 0, so what remains earns its alerts on the rows given.
 
 Those steps are one *procedure*. :func:`optimize_rule_book` runs several (the book's rules as
 written, the book re-tuned alone, the book with induced rules, the induced rules alone) under
-cross-fitting and keeps the simplest within one standard error of the best held-out money
+cross-fitting and keeps the simplest within 0.75 standard errors of the best held-out money
 (``_book_choose``), then re-runs that procedure on all the rows.
 """
 
@@ -388,7 +388,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     legitimate row: ``-(fp_cost - tn_cost)``; times its weight; in the costs' unit; without
     costs, its positive weight). The standard error of a difference :math:`M_b - M_c` is
     :math:`\sqrt{n}\,\mathrm{sd}_i(d_i)` over the paired per-row differences :math:`d_i`.
-    Among the candidates within one standard error of the best, the first of the order above
+    Among the candidates within 0.75 standard errors of the best, the first of the order above
     is kept (the analysts' rules before induced ones, fewer changes first), so a choice that
     only fits noise gives way to the simpler, steadier one; that procedure is then re-run on
     all the rows. Only the candidates the keywords allow are compared (re-tuned ones with
