@@ -271,8 +271,9 @@ def test_nullable_categorical_boolean_and_int32_columns_equal_the_reference():
     np.testing.assert_array_equal(rs.coverage(X), _reference(rs, X))
 
 
-@pytest.mark.parametrize("seed,sparse", [(3, True), (5, False), (12, True)])
-def test_engine_sums_are_row_order_sums_of_the_reference_masks_bit_for_bit(seed, sparse):
+@pytest.mark.parametrize("seed,sparse,kind", [(3, True, "fp fn"), (5, False, "all four"), (12, True, "fp fn"),
+                                              (7, True, "none")])
+def test_engine_sums_are_row_order_sums_of_the_reference_masks_bit_for_bit(seed, sparse, kind):
     """Per-rule sums add each rule's rows in row order: equal (==) to a sequential sum (np.cumsum) over the
     reference evaluator's mask; first-to-cover and unique sums equal the reference's (np.bincount, row order)."""
     n = 30_011
@@ -281,13 +282,19 @@ def test_engine_sums_are_row_order_sums_of_the_reference_masks_bit_for_bit(seed,
     y = (rng.random(n) < 0.2).astype(int)
     w = rng.uniform(0.5, 2.0, n)  # non-integer weights and money: any other order changes last bits
     costs = np.column_stack([np.full(n, 2.0), rng.exponential(50.0, n), np.zeros(n), np.zeros(n)])
+    if kind == "all four":  # a true positive and a true negative cost too
+        costs[:, 2], costs[:, 3] = rng.uniform(0.0, 1.0, n), rng.uniform(0.0, 0.5, n)
+    costs = None if kind == "none" else costs
     rs = _book(25, seed, sparse=sparse)
     cover = _reference(rs, X)
     first = _first_of(cover.T)
     got = _engine.per_rule_sums(_engine.rule_bits(rs, X), first, y, w, costs, np.ones(len(rs)))
     want = per_rule_sums(cover, first, y, w, costs)
-    parts = {"tp": w * (y == 1), "fp": w * (y == 0), "money_caught": w * (y == 1) * costs[:, 1],
-             "alert_cost": w * (y == 0) * costs[:, 0]}
+    parts = {"tp": w * (y == 1), "fp": w * (y == 0)}
+    if costs is not None:
+        parts.update(money_caught=w * (y == 1) * (costs[:, 1] - costs[:, 2]),
+                     alert_cost=w * (y == 0) * (costs[:, 0] - costs[:, 3]))
+    assert set(got) == set(want) and all(np.array_equal(got[k], want[k]) for k in ("npos", "nneg"))
     assert (cover.sum(axis=0) > 100).sum() >= 15 and (not sparse or (cover.sum(axis=1) == 1).sum() > 100)
     for name, v in parts.items():
         row_order = np.array([np.cumsum(v[cover[:, j]])[-1] if cover[:, j].any() else 0.0 for j in range(len(rs))])

@@ -39,7 +39,8 @@ SIGNATURES = {
     "eval_blocks": ("_engine_kernels", "eval_blocks", "none", _ENGINE),
     "first_match_words": ("_engine_kernels", "first_match_words", "none", (RU2, "i8", "i8", I1)),
     "multi_hit_words": ("_engine_kernels", "multi_hit_words", "none", (RU2, "i8", "i8", U1)),
-    "hit_sums": ("_engine_kernels", "hit_sums", "none", (RU2, read("uint64", 1), RF2, "i8", "i8", F2)),
+    "hit_sums": ("_engine_kernels", "hit_sums", "none", (RU2, read("uint64", 1), RI1, RF1, RF2, "i8", "i8", F2)),
+    "first_sums": ("_engine_kernels", "first_sums", "none", (RI1, RI1, RF1, RF2, F2)),
     "pair_counts": ("_engine_kernels", "pair_counts", "none", (RU2, "i8", "i8", I2)),
     # the monitor's: induced rules' coverage packed into masks, and per (period, mask) sums
     "pack_columns": ("_period_kernels", "pack_columns", "none", (read("bool", 2), "i8", "i8", "i8", U2)),

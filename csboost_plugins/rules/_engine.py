@@ -26,7 +26,8 @@ import numpy as np
 from . import _aot
 from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT,
                               P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
-                              eval_blocks, first_match_words, hit_sums, multi_hit_words, pair_counts)
+                              eval_blocks, first_match_words, first_sums, hit_sums, multi_hit_words,
+                              pair_counts)
 from ._evaluate import _in_threads, _n_threads, coverage_matrix
 from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, _Evaluator, _walk
 
@@ -515,29 +516,41 @@ def coverage(bits: Bits) -> np.ndarray:
     return np.unpackbits(b, axis=1, count=bits.n, bitorder="little").view(bool).T
 
 
-def _hit_and_unique_sums(bits: Bits, P):
-    """Per rule, the sums of P's rows over the rows it flags and over those no other rule flags."""
-    k, nw = bits.words.shape
-    P = np.ascontiguousarray(P, dtype=np.float64)
-    multi = np.zeros(nw, np.uint64)
-    _in_threads(lambda a, b: _aot.run("multi_hit_words", multi_hit_words, bits.words, a, b, multi),
-                _ranges(nw, bits.n))
-    none = np.zeros(nw, np.uint64)
-    alone, sole = np.zeros((k, P.shape[1])), np.zeros((k, P.shape[1]))
-    for excl, out in ((none, alone), (multi, sole)):
-        _in_threads(lambda a, b, excl=excl, out=out: _aot.run("hit_sums", hit_sums, bits.words, excl, P, a, b, out),
-                    _ranges(k, bits.n))
-    return alone, sole
-
-
 def per_rule_sums(bits: Bits, first, y, w, costs, prob) -> dict:
-    """:func:`._report.per_rule_sums` from bit masks: sums over each rule's rows by popping its set bits."""
+    """:func:`._report.per_rule_sums` from bit masks, to the last bit: each sum over a rule's rows adds the rows'
+    parts (weights, money caught, alert cost, computed per row as the matrix path computes them) in row order,
+    popping the rule's set bits; no (n, parts) matrix is built."""
     from ._report import per_rule_sums as sums
 
     prob = np.asarray(prob, dtype=np.float64)
     if np.any(prob < 1.0):  # a randomised rule weighs rows by the other rules' probabilities: the matrix path
         return sums(coverage(bits), first, y, w, costs, prob)
-    return sums(None, first, y, w, costs, prob, hits=lambda P: _hit_and_unique_sums(bits, P))
+    k, nw = bits.words.shape
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    first = np.ascontiguousarray(first, dtype=np.int64)
+    n = y.shape[0]
+    cst = np.zeros((0, 4)) if costs is None else np.ascontiguousarray(costs, dtype=np.float64)
+    if w.shape[0] != n or first.shape[0] != n or bits.n != n or nw * 64 < n or (costs is not None and cst.shape
+                                                                                   != (n, 4)):
+        raise ValueError(f"per-rule sums need n rows everywhere: y {n}, weights {w.shape[0]}, first match "
+                         f"{first.shape[0]}, masks {bits.n}, costs {None if costs is None else cst.shape}")
+    if n and (first.min() < -1 or first.max() >= k):  # the kernels index out[first[i]]
+        raise ValueError(f"first match indices must lie in [-1, {k}), got [{first.min()}, {first.max()}]")
+    names = ["tp", "fp"] + ([] if costs is None else ["money_caught", "alert_cost"])
+    pos, neg = w * (y == 1), w * (y == 0)
+    s = {"npos": np.array([pos.sum()]), "nneg": np.array([neg.sum()])}  # numpy's pairwise sums, as the matrix path
+    multi = np.zeros(nw, np.uint64)
+    _in_threads(lambda a, b: _aot.run("multi_hit_words", multi_hit_words, bits.words, a, b, multi), _ranges(nw, n))
+    none = np.zeros(nw, np.uint64)
+    alone, sole, firsts = (np.zeros((k, len(names))) for _ in range(3))
+    for excl, out in ((none, alone), (multi, sole)):
+        _in_threads(lambda a, b, excl=excl, out=out: _aot.run("hit_sums", hit_sums, bits.words, excl, y, w, cst, a, b,
+                                                              out), _ranges(k, n))
+    _aot.run("first_sums", first_sums, first, y, w, cst, firsts)
+    for i, name in enumerate(names):
+        s[name], s["first_" + name], s["unique_" + name] = alone[:, i].copy(), firsts[:, i].copy(), sole[:, i].copy()
+    return s
 
 
 def overlap_counts(bits: Bits) -> np.ndarray:

@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["eval_blocks", "first_match_words", "hit_sums", "multi_hit_words", "pair_counts", "BLOCK_WORDS"]
+__all__ = ["eval_blocks", "first_match_words", "first_sums", "hit_sums", "multi_hit_words", "pair_counts",
+           "BLOCK_WORDS"]
 
 #: words per block of rows (256 x 64 = 16,384 rows: one float64 column block is 128 KiB, cache-sized)
 BLOCK_WORDS = 256
@@ -431,19 +432,39 @@ def multi_hit_words(bits, w0, w1, multi):  # pragma: no cover - compiled
         multi[w] = twice
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_parts(out, r, i, y, w, costs):  # pragma: no cover - compiled
+    """out[r] += row i's parts: its weight as a positive (tp) and as a negative (fp) and, with costs (n, 4)
+    [C_FP, C_FN, C_TP, C_TN], the money a flagged positive catches (C_FN - C_TP) and a flagged negative's
+    alert cost (C_FP - C_TN), each weighted; the same float operations as the matrix path's parts."""
+    pos = w[i] * np.float64(y[i] == 1)
+    neg = w[i] * np.float64(y[i] == 0)
+    out[r, 0] += pos
+    out[r, 1] += neg
+    if costs.shape[0]:
+        out[r, 2] += pos * (costs[i, 1] - costs[i, 2])
+        out[r, 3] += neg * (costs[i, 0] - costs[i, 3])
+
+
 @njit(cache=True, nogil=True)
-def hit_sums(bits, exclude, P, r0, r1, out):  # pragma: no cover - compiled
-    """out[r] += sum of P's rows set in bits[r] and not in exclude, for rules r0 .. r1 - 1."""
-    m = P.shape[1]
+def hit_sums(bits, exclude, y, w, costs, r0, r1, out):  # pragma: no cover - compiled
+    """out[r] += the parts (:func:`_add_parts`) of the rows set in bits[r] and not in exclude, in row order,
+    for rules r0 .. r1 - 1."""
     for r in range(r0, r1):
-        for w in range(bits.shape[1]):
-            b = bits[r, w] & ~exclude[w]
+        for wd in range(bits.shape[1]):
+            b = bits[r, wd] & ~exclude[wd]
             while b != _ZERO:
                 low = b & (~b + _ONE)
-                i = w * 64 + np.int64(_popcount(low - _ONE))
-                for c in range(m):
-                    out[r, c] += P[i, c]
+                _add_parts(out, r, wd * 64 + np.int64(_popcount(low - _ONE)), y, w, costs)
                 b ^= low
+
+
+@njit(cache=True, nogil=True)
+def first_sums(first, y, w, costs, out):  # pragma: no cover - compiled
+    """out[first[i]] += row i's parts (:func:`_add_parts`) in row order, for the rows with first[i] >= 0."""
+    for i in range(first.shape[0]):
+        if first[i] >= 0:
+            _add_parts(out, first[i], i, y, w, costs)
 
 
 @njit(cache=True, nogil=True)
