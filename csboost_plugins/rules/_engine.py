@@ -354,12 +354,13 @@ def _object_codes(values, keys):
     except TypeError:  # an unhashable value, or pd.NA compared with a literal: the reference's reading
         return None
     out = codes.astype(np.float64)
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return out  # text only, no NULL (one pass, cheaper than gathering the rows off the literals)
     miss = np.flatnonzero(codes < 0)
     rest = values[miss]
-    if len(rest) and pd.api.types.infer_dtype(rest, skipna=False) != "string":
-        if pd.api.types.infer_dtype(rest, skipna=True) not in ("string", "empty"):
-            return None  # numbers, bytes...: the reference's reading (and its errors)
-        out[miss[np.asarray(pd.isna(rest), dtype=bool)]] = np.nan
+    if pd.api.types.infer_dtype(rest, skipna=True) not in ("string", "empty"):
+        return None  # numbers, bytes...: the reference's reading (and its errors)
+    out[miss[np.asarray(pd.isna(rest), dtype=bool)]] = np.nan
     return out
 
 
