@@ -256,3 +256,18 @@ def test_an_integer_beyond_2_53_in_any_chunk_gives_the_reference_error(two_threa
     assert str(eng.value) == str(ref.value) and "'first'" in str(eng.value) and "2**53" in str(eng.value)
     X.loc[X.index[row], "k"] = 2**53  # float64 holds it exactly
     np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))
+
+
+@pytest.mark.parametrize("known", [_engine.KNOWN_TEXTS, 5])
+def test_texts_first_met_in_a_late_chunk_and_many_distinct_texts_equal_the_reference(two_threads, monkeypatch, known):
+    """Texts met off the literals join the reader's table (at most KNOWN_TEXTS): a text first met in the last
+    chunk, NULLs after it, and a column of thousands of distinct texts read as the reference reads them."""
+    monkeypatch.setattr(_engine, "KNOWN_TEXTS", known)
+    rng = np.random.default_rng(15)
+    n = 5 * _engine.BLOCK_WORDS * 64 + 3
+    X = _long_frame(n, rng)
+    X.loc[n - 2, "t"], X.loc[n - 1, "t"] = "late", None
+    X["u"] = pd.Series([f"m{i}" for i in rng.integers(0, 5000, n)], dtype=object)  # thousands of distinct texts
+    rs = RuleSet.from_sql({"a": "t <> 'web'", "b": "t NOT IN ('pos', 'atm')", "c": "u IN ('m1', 'm2') OR t = 'late'",
+                           "d": "NOT (u = 'm7') AND t IN ('web', NULL)"})
+    np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))

@@ -334,8 +334,7 @@ def _codes_reader(column, keys):
     if arrow is not None:
         return lambda r0, r1: _arrow_codes(arrow.slice(r0, r1 - r0), keys)
     if dt == object or isinstance(dt, pd.StringDtype):
-        values = column.to_numpy(dtype=object)
-        return lambda r0, r1: _object_codes(values[r0:r1], keys)
+        return _ObjectCodes(column.to_numpy(dtype=object), keys)
     return None
 
 
@@ -345,23 +344,60 @@ def _literal_codes(column, keys):
     return None if read is None else read(0, len(column))
 
 
-def _object_codes(values, keys):
-    """:func:`_literal_codes` of an object array: None when a value is neither ``str`` nor NULL."""
-    import pandas as pd
+class _ObjectCodes:
+    """:func:`_codes_reader` of an object array, read chunk by chunk: ``(r0, r1)`` -> float64 codes, None when
+    a value is neither ``str`` nor NULL.
 
+    One hash lookup per row in a table of the book's literals; a text met that is none of them joins the table
+    (up to :data:`KNOWN_TEXTS` of them), so only the rows holding a value never met before are checked for NULL
+    or a type other than ``str`` (a text column has few distinct values: after the first chunk, almost none).
+    """
+
+    def __init__(self, values, keys):
+        self.values, self.keys, self.nl = values, list(keys), len(keys)
+        self.table = _table(self.keys)  # None: pandas without its hash table (the public lookup, per chunk)
+
+    def __call__(self, r0, r1):
+        import pandas as pd
+
+        v = self.values[r0:r1]
+        try:
+            codes = self.table.lookup(v) if self.table is not None else _positions(v, self.keys, False)
+        except TypeError:  # an unhashable value, or pd.NA compared with a literal: the reference's reading
+            return None
+        out = np.asarray(codes, dtype=np.float64)
+        out[out >= self.nl] = -1.0  # a known text that is none of the literals
+        miss = np.flatnonzero(out < -0.5)
+        miss = miss[np.asarray(codes)[miss] < 0]  # never met before
+        if not len(miss):
+            return out
+        rest = v[miss]
+        if pd.api.types.infer_dtype(rest, skipna=True) not in ("string", "empty"):
+            return None  # numbers, bytes...: the reference's reading (and its errors)
+        null = np.asarray(pd.isna(rest), dtype=bool)
+        out[miss[null]] = np.nan
+        if self.table is not None and len(self.keys) < KNOWN_TEXTS:
+            for text in pd.unique(rest[~null])[:KNOWN_TEXTS - len(self.keys)]:
+                self.table.set_item(text, len(self.keys))
+                self.keys.append(text)
+        return out
+
+
+#: an object column's reader remembers at most this many texts (the book's literals included)
+KNOWN_TEXTS = 4096
+
+
+def _table(keys):
+    """pandas' object hash table mapping each of ``keys`` (distinct) to its position, None without it."""
     try:
-        codes = _positions(values, list(keys))
-    except TypeError:  # an unhashable value, or pd.NA compared with a literal: the reference's reading
+        from pandas._libs.hashtable import PyObjectHashTable
+
+        table = PyObjectHashTable(max(2 * len(keys), 8))
+        for i, key in enumerate(keys):
+            table.set_item(key, i)
+        return table if hasattr(table, "lookup") else None
+    except (ImportError, AttributeError, TypeError):  # a pandas without it: the public lookup
         return None
-    out = codes.astype(np.float64)
-    if pd.api.types.infer_dtype(values, skipna=False) == "string":
-        return out  # text only, no NULL (one pass, cheaper than gathering the rows off the literals)
-    miss = np.flatnonzero(codes < 0)
-    rest = values[miss]
-    if pd.api.types.infer_dtype(rest, skipna=True) not in ("string", "empty"):
-        return None  # numbers, bytes...: the reference's reading (and its errors)
-    out[miss[np.asarray(pd.isna(rest), dtype=bool)]] = np.nan
-    return out
 
 
 def _arrow_text(column):
