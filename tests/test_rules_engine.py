@@ -301,3 +301,16 @@ def test_engine_sums_are_row_order_sums_of_the_reference_masks_bit_for_bit(seed,
         assert np.array_equal(got[name], row_order), name
         for prefix in ("first_", "unique_"):
             assert np.array_equal(got[prefix + name], want[prefix + name]), prefix + name
+
+
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 30_011])
+def test_any_of_the_first_rules_is_a_first_match_below_the_limit(n):
+    rs = _book(12, n % 97, sparse=True)
+    X = _frame(n, 4)
+    bits = _engine.rule_bits(rs, X)
+    first = _engine.first_match(bits)
+    for limit in (0, 1, 5, len(rs)):
+        got = _engine.any_of(bits, limit)
+        assert got.dtype == np.int64 and got.shape == (n,)
+        np.testing.assert_array_equal(got, (first >= 0) & (first < limit))
+    np.testing.assert_array_equal(rs.predict(X), (first >= 0).astype(np.int64))

@@ -132,7 +132,8 @@ def test_an_object_column_of_text_is_looked_up_not_factorized():
     comp = _engine._Compiler(Columns(X, rs.feature_names), literals)
     for r, rule in enumerate(rs.rules):
         comp.add_rule(r, rule)
-    (pos, codes, read), = comp.readers  # the codes are read while the kernels run
+    (pos, codes, read, holds_gil), = comp.readers  # the codes are read while the kernels run
+    assert holds_gil  # an object column's lookup: in the calling thread, ahead of the kernels
     assert pos == 0 and codes is comp.arrays[comp.text_codes[0]]
     np.testing.assert_array_equal(read(0, 4), [2, 0, -1, 0])
     np.testing.assert_array_equal(read(1, 3), [0, -1])
@@ -238,7 +239,7 @@ def test_integer_columns_converted_in_chunks_ahead_of_the_kernels_equal_the_refe
     comp = _engine._Compiler(Columns(X, rs.feature_names), _engine._text_literals(rs.rules))
     for r, rule in enumerate(rs.rules):
         comp.add_rule(r, rule)
-    assert sorted(pos for pos, _, _ in comp.readers) == [1, 3, 4]  # t (text), k and m (integers) read ahead
+    assert sorted(pos for pos, _, _, _ in comp.readers) == [1, 3, 4]  # t (text), k and m (integers) read ahead
     np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))
 
 

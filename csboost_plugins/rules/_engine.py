@@ -31,7 +31,7 @@ from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_IS
 from ._evaluate import _in_threads, _n_threads, coverage_matrix
 from ._sqlrule import BIG_INT, IEEE_DIALECTS, Columns, _Evaluator, _walk
 
-__all__ = ["Bits", "rule_bits", "first_match", "coverage", "per_rule_sums", "overlap_counts"]
+__all__ = ["Bits", "rule_bits", "first_match", "any_of", "coverage", "per_rule_sums", "overlap_counts"]
 
 _OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3, "=": 4, "<>": 5}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
@@ -65,7 +65,8 @@ class _Compiler:
         self.text_keys = {v: i for i, v in enumerate(text_literals)}  # a text column's codes: these literals
         self.text_codes = {}  # Columns position -> index in arrays of its literal codes, None: the reference reads it
         self.reference = reference  # columns the reference reads: text holding a value not text, integers beyond 2**53
-        # (Columns position, float64 column, read(r0, r1)): text codes and integer columns filled while the kernels run
+        # (Columns position, float64 column, read(r0, r1), holds the GIL): text codes and integer columns filled
+        # block by block while the kernels run
         self.readers = []
         self.n_words = (self.n + 63) // 64
         self.arrays, self.col_of = [], {}  # numeric columns read by the kernels, by Columns position
@@ -91,7 +92,8 @@ class _Compiler:
                 v = val.v
             self.col_of[pos] = len(self.arrays)
             if v.dtype == np.int64 and v.flags.c_contiguous:  # converted chunk by chunk while the kernels run
-                self.readers.append((pos, np.empty(v.shape[0]), lambda r0, r1, v=v: _exact_in_float(v[r0:r1])))
+                self.readers.append((pos, np.empty(v.shape[0]), lambda r0, r1, v=v: _exact_in_float(v[r0:r1]),
+                                     False))
                 self.arrays.append(self.readers[-1][1])
             else:
                 self.arrays.append(np.ascontiguousarray(v, dtype=np.float64))
@@ -189,7 +191,7 @@ class _Compiler:
                 _codes_reader(self.cols.X.iloc[:, pos], self.text_keys)
             self.text_codes[pos] = None
             if read is not None:  # the codes are read block by block ahead of the kernels (_run_blocks)
-                self.readers.append((pos, np.empty(self.n), read))
+                self.readers.append((pos, np.empty(self.n), read, isinstance(read, _ObjectCodes)))
                 self.text_codes[pos] = len(self.arrays)
                 self.arrays.append(self.readers[-1][1])
         return self.text_codes[pos]
@@ -421,9 +423,11 @@ def _arrow_codes(data, keys):
     import pyarrow.compute as pc
 
     found = pc.index_in(data, value_set=pa.array(list(keys), type=data.type))
-    codes = pc.fill_null(found, -1).to_numpy().astype(np.float64)
+    codes = np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.float64)  # NaN: NULL or on no literal
+    off = np.isnan(codes)
     if data.null_count:
-        codes[np.asarray(pc.is_null(data).to_numpy(zero_copy_only=False), dtype=bool)] = np.nan
+        off &= np.asarray(pc.is_valid(data).to_numpy(zero_copy_only=False), dtype=bool)
+    codes[off] = -1.0
     return codes
 
 
@@ -488,7 +492,7 @@ def rule_bits(ruleset, X, *, _reference=frozenset()) -> Bits:
             else:
                 comp.add_rule(r, rule)
     except ValueError:  # a text column read later may hold the error of an earlier rule: the reference's order
-        bad = {pos for pos, _, read in comp.readers if read(0, comp.n) is None}
+        bad = {pos for pos, _, read, _ in comp.readers if read(0, comp.n) is None}
         if bad:
             return rule_bits(ruleset, X, _reference=_reference | bad)
         raise
@@ -509,10 +513,11 @@ TEXT_CHUNKS = 16
 
 
 def _run_blocks(comp, run) -> set:
-    """``run(b0, b1)`` over every block of rows, in threads, while this thread reads the text columns' codes
-    and converts integer columns chunk by chunk ahead of them (an object column's read holds the GIL, the
-    kernels release it, so both cores work). Returns the Columns positions of text columns holding a value
-    that is not text (then the masks are incomplete and the caller evaluates again)."""
+    """``run(b0, b1)`` over every block of rows, in threads, the columns' readers filling each chunk of rows
+    first: a reader holding the GIL (an object column's hash lookup) runs in this thread ahead of the tasks,
+    the others (integer columns, Arrow text, categories: numpy and Arrow release the GIL) in each chunk's task
+    before its kernel, so both cores work. Returns the Columns positions of columns a reader refused (a value
+    not text, an integer beyond 2**53): the masks are then incomplete and the caller evaluates again."""
     n_blocks = -(-comp.n_words // BLOCK_WORDS)
     if not comp.readers:
         _in_threads(run, _ranges(n_blocks, comp.n))
@@ -520,19 +525,29 @@ def _run_blocks(comp, run) -> set:
     threads = len(_ranges(n_blocks, comp.n))
     step = max(1, -(-n_blocks // (TEXT_CHUNKS if threads > 1 else 1)))
     bad, done = set(), []
-    with ThreadPoolExecutor(threads) as ex:
-        for b0 in range(0, n_blocks, step):
-            b1 = min(b0 + step, n_blocks)
-            r0, r1 = b0 * BLOCK_WORDS * 64, min(b1 * BLOCK_WORDS * 64, comp.n)
-            for pos, codes, read in comp.readers:
+
+    def fill(r0, r1, gil):
+        for pos, out, read, holds_gil in comp.readers:
+            if holds_gil == gil and not bad:
                 part = read(r0, r1)
                 if part is None:
                     bad.add(pos)
                 else:
-                    codes[r0:r1] = part
+                    out[r0:r1] = part
+
+    def task(b0, b1, r0, r1):
+        fill(r0, r1, False)
+        if not bad:
+            run(b0, b1)
+
+    with ThreadPoolExecutor(threads) as ex:
+        for b0 in range(0, n_blocks, step):
+            b1 = min(b0 + step, n_blocks)
+            r0, r1 = b0 * BLOCK_WORDS * 64, min(b1 * BLOCK_WORDS * 64, comp.n)
+            fill(r0, r1, True)
             if bad:
                 break
-            done.append(ex.submit(run, b0, b1))
+            done.append(ex.submit(task, b0, b1, r0, r1))
         for f in done:
             f.result()
     return bad
@@ -545,6 +560,14 @@ def first_match(bits: Bits) -> np.ndarray:
         _in_threads(lambda a, b: _aot.run("first_match_words", first_match_words, bits.words, a, b, first),
                     _ranges(bits.words.shape[1], bits.n))
     return first
+
+
+def any_of(bits: Bits, limit: int) -> np.ndarray:
+    """int64 0/1 per row: 1 where one of the first ``limit`` rules' masks holds the row (their words OR-ed)."""
+    words = np.bitwise_or.reduce(bits.words[:limit], axis=0) if limit > 0 else \
+        np.zeros(bits.words.shape[1], np.uint64)
+    b = np.ascontiguousarray(words.astype("<u8", copy=False)).view(np.uint8)
+    return np.unpackbits(b, count=bits.n, bitorder="little").astype(np.int64)
 
 
 def coverage(bits: Bits) -> np.ndarray:

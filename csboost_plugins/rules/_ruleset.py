@@ -489,8 +489,11 @@ class RuleSet:
         if _dask.is_dask(X):  # a book with actions has every rule in force: its alerts are the rows of p = 1
             return (_dask.predict_proba(self, X) > 0).astype(np.int64) if self.has_actions \
                 else _dask.predict(self, X, limit)
+        flags = self._flags()
+        if self._path() == "engine" and flags.all():  # every rule alerts: a row is flagged by any of the first limit
+            return _engine.any_of(_engine.rule_bits(self, X), limit)
         fm = self.apply(X)
-        return ((fm < limit) & np.append(self._flags(), False)[fm]).astype(np.int64)
+        return ((fm < limit) & np.append(flags, False)[fm]).astype(np.int64)
 
     @fill_doc
     def coverage(self, X) -> np.ndarray:
