@@ -165,3 +165,47 @@ def test_too_few_positives_for_the_folds_is_a_value_error(case):
     y2[:2] = 1
     with pytest.raises(ValueError, match="cv=3"):
         _call(book, X, y2, amount, candidates=None, cv=3)
+
+
+def test_above_cross_fit_rows_the_choice_reads_a_stratified_sample(case, monkeypatch):
+    """With more rows than CROSS_FIT_ROWS the candidates are judged on a stratified random sample of that many
+    rows: the sample has the size and each class's share, each candidate's held-out money equals its procedure
+    re-run by hand on the sampled rows outside each fold, and the winner still runs on all the rows. Below the
+    bound every row is judged (the existing case)."""
+    from csboost_plugins.rules import _book_choose
+
+    X, y, amount, book, below = case
+    assert below.selection["choice"]["rows_judged"] == len(y) and (below.selection["choice"]["fold"] >= 0).all()
+    limit = 1500
+    monkeypatch.setattr(_book_choose, "CROSS_FIT_ROWS", limit)
+    res = _call(book, X, y, amount, cv=3, random_state=7)
+    choice = res.selection["choice"]
+    fold, seeds = np.asarray(choice["fold"]), choice["fold_random_states"]
+    judged = np.flatnonzero(fold >= 0)
+    assert choice["rows_judged"] == len(judged) == limit and set(np.unique(fold)) == {-1, 0, 1, 2}
+    assert y[judged].sum() == round(limit * y.sum() / len(y))  # each class in its share of the rows
+    for name in PROCEDURES:
+        bk, kw = _procedure_keywords(book, name)
+        m = 0.0
+        for f in range(3):
+            train, test = np.flatnonzero(fold[judged] != f), np.flatnonzero(fold[judged] == f)
+            tr, te = judged[train], judged[test]
+            rs = _call(bk, X.iloc[tr], y[tr], amount[tr], cv=None, random_state=seeds[f], **kw)
+            flagged = rs.predict(X.iloc[te]).astype(bool) if len(rs) else np.zeros(len(te), bool)
+            m += _money(y[te], amount[te], flagged).sum()
+        assert choice["candidates"][name]["held_out_money"] == pytest.approx(m, abs=1e-6), name
+    bk, kw = _procedure_keywords(book, choice["chosen"])
+    again = _call(bk, X, y, amount, cv=None, random_state=7, **kw)  # the winner on all the rows
+    assert again.names == res.names and np.array_equal(again.predict(X), res.predict(X))
+
+
+def test_judged_rows_sample_is_stratified_and_keeps_a_few_of_a_rare_class():
+    from csboost_plugins.rules._book_choose import judged_rows
+
+    y = np.zeros(10_000, dtype=int)
+    y[::500] = 1  # 20 positives
+    assert judged_rows(y, 10_000, np.random.RandomState(0)) is None  # not above the bound: every row
+    rows = judged_rows(y, 1000, np.random.RandomState(0))
+    assert len(rows) == len(np.unique(rows)) == 1000 and np.all(np.diff(rows) > 0)
+    assert y[rows].sum() == 2  # round(1000 * 20 / 10000)
+    assert y[judged_rows(y, 1000, np.random.RandomState(0), least=5)].sum() == 5  # one per fold at least
