@@ -559,8 +559,9 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         paired ``difference_standard_error``, ``fold_money``, the held-out false-alert or alert
         rate and ``rules_per_fold``), ``chosen``, ``best``, ``reason`` (why the winner won),
         ``cv``, ``shuffle``, each row's ``fold`` (-1: a row the choice did not read), the number
-        of rows judged (``rows_judged``) and the seeds of the fold runs (``fold_random_states``). The final run draws from ``random_state`` as the ``cv=None``
-        run of the winner's keywords does, so it returns the same book. A book with ``"allow"`` /
+        of rows judged (``rows_judged``) and the seeds of the fold runs (``fold_random_states``).
+        The final run draws from ``random_state`` as the ``cv=None`` run of the winner's keywords
+        does, so it returns the same book. A book with ``"allow"`` /
         ``"block"`` rules keeps its order and actions, each rule re-tuned in turn against the whole
         book's money; with ``candidates="riff"`` (the default; None or "riff" only) RIFF's rules are
         fitted on 45 % of the rows and added below the book as ``'review'`` rules, filling the budget
