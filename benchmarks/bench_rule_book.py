@@ -168,10 +168,9 @@ def paired(df):
 
 
 # ------------------------------------------------------------------------------------------- speed
-def speed(n_rows, n_book):
-    """Times on 2 cores against baselines measured in the same run."""
-    import sqlglot
-
+def speed_frame(n_rows):
+    """The --speed data: 20 normal columns (1 % NULLs in c3), labels, amounts, and 1,000 SQL rules of 1-3
+    comparisons ({name: text}) from which a book takes its first rules."""
     rng = np.random.default_rng(0)
     cols = [f"c{j}" for j in range(20)]
     X = pd.DataFrame(rng.normal(size=(n_rows, 20)), columns=cols)
@@ -191,6 +190,14 @@ def speed(n_rows, n_book):
         return f"ABS(c{a}) > {rng.normal(2.5, .3):.2f} AND COALESCE(c{b}, 0) > {rng.normal(0, .5):.2f}"
 
     texts = {f"r{i}": rule(i) for i in range(1000)}
+    return X, y, amount, texts
+
+
+def speed(n_rows, n_book):
+    """Times on 2 cores against baselines measured in the same run."""
+    import sqlglot
+
+    X, y, amount, texts = speed_frame(n_rows)
     res = []
 
     t = time.perf_counter()
