@@ -1028,6 +1028,29 @@ def test_masked_column_sums_are_numpys_bit_for_bit():
         assert np.array_equal(masked_column_sums(m, W), W[m].sum(axis=0))  # the same additions in the same order
 
 
+def test_swept_column_sums_equal_each_versions_masked_sums_for_every_operator():
+    """The sweep kernel against each grid value's mask built by numpy: every operator, NULL rows, NaN values (a
+    NaN compares FALSE, TRUE with <>), values equal to grid values (the bounds of each run), bit for bit."""
+    from csboost_plugins.rules._book_kernels import masked_column_sums, swept_column_sums
+
+    rng = np.random.default_rng(7)
+    n = 4000
+    grid = np.array([-1.5, -0.5, 0.0, 0.25, 1.0, 2.0])
+    x = np.where(rng.random(n) < 0.3, rng.choice(grid, n), rng.normal(size=n))  # many ties with the grid
+    x[rng.random(n) < 0.05] = np.nan
+    null = rng.random(n) < 0.1
+    t, f, u = (rng.random(n) < p for p in (0.6, 0.5, 0.4))
+    W = np.ascontiguousarray(rng.normal(size=(n, 4)) * np.exp(rng.normal(3, 2, size=(n, 1))))
+    ops = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+    for code, fn in enumerate(ops):
+        got = swept_column_sums(x, null, t, f, u, grid, code, W)
+        for g, v in enumerate(grid):
+            with np.errstate(invalid="ignore"):
+                r = fn(x, v)
+            mask = np.where(null, u, np.where(r, t, f))
+            assert np.array_equal(got[g], masked_column_sums(mask, W)), (fn.__name__, v)
+
+
 SWEEP_BOOK = dict(SPEED_BOOK, left="2 < dist_home_km OR amount >= 300", eq="hour = 3 OR NOT (amount <> 50)",
                   outside="NOT (amount BETWEEN 20 AND 400) AND merchant_risk > 0.5")
 

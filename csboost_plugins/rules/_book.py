@@ -274,7 +274,8 @@ class _VersionMasks:
         side of a single numeric comparison (:func:`_sweepable_leaves`) of a column without IEEE NaN values. The
         rule's truth at a row then depends on the versions only through that comparison's truth (TRUE, FALSE or
         unknown), so the rule is evaluated three times, with the comparison held at each."""
-        if i not in self.leaves:
+        grid = np.ascontiguousarray(grid, dtype=np.float64)
+        if i not in self.leaves or not np.all(grid[1:] > grid[:-1]):  # the kernel bisects an increasing grid
             return None
         leaf, op, other = self.leaves[i]
         ev = self._evaluator(vals, _SweepEvaluator, leaf=leaf, slot=i)
@@ -292,8 +293,7 @@ class _VersionMasks:
             ev.state = state
             t, _ = ev.cond(self.rule.tree)
             masks.append(np.ascontiguousarray(np.broadcast_to(t, (n,)), dtype=bool))
-        return _aot.run("swept_column_sums", swept_column_sums, x, null, *masks,
-                        np.ascontiguousarray(grid, dtype=np.float64), _SWEEP_OPS.index(op), W)
+        return _aot.run("swept_column_sums", swept_column_sums, x, null, *masks, grid, _SWEEP_OPS.index(op), W)
 
 
 def _subtree_slots(node, out):
