@@ -209,3 +209,32 @@ def test_judged_rows_sample_is_stratified_and_keeps_a_few_of_a_rare_class():
     assert len(rows) == len(np.unique(rows)) == 1000 and np.all(np.diff(rows) > 0)
     assert y[rows].sum() == 2  # round(1000 * 20 / 10000)
     assert y[judged_rows(y, 1000, np.random.RandomState(0), least=5)].sum() == 5  # one per fold at least
+
+
+def test_a_book_with_actions_judged_on_a_sample_books_each_row_at_its_own_position(monkeypatch):
+    """Above CROSS_FIT_ROWS, a book with actions is judged on the sampled rows with each row's own decline cost
+    and money: the book-as-written candidate's held-out money equals the book re-run by hand on each fold's
+    sampled rows and booked under its actions (money_in_order at the rows' positions among all rows)."""
+    from csboost_plugins.rules import _book_choose
+    from csboost_plugins.rules._book_order import money_in_order
+    from csdt.datasets import make_fraud_transactions
+
+    b = make_fraud_transactions(8000, fraud_rate=0.03, random_state=1)
+    X, y, cm = b.data, np.asarray(b.target).astype(int), np.asarray(b.cost_matrix)
+    decline = np.random.default_rng(0).uniform(1, 20, len(y))  # a different decline cost on every row
+    book = RuleSet.from_sql({"big": ("amount > 300", "block"), "old": ("card_age_days > 2000", "allow"),
+                             "busy": ("n_tx_24h >= 4", "review")})
+    monkeypatch.setattr(_book_choose, "CROSS_FIT_ROWS", 3000)
+    res = optimize_rule_book(book, X, y, max_fpr=0.05, cost_matrix=cm, decline_cost=decline, cv=3,
+                             random_state=5)
+    choice = res.selection["choice"]
+    fold = np.asarray(choice["fold"])
+    assert choice["rows_judged"] == 3000 and (fold == -1).sum() == len(y) - 3000
+    row_money = money_in_order(book, y, None, cm, decline)
+    total = 0.0
+    for f in range(3):
+        te, tr = np.flatnonzero(fold == f), np.flatnonzero((fold >= 0) & (fold != f))
+        rs = optimize_rule_book(book, X.iloc[tr], y[tr], max_fpr=0.05, cost_matrix=cm[tr], decline_cost=decline[tr],
+                                cv=None, candidates=None, retune=False, random_state=choice["fold_random_states"][f])
+        total += row_money(rs, X.iloc[te], te, None).sum()
+    assert choice["candidates"]["book"]["held_out_money"] == pytest.approx(total, abs=1e-6)
