@@ -165,3 +165,76 @@ def test_too_few_positives_for_the_folds_is_a_value_error(case):
     y2[:2] = 1
     with pytest.raises(ValueError, match="cv=3"):
         _call(book, X, y2, amount, candidates=None, cv=3)
+
+
+def test_above_cross_fit_rows_the_choice_reads_a_stratified_sample(case, monkeypatch):
+    """With more rows than CROSS_FIT_ROWS the candidates are judged on a stratified random sample of that many
+    rows: the sample has the size and each class's share, each candidate's held-out money equals its procedure
+    re-run by hand on the sampled rows outside each fold, and the winner still runs on all the rows. Below the
+    bound every row is judged (the existing case)."""
+    from csboost_plugins.rules import _book_choose
+
+    X, y, amount, book, below = case
+    assert below.selection["choice"]["rows_judged"] == len(y) and (below.selection["choice"]["fold"] >= 0).all()
+    limit = 1500
+    monkeypatch.setattr(_book_choose, "CROSS_FIT_ROWS", limit)
+    res = _call(book, X, y, amount, cv=3, random_state=7)
+    choice = res.selection["choice"]
+    fold, seeds = np.asarray(choice["fold"]), choice["fold_random_states"]
+    judged = np.flatnonzero(fold >= 0)
+    assert choice["rows_judged"] == len(judged) == limit and set(np.unique(fold)) == {-1, 0, 1, 2}
+    assert y[judged].sum() == round(limit * y.sum() / len(y))  # each class in its share of the rows
+    for name in PROCEDURES:
+        bk, kw = _procedure_keywords(book, name)
+        m = 0.0
+        for f in range(3):
+            train, test = np.flatnonzero(fold[judged] != f), np.flatnonzero(fold[judged] == f)
+            tr, te = judged[train], judged[test]
+            rs = _call(bk, X.iloc[tr], y[tr], amount[tr], cv=None, random_state=seeds[f], **kw)
+            flagged = rs.predict(X.iloc[te]).astype(bool) if len(rs) else np.zeros(len(te), bool)
+            m += _money(y[te], amount[te], flagged).sum()
+        assert choice["candidates"][name]["held_out_money"] == pytest.approx(m, abs=1e-6), name
+    bk, kw = _procedure_keywords(book, choice["chosen"])
+    again = _call(bk, X, y, amount, cv=None, random_state=7, **kw)  # the winner on all the rows
+    assert again.names == res.names and np.array_equal(again.predict(X), res.predict(X))
+
+
+def test_judged_rows_sample_is_stratified_and_keeps_a_few_of_a_rare_class():
+    from csboost_plugins.rules._book_choose import judged_rows
+
+    y = np.zeros(10_000, dtype=int)
+    y[::500] = 1  # 20 positives
+    assert judged_rows(y, 10_000, np.random.RandomState(0)) is None  # not above the bound: every row
+    rows = judged_rows(y, 1000, np.random.RandomState(0))
+    assert len(rows) == len(np.unique(rows)) == 1000 and np.all(np.diff(rows) > 0)
+    assert y[rows].sum() == 2  # round(1000 * 20 / 10000)
+    assert y[judged_rows(y, 1000, np.random.RandomState(0), least=5)].sum() == 5  # one per fold at least
+
+
+def test_a_book_with_actions_judged_on_a_sample_books_each_row_at_its_own_position(monkeypatch):
+    """Above CROSS_FIT_ROWS, a book with actions is judged on the sampled rows with each row's own decline cost
+    and money: the book-as-written candidate's held-out money equals the book re-run by hand on each fold's
+    sampled rows and booked under its actions (money_in_order at the rows' positions among all rows)."""
+    from csboost_plugins.rules import _book_choose
+    from csboost_plugins.rules._book_order import money_in_order
+    from csdt.datasets import make_fraud_transactions
+
+    b = make_fraud_transactions(8000, fraud_rate=0.03, random_state=1)
+    X, y, cm = b.data, np.asarray(b.target).astype(int), np.asarray(b.cost_matrix)
+    decline = np.random.default_rng(0).uniform(1, 20, len(y))  # a different decline cost on every row
+    book = RuleSet.from_sql({"big": ("amount > 300", "block"), "old": ("card_age_days > 2000", "allow"),
+                             "busy": ("n_tx_24h >= 4", "review")})
+    monkeypatch.setattr(_book_choose, "CROSS_FIT_ROWS", 3000)
+    res = optimize_rule_book(book, X, y, max_fpr=0.05, cost_matrix=cm, decline_cost=decline, cv=3,
+                             random_state=5)
+    choice = res.selection["choice"]
+    fold = np.asarray(choice["fold"])
+    assert choice["rows_judged"] == 3000 and (fold == -1).sum() == len(y) - 3000
+    row_money = money_in_order(book, y, None, cm, decline)
+    total = 0.0
+    for f in range(3):
+        te, tr = np.flatnonzero(fold == f), np.flatnonzero((fold >= 0) & (fold != f))
+        rs = optimize_rule_book(book, X.iloc[tr], y[tr], max_fpr=0.05, cost_matrix=cm[tr], decline_cost=decline[tr],
+                                cv=None, candidates=None, retune=False, random_state=choice["fold_random_states"][f])
+        total += row_money(rs, X.iloc[te], te, None).sum()
+    assert choice["candidates"]["book"]["held_out_money"] == pytest.approx(total, abs=1e-6)

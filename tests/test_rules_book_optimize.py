@@ -1028,6 +1028,68 @@ def test_masked_column_sums_are_numpys_bit_for_bit():
         assert np.array_equal(masked_column_sums(m, W), W[m].sum(axis=0))  # the same additions in the same order
 
 
+def test_swept_column_sums_equal_each_versions_masked_sums_for_every_operator():
+    """The sweep kernel against each grid value's mask built by numpy: every operator, NULL rows, NaN values (a
+    NaN compares FALSE, TRUE with <>), values equal to grid values (the bounds of each run), bit for bit."""
+    from csboost_plugins.rules._book_kernels import masked_column_sums, swept_column_sums
+
+    rng = np.random.default_rng(7)
+    n = 4000
+    grid = np.array([-1.5, -0.5, 0.0, 0.25, 1.0, 2.0])
+    x = np.where(rng.random(n) < 0.3, rng.choice(grid, n), rng.normal(size=n))  # many ties with the grid
+    x[rng.random(n) < 0.05] = np.nan
+    null = rng.random(n) < 0.1
+    t, f, u = (rng.random(n) < p for p in (0.6, 0.5, 0.4))
+    W = np.ascontiguousarray(rng.normal(size=(n, 4)) * np.exp(rng.normal(3, 2, size=(n, 1))))
+    ops = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+    for code, fn in enumerate(ops):
+        got = swept_column_sums(x, null, t, f, u, grid, code, W)
+        for g, v in enumerate(grid):
+            with np.errstate(invalid="ignore"):
+                r = fn(x, v)
+            mask = np.where(null, u, np.where(r, t, f))
+            assert np.array_equal(got[g], masked_column_sums(mask, W)), (fn.__name__, v)
+
+
+SWEEP_BOOK = dict(SPEED_BOOK, left="2 < dist_home_km OR amount >= 300", eq="hour = 3 OR NOT (amount <> 50)",
+                  outside="NOT (amount BETWEEN 20 AND 400) AND merchant_risk > 0.5")
+
+
+def test_swept_sums_equal_each_versions_masked_sums(data):
+    """Re-tuning scores every value of one literal in one pass (_VersionMasks.sweep): the weight sums of each
+    version equal, bit for bit, masked_column_sums of that version's own SQLRule.mask, with the other literals
+    moved at random (NULLs, OR, NOT, BETWEEN bounds, a literal on the left, =, <>, ABS, COALESCE); literals
+    inside arithmetic or used twice are left to the version-by-version path (None)."""
+    from csboost_plugins.rules._book_kernels import masked_column_sums
+    from csboost_plugins.rules._sqlrule import Columns
+
+    X, _, _ = data
+    Xf = X.astype({c: float for c in X.columns if X[c].dtype.kind in "iub"})  # integer columns swept as floats
+    rng = np.random.default_rng(5)
+    W = np.ascontiguousarray(rng.normal(size=(len(X), 3)) * np.exp(rng.normal(3, 2, size=(len(X), 1))))
+    book = RuleSet.from_sql(SWEEP_BOOK)
+    swept = {}
+    for rule in book.rules:
+        masks = _book._VersionMasks(rule, Xf, None, Columns(Xf))
+        grids = [_book.human_grid(v, integer=float(v).is_integer()) for v in rule.literals]
+        for i in range(len(grids)):
+            for _ in range(3):
+                vals = [float(rng.choice(g)) for g in grids]
+                got = masks.sweep(i, vals, grids[i], W)
+                swept[rule.name, i] = got is not None
+                if got is None:
+                    continue
+                for g, row in zip(grids[i], got):
+                    version = rule.with_literals(vals[:i] + [float(g)] + vals[i + 1:])
+                    want = masked_column_sums(np.ascontiguousarray(version.mask(Xf), dtype=bool), W)
+                    assert np.array_equal(row, want), (rule.name, i, g)
+    assert all(swept[k] for k in [("two", 0), ("two", 1), ("left", 0), ("left", 1), ("eq", 1), ("outside", 0),
+                                  ("outside", 1), ("not_between", 1), ("not_between", 2), ("abs_coalesce", 1),
+                                  ("abs_coalesce", 3), ("int_cmp", 1), ("arith_or", 0)])
+    # inside arithmetic, ABS or COALESCE: not one side of a comparison
+    assert not any(swept[k] for k in [("int_cmp", 0), ("abs_coalesce", 0), ("abs_coalesce", 2)])
+
+
 def test_cross_fit_gives_the_same_choice_on_one_thread_and_on_two(data, book, monkeypatch):
     from csboost_plugins.rules import _book_choose
 

@@ -48,6 +48,8 @@ SIGNATURES = {
                        (RU2, RB1, RI1, RF1, RF1, RF1, "i8", "i8", arr("float64", 3))),
     # the rule book optimiser's re-tuning: W[mask].sum(axis=0) of each version of a rule
     "masked_column_sums": ("_book_kernels", "masked_column_sums", arr("float64", 1), (RB1, RF2)),
+    # ... and of every value of one literal at once
+    "swept_column_sums": ("_book_kernels", "swept_column_sums", F2, (RF1, RB1, RB1, RB1, RB1, RF1, "i8", RF2)),
 }
 
 KERNELS = KernelSet("csboost_plugins.rules._kernels_aot", __file__, SIGNATURES, **vector_target())

@@ -48,7 +48,7 @@ import numpy as np
 from . import _aot
 from ._book_choose import check_cv, choose_and_fit, flagged_money
 from ._book_choose import rows_of as _rows
-from ._book_kernels import masked_column_sums
+from ._book_kernels import masked_column_sums, swept_column_sums
 from ._greedy import NEG, NET, POS, best_candidate, row_weights
 from ._scores import make_score, resolve_prior
 from ._sqlrule import SQLRule, _Evaluator
@@ -207,6 +207,16 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
             seen[key] = score(_aot.run("masked_column_sums", masked_column_sums, mask, Wc))
         return seen[key]
 
+    def sweep(i, vals):  # every version of literal i at once, when its comparison allows (same sums)
+        keys = [tuple(vals[:i]) + (float(g),) + tuple(vals[i + 1:]) for g in grids[i]]
+        if all(key in seen for key in keys):
+            return
+        sums = masks.sweep(i, vals, grids[i], Wc)
+        if sums is not None:
+            for key, row in zip(keys, sums):
+                if key not in seen:
+                    seen[key] = score(row)
+
     def tol(s):
         return 1e-12 * (abs(s) + 1.0)
 
@@ -215,6 +225,7 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
     for _ in range(passes):
         moved = False
         for i, v0 in enumerate(lits):
+            sweep(i, best_vals)
             scored = []
             for g in grids[i]:
                 vals = list(best_vals)
@@ -239,19 +250,50 @@ class _VersionMasks:
 
     def __init__(self, rule, X, feature_names, cols):
         self.rule, self.X, self.feature_names, self.cols, self.memo = rule, X, feature_names, cols, {}
-        self.slots = {}
+        self.slots, self.leaves = {}, {}
         if isinstance(rule, SQLRule):
             _subtree_slots(rule.tree, self.slots)
+            self.leaves = _sweepable_leaves(rule.tree)
+
+    def _evaluator(self, vals, cls=None, **kw):
+        ev = (cls or _MemoEvaluator)(self.rule, self.cols, self.memo, self.slots, **kw)
+        # the version's literals as SQLRule.with_literals sets them (an integer slot stays one if its value is)
+        ev.lits = tuple(float(v) for v in vals)
+        ev.ints = tuple(i and v.is_integer() for i, v in zip(self.rule._literal_is_int, ev.lits))
+        return ev
 
     def __call__(self, vals):
         if not self.slots:
             return _with_literals(self.rule, vals).mask(self.X, self.feature_names, columns=self.cols)
-        ev = _MemoEvaluator(self.rule, self.cols, self.memo, self.slots)
-        # the version's literals as SQLRule.with_literals sets them (an integer slot stays one if its value is)
-        ev.lits = tuple(float(v) for v in vals)
-        ev.ints = tuple(i and v.is_integer() for i, v in zip(self.rule._literal_is_int, ev.lits))
-        t, _ = ev.cond(self.rule.tree)
+        t, _ = self._evaluator(vals).cond(self.rule.tree)
         return np.broadcast_to(t, (self.cols.n,))
+
+    def sweep(self, i, vals, grid, W):
+        """(len(grid), k) ``W[mask].sum(axis=0)`` of the versions with literal ``i`` at each value of ``grid`` (the
+        others at ``vals``), equal bit for bit to summing each version's mask; None when literal ``i`` is not one
+        side of a single numeric comparison (:func:`_sweepable_leaves`) of a column without IEEE NaN values. The
+        rule's truth at a row then depends on the versions only through that comparison's truth (TRUE, FALSE or
+        unknown), so the rule is evaluated three times, with the comparison held at each."""
+        grid = np.ascontiguousarray(grid, dtype=np.float64)
+        if i not in self.leaves or not np.all(grid[1:] > grid[:-1]):  # the kernel bisects an increasing grid
+            return None
+        leaf, op, other = self.leaves[i]
+        ev = self._evaluator(vals, _SweepEvaluator, leaf=leaf, slot=i)
+        a = ev.value(other)
+        n = self.cols.n
+        if a.kind != "num" or a.nan or np.asarray(a.v).dtype != np.float64:
+            return None  # text or NULL (refused or never true), DuckDB's NaN order, or another float width
+        x = np.ascontiguousarray(np.broadcast_to(a.v, (n,)))
+        null = np.ascontiguousarray(np.broadcast_to(a.null, (n,)), dtype=bool)
+        if leaf[0] == "between":  # the bound that stays: its comparison is part of the rest of the rule
+            bound = 3 if leaf[2] == ("num", i) else 2
+            ev.fixed = ev.compare("<=" if bound == 3 else ">=", a, ev.value(leaf[bound]))
+        masks = []
+        for state in ((np.True_, np.False_), (np.False_, np.True_), (np.False_, np.False_)):
+            ev.state = state
+            t, _ = ev.cond(self.rule.tree)
+            masks.append(np.ascontiguousarray(np.broadcast_to(t, (n,)), dtype=bool))
+        return _aot.run("swept_column_sums", swept_column_sums, x, null, *masks, grid, _SWEEP_OPS.index(op), W)
 
 
 def _subtree_slots(node, out):
@@ -266,6 +308,42 @@ def _subtree_slots(node, out):
     if isinstance(node, tuple):
         out[id(node)] = tuple(sorted(found))
     return found
+
+
+#: the comparison operators of :func:`._book_kernels.swept_column_sums`, by code
+_SWEEP_OPS = ("<", "<=", ">", ">=", "=", "<>")
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
+
+
+def _sweepable_leaves(tree) -> dict:
+    """{literal slot: (leaf, op, other)} for the literals :meth:`_VersionMasks.sweep` can move at once: a slot
+    used once, as one side of a comparison (``other op literal``, op turned when the literal is on the left) or
+    a bound of BETWEEN (``other`` the value tested), under AND / OR / NOT only."""
+    uses, found = {}, {}
+
+    def walk(node, path):
+        if isinstance(node, tuple) and len(node) == 2 and node[0] == "num" and isinstance(node[1], int):
+            uses[node[1]] = uses.get(node[1], 0) + 1
+            parent = path[-1] if path else None
+            if parent is not None and all(p[0] in ("and", "or", "not") for p in path[:-1]):
+                if parent[0] == "cmp" and parent[1] in _FLIPPED and (parent[2] is node or parent[3] is node):
+                    left = parent[2] is node
+                    found[node[1]] = (parent, _FLIPPED[parent[1]] if left else parent[1],
+                                      parent[3] if left else parent[2])
+                elif parent[0] == "between" and (parent[2] is node or parent[3] is node):
+                    found[node[1]] = (parent, ">=" if parent[2] is node else "<=", parent[1])
+            return
+        if isinstance(node, (tuple, list)) and node and isinstance(node[0], str):  # a node: (op, ...)
+            for child in node[1:]:
+                if isinstance(child, (tuple, list)):
+                    walk(child, path + [node])
+        elif isinstance(node, (tuple, list)):  # the children of AND / OR / COALESCE ...
+            for child in node:
+                if isinstance(child, (tuple, list)):
+                    walk(child, path)
+
+    walk(tree, [])
+    return {i: v for i, v in found.items() if uses[i] == 1}
 
 
 class _MemoEvaluator(_Evaluator):
@@ -291,6 +369,24 @@ class _MemoEvaluator(_Evaluator):
         if key not in self.memo:
             self.memo[key] = super().value(node)
         return self.memo[key]
+
+
+class _SweepEvaluator(_MemoEvaluator):
+    """:class:`_MemoEvaluator` with the comparison ``leaf`` held at the truth ``state`` (t, f) (a BETWEEN leaf:
+    its moving bound's comparison, ANDed / ORed with the other bound's, ``fixed``); the nodes above it, which
+    depend on ``state``, are not memoised."""
+
+    def __init__(self, rule, cols, memo, slots, *, leaf, slot):
+        super().__init__(rule, cols, memo, slots)
+        self.leaf, self.slot, self.state, self.fixed = leaf, slot, None, None
+
+    def cond(self, node):
+        if node is self.leaf:
+            t, f = self.state
+            return (t, f) if self.fixed is None else (np.logical_and(t, self.fixed[0]), np.logical_or(f, self.fixed[1]))
+        if self.slot in self.slot_of.get(id(node), ()):
+            return _Evaluator.cond(self, node)
+        return super().cond(node)
 
 
 # ------------------------------------------------------------------------------------------ selection
@@ -392,7 +488,10 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     is kept (the analysts' rules before induced ones, fewer changes first), so a choice that
     only fits noise gives way to the simpler, steadier one; that procedure is then re-run on
     all the rows. Only the candidates the keywords allow are compared (re-tuned ones with
-    ``retune``, induced ones with ``candidates``).
+    ``retune``, induced ones with ``candidates``). With more than 300,000 rows
+    (``_book_choose.CROSS_FIT_ROWS``, a number of rows) the candidates are judged on a
+    stratified random sample of 300,000 of them (each class in its share of the rows), so the
+    cost of the choice stops growing with the rows; the winner still runs on all the rows.
 
     Each procedure splits the rows it is given (stratified) into disjoint parts: induction of RIFF's rules (45 %),
     re-tuning of the book's literals (10 %), and selection (45 %), where a greedy pass picks
@@ -459,9 +558,10 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         one's ``held_out_money``, its ``standard_error``, ``difference_to_best`` and the
         paired ``difference_standard_error``, ``fold_money``, the held-out false-alert or alert
         rate and ``rules_per_fold``), ``chosen``, ``best``, ``reason`` (why the winner won),
-        ``cv``, ``shuffle``, each row's ``fold`` and the seeds of the fold runs
-        (``fold_random_states``). The final run draws from ``random_state`` as the ``cv=None``
-        run of the winner's keywords does, so it returns the same book. A book with ``"allow"`` /
+        ``cv``, ``shuffle``, each row's ``fold`` (-1: a row the choice did not read), the number
+        of rows judged (``rows_judged``) and the seeds of the fold runs (``fold_random_states``).
+        The final run draws from ``random_state`` as the ``cv=None`` run of the winner's keywords
+        does, so it returns the same book. A book with ``"allow"`` /
         ``"block"`` rules keeps its order and actions, each rule re-tuned in turn against the whole
         book's money; with ``candidates="riff"`` (the default; None or "riff" only) RIFF's rules are
         fitted on 45 % of the rows and added below the book as ``'review'`` rules, filling the budget

@@ -27,6 +27,9 @@ PROCEDURES = ("book", "book_retuned", "book_and_induced", "induced")
 STANDARD_ERRORS = 0.75
 #: the folds of the cross-fit run on this many threads at most (one per core)
 FOLD_THREADS = os.cpu_count() or 1
+#: rows (a count) the candidates are judged on at most: with more rows given, the cross-fit reads a stratified
+#: random sample of this many (the winner is still re-run on all the rows); every benchmark set is below it
+CROSS_FIT_ROWS = 300_000
 
 
 def check_cv(cv, shuffle):
@@ -92,14 +95,17 @@ def flagged_money(value):
     return lambda rs, Xh, idx, flags: value[idx] * flags
 
 
-def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money):
+def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positions=None):
     """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
     ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
     {name: (n,) float, each row's money under its held-out book}, {name: [rules per fold]}).
-    ``row_money(rs, X_fold, fold_positions, flags)`` gives the money of the fold's rows under book ``rs``.
-    The folds run on up to ``FOLD_THREADS`` threads (each fold is seeded on its own, so the result is the same
-    on any number of threads; the models and kernels release the GIL)."""
+    ``row_money(rs, X_fold, fold_positions, flags)`` gives the money of the fold's rows under book ``rs``;
+    ``positions`` (None: the rows themselves) are the positions of the rows given among the caller's, which
+    ``row_money`` and ``fit``'s ``rows`` read. The folds run on up to ``FOLD_THREADS`` threads (each fold is
+    seeded on its own, so the result is the same on any number of threads; the models and kernels release the
+    GIL)."""
     n = len(y)
+    where = (lambda idx: idx) if positions is None else (lambda idx: positions[idx])
     flags = {p: np.zeros(n, dtype=bool) for p in procs}
     money = {p: np.zeros(n) for p in procs}
     sizes = {p: [0] * len(seeds) for p in procs}
@@ -113,9 +119,9 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money):
         shared = {}  # the induced rules, fitted once per fold for the procedures that read them
         for name, (book, cands, retune) in procs.items():
             rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seeds[f]),
-                     shared=shared if cands is not None else None, rows=train)
+                     shared=shared if cands is not None else None, rows=where(train))
             flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
-            money[name][test] = row_money(rs, Xh, test, flags[name][test])
+            money[name][test] = row_money(rs, Xh, where(test), flags[name][test])
             sizes[name][f] = len(rs)
 
     threads = max(1, min(len(seeds), FOLD_THREADS))
@@ -166,16 +172,20 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
         return out
     if min((y == 0).sum(), (y == 1).sum()) < k:
         raise ValueError(f"cv={k} folds need at least {k} rows of each class")
-    fold = fold_of_rows(y, k, shuffle, rng)
-    seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
     Wall = row_weights(y, w, costs)
     if row_money is None:  # a flagged row's money (counts: its positive weight)
         row_money = flagged_money(Wall[:, NET if costs is not None else POS])
-    flags, money, sizes = cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money)
+    judged = judged_rows(y, CROSS_FIT_ROWS, rng, k)  # None: all rows (no draw, so the folds are as before)
+    sub = (lambda a: a) if judged is None else (lambda a: None if a is None else a[judged])
+    fold = fold_of_rows(sub(y), k, shuffle, rng)
+    seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
+    flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
+                                    sub(costs), budget, fold, seeds, row_money, positions=judged)
     order = list(procs)
     winner, best, se, reason = one_se_choice(money, order)
-    spent = Wall[:, budget.column]
-    report = {p: {"held_out_money": float(money[p].sum()), "standard_error": _paired_se(money[p], np.zeros(len(y))),
+    spent = sub(Wall)[:, budget.column]
+    report = {p: {"held_out_money": float(money[p].sum()),
+                  "standard_error": _paired_se(money[p], np.zeros(len(fold))),
                   "difference_to_best": float(money[p].sum() - money[best].sum()),
                   "difference_standard_error": se[p],
                   "fold_money": [float(money[p][fold == f].sum()) for f in range(k)],
@@ -185,6 +195,25 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     final = np.random.RandomState()
     final.set_state(start)
     out = fit(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune, final)
+    fold_judged = fold
+    if judged is not None:  # each row's fold; -1: a row the cross-fit did not read
+        fold = np.full(len(y), -1, dtype=np.int64)
+        fold[judged] = fold_judged
     out.selection["choice"] = {"chosen": winner, "best": best, "reason": reason, "cv": k, "shuffle": bool(shuffle),
-                               "candidates": report, "fold": fold, "fold_random_states": seeds}
+                               "candidates": report, "fold": fold, "fold_random_states": seeds,
+                               "rows_judged": int(len(fold_judged))}
     return out
+
+
+def judged_rows(y, limit, rng, least=1):
+    """None when ``len(y) <= limit`` (every row judged, nothing drawn); else the sorted positions of a
+    stratified random sample of ``limit`` rows: ``round(limit * n1 / n)`` of the ``n1`` positive rows (but at
+    least ``least`` of each class, the folds' count) and the rest from the negative rows."""
+    n = len(y)
+    if n <= limit:
+        return None
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    n_pos = min(max(int(round(limit * len(pos) / n)), min(least, len(pos))), len(pos),
+                limit - min(least, len(neg)))
+    take = [rng.choice(pos, n_pos, replace=False), rng.choice(neg, limit - n_pos, replace=False)]
+    return np.sort(np.concatenate(take))
