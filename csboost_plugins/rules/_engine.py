@@ -540,7 +540,9 @@ def _run_blocks(comp, run) -> set:
         if not bad:
             run(b0, b1)
 
-    with ThreadPoolExecutor(threads) as ex:
+    # this thread's reads take a core: the kernels get the others (oversubscribed, the reads fall behind)
+    workers = max(1, threads - 1) if any(r[3] for r in comp.readers) else threads
+    with ThreadPoolExecutor(workers) as ex:
         for b0 in range(0, n_blocks, step):
             b1 = min(b0 + step, n_blocks)
             r0, r1 = b0 * BLOCK_WORDS * 64, min(b1 * BLOCK_WORDS * 64, comp.n)
