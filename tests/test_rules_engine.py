@@ -314,3 +314,27 @@ def test_any_of_the_first_rules_is_a_first_match_below_the_limit(n):
         assert got.dtype == np.int64 and got.shape == (n,)
         np.testing.assert_array_equal(got, (first >= 0) & (first < limit))
     np.testing.assert_array_equal(rs.predict(X), (first >= 0).astype(np.int64))
+
+
+@pytest.mark.parametrize("dialect", [None, "duckdb", "sqlite", "tsql"])
+def test_coalesce_of_numbers_is_computed_by_the_kernels_and_equals_the_reference(dialect):
+    """COALESCE of numeric columns, literals and arithmetic (two or more arguments, NULLs in every column, x / 0
+    inside) is a value program of the kernels, not a precomputed mask; COALESCE of text or NULL stays the
+    reference's."""
+    rng = np.random.default_rng(21)
+    n = 3_000
+    X = pd.DataFrame({c: np.where(rng.random(n) < 0.3, np.nan, rng.normal(0, 2, n)) for c in "abc"})
+    X["z"] = np.where(rng.random(n) < 0.2, 0.0, rng.normal(0, 1, n))
+    X["t"] = pd.Series(rng.choice(["x", "y"], n), dtype=object)
+    texts = {"two": "COALESCE(a, 0) > 0.5", "three": "COALESCE(a, b, c) < -1", "lit_first": "COALESCE(1, a) = 1",
+             "arith": "COALESCE(a + b, c * 2, -3) >= 0", "nested": "ABS(COALESCE(a, b)) + COALESCE(c, z) > 2",
+             "div": "COALESCE(a / z, b) > 1", "not": "NOT (COALESCE(b, a) BETWEEN -1 AND 1)",
+             "null_arg": "COALESCE(a, NULL, 2) > 1", "text": "COALESCE(t, 'x') = 'y'"}
+    rs = RuleSet.from_sql(texts, dialect=dialect)
+    np.testing.assert_array_equal(rs.coverage(X), _reference(rs, X))
+    comp = _engine._Compiler(Columns(X, rs.feature_names), _engine._text_literals(rs.rules))
+    for r, rule in enumerate(rs.rules):
+        comp.add_rule(r, rule)
+    # precomputed masks: only the NULL argument, the text COALESCE, BETWEEN on a value that is not a column and,
+    # where / may divide integers (SQLite, T-SQL), the division
+    assert len(comp.pre_t) == (4 if dialect in ("sqlite", "tsql") else 3)

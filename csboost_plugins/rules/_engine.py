@@ -4,12 +4,12 @@ Every leaf condition of every SQL rule becomes an *atom*; equal atoms (``V14 < -
 one. The kernels of :mod:`._engine_kernels` compute, per block of 16,384 rows and in threads over blocks,
 the atoms on numeric columns: ``col op number``, ``col op col``, ``col BETWEEN a AND b``, ``col IN
 (numbers)``, ``col IS NULL``, and comparisons of arithmetic values (``+ - * /``, unary minus, ``ABS``,
-``CAST`` to a float) with the reference's NULL, ``x / 0`` and NaN rules in every dialect. ``col = 'a'``,
+``CAST`` to a float, ``COALESCE``) with the reference's NULL, ``x / 0`` and NaN rules in every dialect. ``col = 'a'``,
 ``col <> 'a'`` and ``col IN ('a', ...)`` on a column of text are numeric atoms on each row's code among the
 book's text literals (-1: none of them, NaN: NULL), read chunk by chunk while the kernels run. Any other leaf
-(LIKE, text order, COALESCE, LEAST / GREATEST, NULLIF, a dialect's integer division, ...) is computed by the
-reference evaluator
-(:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` runs) and bit-packed.
+(LIKE, text order, COALESCE of text or NULL, LEAST / GREATEST, NULLIF, a dialect's integer division, ...) is
+computed by the reference evaluator (:class:`._sqlrule._Evaluator`, the code ``SQLRule.truth`` runs) and
+bit-packed.
 ``AND`` / ``OR`` / ``NOT`` combine the TRUE and FALSE masks of their children word by word, as the
 reference does row by row, so every rule's mask is the reference's, bit for bit.
 
@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _aot
 from ._engine_kernels import (BLOCK_WORDS, K_BETWEEN, K_COLS, K_EXPR, K_IN, K_ISNULL, K_LIT, K_PRE, P_AND, P_NOT,
-                              P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
+                              P_OR, P_PUSH, P_STORE, V_ABS, V_ADD, V_COAL, V_COL, V_DIV, V_LIT, V_MUL, V_NEG, V_SUB,
                               eval_blocks, first_match_words, first_sums, hit_sums, multi_hit_words,
                               pair_counts)
 from ._evaluate import _in_threads, _n_threads, coverage_matrix
@@ -156,6 +156,12 @@ class _Compiler:
             ok = self.value_program(node[1], rule, out)
             if op != "cast":
                 out.append((_VOPS[op], 0, 0.0))
+            return ok
+        if op == "coalesce" and len(node[1]) >= 2:  # folded left, as the reference: first non-NULL value
+            ok = self.value_program(node[1][0], rule, out)
+            for arg in node[1][1:]:
+                ok = ok and self.value_program(arg, rule, out)
+                out.append((V_COAL, 0, 0.0))
             return ok
         if op in ("add", "sub", "mul") or (op == "div" and not node[3]):
             ok = self.value_program(node[1], rule, out) and self.value_program(node[2], rule, out)

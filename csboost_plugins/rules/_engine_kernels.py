@@ -27,8 +27,8 @@ BLOCK_WORDS = 256
 # precomputed masks (evaluated by the reference evaluator, packed), and a comparison of two arithmetic values
 # (a postfix value program vprog[in_lo:in_hi]; col2 = 1 for DuckDB's IEEE arithmetic)
 K_LIT, K_COLS, K_BETWEEN, K_ISNULL, K_IN, K_PRE, K_EXPR = 0, 1, 2, 3, 4, 5, 6
-# value program codes: a column, a literal (vlit), + - * /, unary minus, ABS
-V_COL, V_LIT, V_ADD, V_SUB, V_MUL, V_DIV, V_NEG, V_ABS = 0, 1, 2, 3, 4, 5, 6, 7
+# value program codes: a column, a literal (vlit), + - * /, unary minus, ABS, COALESCE of the top two values
+V_COL, V_LIT, V_ADD, V_SUB, V_MUL, V_DIV, V_NEG, V_ABS, V_COAL = 0, 1, 2, 3, 4, 5, 6, 7, 8
 # comparison codes
 LT, LE, GT, GE, EQ, NE = 0, 1, 2, 3, 4, 5
 # program codes
@@ -240,6 +240,14 @@ def _values(vprog, vlit, lo, hi, ieee, cols, n, r0, nr, vs, ns):  # pragma: no c
                     u[i] = abs(u[i])
             continue
         a, b = sp - 2, sp - 1
+        if code == V_COAL:  # the first value where it is not NULL, else the second (NULL if both are)
+            u, m, d, e = vs[a], ns[a], vs[b], ns[b]
+            for i in range(nr):
+                if m[i]:
+                    u[i] = d[i]
+                    m[i] = e[i]
+            sp -= 1
+            continue
         _binary(code, vs[a], vs[b], ns[a], ns[b], nr)  # one simple loop per operator
         if not ieee:
             u, m, d = vs[a], ns[a], vs[b]
