@@ -346,12 +346,6 @@ def _codes_reader(column, keys):
     return None
 
 
-def _literal_codes(column, keys):
-    """All rows of :func:`_codes_reader` (None: the reference reads the column)."""
-    read = _codes_reader(column, keys)
-    return None if read is None else read(0, len(column))
-
-
 class _ObjectCodes:
     """:func:`_codes_reader` of an object array, read chunk by chunk: ``(r0, r1)`` -> float64 codes, None when
     a value is neither ``str`` nor NULL.
@@ -375,8 +369,7 @@ class _ObjectCodes:
             return None
         out = np.asarray(codes, dtype=np.float64)
         out[out >= self.nl] = -1.0  # a known text that is none of the literals
-        miss = np.flatnonzero(out < -0.5)
-        miss = miss[np.asarray(codes)[miss] < 0]  # never met before
+        miss = np.flatnonzero(np.asarray(codes) < 0)  # never met before
         if not len(miss):
             return out
         rest = v[miss]
@@ -410,8 +403,10 @@ def _table(keys):
 
 def _arrow_text(column):
     """The pyarrow ChunkedArray of an Arrow-backed column of text, None for any other column."""
+    import pandas as pd
+
     dt = column.dtype
-    if getattr(dt, "storage", None) != "pyarrow" and type(dt).__name__ != "ArrowDtype":
+    if getattr(dt, "storage", None) != "pyarrow" and not isinstance(dt, pd.ArrowDtype):
         return None
     try:
         import pyarrow as pa
@@ -424,7 +419,7 @@ def _arrow_text(column):
 
 
 def _arrow_codes(data, keys):
-    """:func:`_literal_codes` of an Arrow ChunkedArray of text (Arrow's hash lookup, outside the GIL)."""
+    """:func:`_codes_reader`'s codes of an Arrow ChunkedArray of text (Arrow's hash lookup, outside the GIL)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -588,11 +583,12 @@ def per_rule_sums(bits: Bits, first, y, w, costs, prob) -> dict:
     """:func:`._report.per_rule_sums` from bit masks, to the last bit: each sum over a rule's rows adds the rows'
     parts (weights, money caught, alert cost, computed per row as the matrix path computes them) in row order,
     popping the rule's set bits; no (n, parts) matrix is built."""
-    from ._report import per_rule_sums as sums
+    from ._report import part_names, sums_dict
+    from ._report import per_rule_sums as matrix_sums
 
     prob = np.asarray(prob, dtype=np.float64)
     if np.any(prob < 1.0):  # a randomised rule weighs rows by the other rules' probabilities: the matrix path
-        return sums(coverage(bits), first, y, w, costs, prob)
+        return matrix_sums(coverage(bits), first, y, w, costs, prob)
     k, nw = bits.words.shape
     y = np.ascontiguousarray(y, dtype=np.int64)
     w = np.ascontiguousarray(w, dtype=np.float64)
@@ -605,9 +601,7 @@ def per_rule_sums(bits: Bits, first, y, w, costs, prob) -> dict:
                          f"{first.shape[0]}, masks {bits.n}, costs {None if costs is None else cst.shape}")
     if n and (first.min() < -1 or first.max() >= k):  # the kernels index out[first[i]]
         raise ValueError(f"first match indices must lie in [-1, {k}), got [{first.min()}, {first.max()}]")
-    names = ["tp", "fp"] + ([] if costs is None else ["money_caught", "alert_cost"])
-    pos, neg = w * (y == 1), w * (y == 0)
-    s = {"npos": np.array([pos.sum()]), "nneg": np.array([neg.sum()])}  # numpy's pairwise sums, as the matrix path
+    names = part_names(costs)
     multi = np.zeros(nw, np.uint64)
     _in_threads(lambda a, b: _aot.run("multi_hit_words", multi_hit_words, bits.words, a, b, multi), _ranges(nw, n))
     none = np.zeros(nw, np.uint64)
@@ -616,9 +610,7 @@ def per_rule_sums(bits: Bits, first, y, w, costs, prob) -> dict:
         _in_threads(lambda a, b, excl=excl, out=out: _aot.run("hit_sums", hit_sums, bits.words, excl, y, w, cst, a, b,
                                                               out), _ranges(k, n))
     _aot.run("first_sums", first_sums, first, y, w, cst, firsts)
-    for i, name in enumerate(names):
-        s[name], s["first_" + name], s["unique_" + name] = alone[:, i].copy(), firsts[:, i].copy(), sole[:, i].copy()
-    return s
+    return sums_dict(w * (y == 1), w * (y == 0), names, alone, firsts, sole)
 
 
 def overlap_counts(bits: Bits) -> np.ndarray:

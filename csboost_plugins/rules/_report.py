@@ -90,7 +90,23 @@ def unique_sums(cover, prob, P) -> np.ndarray:
     return out
 
 
-def per_rule_sums(cover, first, y, w, costs, prob=None, hits=None) -> dict:
+def part_names(costs) -> list:
+    """Names of the per-row parts :func:`per_rule_sums` adds per rule: the row's weight as a positive (``tp``) and
+    as a negative (``fp``) and, with costs, the money a flagged positive catches and a flagged negative's alert
+    cost."""
+    return ["tp", "fp"] + ([] if costs is None else ["money_caught", "alert_cost"])
+
+
+def sums_dict(pos, neg, names, alone, first, sole) -> dict:
+    """:func:`per_rule_sums`'s dict from the (k, parts) sums over the rows each rule covers (``alone``), is the
+    first to cover (``first``) and covers alone (``sole``); ``npos`` / ``nneg``: numpy's sums of the weights."""
+    s = {"npos": np.array([pos.sum()]), "nneg": np.array([neg.sum()])}
+    for i, name in enumerate(names):
+        s[name], s["first_" + name], s["unique_" + name] = alone[:, i].copy(), first[:, i].copy(), sole[:, i].copy()
+    return s
+
+
+def per_rule_sums(cover, first, y, w, costs, prob=None) -> dict:
     """The additive per-rule sums behind :func:`per_rule_table` (partitions of a data set add up).
 
     ``cover``: (n, k) coverage matrix; ``first``: index of each row's first covering rule (-1: none);
@@ -98,34 +114,23 @@ def per_rule_sums(cover, first, y, w, costs, prob=None, hits=None) -> dict:
     Keys: ``npos``, ``nneg`` (shape (1,)); per rule (shape (k,)), over the rows it covers: ``tp``,
     ``fp`` (weights), with costs ``money_caught``, ``alert_cost``; the same over the rows it is the
     first to cover, prefixed ``first_``; and over the rows no other rule in force flags (each row
-    weighted as in :func:`unique_sums`), prefixed ``unique_``. ``hits``: optional function of the (n, m)
-    parts matrix giving those two (k, m) sums (over the rows each rule covers, and alone) in place of
-    ``cover`` (then None, every ``prob`` 1).
+    weighted as in :func:`unique_sums`), prefixed ``unique_``.
     """
-    k = cover.shape[1] if hits is None else len(prob)
+    k = cover.shape[1]
     prob = np.ones(k) if prob is None else np.asarray(prob, dtype=np.float64)
     pos, neg = w * (y == 1), w * (y == 0)
-    parts = {"tp": pos, "fp": neg}
+    parts = [pos, neg]
     if costs is not None:
         caught_per_row, alert_per_row = misclassification_costs(costs)
-        parts.update(money_caught=pos * caught_per_row, alert_cost=neg * alert_per_row)
-    s = {"npos": np.array([pos.sum()]), "nneg": np.array([neg.sum()])}
-    # per rule: the sums of every part over the rows it covers, one row gather per rule (no float copy of cover)
-    names = list(parts)
-    P = np.column_stack([np.asarray(parts[name], dtype=np.float64) for name in names])
-    if hits is not None:
-        alone, sole = hits(P)
-    else:
-        alone = np.zeros((k, len(names)))
-        for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
-            alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
-        sole = unique_sums(cover, prob, P)
+        parts += [pos * caught_per_row, neg * alert_per_row]
+    P = np.column_stack([np.asarray(part, dtype=np.float64) for part in parts])
+    alone = np.zeros((k, P.shape[1]))
+    for a in range(0, cover.shape[0], 16384):  # row blocks: a (k x block) 0/1 matrix times the parts (BLAS)
+        alone += cover[a:a + 16384].T.astype(np.float64) @ P[a:a + 16384]
     hit = np.flatnonzero(first >= 0)  # the flagged rows, gathered once for every part
     owner, P_hit = first[hit], P[hit]
-    for i, name in enumerate(names):  # per rule: sums over the rows it is the first to cover
-        s[name], s["first_" + name] = alone[:, i].copy(), np.bincount(owner, weights=P_hit[:, i], minlength=k)
-        s["unique_" + name] = sole[:, i].copy()
-    return s
+    firsts = np.column_stack([np.bincount(owner, weights=P_hit[:, i], minlength=k) for i in range(P.shape[1])])
+    return sums_dict(pos, neg, part_names(costs), alone, firsts, unique_sums(cover, prob, P))
 
 
 def per_rule_table(rules, cover, first, y, w, costs):
