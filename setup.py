@@ -62,5 +62,9 @@ class BuildAOTKernels(build_ext):
             return False
 
 
-setup(ext_modules=[Extension(name, sources=[]) for name in EXTENSIONS],
+# plain C, optional: without it an object column of text is read by pandas' hash table (same codes, slower)
+TEXT_CODES = Extension("csboost_plugins.rules._text_codes", sources=["csboost_plugins/rules/_text_codes.c"],
+                       optional=True)
+
+setup(ext_modules=[Extension(name, sources=[]) for name in EXTENSIONS] + [TEXT_CODES],
       cmdclass={"build_ext": BuildAOTKernels})

@@ -276,3 +276,103 @@ def test_texts_first_met_in_a_late_chunk_and_many_distinct_texts_equal_the_refer
     rs = RuleSet.from_sql({"a": "t <> 'web'", "b": "t NOT IN ('pos', 'atm')", "c": "u IN ('m1', 'm2') OR t = 'late'",
                            "d": "NOT (u = 'm7') AND t IN ('web', NULL)"})
     np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))
+
+
+# ------------------------------------------------------------------------ the compiled reader of object columns
+TEXTS = ["web", "pos", "", "a" * 8, "a" * 9, "a\x00", "a\x00\x00", "café", "cafe", "ça", "日本", "日本語の", "😀x", "x😀",
+         "\x00", "ÿ" * 8, "ÿ" * 4, "long text beyond eight bytes"]
+compiled = pytest.mark.skipif(_engine._text_codes is None,
+                              reason="the compiled reader is built by `pip install -e .` (setup.py)")
+
+
+def _brute_codes(values, keys):
+    """Each value's position among keys, -1 for other text, NaN for None and a float NaN (the reference's NULL)."""
+    return np.array([np.nan if v is None or (isinstance(v, float) and v != v) else
+                     (keys.index(v) if v in keys else -1) for v in values.tolist()], dtype=np.float64)
+
+
+@compiled
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_reader_equals_a_brute_force_on_text_of_every_width(seed):
+    """ASCII, Latin-1, two- and four-byte text, NUL characters, texts of 0-28 bytes (around the 8-byte word the
+    reader compares at once), None and NaN; strings shared and made row by row."""
+    rng = np.random.default_rng(seed)
+    pool = TEXTS + [None, np.nan]
+    keys = [TEXTS[i] for i in rng.choice(len(TEXTS), rng.integers(1, 10), replace=False)]
+    values = np.array([("" + v + "!")[:-1] if isinstance(v, str) and rng.random() < 0.5 else v  # a new object
+                       for v in (pool[i] for i in rng.integers(0, len(pool), 3000))], dtype=object)
+    reader = _engine._ObjectCodes(values, keys)
+    assert reader.compiled is not None
+    out = np.empty(len(values))
+    assert _engine._text_codes.codes(values.ctypes.data, 0, len(values), tuple(keys), out.ctypes.data)
+    np.testing.assert_array_equal(out, _brute_codes(values, keys))
+    np.testing.assert_array_equal(reader(100, 2900), _brute_codes(values[100:2900], keys))
+    np.testing.assert_array_equal(reader.lookup(values), _brute_codes(values, keys))  # the hash lookup agrees
+
+
+@compiled
+@pytest.mark.parametrize("odd", [np.str_("web"), pd.NA, 1.5, np.inf, 7, b"web", np.float32("nan"), ("web",)])
+def test_the_compiled_reader_leaves_any_other_value_to_the_hash_lookup(odd):
+    """A value that is not a str, None or a float NaN stops the compiled reader; the chunk is read by the hash lookup,
+    which gives the same codes, or None (the reference then reads the column, with its errors)."""
+    values = np.array(["web", None, "pos", odd, "atm"], dtype=object)
+    out = np.empty(5)
+    assert not _engine._text_codes.codes(values.ctypes.data, 0, 5, ("web", "pos"), out.ctypes.data)
+    assert _engine._text_codes.codes(values.ctypes.data, 0, 3, ("web", "pos"), out.ctypes.data)
+    X = pd.DataFrame({"t": pd.Series(values, dtype=object)})
+    rs = RuleSet.from_sql({"r": "t IN ('web', 'pos')", "s": "NOT (t = 'atm')"})
+    try:
+        ref = _reference(rs, X)
+    except ValueError as exc:
+        with pytest.raises(ValueError) as eng:
+            _engine.rule_bits(rs, X)
+        assert str(eng.value) == str(exc)
+    else:
+        np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), ref)
+
+
+@compiled
+def test_the_compiled_reader_refuses_bad_arguments():
+    values = np.array(["web", "pos"], dtype=object)
+    out = np.empty(2)
+    with pytest.raises(ValueError, match="row range"):
+        _engine._text_codes.codes(values.ctypes.data, 1, 0, ("web",), out.ctypes.data)
+    with pytest.raises(ValueError, match="row range"):
+        _engine._text_codes.codes(values.ctypes.data, -1, 1, ("web",), out.ctypes.data)
+    with pytest.raises(ValueError, match="address"):
+        _engine._text_codes.codes(0, 0, 2, ("web",), out.ctypes.data)
+    with pytest.raises(TypeError, match="literals must be str"):
+        _engine._text_codes.codes(values.ctypes.data, 0, 2, ("web", np.str_("pos")), out.ctypes.data)
+    with pytest.raises(ValueError, match="too many literals"):
+        _engine._text_codes.codes(values.ctypes.data, 0, 2, tuple(f"k{i}" for i in range(65)), out.ctypes.data)
+    with pytest.raises(ValueError, match="rows 0 .. 3"):
+        _engine._ObjectCodes(values, ["web"])(0, 3)  # the reader checks the range before C sees it
+
+
+@compiled
+def test_which_object_columns_the_compiled_reader_reads():
+    """Up to C_LITERALS distinct literals; a strided column is copied to contiguous pointers first; beyond that the
+    hash lookup, with the same codes."""
+    rng = np.random.default_rng(3)
+    values = np.array([str(x) for x in rng.choice(WORDS, 2000)], dtype=object)
+    strided = values[::2]
+    reader = _engine._ObjectCodes(strided, ["web", "atm"])
+    assert reader.compiled == ("web", "atm") and reader.values.flags.c_contiguous
+    np.testing.assert_array_equal(reader(0, len(strided)), _brute_codes(strided, ["web", "atm"]))
+    many = [f"k{i}" for i in range(_engine.C_LITERALS)] + ["web"]
+    reader = _engine._ObjectCodes(values, many)
+    assert reader.compiled is None
+    np.testing.assert_array_equal(reader(0, 2000), _brute_codes(values, many))
+
+
+def test_text_of_every_width_in_rules_equals_the_reference(two_threads):
+    """Rules over non-ASCII, long and NUL-holding text, in chunks ahead of the kernels, rule by rule."""
+    rng = np.random.default_rng(21)
+    n = 3 * _engine.BLOCK_WORDS * 64 + 11
+    pool = TEXTS + [None]
+    X = pd.DataFrame({"a": rng.normal(size=n),
+                      "t": pd.Series([pool[i] for i in rng.integers(0, len(pool), n)], dtype=object)})
+    rs = RuleSet.from_sql({"u": "t IN ('café', '日本', '😀x', 'aaaaaaaa') AND a > 0",
+                           "long": "t = 'long text beyond eight bytes' OR t = 'ÿÿÿÿ'",
+                           "not": "NOT (t IN ('web', 'aaaaaaaaa', ''))", "ne": "t <> 'ça'"})
+    np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))

@@ -350,19 +350,35 @@ class _ObjectCodes:
     """:func:`_codes_reader` of an object array, read chunk by chunk: ``(r0, r1)`` -> float64 codes, None when
     a value is neither ``str`` nor NULL.
 
-    One hash lookup per row in a table of the book's literals; a text met that is none of them joins the table
-    (up to :data:`KNOWN_TEXTS` of them), so only the rows holding a value never met before are checked for NULL
-    or a type other than ``str`` (a text column has few distinct values: after the first chunk, almost none).
+    A chunk of ``str``, None and float NaN only, against at most :data:`C_LITERALS` literals, is read by the
+    compiled reader (``_text_codes``: Python's own str equality, length, kind and bytes, with no hashing). Any
+    other chunk (a ``str`` subclass, pd.NA, a number...) takes one hash lookup per row in a table of the book's
+    literals; a text met that is none of them joins the table (up to :data:`KNOWN_TEXTS` of them), so only the
+    rows holding a value never met before are checked for NULL or a type other than ``str``.
     """
 
     def __init__(self, values, keys):
         self.values, self.keys, self.nl = values, list(keys), len(keys)
         self.table = _table(self.keys)  # None: pandas without its hash table (the public lookup, per chunk)
+        self.compiled = None
+        if _text_codes is not None and 0 < len(keys) <= C_LITERALS and all(type(k) is str for k in keys):
+            if not values.flags.c_contiguous:
+                self.values = np.ascontiguousarray(values)
+            self.compiled = tuple(keys)
 
     def __call__(self, r0, r1):
+        if not 0 <= r0 <= r1 <= len(self.values):
+            raise ValueError(f"rows {r0} .. {r1} are not within the column's {len(self.values)}")
+        if self.compiled is not None:
+            out = np.empty(r1 - r0)
+            if _text_codes.codes(self.values.ctypes.data, int(r0), int(r1), self.compiled, out.ctypes.data):
+                return out
+        return self.lookup(self.values[r0:r1])
+
+    def lookup(self, v):
+        """The codes of the objects ``v`` by hash lookup, None when one is neither ``str`` nor NULL."""
         import pandas as pd
 
-        v = self.values[r0:r1]
         try:
             codes = self.table.lookup(v) if self.table is not None else _positions(v, self.keys, False)
         except TypeError:  # an unhashable value, or pd.NA compared with a literal: the reference's reading
@@ -384,8 +400,15 @@ class _ObjectCodes:
         return out
 
 
+try:  # the compiled reader (setup.py builds it; optional)
+    from . import _text_codes
+except ImportError:  # pragma: no cover - an install without a C compiler: the hash lookup
+    _text_codes = None
+
 #: an object column's reader remembers at most this many texts (the book's literals included)
 KNOWN_TEXTS = 4096
+#: the compiled reader compares each row with every literal: above this many, the hash lookup
+C_LITERALS = 32
 
 
 def _table(keys):
@@ -515,7 +538,8 @@ TEXT_CHUNKS = 16
 
 def _run_blocks(comp, run) -> set:
     """``run(b0, b1)`` over every block of rows, in threads, the columns' readers filling each chunk of rows
-    first: a reader holding the GIL (an object column's hash lookup) runs in this thread ahead of the tasks,
+    first: an object column's reader (it keeps what it met, chunk after chunk) runs in this thread ahead of the
+    tasks,
     the others (integer columns, Arrow text, categories: numpy and Arrow release the GIL) in each chunk's task
     before its kernel, so both cores work. Returns the Columns positions of columns a reader refused (a value
     not text, an integer beyond 2**53): the masks are then incomplete and the caller evaluates again."""
@@ -541,8 +565,9 @@ def _run_blocks(comp, run) -> set:
         if not bad:
             run(b0, b1)
 
-    # this thread's reads take a core: the kernels get the others (oversubscribed, the reads fall behind)
-    workers = max(1, threads - 1) if any(r[3] for r in comp.readers) else threads
+    # this thread's hash lookups take a core: the kernels get the others (oversubscribed, the reads fall
+    # behind); the compiled reader is light
+    workers = max(1, threads - 1) if any(r[3] and r[2].compiled is None for r in comp.readers) else threads
     with ThreadPoolExecutor(workers) as ex:
         for b0 in range(0, n_blocks, step):
             b1 = min(b0 + step, n_blocks)
