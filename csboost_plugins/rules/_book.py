@@ -391,9 +391,12 @@ class _SweepEvaluator(_MemoEvaluator):
 
 # ------------------------------------------------------------------------------------------ selection
 def _column_sums(cover, W):
-    """(k, N_COLUMNS) sums of W over each column's covered rows (no (n, k) float copy)."""
-    return np.stack([W[cover[:, j]].sum(axis=0) for j in range(cover.shape[1])]) if cover.shape[1] \
-        else np.zeros((0, W.shape[1]))
+    """(k, N_COLUMNS) sums of W over each column's covered rows, ``W[cover[:, j]].sum(axis=0)`` bit for bit (no
+    copy of the covered rows; each column of ``cover`` read contiguous)."""
+    if not cover.shape[1]:
+        return np.zeros((0, W.shape[1]))
+    Wc, cf = np.ascontiguousarray(W, dtype=np.float64), np.asfortranarray(cover)
+    return np.stack([_aot.run("masked_column_sums", masked_column_sums, cf[:, j], Wc) for j in range(cf.shape[1])])
 
 
 def select_fitting(cover, W, totals, budget, score, *, groups, gate=None):

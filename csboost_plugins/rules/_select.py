@@ -60,7 +60,7 @@ class _Cover:
         Xf, W, uncovered = self.Xf, self.W, self.uncovered
         rule, stop = self.candidates[r], False
         if self.refine or self.prune is not None:  # on D' = the uncovered rows, with the same score as the ranking
-            Xu, cu = Xf[uncovered], W[uncovered, self.bcol]
+            Xu, cu = _RowsOf(Xf, uncovered), W[uncovered, self.bcol]
             a, b = self.score.columns(W[uncovered])
             if self.prune is not None:
                 rule = prune_rule(rule, Xu, a, b, tolerance=self.prune, score=self.score)
@@ -84,6 +84,23 @@ class _Cover:
             return np.zeros(W.shape[1]), None, stop
         Wn = W[new]
         return Wn.sum(axis=0), self.trie.sums(Xf, new, Wn), stop
+
+
+class _RowsOf:
+    """``Xf[rows]`` for the functions that prune and refine one rule (``prune_rule``, ``refine_rule``,
+    ``conditions_mask``), read a column at a time when first asked: they read only the rule's columns
+    (``X[:, j]``, ``X[mask, j]``, ``X.shape``), each then contiguous (``Xf`` is Fortran-ordered), where
+    ``Xf[rows]`` would copy every column into rows."""
+
+    def __init__(self, Xf, rows):
+        self.Xf, self.rows, self.shape, self.columns = Xf, rows, (len(rows), Xf.shape[1]), {}
+
+    def __getitem__(self, key):
+        rows, j = key
+        if j not in self.columns:
+            self.columns[j] = self.Xf[:, j].take(self.rows)
+        col = self.columns[j]
+        return col if isinstance(rows, slice) and rows == slice(None) else col[rows]
 
 
 def _cost_keywords(fp_cost, fn_cost, tp_cost, tn_cost, cost_matrix):
