@@ -13,6 +13,8 @@ re-run on all the rows.
 from __future__ import annotations
 
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -95,45 +97,90 @@ def flagged_money(value):
     return lambda rs, Xh, idx, flags: value[idx] * flags
 
 
-def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positions=None):
+def task_groups(procs):
+    """The procedures as tasks, the costliest first: those reading induced rules run together in one task (the
+    first induces, the next reuses its rules), each other procedure alone."""
+    out = {}
+    for name, (_, cands, _) in procs.items():
+        out.setdefault("induced" if cands is not None else name, []).append(name)
+    return list(out.values())[::-1]
+
+
+def run_group(fit, procs, names, *args, seed, **kw):
+    """{name: the book ``fit`` returns, or the exception it raised} for the procedures ``names`` run in turn on
+    the same rows, each from ``seed`` (a RandomState's state or an int), those reading induced rules sharing
+    them."""
+    out, shared = {}, {}
+    for name in names:
+        book, cands, retune = procs[name]
+        rng = np.random.RandomState()
+        if isinstance(seed, tuple):
+            rng.set_state(seed)
+        else:
+            rng.seed(seed)
+        try:
+            out[name] = fit(book, *args[:5], cands, retune, rng, shared=shared if cands is not None else None, **kw)
+        except Exception as exc:  # noqa: BLE001 - raised where the caller reads it
+            out[name] = exc
+    return out
+
+
+def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positions=None, pool=None, before=None):
     """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
     ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
     {name: (n,) float, each row's money under its held-out book}, {name: [rules per fold]}).
     ``row_money(rs, X_fold, fold_positions, flags)`` gives the money of the fold's rows under book ``rs``;
     ``positions`` (None: the rows themselves) are the positions of the rows given among the caller's, which
-    ``row_money`` and ``fit``'s ``rows`` read. The folds run on up to ``FOLD_THREADS`` threads (each fold is
-    seeded on its own, so the result is the same on any number of threads; the models and kernels release the
-    GIL)."""
+    ``row_money`` and ``fit``'s ``rows`` read. Each (fold, :func:`task_groups` group) is a task, run in
+    ``pool`` (a ThreadPoolExecutor; None: in turn here), the costliest groups first; ``before(group)`` (a
+    callable) may submit the caller's tasks of a group ahead of its folds'. Each fold is seeded on its own, so
+    the result is the same on any number of threads (the models and kernels release the GIL)."""
     n = len(y)
+    k = len(seeds)
     where = (lambda idx: idx) if positions is None else (lambda idx: positions[idx])
     flags = {p: np.zeros(n, dtype=bool) for p in procs}
     money = {p: np.zeros(n) for p in procs}
-    sizes = {p: [0] * len(seeds) for p in procs}
+    sizes = {p: [0] * k for p in procs}
+    groups = task_groups(procs)
+    locks = [threading.Lock() for _ in range(k)]
+    rows, left = {}, [len(groups)] * k  # each fold's rows, read once, kept while a task of the fold is left
 
-    def one_fold(f):
-        test = np.flatnonzero(fold == f)
-        train = np.flatnonzero(fold != f)
-        Xt, Xh = rows_of(X, train), rows_of(X, test)
+    def fold_rows(f):
+        with locks[f]:
+            if f not in rows:
+                test, train = np.flatnonzero(fold == f), np.flatnonzero(fold != f)
+                rows[f] = (test, train, rows_of(X, train), rows_of(X, test))
+            return rows[f]
+
+    def one_task(f, names):
+        test, train, Xt, Xh = fold_rows(f)
         wt = None if w is None else w[train]
         ct = None if costs is None else costs[train]
-        shared = {}  # the induced rules, fitted once per fold for the procedures that read them
-        for name, (book, cands, retune) in procs.items():
-            rs = fit(book, Xt, y[train], wt, ct, budget, cands, retune, np.random.RandomState(seeds[f]),
-                     shared=shared if cands is not None else None, rows=where(train))
+        books = run_group(fit, procs, names, Xt, y[train], wt, ct, budget, seed=seeds[f], rows=where(train))
+        for name in names:
+            rs = books[name]
+            if isinstance(rs, Exception):
+                raise rs
             flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
             money[name][test] = row_money(rs, Xh, where(test), flags[name][test])
             sizes[name][f] = len(rs)
+        with locks[f]:
+            left[f] -= 1
+            if not left[f]:
+                del rows[f]
 
-    threads = max(1, min(len(seeds), FOLD_THREADS))
-    if threads == 1:
-        for f in range(len(seeds)):
-            one_fold(f)
+    if pool is None:
+        for names in groups:
+            for f in range(k):
+                one_task(f, names)
     else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(threads) as pool:
-            for _ in pool.map(one_fold, range(len(seeds))):  # each fold writes its own rows
-                pass
+        done = []
+        for names in groups:
+            if before is not None:
+                before(names)
+            done += [pool.submit(one_task, f, names) for f in range(k)]
+        for fut in done:  # each task writes its own rows
+            fut.result()
     return flags, money, sizes
 
 
@@ -179,10 +226,29 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     sub = (lambda a: a) if judged is None else (lambda a: None if a is None else a[judged])
     fold = fold_of_rows(sub(y), k, shuffle, rng)
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
-    flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
-                                    sub(costs), budget, fold, seeds, row_money, positions=judged)
-    order = list(procs)
-    winner, best, se, reason = one_se_choice(money, order)
+    threads = max(1, FOLD_THREADS)
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    finals = {}  # with threads, every procedure's run on all the rows starts beside the folds: the winner's is kept
+
+    def run_final(names):
+        finals.update(dict.fromkeys(names, pool.submit(run_group, fit, procs, names, X, y, w, costs, budget,
+                                                       seed=start)))
+
+    try:
+        flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
+                                        sub(costs), budget, fold, seeds, row_money, positions=judged, pool=pool,
+                                        before=run_final if pool is not None else None)
+        order = list(procs)
+        winner, best, se, reason = one_se_choice(money, order)
+        if pool is None:
+            out = run_group(fit, procs, [winner], X, y, w, costs, budget, seed=start)[winner]
+        else:
+            out = finals[winner].result()[winner]
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    if isinstance(out, Exception):
+        raise out
     spent = sub(Wall)[:, budget.column]
     report = {p: {"held_out_money": float(money[p].sum()),
                   "standard_error": _paired_se(money[p], np.zeros(len(fold))),
@@ -191,10 +257,6 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
                   "fold_money": [float(money[p][fold == f].sum()) for f in range(k)],
                   "held_out_" + budget.kind: float(spent[flags[p]].sum() / spent.sum()),
                   "rules_per_fold": sizes[p]} for p in order}
-    chosen_book, chosen_candidates, chosen_retune = procs[winner]
-    final = np.random.RandomState()
-    final.set_state(start)
-    out = fit(chosen_book, X, y, w, costs, budget, chosen_candidates, chosen_retune, final)
     fold_judged = fold
     if judged is not None:  # each row's fold; -1: a row the cross-fit did not read
         fold = np.full(len(y), -1, dtype=np.int64)
