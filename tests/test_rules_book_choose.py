@@ -238,3 +238,34 @@ def test_a_book_with_actions_judged_on_a_sample_books_each_row_at_its_own_positi
                                 cv=None, candidates=None, retune=False, random_state=choice["fold_random_states"][f])
         total += row_money(rs, X.iloc[te], te, None).sum()
     assert choice["candidates"]["book"]["held_out_money"] == pytest.approx(total, abs=1e-6)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_candidate_that_fails_on_all_the_rows_raises_only_when_it_wins(case, monkeypatch, threads):
+    """With threads every candidate's run on all the rows starts beside the folds: the error of one that does not
+    win is dropped, the winner's error is raised as the run alone would raise it; on one thread only the winner
+    runs. Each run's book equals its procedure run alone."""
+    from csboost_plugins.rules import _book, _book_choose
+
+    X, y, amount, book, res = case
+    n, real = len(y), _book._optimize_fixed
+
+    def failing(book, X, y, *args, **kw):  # book_retuned fails on all the rows only (not on the folds' rows)
+        if len(y) == n and args[3] is None and args[4] and len(book):  # (w, costs, budget, candidates, retune)
+            raise RuntimeError("book_retuned failed on all the rows")
+        return real(book, X, y, *args, **kw)
+
+    monkeypatch.setattr(_book, "_optimize_fixed", failing)
+    monkeypatch.setattr(_book_choose, "FOLD_THREADS", threads)
+    for winner in PROCEDURES:
+        monkeypatch.setattr(_book_choose, "one_se_choice", lambda money, order, w=winner: (w, w, {p: 0.0 for p in order},
+                                                                                         "planted"))
+        if winner == "book_retuned":
+            with pytest.raises(RuntimeError, match="failed on all the rows"):
+                _call(book, X, y, amount, cv=3, random_state=7)
+            continue
+        got = _call(book, X, y, amount, cv=3, random_state=7)
+        b, kw = _procedure_keywords(book, winner)
+        alone = _call(b, X, y, amount, cv=None, random_state=7, **kw)
+        assert got.selection["choice"]["chosen"] == winner
+        assert got.names == alone.names and [str(r) for r in got.rules] == [str(r) for r in alone.rules]

@@ -7,7 +7,8 @@ and scores what it returns on the fold left out, every fold judging in turn; eac
 books that never read it. Among the procedures whose held-out money is within ``STANDARD_ERRORS``
 standard errors of the best (the standard error of the paired per-row difference with the best), the
 first of :data:`PROCEDURES` is kept (the analysts' rules before induced ones, fewer changes first), and
-re-run on all the rows.
+re-run on all the rows. With more than one thread every procedure's run on all the rows starts beside the
+folds' tasks and only the winner's is kept: the cores stay busy to the end, for the losers' extra work.
 """
 
 from __future__ import annotations
