@@ -303,7 +303,22 @@ def _atom_block(a, cols, kind, op, col, col2, va, vb, in_lo, in_hi, in_vals, pre
     o, c = op[a], va[a]
     if k == K_EXPR:  # reads its columns itself (it may read none)
         ieee = col2[a] == 1
-        _values(vprog, vlit, in_lo[a], in_hi[a], ieee, cols, n, r0, nr, vs, ns)
+        lo, hi = in_lo[a], in_hi[a]
+        last = hi - 1
+        if hi - lo >= 2 and vprog[last, 0] == V_LIT and vlit[last] == vlit[last]:
+            # value op literal: compared as a column with a literal is, with no array of the literal (in IEEE
+            # arithmetic unless a value is NaN without being NULL: DuckDB's order, below)
+            _values(vprog, vlit, lo, last, ieee, cols, n, r0, nr, vs, ns)
+            u, m = vs[0], ns[0]
+            nan = False
+            for i in range(nr):
+                nan |= (u[i] != u[i]) & (not m[i])
+                u[i] = np.nan if m[i] else u[i]
+            if not (ieee and nan):
+                _lit_bytes(o, u, 0, nr, vlit[last], tb, fb)
+                _finish(tb, fb, nr, nw, st, sf, a)
+                return
+        _values(vprog, vlit, lo, hi, ieee, cols, n, r0, nr, vs, ns)
         if ieee and _has_nan_value(vs, ns, nr):  # a NaN value (0 / 0) compares in DuckDB's order
             for i in range(nr):
                 known = not (ns[0, i] | ns[1, i])
