@@ -376,3 +376,25 @@ def test_text_of_every_width_in_rules_equals_the_reference(two_threads):
                            "long": "t = 'long text beyond eight bytes' OR t = 'ÿÿÿÿ'",
                            "not": "NOT (t IN ('web', 'aaaaaaaaa', ''))", "ne": "t <> 'ça'"})
     np.testing.assert_array_equal(_engine.coverage(_engine.rule_bits(rs, X)), _reference(rs, X))
+
+
+@compiled
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_reader_against_a_brute_force_on_random_text(seed):
+    """Random texts of 0-12 characters from ASCII, Latin-1, the BMP and beyond, with near misses of each literal
+    (one character changed, cut short, a NUL added)."""
+    rng = np.random.default_rng(100 + seed)
+    ranges = [(0, 128), (128, 256), (256, 0xD800), (0x10000, 0x10FFFF)]
+
+    def text():
+        lo, hi = ranges[rng.integers(len(ranges))]
+        return "".join(chr(c) for c in rng.integers(lo, hi, rng.integers(0, 13)))
+
+    keys = list(dict.fromkeys(text() for _ in range(rng.integers(1, 12))))
+    near = [k[:-1] for k in keys if k] + [k + "\x00" for k in keys] + \
+        [k[:-1] + chr(ord(k[-1]) ^ 1) for k in keys if k and ord(k[-1]) ^ 1 < 0xD800]
+    pool = keys + near + [text() for _ in range(50)] + [None, np.nan]
+    values = np.array([pool[i] for i in rng.integers(0, len(pool), 5000)], dtype=object)
+    out = np.empty(len(values))
+    assert _engine._text_codes.codes(values.ctypes.data, 0, len(values), tuple(keys), out.ctypes.data)
+    np.testing.assert_array_equal(out, _brute_codes(values, keys))
