@@ -258,8 +258,8 @@ def test_a_candidate_that_fails_on_all_the_rows_raises_only_when_it_wins(case, m
     monkeypatch.setattr(_book, "_optimize_fixed", failing)
     monkeypatch.setattr(_book_choose, "FOLD_THREADS", threads)
     for winner in PROCEDURES:
-        monkeypatch.setattr(_book_choose, "one_se_choice", lambda money, order, w=winner: (w, w, {p: 0.0 for p in order},
-                                                                                         "planted"))
+        planted = (lambda money, order, w=winner: (w, w, {p: 0.0 for p in order}, "planted"))
+        monkeypatch.setattr(_book_choose, "one_se_choice", planted)
         if winner == "book_retuned":
             with pytest.raises(RuntimeError, match="failed on all the rows"):
                 _call(book, X, y, amount, cv=3, random_state=7)

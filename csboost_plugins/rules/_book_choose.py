@@ -28,7 +28,8 @@ PROCEDURES = ("book", "book_retuned", "book_and_induced", "induced")
 #: data sets the benchmarks do not judge, then confirmed on fresh ones: one full standard error gave up money
 #: the book with induced rules earned on new rows)
 STANDARD_ERRORS = 0.75
-#: the folds of the cross-fit run on this many threads at most (one per core)
+#: the cross-fit's tasks, and the candidates' runs on all the rows beside them, run on this many threads
+#: (one per core; 1: in turn, and only the winner is run on all the rows)
 FOLD_THREADS = os.cpu_count() or 1
 #: rows (a count) the candidates are judged on at most: with more rows given, the cross-fit reads a stratified
 #: random sample of this many (the winner is still re-run on all the rows); every benchmark set is below it
