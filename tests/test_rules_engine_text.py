@@ -280,8 +280,7 @@ def test_texts_first_met_in_a_late_chunk_and_many_distinct_texts_equal_the_refer
 
 # ------------------------------------------------------------------------ the compiled reader of object columns
 TEXTS = ["web", "pos", "", "a" * 8, "a" * 9, "a\x00", "a\x00\x00", "café", "cafe", "ça", "日本", "日本語の", "😀x",
-         "x😀",
-         "\x00", "ÿ" * 8, "ÿ" * 4, "long text beyond eight bytes"]
+         "x😀", "\x00", "ÿ" * 8, "ÿ" * 4, "long text beyond eight bytes"]
 compiled = pytest.mark.skipif(_engine._text_codes is None,
                               reason="the compiled reader is built by `pip install -e .` (setup.py)")
 
