@@ -241,26 +241,31 @@ def test_a_book_with_actions_judged_on_a_sample_books_each_row_at_its_own_positi
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_a_candidate_that_fails_on_all_the_rows_raises_only_when_it_wins(case, monkeypatch, threads):
-    """With threads every candidate's run on all the rows starts beside the folds: the error of one that does not
-    win is dropped, the winner's error is raised as the run alone would raise it; on one thread only the winner
-    runs. Each run's book equals its procedure run alone."""
+@pytest.mark.parametrize("failing", ["book_retuned", "book_and_induced"])
+def test_a_candidate_that_fails_on_all_the_rows_raises_only_when_it_wins(case, monkeypatch, threads, failing):
+    """With threads the candidates with induced rules run on all the rows beside the folds: the error of one that
+    does not win is dropped, the winner's error is raised as its run alone would raise it, and the other candidate
+    of its task still runs; any other winner runs after the choice. Each winner's book equals its procedure run
+    alone."""
     from csboost_plugins.rules import _book, _book_choose
 
     X, y, amount, book, res = case
     n, real = len(y), _book._optimize_fixed
 
-    def failing(book, X, y, *args, **kw):  # book_retuned fails on all the rows only (not on the folds' rows)
-        if len(y) == n and args[3] is None and args[4] and len(book):  # (w, costs, budget, candidates, retune)
-            raise RuntimeError("book_retuned failed on all the rows")
+    def fails(book, X, y, *args, **kw):  # fails on all the rows only (not on the folds' rows)
+        cands, retune = args[3], args[4]  # (w, costs, budget, candidates, retune, ...)
+        name = ("book_and_induced" if len(book) else "induced") if cands is not None else \
+            ("book_retuned" if retune else "book")
+        if len(y) == n and name == failing:
+            raise RuntimeError(f"{failing} failed on all the rows")
         return real(book, X, y, *args, **kw)
 
-    monkeypatch.setattr(_book, "_optimize_fixed", failing)
+    monkeypatch.setattr(_book, "_optimize_fixed", fails)
     monkeypatch.setattr(_book_choose, "FOLD_THREADS", threads)
     for winner in PROCEDURES:
         planted = (lambda money, order, w=winner: (w, w, {p: 0.0 for p in order}, "planted"))
         monkeypatch.setattr(_book_choose, "one_se_choice", planted)
-        if winner == "book_retuned":
+        if winner == failing:
             with pytest.raises(RuntimeError, match="failed on all the rows"):
                 _call(book, X, y, amount, cv=3, random_state=7)
             continue

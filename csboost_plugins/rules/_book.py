@@ -539,10 +539,10 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         Money per row of a ``"block"`` on a legitimate row (:meth:`RuleSet.evaluate`); books with actions.
     cv : int >= 2 or None, default 5
         Number of folds the candidate books are judged on (the folds run on one thread per core,
-        and with more than one core each candidate's build on all the rows starts beside them, the
-        winner's kept; the result does not depend on the number of threads). None: no choice; the
-        one procedure the other keywords name is run (the book with ``candidates``, re-tuned if
-        ``retune``).
+        and with more than one core the candidates with induced rules are built on all the rows
+        beside them, kept if one wins; the result does not depend on the number of threads). None: no
+        choice; the one procedure the other keywords name is run (the book with ``candidates``,
+        re-tuned if ``retune``).
     shuffle : bool, default True
         True: folds stratified by label, rows dealt at random. False: ``cv`` contiguous blocks
         of rows in the order given; use it when the rows are in time order (a fraud file), so

@@ -7,8 +7,9 @@ and scores what it returns on the fold left out, every fold judging in turn; eac
 books that never read it. Among the procedures whose held-out money is within ``STANDARD_ERRORS``
 standard errors of the best (the standard error of the paired per-row difference with the best), the
 first of :data:`PROCEDURES` is kept (the analysts' rules before induced ones, fewer changes first), and
-re-run on all the rows. With more than one thread every procedure's run on all the rows starts beside the
-folds' tasks and only the winner's is kept: the cores stay busy to the end, for the losers' extra work.
+re-run on all the rows. With more than one thread the run on all the rows of the procedures with induced rules
+(the costliest) starts beside the folds' tasks and is kept if one of them wins: the cores stay busy to the end,
+for that run's work when a simpler procedure wins.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ PROCEDURES = ("book", "book_retuned", "book_and_induced", "induced")
 #: data sets the benchmarks do not judge, then confirmed on fresh ones: one full standard error gave up money
 #: the book with induced rules earned on new rows)
 STANDARD_ERRORS = 0.75
-#: the cross-fit's tasks, and the candidates' runs on all the rows beside them, run on this many threads
+#: the cross-fit's tasks, and the induced candidates' run on all the rows beside them, run on this many threads
 #: (one per core; 1: in turn, and only the winner is run on all the rows)
 FOLD_THREADS = os.cpu_count() or 1
 #: rows (a count) the candidates are judged on at most: with more rows given, the cross-fit reads a stratified
@@ -230,11 +231,15 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
     threads = max(1, FOLD_THREADS)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
-    finals = {}  # with threads, every procedure's run on all the rows starts beside the folds: the winner's is kept
+    # with threads, the run on all the rows of the procedures with induced rules (the costliest) starts beside the
+    # folds and is kept if one of them wins; any other winner runs after the choice (one run on all the rows in
+    # memory beside the folds, as many as before)
+    finals = {}
 
     def run_final(names):
-        finals.update(dict.fromkeys(names, pool.submit(run_group, fit, procs, names, X, y, w, costs, budget,
-                                                       seed=start)))
+        if procs[names[0]][1] is not None:
+            finals.update(dict.fromkeys(names, pool.submit(run_group, fit, procs, names, X, y, w, costs, budget,
+                                                           seed=start)))
 
     try:
         flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
@@ -242,10 +247,10 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
                                         before=run_final if pool is not None else None)
         order = list(procs)
         winner, best, se, reason = one_se_choice(money, order)
-        if pool is None:
-            out = run_group(fit, procs, [winner], X, y, w, costs, budget, seed=start)[winner]
-        else:
+        if winner in finals:
             out = finals[winner].result()[winner]
+        else:
+            out = run_group(fit, procs, [winner], X, y, w, costs, budget, seed=start)[winner]
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
