@@ -214,24 +214,16 @@ def speed(n_rows, n_book, repeat=1):
     con = duckdb.connect()
     con.register("t", X)
     where = " OR ".join(f"({v})" for v in list(texts.values())[:n_book])
+    from bench_rules_engine import best  # (last output, fastest of three runs), both engines warm
 
-    def best(fn, repeat=3):  # the fastest of a few runs, both engines warm
-        out = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t)
-        return min(out)
-
-    count = best(lambda: con.execute(f"SELECT count(*) FROM t WHERE {where}").fetchall())
-    flag = best(lambda: con.execute(f"SELECT ({where}) IS TRUE AS f FROM t").fetchnumpy())
-    secs = best(lambda: book.predict(X))
-    ours = book.predict(X).astype(bool)
-    assert np.array_equal(con.execute(f"SELECT ({where}) IS TRUE AS f FROM t").fetchnumpy()["f"], ours)
+    _, count = best(lambda: con.execute(f"SELECT count(*) FROM t WHERE {where}").fetchall())
+    duck, flag = best(lambda: con.execute(f"SELECT ({where}) IS TRUE AS f FROM t").fetchnumpy())
+    ours, secs = best(lambda: book.predict(X))
+    assert np.array_equal(duck["f"], ours.astype(bool)), "predict differs from DuckDB"
     res.append((f"predict, {n_book}-rule book, {n_rows:,} rows", secs, "DuckDB flag column of the book", flag))
     res.append((f"predict, {n_book}-rule book, {n_rows:,} rows", secs,
                 "DuckDB count(*) WHERE the book (a filter: an OR stops at its first TRUE)", count))
-    secs = best(lambda: book.evaluate(X, y, fn_cost=amount, fp_cost=5.0, per_rule=True))
+    _, secs = best(lambda: book.evaluate(X, y, fn_cost=amount, fp_cost=5.0, per_rule=True))
     res.append((f"evaluate(per_rule=True), {n_book} rules, {n_rows:,} rows", secs,
                 "DuckDB flag column of the book", flag))
     # RIFF's fit moves by a third from run to run on a quiet machine: the two alternate, the medians compared

@@ -539,9 +539,8 @@ TEXT_CHUNKS = 16
 def _run_blocks(comp, run) -> set:
     """``run(b0, b1)`` over every block of rows, in threads, the columns' readers filling each chunk of rows
     first: an object column's reader (it keeps what it met, chunk after chunk) runs in this thread ahead of the
-    tasks,
-    the others (integer columns, Arrow text, categories: numpy and Arrow release the GIL) in each chunk's task
-    before its kernel, so both cores work. Returns the Columns positions of columns a reader refused (a value
+    tasks, the others (integer columns, Arrow text, categories: numpy and Arrow release the GIL) in each chunk's
+    task before its kernel, so both cores work. Returns the Columns positions of columns a reader refused (a value
     not text, an integer beyond 2**53): the masks are then incomplete and the caller evaluates again."""
     n_blocks = -(-comp.n_words // BLOCK_WORDS)
     if not comp.readers:
