@@ -274,3 +274,48 @@ def test_a_candidate_that_fails_on_all_the_rows_raises_only_when_it_wins(case, m
         alone = _call(b, X, y, amount, cv=None, random_state=7, **kw)
         assert got.selection["choice"]["chosen"] == winner
         assert got.names == alone.names and [str(r) for r in got.rules] == [str(r) for r in alone.rules]
+
+
+def test_the_kernels_of_a_task_beside_others_take_only_its_share_of_the_cores(case, monkeypatch):
+    """With one task per core (the folds, and the run on all the rows beside them) each task's kernels get its share
+    of the cores, not every core again; the main thread's kernels keep all of them, and the books are those of one
+    thread."""
+    import os
+    import threading
+
+    from csboost_plugins.rules import _book, _book_choose, _evaluate
+
+    X, y, amount, book, res = case
+    cores = os.cpu_count() or 1
+    numba_threads = _evaluate._n_threads()
+    seen, real = [], _book._optimize_fixed
+
+    def spy(*args, **kw):
+        seen.append((threading.current_thread() is threading.main_thread(), _evaluate._n_threads()))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(_book, "_optimize_fixed", spy)
+    monkeypatch.setattr(_book_choose, "FOLD_THREADS", 2)
+    got = _call(book, X, y, amount, cv=3, random_state=7)
+    share = max(1, cores // 2)
+    in_pool = [k for main, k in seen if not main]
+    assert in_pool and all(k == min(share, numba_threads) for k in in_pool)
+    assert _evaluate._n_threads() == numba_threads  # the cap ends with the task
+    assert got.names == res.names and got.selection["choice"]["chosen"] == res.selection["choice"]["chosen"]
+
+
+def test_threads_at_most_caps_this_thread_only_and_is_restored():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from csboost_plugins.rules._evaluate import _n_threads, threads_at_most
+
+    full = _n_threads()
+    with threads_at_most(1):
+        assert _n_threads() == 1
+        with ThreadPoolExecutor(1) as ex:  # another thread keeps its own count
+            assert ex.submit(_n_threads).result() == full
+        with pytest.raises(RuntimeError), threads_at_most(5):
+            assert _n_threads() == min(5, full)
+            raise RuntimeError
+        assert _n_threads() == 1
+    assert _n_threads() == full

@@ -9,7 +9,8 @@ standard errors of the best (the standard error of the paired per-row difference
 first of :data:`PROCEDURES` is kept (the analysts' rules before induced ones, fewer changes first), and
 re-run on all the rows. With more than one thread the run on all the rows of the procedures with induced rules
 (the costliest) starts beside the folds' tasks and is kept if one of them wins: the cores stay busy to the end,
-for that run's work when a simpler procedure wins.
+for that run's work when a simpler procedure wins. Each task's kernels take its share of the cores (one task per
+core: one thread each), not every core again.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ._evaluate import threads_at_most
 from ._greedy import NET, POS, row_weights
 
 #: the candidate procedures in order of preference (simplest first): the book's rules as written, the book
@@ -128,7 +130,25 @@ def run_group(fit, procs, names, *args, seed, **kw):
     return out
 
 
-def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positions=None, pool=None, before=None):
+def capped(fn, threads):
+    """``fn`` whose kernels use at most ``threads`` threads (None: ``fn`` itself): a task of a pool that runs one task
+    per core gives its kernels no more threads than its share of the cores."""
+    if threads is None:
+        return fn
+
+    def run(*args, **kw):
+        with threads_at_most(threads):
+            return fn(*args, **kw)
+    return run
+
+
+def inner_threads(pool_threads):
+    """The threads each of ``pool_threads`` tasks running at once may give its kernels: its share of the cores."""
+    return max(1, (os.cpu_count() or 1) // max(1, pool_threads))
+
+
+def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positions=None, pool=None, before=None,
+              pool_threads=None):
     """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
     ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
     {name: (n,) float, each row's money under its held-out book}, {name: [rules per fold]}).
@@ -136,8 +156,9 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positi
     ``positions`` (None: the rows themselves) are the positions of the rows given among the caller's, which
     ``row_money`` and ``fit``'s ``rows`` read. Each (fold, :func:`task_groups` group) is a task, run in
     ``pool`` (a ThreadPoolExecutor; None: in turn here), the costliest groups first; ``before(group)`` (a
-    callable) may submit the caller's tasks of a group ahead of its folds'. Each fold is seeded on its own, so
-    the result is the same on any number of threads (the models and kernels release the GIL)."""
+    callable) may submit the caller's tasks of a group ahead of its folds'; the kernels of a task use at most
+    :func:`inner_threads` of ``pool_threads`` (the pool's threads) threads. Each fold is seeded on its own, so the
+    result is the same on any number of threads (the models and kernels release the GIL)."""
     n = len(y)
     k = len(seeds)
     where = (lambda idx: idx) if positions is None else (lambda idx: positions[idx])
@@ -177,11 +198,12 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positi
             for f in range(k):
                 one_task(f, names)
     else:
+        task = capped(one_task, inner_threads(pool_threads or 1))
         done = []
         for names in groups:
             if before is not None:
                 before(names)
-            done += [pool.submit(one_task, f, names) for f in range(k)]
+            done += [pool.submit(task, f, names) for f in range(k)]
         for fut in done:  # each task writes its own rows
             fut.result()
     return flags, money, sizes
@@ -238,13 +260,13 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
 
     def run_final(names):
         if procs[names[0]][1] is not None:
-            finals.update(dict.fromkeys(names, pool.submit(run_group, fit, procs, names, X, y, w, costs, budget,
-                                                           seed=start)))
+            finals.update(dict.fromkeys(names, pool.submit(capped(run_group, inner_threads(threads)), fit, procs,
+                                                           names, X, y, w, costs, budget, seed=start)))
 
     try:
         flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
                                         sub(costs), budget, fold, seeds, row_money, positions=judged, pool=pool,
-                                        before=run_final if pool is not None else None)
+                                        before=run_final if pool is not None else None, pool_threads=threads)
         order = list(procs)
         winner, best, se, reason = one_se_choice(money, order)
         if winner in finals:

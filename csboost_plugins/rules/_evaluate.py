@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numba
 import numpy as np
@@ -307,8 +309,28 @@ def _trie_sums_range(X, rows, W, out, node_start, node_stop, node_cond, node_dep
                cat_ptr, cats)
 
 
+_CAP = threading.local()  # this thread's cap on the threads of the kernels it starts (None: no cap)
+
+
 def _n_threads() -> int:
-    return max(1, min(numba.get_num_threads(), os.cpu_count() or 1))
+    """Threads a kernel started from this thread may use: numba's count, at most one per core and at most the
+    cap of :func:`threads_at_most`."""
+    k = max(1, min(numba.get_num_threads(), os.cpu_count() or 1))
+    cap = getattr(_CAP, "threads", None)
+    return k if cap is None else max(1, min(k, cap))
+
+
+@contextmanager
+def threads_at_most(k: int):
+    """Within the block, kernels started from this thread use at most ``k`` threads: a task of a pool that
+    already runs one task per core would otherwise start more threads than there are cores, which costs time
+    and gives the same results (every kernel's result is the same on any number of threads)."""
+    old = getattr(_CAP, "threads", None)
+    _CAP.threads = max(1, int(k))
+    try:
+        yield
+    finally:
+        _CAP.threads = old
 
 
 def _in_threads(fn, ranges):
