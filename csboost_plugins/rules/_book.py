@@ -391,8 +391,9 @@ class _SweepEvaluator(_MemoEvaluator):
 
 # ------------------------------------------------------------------------------------------ selection
 def _column_sums(cover, W):
-    """(k, N_COLUMNS) sums of W over each column's covered rows, ``W[cover[:, j]].sum(axis=0)`` bit for bit (no
-    copy of the covered rows; each column of ``cover`` read contiguous)."""
+    """(k, W's columns) sums of W over each column's covered rows, ``W[cover[:, j]].sum(axis=0)`` bit for bit, each
+    covered row added in row order (no copy of the covered rows, no float copy of ``cover``; each column of
+    ``cover`` read contiguous)."""
     if not cover.shape[1]:
         return np.zeros((0, W.shape[1]))
     Wc, cf = np.ascontiguousarray(W, dtype=np.float64), np.asfortranarray(cover)
@@ -423,7 +424,9 @@ def select_fitting(cover, W, totals, budget, score, *, groups, gate=None):
     k = cover.shape[1]
     if gate is not None:
         H, V, col = gate
-        G = H.T.astype(np.float64) @ V  # each candidate's held-out sums over the rows no taken rule flags
+        # each candidate's held-out sums over the rows no taken rule flags, added in row order (no (k, m) float
+        # copy of the coverage: the same sums on every machine)
+        G = _column_sums(H, V)
         gated = np.asarray(col) >= 0
         pick = np.maximum(np.asarray(col), 0)
         h_unc = np.ones(H.shape[0], dtype=bool)
@@ -965,7 +968,7 @@ def _held_out(pool, origin, X, value, checks, fnames):
 def _earns_held_out(held):
     """Positions of the candidates whose net money alone (``value``: :func:`row_weights`' NET column; counts: POS)
     summed over the rows they flag among their origin's held-out rows is > 0, or whose origin has no such rows."""
-    sums = held.cover.T.astype(np.float64) @ held.value
+    sums = _column_sums(held.cover, held.value)
     k = len(held.col)
     return np.flatnonzero((held.col < 0) | (sums[np.arange(k), np.maximum(held.col, 0)] > 0))
 
