@@ -1055,6 +1055,27 @@ def test_column_sums_are_numpys_per_column_bit_for_bit_without_a_float_copy_of_t
     assert peak < big.nbytes  # a float64 copy would be 8 times the bool coverage
 
 
+@pytest.mark.parametrize("rank_by", ["money", "precision"])
+@pytest.mark.parametrize("prior", [0.0, 3.0])
+def test_a_sweeps_scores_at_once_equal_each_versions_score(rank_by, prior):
+    """Re-tuning scores every version of a literal at once; each equals the score of that version's sums alone,
+    bit for bit (rows with no budget weight, no money or nothing covered included)."""
+    from csboost_plugins.rules._book import _rule_score
+    from csboost_plugins.rules._greedy import Budget
+    from csboost_plugins.rules._scores import make_score
+
+    rng = np.random.default_rng(3)
+    S = rng.normal(size=(40, 5)) * np.exp(rng.normal(2, 2, size=(40, 1)))
+    S[:, 1:4] = np.abs(S[:, 1:4])
+    S[:5, 1] = 0.0  # no budget weight
+    S[5:8] = 0.0  # nothing covered
+    totals = np.abs(S).sum(axis=0) + 1.0
+    f = _rule_score(make_score(rank_by, totals, Budget("fpr", 0.01), prior), totals)
+    at_once = f.rows(S)
+    for g in range(len(S)):
+        assert np.array_equal(at_once[g], f(S[g]), equal_nan=True), g
+
+
 def test_swept_column_sums_equal_each_versions_masked_sums_for_every_operator():
     """The sweep kernel against each grid value's mask built by numpy: every operator, NULL rows, NaN values (a
     NaN compares FALSE, TRUE with <>), values equal to grid values (the bounds of each run), bit for bit."""

@@ -139,9 +139,23 @@ def _with_literals(rule, values):
 
 
 # ------------------------------------------------------------------------------------------ scores
+class _RuleScore:
+    """``f(sums) -> float``: the ranking score of one rule's weight sums (a row of N_COLUMNS); ``rows(S)``: the
+    scores of every row of S at once (the formula is row by row, so each equals ``f`` of its row)."""
+
+    def __init__(self, score, totals):
+        self.score, self.totals = score, totals
+
+    def __call__(self, sums):
+        return float(self.score.rank(np.atleast_2d(sums), self.totals)[0])
+
+    def rows(self, S):
+        return self.score.rank(np.atleast_2d(S), self.totals)
+
+
 def _rule_score(score, totals):
-    """``f(sums) -> float``: the ranking score of one rule's weight sums (a row of N_COLUMNS)."""
-    return lambda sums: float(score.rank(np.atleast_2d(sums), totals)[0])
+    """The :class:`_RuleScore` of ``score`` on rows with weight sums ``totals``."""
+    return _RuleScore(score, totals)
 
 
 def literal_ranges(rule, cols) -> list:
@@ -213,9 +227,10 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
             return
         sums = masks.sweep(i, vals, grids[i], Wc)
         if sums is not None:
-            for key, row in zip(keys, sums):
+            rows = getattr(score, "rows", None)  # a caller's score may score one row at a time only
+            for key, v in zip(keys, rows(sums).tolist() if rows is not None else map(score, sums)):
                 if key not in seen:
-                    seen[key] = score(row)
+                    seen[key] = v
 
     def tol(s):
         return 1e-12 * (abs(s) + 1.0)
@@ -226,11 +241,8 @@ def retune_rule(rule, X, W, score, *, passes: int = 8, feature_names=None):
         moved = False
         for i, v0 in enumerate(lits):
             sweep(i, best_vals)
-            scored = []
-            for g in grids[i]:
-                vals = list(best_vals)
-                vals[i] = float(g)
-                scored.append((value_of(vals), float(g)))
+            head, tail = best_vals[:i], best_vals[i + 1:]
+            scored = [(value_of(head + [g] + tail), g) for g in grids[i].tolist()]
             top = max(s for s, _ in scored)
             # the best value; among equal scores the nearest the original literal, then the current one
             s, g = min(((s, g) for s, g in scored if s >= top - tol(top)),
