@@ -148,10 +148,10 @@ def _interval(c: Interval, col: _Column):
 def _drop_redundant(conds, Xf, rows, fixed):
     """Drop conditions (last first) whose removal adds no row of ``Xf[rows]`` to the rule (with ``fixed``
     given: no row where ``fixed`` is True, i.e. no row that counts against the budget)."""
-    Xr = Xf[rows]
-    masks = [c.mask(Xr[:, c.feature]) for c in conds]
-    full = np.logical_and.reduce(masks) if masks else np.ones(Xr.shape[0], bool)
-    bad = np.ones(Xr.shape[0], bool) if fixed is None else fixed[rows]
+    m = int(np.count_nonzero(rows)) if rows.dtype == bool else len(rows)
+    masks = [c.mask(Xf[:, c.feature][rows]) for c in conds]  # only the rule's columns of those rows
+    full = np.logical_and.reduce(masks) if masks else np.ones(m, bool)
+    bad = np.ones(m, bool) if fixed is None else fixed[rows]
     k = len(conds) - 1
     while k >= 0 and len(conds) > 1:
         rest = np.logical_and.reduce([m for i, m in enumerate(masks) if i != k])
