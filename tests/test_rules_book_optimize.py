@@ -218,6 +218,36 @@ def test_select_fitting_equals_brute_force_greedy(gated):
                    != _compare_select_fitting(seed, False, order_only=True) for seed in range(16))
 
 
+def test_the_gate_refuses_a_candidate_whose_held_out_rows_are_all_taken_despite_float_residue():
+    """A gated candidate whose held-out rows were all flagged by rules taken before it earns nothing there, even
+    when the running differences of its held-out sum leave a positive residue: (0.1 + 0.2) + 0.3, less
+    0.1 + 0.2, less 0.3, is 5.6e-17, not 0."""
+    n = 13
+    y = np.ones(n, dtype=int)
+    y[-1] = 0  # one legitimate row, flagged by none
+    # candidates A, B, C on the selection rows, all precise: the one with the most frauds first
+    cover = np.zeros((n, 3), dtype=bool)
+    cover[0:5, 0] = True  # A: 5 frauds
+    cover[5:8, 1] = True  # B: 3 frauds
+    cover[8:12, 2] = True  # C: 4 frauds
+    W = row_weights(y, None, None)
+    totals = W.sum(axis=0)
+    budget = Budget("fpr", 1.0)
+    score = make_score("precision", totals, budget, 0.0)
+    H = np.zeros((4, 3), dtype=bool)  # held-out rows: A flags 0-1, C flags 2, B flags 0-2
+    H[[0, 1], 0] = True
+    H[2, 2] = True
+    H[[0, 1, 2], 1] = True
+    V = np.array([[0.1], [0.2], [0.3], [5.0]])
+    gate = (H, V, np.array([-1, 0, -1]))
+    assert (0.1 + 0.2) + 0.3 - (0.1 + 0.2) - 0.3 > 0  # the residue the running sum leaves
+    order, _ = _book.select_fitting(cover, W, totals, budget, score, groups=[0, 1, 2], gate=gate)
+    assert order == [0, 2]  # A, then C; B earns nothing on its held-out rows
+    assert order == _brute_greedy(cover, W, totals, budget, "precision", 0.0, [0, 1, 2], gate)[0]
+    ungated, _ = _book.select_fitting(cover, W, totals, budget, score, groups=[0, 1, 2])
+    assert ungated == [0, 2, 1]  # without the gate B is taken: the gate is what refuses it
+
+
 def _compare_select_fitting(seed, gated=False, order_only=False):
     rng = np.random.default_rng(seed)
     n, k = 80, 9

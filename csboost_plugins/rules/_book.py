@@ -421,8 +421,9 @@ def select_fitting(cover, W, totals, budget, score, *, groups, gate=None):
     of its group (the versions of one book rule). With ``gate = (held_cover, held_value, col)``
     (held_cover (m, k) bool: the candidates on other rows; held_value (m, c); col (k,) int, -1:
     not gated) a candidate is eligible only if ``held_value[:, col]`` summed over the rows of
-    held_cover it flags and no candidate taken before flags is > 0. Returns the chosen column
-    indices in order and the weight sums they cover.
+    held_cover it flags and no candidate taken before flags is > 0 (and some of those rows carry
+    money: with none left the sum is 0, not the float residue of the running differences).
+    Returns the chosen column indices in order and the weight sums they cover.
     """
     bcol = budget.column
     limit = budget.limit(totals)
@@ -439,13 +440,17 @@ def select_fitting(cover, W, totals, budget, score, *, groups, gate=None):
         # each candidate's held-out sums over the rows no taken rule flags, added in row order (no (k, m) float
         # copy of the coverage: the same sums on every machine)
         G = _column_sums(H, V)
+        # ... and how many of those rows carry money (an exact count): a candidate left with none earns nothing
+        # there, whatever float residue the running differences of G leave
+        NZ = V != 0
+        left = _column_sums(H, NZ.astype(np.float64))
         gated = np.asarray(col) >= 0
         pick = np.maximum(np.asarray(col), 0)
         h_unc = np.ones(H.shape[0], dtype=bool)
     while True:
         ok = ~excluded & (S[:, bcol] <= limit - used[bcol] + tol) & score.eligible(S, totals, True)
         if gate is not None:
-            ok &= ~gated | (G[np.arange(k), pick] > 0)
+            ok &= ~gated | ((left[np.arange(k), pick] > 0) & (G[np.arange(k), pick] > 0))
         r = best_candidate(S, ok, score, totals)
         if r is None:
             break
@@ -459,6 +464,7 @@ def select_fitting(cover, W, totals, budget, score, *, groups, gate=None):
         if gate is not None:
             h_new = h_unc & H[:, r]
             G -= H[h_new].T.astype(np.float64) @ V[h_new]
+            left -= H[h_new].T.astype(np.float64) @ NZ[h_new]  # 0/1 products: exact counts
             h_unc &= ~h_new
     return order, used
 
