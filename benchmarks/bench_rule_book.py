@@ -241,6 +241,17 @@ def speed(n_rows, n_book, repeat=1):
     choice = out.selection["choice"]
     print(f"optimize_rule_book chose {choice['chosen']} ({len(out)} rules), the choice judged "
           f"{choice.get('rows_judged', n_rows):,} rows")
+    import tracemalloc  # memory after the timed runs: tracing slows every allocation
+
+    for what, fit in (("RIFFClassifier().fit", lambda: RIFFClassifier(random_state=0).fit(X, y, fn_cost=amount,
+                                                                                           fp_cost=5.0)),
+                      ("optimize_rule_book", lambda: optimize_rule_book(book, X, y, max_fpr=FPR, fn_cost=amount,
+                                                                        fp_cost=5.0, random_state=0))):
+        tracemalloc.start()
+        fit()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"peak memory of {what} (numpy and Python allocations, the data excluded): {peak / 1e9:.2f} GB")
     print("runs (s): " + "; ".join(f"{k} " + ", ".join(f"{v:.1f}" for v in vs) for k, vs in times.items()))
     base = float(np.median(times["riff"]))
     res.append((f"optimize_rule_book, {n_book} rules, {n_rows:,} rows (median of {repeat})",
