@@ -131,11 +131,8 @@ def run_group(fit, procs, names, *args, seed, **kw):
 
 
 def capped(fn, threads):
-    """``fn`` whose kernels use at most ``threads`` threads (None: ``fn`` itself): a task of a pool that runs one task
-    per core gives its kernels no more threads than its share of the cores."""
-    if threads is None:
-        return fn
-
+    """``fn`` whose kernels use at most ``threads`` threads: a task of a pool that runs one task per core gives its
+    kernels no more threads than its share of the cores."""
     def run(*args, **kw):
         with threads_at_most(threads):
             return fn(*args, **kw)

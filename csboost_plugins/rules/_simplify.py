@@ -146,9 +146,9 @@ def _interval(c: Interval, col: _Column):
 
 
 def _drop_redundant(conds, Xf, rows, fixed):
-    """Drop conditions (last first) whose removal adds no row of ``Xf[rows]`` to the rule (with ``fixed``
-    given: no row where ``fixed`` is True, i.e. no row that counts against the budget)."""
-    m = int(np.count_nonzero(rows)) if rows.dtype == bool else len(rows)
+    """Drop conditions (last first) whose removal adds no row of ``Xf[rows]`` (``rows``: a boolean mask) to the
+    rule (with ``fixed`` given: no row where ``fixed`` is True, i.e. no row that counts against the budget)."""
+    m = int(np.count_nonzero(rows))
     masks = [c.mask(Xf[:, c.feature][rows]) for c in conds]  # only the rule's columns of those rows
     full = np.logical_and.reduce(masks) if masks else np.ones(m, bool)
     bad = np.ones(m, bool) if fixed is None else fixed[rows]
