@@ -184,3 +184,82 @@ def test_selection_defaults_shared_with_the_rule_book_are_the_classifiers():
 
     params = RIFFClassifier().get_params()
     assert {k: params[k] for k in SELECTION_DEFAULTS} == SELECTION_DEFAULTS
+
+
+# ------------------------------------------------------------------------------ the pool trained side by side
+class _Recorder:
+    """A pool member that records where and how it was trained (fit waits at ``barrier`` when given)."""
+
+    def __init__(self, n_jobs=1, barrier=None, error=None):
+        self.n_jobs, self.barrier, self.error = n_jobs, barrier, error
+
+    def get_params(self, deep=False):
+        return {"n_jobs": self.n_jobs}
+
+    def fit(self, X, y):
+        import threading
+
+        import xgboost as xgb
+
+        from csboost_plugins.rules._evaluate import _n_threads
+        if self.barrier is not None:
+            self.barrier.wait(timeout=30)  # both members inside fit at once, or BrokenBarrierError
+        if self.error is not None:
+            raise ValueError(self.error)
+        self.thread, self.kernel_threads = threading.get_ident(), _n_threads()
+        self.verbosity = xgb.get_config()["verbosity"]
+        return self
+
+
+needs_two_cores = pytest.mark.skipif(
+    min(__import__("os").cpu_count() or 1, __import__("numba").get_num_threads()) < 2,
+    reason="the pool trains side by side only with two cores or more")
+
+
+@needs_two_cores
+def test_a_pool_of_one_thread_models_trains_side_by_side_with_the_callers_xgboost_settings():
+    import threading
+
+    import xgboost as xgb
+
+    from csboost_plugins.rules._riff_induce import fit_pool
+    barrier = threading.Barrier(2)
+    pool = [_Recorder(barrier=barrier), _Recorder(barrier=barrier)]
+    with xgb.config_context(verbosity=0):  # XGBoost keeps its settings per thread
+        fitted = fit_pool(pool, None, None, [{}, {}])
+    assert fitted == pool
+    assert len({m.thread for m in pool} | {threading.get_ident()}) == 3  # two training threads, not the caller
+    assert [m.kernel_threads for m in pool] == [1, 1]  # each model's kernels: one thread
+    assert [m.verbosity for m in pool] == [0, 0]
+
+
+@pytest.mark.parametrize("case", ["threads", "same object", "capped", "one model"])
+def test_a_pool_trains_in_turn_in_the_callers_thread_otherwise(case):
+    import threading
+
+    from csboost_plugins.rules._evaluate import threads_at_most
+    from csboost_plugins.rules._riff_induce import fit_pool
+    one = _Recorder()
+    pool = {"threads": [_Recorder(n_jobs=2), _Recorder()], "same object": [one, one],
+            "capped": [_Recorder(), _Recorder()], "one model": [_Recorder()]}[case]
+    with threads_at_most(1 if case == "capped" else 64):
+        fit_pool(pool, None, None, [{}] * len(pool))
+    assert {m.thread for m in pool} == {threading.get_ident()}
+
+
+def test_a_pool_raises_the_first_models_error_in_the_pools_order():
+    from csboost_plugins.rules._riff_induce import fit_pool
+    with pytest.raises(ValueError, match="first"):
+        fit_pool([_Recorder(error="first"), _Recorder(error="second")], None, None, [{}, {}])
+
+
+def test_the_default_pool_trained_side_by_side_equals_the_pool_trained_in_turn():
+    from csboost_plugins.rules._evaluate import threads_at_most
+    X, y = _fraud()
+    amount = np.asarray(X["amount"], float)
+    side = RIFFClassifier(random_state=3).fit(X, y, fn_cost=amount, fp_cost=5.0)
+    with threads_at_most(1):
+        turn = RIFFClassifier(random_state=3).fit(X, y, fn_cost=amount, fp_cost=5.0)
+    assert side.estimator_[0].booster_.model_to_string() == turn.estimator_[0].booster_.model_to_string()
+    assert side.estimator_[1].get_booster().save_raw() == turn.estimator_[1].get_booster().save_raw()
+    assert _keys(side.candidates_) == _keys(turn.candidates_) and _keys(side.rule_set_) == _keys(turn.rule_set_)

@@ -4,10 +4,14 @@ every model of the pool needs, the pool fitted on the induction rows, one candid
 from __future__ import annotations
 
 import inspect
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 
 from sklearn.utils import _safe_indexing
 
 from .._validation import check_feature_names, check_X_values
+from ._evaluate import _n_threads, threads_at_most
 from ._extract import extract_rules
 
 __all__ = ["induce_rules"]
@@ -57,7 +61,7 @@ def induce_rules(ests, X, y, w, costs, rows, names, *, nodes="leaves"):
     _check_pool_X(ests, X, names)
     _check_tree_categories(ests, X)
     X_ind = _safe_indexing(X, rows)
-    fitted = []
+    fit_kws = []
     for est in ests:
         fit_kw = {}
         params = inspect.signature(est.fit).parameters
@@ -65,7 +69,51 @@ def induce_rules(ests, X, y, w, costs, rows, names, *, nodes="leaves"):
             fit_kw["sample_weight"] = w[rows]
         if costs is not None and "cost_matrix" in params:
             fit_kw["cost_matrix"] = costs[rows]
-        fitted.append(est.fit(X_ind, y[rows], **fit_kw))
+        fit_kws.append(fit_kw)
+    fitted = fit_pool(ests, X_ind, y[rows], fit_kws)
     # X_ind names CatBoost's hashed categories
     candidates = extract_rules(fitted if len(fitted) > 1 else fitted[0], feature_names=names, nodes=nodes, X=X_ind)
     return fitted, candidates
+
+
+#: the keywords by which the pool's libraries set a model's threads (scikit-learn and its wrappers, XGBoost's native
+#: name, CatBoost)
+_THREAD_KEYWORDS = ("n_jobs", "nthread", "thread_count")
+
+
+def _one_thread(est) -> bool:
+    """True when ``est`` is set to train on one thread: it names its threads and every such keyword is 1."""
+    get = getattr(est, "get_params", None)
+    if get is None:
+        return False
+    try:
+        params = get(deep=False)
+    except Exception:  # noqa: BLE001 - a model whose parameters cannot be read is fitted in turn
+        return False
+    given = [params[k] for k in _THREAD_KEYWORDS if k in params]
+    return bool(given) and all(v == 1 for v in given)
+
+
+def fit_pool(ests, X, y, fit_kws):
+    """Each model of the pool fitted on (X, y) with its keywords, in the pool's order. When every model trains
+    on one thread, is a distinct object, and this thread may use more than one core (:func:`._evaluate._n_threads`,
+    which a pool's task caps), the models train side by side, one thread each: each model is the same as when
+    fitted alone (it reads only its own seed and rows). Each training thread takes the caller's XGBoost settings
+    (``xgboost.config_context``: XGBoost keeps them per thread) and gives its own kernels one thread. The first
+    model's error, in the pool's order, is raised."""
+    k = min(len(ests), _n_threads())
+    if k < 2 or len({id(e) for e in ests}) < len(ests) or not all(_one_thread(e) for e in ests):
+        return [est.fit(X, y, **kw) for est, kw in zip(ests, fit_kws)]
+    xgb = sys.modules.get("xgboost")
+    config = xgb.get_config() if xgb is not None else None
+
+    def fit_one(est, kw):
+        with ExitStack() as stack:
+            stack.enter_context(threads_at_most(1))
+            if config is not None:
+                stack.enter_context(xgb.config_context(**config))
+            return est.fit(X, y, **kw)
+
+    with ThreadPoolExecutor(k) as pool:
+        futures = [pool.submit(fit_one, est, kw) for est, kw in zip(ests, fit_kws)]
+        return [f.result() for f in futures]

@@ -14,8 +14,9 @@ def default_estimators(rng):
     """The default candidate models: a small LightGBM and a small XGBoost, seeded from ``rng``.
 
     30 trees each (LightGBM: 16 leaves, learning rate 0.05; XGBoost: depth 6, learning
-    rate 0.1), one thread each (small models; the same rules on every machine), quiet,
-    XGBoost reading pandas category columns.
+    rate 0.1), one thread each (small models; the same rules on every machine: the two train
+    side by side instead, :func:`._riff_induce.fit_pool`), quiet, XGBoost reading pandas
+    category columns.
     """
     import lightgbm as lgb
     import xgboost as xgb
