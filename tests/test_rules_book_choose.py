@@ -319,3 +319,37 @@ def test_threads_at_most_caps_this_thread_only_and_is_restored():
             raise RuntimeError
         assert _n_threads() == 1
     assert _n_threads() == full
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("winner", ["book_and_induced", "induced"])
+def test_only_the_winner_runs_on_all_the_rows_with_one_induction(case, monkeypatch, threads, winner):
+    """The run on all the rows beside the folds is the book with induced rules alone; when the induced rules alone
+    win, their run after the choice reads the rules that run induced (one induction on all the rows, not two), and
+    each winner's book is its procedure's run alone."""
+    from csboost_plugins.rules import _book, _book_choose
+
+    X, y, amount, book, res = case
+    n, fixed, induced = len(y), _book._optimize_fixed, _book._induced
+    runs, inductions = [], []
+
+    def run(book, X, y, *args, **kw):
+        if len(y) == n:
+            runs.append(("book_and_induced" if len(book) else "induced") if args[3] is not None else "book")
+        return fixed(book, X, y, *args, **kw)
+
+    def induce(candidates, X, y, *args, **kw):
+        inductions.append(len(y) == n)
+        return induced(candidates, X, y, *args, **kw)
+
+    monkeypatch.setattr(_book, "_optimize_fixed", run)
+    monkeypatch.setattr(_book, "_induced", induce)
+    monkeypatch.setattr(_book_choose, "FOLD_THREADS", threads)
+    monkeypatch.setattr(_book_choose, "one_se_choice",
+                        lambda money, order: (winner, winner, dict.fromkeys(order, 0.0), "planted"))
+    got = _call(book, X, y, amount, cv=3, random_state=7)
+    assert runs == (["book_and_induced", winner] if threads > 1 and winner == "induced" else [winner])
+    assert sum(inductions) == 1
+    b, kw = _procedure_keywords(book, winner)
+    alone = _call(b, X, y, amount, cv=None, random_state=7, **kw)
+    assert got.names == alone.names and [str(r) for r in got.rules] == [str(r) for r in alone.rules]

@@ -7,9 +7,9 @@ and scores what it returns on the fold left out, every fold judging in turn; eac
 books that never read it. Among the procedures whose held-out money is within ``STANDARD_ERRORS``
 standard errors of the best (the standard error of the paired per-row difference with the best), the
 first of :data:`PROCEDURES` is kept (the analysts' rules before induced ones, fewer changes first), and
-re-run on all the rows. With more than one thread the run on all the rows of the procedures with induced rules
-(the costliest) starts beside the folds' tasks and is kept if one of them wins: the cores stay busy to the end,
-for that run's work when a simpler procedure wins. Each task's kernels take its share of the cores (one task per
+re-run on all the rows. With more than one thread the run on all the rows of the book with induced rules (the
+costliest) starts beside the folds' tasks and is kept if it wins (the induced rules alone, if they win, reuse its
+rules): the cores stay busy to the end, for that run's work when a simpler procedure wins. Each task's kernels take its share of the cores (one task per
 core: one thread each), not every core again.
 """
 
@@ -111,11 +111,13 @@ def task_groups(procs):
     return list(out.values())[::-1]
 
 
-def run_group(fit, procs, names, *args, seed, **kw):
+def run_group(fit, procs, names, *args, seed, shared=None, **kw):
     """{name: the book ``fit`` returns, or the exception it raised} for the procedures ``names`` run in turn on
     the same rows, each from ``seed`` (a RandomState's state or an int), those reading induced rules sharing
-    them."""
-    out, shared = {}, {}
+    them (through ``shared``, a dict: a later call with the same rows and seed reuses the rules an earlier one
+    induced)."""
+    out = {}
+    shared = {} if shared is None else shared
     for name in names:
         book, cands, retune = procs[name]
         rng = np.random.RandomState()
@@ -253,12 +255,13 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     # with threads, the run on all the rows of the procedures with induced rules (the costliest) starts beside the
     # folds and is kept if one of them wins; any other winner runs after the choice (one run on all the rows in
     # memory beside the folds, as many as before)
-    finals = {}
+    # (only the first of them: the others reuse its induced rules, and run after the choice if one of them wins)
+    finals, final_shared = {}, {}
 
     def run_final(names):
         if procs[names[0]][1] is not None:
-            finals.update(dict.fromkeys(names, pool.submit(capped(run_group, inner_threads(threads)), fit, procs,
-                                                           names, X, y, w, costs, budget, seed=start)))
+            finals[names[0]] = pool.submit(capped(run_group, inner_threads(threads)), fit, procs, names[:1], X, y, w,
+                                           costs, budget, seed=start, shared=final_shared)
 
     try:
         flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
@@ -269,7 +272,11 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
         if winner in finals:
             out = finals[winner].result()[winner]
         else:
-            out = run_group(fit, procs, [winner], X, y, w, costs, budget, seed=start)[winner]
+            if procs[winner][1] is not None and finals:  # the induced rules of the run on all the rows
+                for fut in finals.values():
+                    fut.result()
+            out = run_group(fit, procs, [winner], X, y, w, costs, budget, seed=start,
+                            shared=final_shared if procs[winner][1] is not None else None)[winner]
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
