@@ -1182,3 +1182,53 @@ def test_cross_fit_gives_the_same_choice_on_one_thread_and_on_two(data, book, mo
     for name in a["candidates"]:
         assert a["candidates"][name]["fold_money"] == b["candidates"][name]["fold_money"]
         assert a["candidates"][name]["rules_per_fold"] == b["candidates"][name]["rules_per_fold"]
+
+
+def _opt(data, book, **kw):
+    X, y, amount = data
+    return optimize_rule_book(book, X, y, max_fpr=0.02, fn_cost=amount, fp_cost=FP_COST, random_state=4, cv=None,
+                              **kw)
+
+
+def test_retuning_beside_the_induction_gives_the_book_of_retuning_in_turn(data, book, monkeypatch):
+    """With a core to spare the book's rules are re-tuned on a thread of their own while RIFF's pool trains; the
+    book is the one re-tuned in turn (one thread), rule for rule and in its report."""
+    import os
+    import threading
+
+    from csboost_plugins.rules._evaluate import _n_threads, threads_at_most
+
+    threads, real = [], _book.retune_rule
+
+    def spy(*args, **kw):
+        threads.append(threading.get_ident())
+        return real(*args, **kw)
+
+    monkeypatch.setattr(_book, "retune_rule", spy)
+    side = _opt(data, book)
+    if min(os.cpu_count() or 1, _n_threads()) >= 2:
+        assert set(threads) and threading.get_ident() not in threads
+    threads.clear()
+    with threads_at_most(1):
+        turn = _opt(data, book)
+    assert set(threads) == {threading.get_ident()}
+    assert side.names == turn.names and [str(r) for r in side.rules] == [str(r) for r in turn.rules]
+    assert side.selection["origin"] == turn.selection["origin"]
+    assert np.array_equal(side.selection["retune_index"], turn.selection["retune_index"])
+
+
+@pytest.mark.parametrize("failing", ["retune", "induction", "both"])
+def test_an_error_beside_the_induction_is_raised_the_inductions_first(data, book, monkeypatch, failing):
+    def retune_fails(*args, **kw):
+        raise ValueError("retune failed")
+
+    def induction_fails(*args, **kw):
+        raise RuntimeError("induction failed")
+
+    if failing in ("retune", "both"):
+        monkeypatch.setattr(_book, "retune_rule", retune_fails)
+    if failing in ("induction", "both"):
+        monkeypatch.setattr(_book, "_induced", induction_fails)
+    err = ValueError if failing == "retune" else RuntimeError
+    with pytest.raises(err, match=f"{'retune' if failing == 'retune' else 'induction'} failed"):
+        _opt(data, book)

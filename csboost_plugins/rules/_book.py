@@ -651,21 +651,29 @@ def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, share
     for i, rule in enumerate(book.rules):
         pool.append(rule), origin.append("book"), groups.append(i), names.append(book.names[i])
     fnames = _feature_names(X, book)
-    rt = None
+    rt, retuned = None, _Done([])
+    induce_here = shared is None or "induced" not in shared
     if retune:
         rt = _subsample(parts["retune"], RETUNE_ROWS, rng)
         Xr = _rows(X, rt)
         Wr = row_weights(y[rt], None if w is None else w[rt], None if costs is None else costs[rt])
         tr = Wr.sum(axis=0)
         rscore = _rule_score(make_score(rank_by, tr, budget, resolve_prior("auto", tr, budget, None)), tr)
-        for i, rule in enumerate(book.rules):
-            new = retune_rule(rule, Xr, Wr, rscore, feature_names=fnames)
-            if new is not rule:
-                pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
-    if shared is None or "induced" not in shared:
-        induced_out = _induced(candidates, X, y, w, costs, parts, budget, rng)
-        if shared is not None:
-            shared["induced"] = induced_out
+        # re-tuning reads neither the induction nor the generator: beside an induction, on a core of its own
+        retuned = _beside(lambda: [retune_rule(rule, Xr, Wr, rscore, feature_names=fnames) for rule in book.rules],
+                          isinstance(candidates, str) and induce_here)
+    try:
+        if induce_here:
+            induced_out = _induced(candidates, X, y, w, costs, parts, budget, rng)
+            if shared is not None:
+                shared["induced"] = induced_out
+    except BaseException:
+        _settle(retuned)  # the re-tuning thread ends before the induction's error leaves
+        raise
+    versions = retuned.result()
+    for i, (rule, new) in enumerate(zip(book.rules, versions)):
+        if new is not rule:
+            pool.append(new), origin.append("retuned"), groups.append(i), names.append(book.names[i])
     induced, induced_names, leaves = induced_out if shared is None else shared["induced"]
     taken = set(book.names)
     fresh = _free_riff_names(taken)
@@ -705,6 +713,46 @@ def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, share
                      "origin": dict(zip(out.names, kinds)), "induced_judged": judged,
                      "selection_" + budget.kind: float(spent[budget.column] / totals[budget.column])}
     return out
+
+
+class _Done:
+    """A result already computed, read as a future's."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+def _beside(fn, wanted):
+    """``fn()`` started on a thread of its own when ``wanted`` and this thread may use more than one core (a task of
+    a pool that runs one task per core may not: :func:`._evaluate.threads_at_most`), its kernels on one thread;
+    else run now. Returns what to call ``.result()`` on (which raises ``fn``'s error)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ._evaluate import _n_threads, threads_at_most
+
+    if not wanted or _n_threads() < 2:
+        return _Done(fn())
+
+    def one_thread():
+        with threads_at_most(1):
+            return fn()
+
+    ex = ThreadPoolExecutor(1)
+    try:
+        return ex.submit(one_thread)
+    finally:
+        ex.shutdown(wait=False)  # the thread ends with fn
+
+
+def _settle(future):
+    """Wait for ``future``, its error dropped (another error is on its way out)."""
+    try:
+        future.result()
+    except BaseException:  # noqa: BLE001,S110 - the caller raises its own
+        pass
 
 
 def _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, decline_cost, cv, shuffle):
