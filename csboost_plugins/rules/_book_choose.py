@@ -9,8 +9,8 @@ standard errors of the best (the standard error of the paired per-row difference
 first of :data:`PROCEDURES` is kept (the analysts' rules before induced ones, fewer changes first), and
 re-run on all the rows. With more than one thread the run on all the rows of the book with induced rules (the
 costliest) starts beside the folds' tasks and is kept if it wins (the induced rules alone, if they win, reuse its
-rules): the cores stay busy to the end, for that run's work when a simpler procedure wins. Each task's kernels take its share of the cores (one task per
-core: one thread each), not every core again.
+rules): the cores stay busy to the end, for that run's work when a simpler procedure wins. Each task's kernels
+take its share of the cores (one task per core: one thread each), not every core again.
 """
 
 from __future__ import annotations
@@ -252,10 +252,9 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
     threads = max(1, FOLD_THREADS)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
-    # with threads, the run on all the rows of the procedures with induced rules (the costliest) starts beside the
-    # folds and is kept if one of them wins; any other winner runs after the choice (one run on all the rows in
-    # memory beside the folds, as many as before)
-    # (only the first of them: the others reuse its induced rules, and run after the choice if one of them wins)
+    # with threads, the run on all the rows of the first procedure with induced rules (the costliest) starts beside
+    # the folds and is kept if it wins; any other winner runs after the choice, the induced rules alone on the rules
+    # that run induced (one run on all the rows in memory beside the folds)
     finals, final_shared = {}, {}
 
     def run_final(names):

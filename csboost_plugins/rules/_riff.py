@@ -86,8 +86,8 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         enable_categorical=True)]``, one thread each, quiet, seeded from
         ``random_state``. Models set to one thread each (``n_jobs=1``, as the default
         pool) train side by side on a machine with more cores; each is the model it
-        would be trained alone. If a model's ``fit`` accepts cost keywords and costs are given,
-        the induction subset's costs are passed on. A CatBoost model splits pandas
+        would be trained alone. If a model's ``fit`` accepts cost keywords and costs
+        are given, the induction subset's costs are passed on. A CatBoost model splits pandas
         category columns (its ``cat_features``) one-hot only with ``one_hot_max_size`` >=
         their number of categories: its CTR splits are no rules.
     max_fpr : float in (0, 1], default 0.01
