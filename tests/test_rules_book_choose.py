@@ -291,15 +291,17 @@ def test_the_kernels_of_a_task_beside_others_take_only_its_share_of_the_cores(ca
     seen, real = [], _book._optimize_fixed
 
     def spy(*args, **kw):
-        seen.append((threading.current_thread() is threading.main_thread(), _evaluate._n_threads()))
+        cap = _evaluate.thread_cap()
+        seen.append((threading.current_thread() is threading.main_thread(), _evaluate._n_threads(),
+                     getattr(cap, "running", None)))
         return real(*args, **kw)
 
     monkeypatch.setattr(_book, "_optimize_fixed", spy)
     monkeypatch.setattr(_book_choose, "FOLD_THREADS", 2)
     got = _call(book, X, y, amount, cv=3, random_state=7)
-    share = max(1, cores // 2)
-    in_pool = [k for main, k in seen if not main]
-    assert in_pool and all(k == min(share, numba_threads) for k in in_pool)
+    in_pool = [(k, running) for main, k, running in seen if not main]
+    assert in_pool and all(1 <= running <= 2 for _, running in in_pool)
+    assert all(k == min(max(1, cores // running), numba_threads) for k, running in in_pool)
     assert _evaluate._n_threads() == numba_threads  # the cap ends with the task
     assert got.names == res.names and got.selection["choice"]["chosen"] == res.selection["choice"]["chosen"]
 
@@ -353,3 +355,34 @@ def test_only_the_winner_runs_on_all_the_rows_with_one_induction(case, monkeypat
     b, kw = _procedure_keywords(book, winner)
     alone = _call(b, X, y, amount, cv=None, random_state=7, **kw)
     assert got.names == alone.names and [str(r) for r in got.rules] == [str(r) for r in alone.rules]
+
+
+def test_a_tasks_share_of_the_cores_grows_when_the_other_tasks_end():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from csboost_plugins.rules._book_choose import CoreShare
+    from csboost_plugins.rules._evaluate import _n_threads, threads_under
+
+    share, both, recorded, other_done = CoreShare(cores=4), threading.Barrier(2), threading.Event(), threading.Event()
+    seen = []
+
+    def long():
+        both.wait(timeout=30)
+        seen.append(("beside another", share.running, share()))
+        recorded.set()
+        other_done.wait(timeout=30)
+        seen.append(("alone", share.running, share()))
+        return _n_threads()
+
+    def short():
+        both.wait(timeout=30)
+        recorded.wait(timeout=30)
+
+    with ThreadPoolExecutor(2) as ex:
+        a = ex.submit(share.task(long))
+        ex.submit(share.task(short)).result()
+        other_done.set()
+        alone_threads = a.result()
+    assert seen == [("beside another", 2, 2), ("alone", 1, 4)]
+    assert alone_threads == threads_under(4) and share.running == 0

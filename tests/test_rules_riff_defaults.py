@@ -228,12 +228,40 @@ def test_a_pool_of_one_thread_models_trains_side_by_side_with_the_callers_xgboos
     with xgb.config_context(verbosity=0):  # XGBoost keeps its settings per thread
         fitted = fit_pool(pool, None, None, [{}, {}])
     assert fitted == pool
-    assert len({m.thread for m in pool} | {threading.get_ident()}) == 3  # two training threads, not the caller
+    assert len({m.thread for m in pool}) == 2  # two training threads at once
     assert [m.kernel_threads for m in pool] == [1, 1]  # each model's kernels: one thread
     assert [m.verbosity for m in pool] == [0, 0]
 
 
-@pytest.mark.parametrize("case", ["threads", "same object", "capped", "one model"])
+@needs_two_cores
+def test_a_pools_second_model_waits_for_a_second_core_under_a_share_that_grows():
+    """Under a cap that gives one thread until another task ends (a pool task's share of the cores), the caller
+    trains the first model and the second waits; it starts beside the first as soon as the share allows two."""
+    import threading
+
+    from csboost_plugins.rules._evaluate import threads_at_most
+    from csboost_plugins.rules._riff_induce import fit_pool
+    freed, barrier, started = threading.Event(), threading.Barrier(2), []
+
+    class First(_Recorder):
+        def fit(self, X, y):
+            started.append(("first", freed.is_set()))
+            freed.set()  # the pool's other task ends: two threads from now on
+            return super().fit(X, y)
+
+    class Second(_Recorder):
+        def fit(self, X, y):
+            started.append(("second", freed.is_set()))
+            return super().fit(X, y)
+
+    pool = [First(barrier=barrier), Second(barrier=barrier)]
+    with threads_at_most(lambda: 2 if freed.is_set() else 1):
+        fit_pool(pool, None, None, [{}, {}])
+    assert started == [("first", False), ("second", True)]
+    assert len({m.thread for m in pool}) == 2 and pool[0].thread == threading.get_ident()
+
+
+@pytest.mark.parametrize("case", ["threads", "same object", "capped", "a share of one", "one model"])
 def test_a_pool_trains_in_turn_in_the_callers_thread_otherwise(case):
     import threading
 
@@ -241,8 +269,10 @@ def test_a_pool_trains_in_turn_in_the_callers_thread_otherwise(case):
     from csboost_plugins.rules._riff_induce import fit_pool
     one = _Recorder()
     pool = {"threads": [_Recorder(n_jobs=2), _Recorder()], "same object": [one, one],
-            "capped": [_Recorder(), _Recorder()], "one model": [_Recorder()]}[case]
-    with threads_at_most(1 if case == "capped" else 64):
+            "capped": [_Recorder(), _Recorder()], "a share of one": [_Recorder(), _Recorder()],
+            "one model": [_Recorder()]}[case]
+    cap = {"capped": 1, "a share of one": lambda: 1}.get(case, 64)
+    with threads_at_most(cap):
         fit_pool(pool, None, None, [{}] * len(pool))
     assert {m.thread for m in pool} == {threading.get_ident()}
 

@@ -10,7 +10,8 @@ first of :data:`PROCEDURES` is kept (the analysts' rules before induced ones, fe
 re-run on all the rows. With more than one thread the run on all the rows of the book with induced rules (the
 costliest) starts beside the folds' tasks and is kept if it wins (the induced rules alone, if they win, reuse its
 rules): the cores stay busy to the end, for that run's work when a simpler procedure wins. Each task's kernels
-take its share of the cores (one task per core: one thread each), not every core again.
+take its share of the cores among the tasks running (one thread each while a task runs per core, every core once
+a task runs alone), not every core again.
 """
 
 from __future__ import annotations
@@ -132,22 +133,34 @@ def run_group(fit, procs, names, *args, seed, shared=None, **kw):
     return out
 
 
-def capped(fn, threads):
-    """``fn`` whose kernels use at most ``threads`` threads: a task of a pool that runs one task per core gives its
-    kernels no more threads than its share of the cores."""
-    def run(*args, **kw):
-        with threads_at_most(threads):
-            return fn(*args, **kw)
-    return run
+class CoreShare:
+    """A pool's cores shared among the tasks running: called, the threads a task's kernels may use now (the cores
+    over the tasks running, at least one; all of them once a task runs alone). ``task(fn)``: ``fn`` counted as
+    running while it runs, its kernels capped by this share (:func:`._evaluate.threads_at_most`)."""
 
+    def __init__(self, cores=None):
+        self.cores = max(1, cores or os.cpu_count() or 1)
+        self.running = 0
+        self._lock = threading.Lock()
 
-def inner_threads(pool_threads):
-    """The threads each of ``pool_threads`` tasks running at once may give its kernels: its share of the cores."""
-    return max(1, (os.cpu_count() or 1) // max(1, pool_threads))
+    def __call__(self):
+        return max(1, self.cores // max(1, self.running))
+
+    def task(self, fn):
+        def run(*args, **kw):
+            with self._lock:
+                self.running += 1
+            try:
+                with threads_at_most(self):
+                    return fn(*args, **kw)
+            finally:
+                with self._lock:
+                    self.running -= 1
+        return run
 
 
 def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positions=None, pool=None, before=None,
-              pool_threads=None):
+              share=None):
     """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
     ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
     {name: (n,) float, each row's money under its held-out book}, {name: [rules per fold]}).
@@ -155,9 +168,9 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positi
     ``positions`` (None: the rows themselves) are the positions of the rows given among the caller's, which
     ``row_money`` and ``fit``'s ``rows`` read. Each (fold, :func:`task_groups` group) is a task, run in
     ``pool`` (a ThreadPoolExecutor; None: in turn here), the costliest groups first; ``before(group)`` (a
-    callable) may submit the caller's tasks of a group ahead of its folds'; the kernels of a task use at most
-    :func:`inner_threads` of ``pool_threads`` (the pool's threads) threads. Each fold is seeded on its own, so the
-    result is the same on any number of threads (the models and kernels release the GIL)."""
+    callable) may submit the caller's tasks of a group ahead of its folds'; the kernels of a task take its share
+    of the cores (``share``, a :class:`CoreShare`; None: a new one). Each fold is seeded on its own, so the result
+    is the same on any number of threads (the models and kernels release the GIL)."""
     n = len(y)
     k = len(seeds)
     where = (lambda idx: idx) if positions is None else (lambda idx: positions[idx])
@@ -197,7 +210,7 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positi
             for f in range(k):
                 one_task(f, names)
     else:
-        task = capped(one_task, inner_threads(pool_threads or 1))
+        task = (share or CoreShare()).task(one_task)
         done = []
         for names in groups:
             if before is not None:
@@ -252,6 +265,7 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
     threads = max(1, FOLD_THREADS)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    share = CoreShare()  # each task's kernels: its share of the cores among the tasks running
     # with threads, the run on all the rows of the first procedure with induced rules (the costliest) starts beside
     # the folds and is kept if it wins; any other winner runs after the choice, the induced rules alone on the rules
     # that run induced (one run on all the rows in memory beside the folds)
@@ -259,13 +273,13 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
 
     def run_final(names):
         if procs[names[0]][1] is not None:
-            finals[names[0]] = pool.submit(capped(run_group, inner_threads(threads)), fit, procs, names[:1], X, y, w,
-                                           costs, budget, seed=start, shared=final_shared)
+            finals[names[0]] = pool.submit(share.task(run_group), fit, procs, names[:1], X, y, w, costs, budget,
+                                           seed=start, shared=final_shared)
 
     try:
         flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
                                         sub(costs), budget, fold, seeds, row_money, positions=judged, pool=pool,
-                                        before=run_final if pool is not None else None, pool_threads=threads)
+                                        before=run_final if pool is not None else None, share=share)
         order = list(procs)
         winner, best, se, reason = one_se_choice(money, order)
         if winner in finals:

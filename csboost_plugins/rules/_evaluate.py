@@ -315,18 +315,31 @@ _CAP = threading.local()  # this thread's cap on the threads of the kernels it s
 def _n_threads() -> int:
     """Threads a kernel started from this thread may use: numba's count, at most one per core and at most the
     cap of :func:`threads_at_most`."""
+    return threads_under(thread_cap())
+
+
+def thread_cap():
+    """This thread's cap (:func:`threads_at_most`): None, a count, or a callable giving the count now; a thread
+    working for this one reads it with :func:`threads_under`."""
+    return getattr(_CAP, "threads", None)
+
+
+def threads_under(cap) -> int:
+    """The threads a kernel may use under ``cap`` (:func:`thread_cap`): numba's count, at most one per core."""
     k = max(1, min(numba.get_num_threads(), os.cpu_count() or 1))
-    cap = getattr(_CAP, "threads", None)
-    return k if cap is None else max(1, min(k, cap))
+    if cap is None:
+        return k
+    return max(1, min(k, int(cap() if callable(cap) else cap)))
 
 
 @contextmanager
-def threads_at_most(k: int):
-    """Within the block, kernels started from this thread use at most ``k`` threads: a task of a pool that
-    already runs one task per core would otherwise start more threads than there are cores, which costs time
+def threads_at_most(k):
+    """Within the block, kernels started from this thread use at most ``k`` threads (a count, or a callable giving
+    the count when a kernel starts: a task's share of the cores among the tasks running then): a task of a pool
+    that already runs one task per core would otherwise start more threads than there are cores, which costs time
     and gives the same results (every kernel's result is the same on any number of threads)."""
     old = getattr(_CAP, "threads", None)
-    _CAP.threads = max(1, int(k))
+    _CAP.threads = k if callable(k) else max(1, int(k))
     try:
         yield
     finally:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import inspect
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from collections import deque
 from contextlib import ExitStack
 
 from sklearn.utils import _safe_indexing
 
 from .._validation import check_feature_names, check_X_values
-from ._evaluate import _n_threads, threads_at_most
+from ._evaluate import thread_cap, threads_at_most, threads_under
 from ._extract import extract_rules
 
 __all__ = ["induce_rules"]
@@ -79,6 +81,8 @@ def induce_rules(ests, X, y, w, costs, rows, names, *, nodes="leaves"):
 #: the keywords by which the pool's libraries set a model's threads (scikit-learn and its wrappers, XGBoost's native
 #: name, CatBoost)
 _THREAD_KEYWORDS = ("n_jobs", "nthread", "thread_count")
+#: seconds between two looks at whether a second core is free for the next model of the pool
+_WAIT = 0.05
 
 
 def _one_thread(est) -> bool:
@@ -96,24 +100,52 @@ def _one_thread(est) -> bool:
 
 def fit_pool(ests, X, y, fit_kws):
     """Each model of the pool fitted on (X, y) with its keywords, in the pool's order. When every model trains
-    on one thread, is a distinct object, and this thread may use more than one core (:func:`._evaluate._n_threads`,
-    which a pool's task caps), the models train side by side, one thread each: each model is the same as when
-    fitted alone (it reads only its own seed and rows). Each training thread takes the caller's XGBoost settings
-    (``xgboost.config_context``: XGBoost keeps them per thread) and gives its own kernels one thread. The first
-    model's error, in the pool's order, is raised."""
-    k = min(len(ests), _n_threads())
-    if k < 2 or len({id(e) for e in ests}) < len(ests) or not all(_one_thread(e) for e in ests):
+    on one thread and is a distinct object, the models train side by side, one thread each, while this thread may
+    use more than one core (:func:`._evaluate._n_threads`): a second thread takes the next model whenever this
+    thread's cap allows two (a task's share of a pool's cores grows as the pool's other tasks end), this thread
+    the models it does not take. Each model is the same as when fitted alone (it reads only its own seed and rows).
+    Each training thread takes the caller's XGBoost settings (``xgboost.config_context``: XGBoost keeps them per
+    thread) and gives its own kernels one thread. The first model's error, in the pool's order, is raised."""
+    cap = thread_cap()
+    fixed_one = cap is not None and not callable(cap) and cap < 2
+    if (len(ests) < 2 or fixed_one or threads_under(None) < 2 or len({id(e) for e in ests}) < len(ests)
+            or not all(_one_thread(e) for e in ests)):
         return [est.fit(X, y, **kw) for est, kw in zip(ests, fit_kws)]
     xgb = sys.modules.get("xgboost")
     config = xgb.get_config() if xgb is not None else None
+    todo, lock = deque(range(len(ests))), threading.Lock()
+    fitted, errors = [None] * len(ests), {}
 
-    def fit_one(est, kw):
-        with ExitStack() as stack:
-            stack.enter_context(threads_at_most(1))
-            if config is not None:
-                stack.enter_context(xgb.config_context(**config))
-            return est.fit(X, y, **kw)
+    def take():
+        with lock:
+            return todo.popleft() if todo else None
 
-    with ThreadPoolExecutor(k) as pool:
-        futures = [pool.submit(fit_one, est, kw) for est, kw in zip(ests, fit_kws)]
-        return [f.result() for f in futures]
+    def fit_one(i):
+        try:
+            with ExitStack() as stack:
+                stack.enter_context(threads_at_most(1))
+                if config is not None:
+                    stack.enter_context(xgb.config_context(**config))
+                fitted[i] = ests[i].fit(X, y, **fit_kws[i])
+        except BaseException as exc:  # noqa: BLE001 - raised below, in the pool's order
+            errors[i] = exc
+
+    def second():  # takes a model whenever the caller's cap allows two threads, until none is left
+        while todo:
+            if threads_under(cap) < 2:
+                time.sleep(_WAIT)
+                continue
+            i = take()
+            if i is None:
+                return
+            fit_one(i)
+
+    helper = threading.Thread(target=second, daemon=True)
+    helper.start()
+    while (i := take()) is not None:
+        fit_one(i)
+    helper.join()
+    for i in range(len(ests)):
+        if i in errors:
+            raise errors[i]
+    return fitted
