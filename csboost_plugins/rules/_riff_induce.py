@@ -114,7 +114,7 @@ def fit_pool(ests, X, y, fit_kws):
     xgb = sys.modules.get("xgboost")
     config = xgb.get_config() if xgb is not None else None
     todo, lock = deque(range(len(ests))), threading.Lock()
-    fitted, errors = [None] * len(ests), {}
+    fitted, errors, done = [None] * len(ests), {}, set()
 
     def take():
         with lock:
@@ -127,7 +127,8 @@ def fit_pool(ests, X, y, fit_kws):
                 if config is not None:
                     stack.enter_context(xgb.config_context(**config))
                 fitted[i] = ests[i].fit(X, y, **fit_kws[i])
-        except BaseException as exc:  # noqa: BLE001 - raised below, in the pool's order
+                done.add(i)
+        except Exception as exc:  # noqa: BLE001 - raised below, in the pool's order (an interrupt leaves now)
             errors[i] = exc
 
     def second():  # takes a model whenever the caller's cap allows two threads, until none is left
@@ -148,4 +149,6 @@ def fit_pool(ests, X, y, fit_kws):
     for i in range(len(ests)):
         if i in errors:
             raise errors[i]
+        if i not in done:  # its thread ended without a model or an error
+            raise RuntimeError(f"model {i} of the pool ({type(ests[i]).__name__}) was not fitted")
     return fitted
