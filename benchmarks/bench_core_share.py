@@ -12,10 +12,9 @@ import statistics
 import time
 import warnings
 
-from csboost_plugins.rules import RuleSet, optimize_rule_book
-from csboost_plugins.rules import _book_choose
-
 from bench_rule_book import speed_frame
+
+from csboost_plugins.rules import RuleSet, _book_choose, optimize_rule_book
 
 
 def main():
@@ -28,7 +27,7 @@ def main():
     X, y, amount, texts = speed_frame(a.rows)
     book = RuleSet.from_sql(dict(list(texts.items())[:a.book]))
     share = _book_choose.CoreShare.__call__
-    fixed = lambda self: max(1, self.cores // max(1, _book_choose.FOLD_THREADS))  # noqa: E731 - one thread per task
+    fixed = lambda self: max(1, self.cores // max(1, _book_choose.FOLD_THREADS))
     runs, books = {"share": [], "one thread per task": []}, set()
     for i in range(a.pairs):
         order = [("share", share), ("one thread per task", fixed)]

@@ -331,7 +331,7 @@ def test_only_the_winner_runs_on_all_the_rows_with_one_induction(case, monkeypat
     each winner's book is its procedure's run alone."""
     from csboost_plugins.rules import _book, _book_choose
 
-    X, y, amount, book, res = case
+    X, y, amount, book, _ = case
     n, fixed, induced = len(y), _book._optimize_fixed, _book._induced
     runs, inductions = [], []
 

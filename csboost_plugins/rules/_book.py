@@ -651,7 +651,7 @@ def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, share
     for i, rule in enumerate(book.rules):
         pool.append(rule), origin.append("book"), groups.append(i), names.append(book.names[i])
     fnames = _feature_names(X, book)
-    rt, retuned = None, _Done([])
+    rt, retuned = None, _done([])
     induce_here = shared is None or "induced" not in shared
     if retune:
         rt = _subsample(parts["retune"], RETUNE_ROWS, rng)
@@ -715,16 +715,6 @@ def _optimize_fixed(book, X, y, w, costs, budget, candidates, retune, rng, share
     return out
 
 
-class _Done:
-    """A result already computed, read as a future's."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def result(self):
-        return self.value
-
-
 def _beside(fn, wanted):
     """``fn()`` started on a thread of its own when ``wanted`` and this thread may use more than one core (a task of
     a pool that runs one task per core may not: :func:`._evaluate.threads_at_most`), its kernels on one thread;
@@ -734,7 +724,7 @@ def _beside(fn, wanted):
     from ._evaluate import _n_threads, threads_at_most
 
     if not wanted or _n_threads() < 2:
-        return _Done(fn())
+        return _done(fn())
 
     def one_thread():
         with threads_at_most(1):
@@ -745,6 +735,15 @@ def _beside(fn, wanted):
         return ex.submit(one_thread)
     finally:
         ex.shutdown(wait=False)  # the thread ends with fn
+
+
+def _done(value):
+    """A future already holding ``value``."""
+    from concurrent.futures import Future
+
+    out = Future()
+    out.set_result(value)
+    return out
 
 
 def _settle(future):

@@ -107,9 +107,8 @@ def fit_pool(ests, X, y, fit_kws):
     Each training thread takes the caller's XGBoost settings (``xgboost.config_context``: XGBoost keeps them per
     thread) and gives its own kernels one thread. The first model's error, in the pool's order, is raised."""
     cap = thread_cap()
-    fixed_one = cap is not None and not callable(cap) and cap < 2
-    if (len(ests) < 2 or fixed_one or threads_under(None) < 2 or len({id(e) for e in ests}) < len(ests)
-            or not all(_one_thread(e) for e in ests)):
+    most = threads_under(None if callable(cap) else cap)  # a share may grow: the cores; else the cap now
+    if most < 2 or len(ests) < 2 or len({id(e) for e in ests}) < len(ests) or not all(_one_thread(e) for e in ests):
         return [est.fit(X, y, **kw) for est, kw in zip(ests, fit_kws)]
     xgb = sys.modules.get("xgboost")
     config = xgb.get_config() if xgb is not None else None
