@@ -10,7 +10,8 @@ running this script on the tree before and after and comparing:
 Runs: ``make_fraud_transactions(60_000)`` with the fraud book (``cv=5``; ``cv=None``; counts with ``cv=3``; the
 book with block / allow / review actions, ``cv=3``), ``make_additive_risk(60_000)`` with its book (``cv=5``;
 ``cv=None`` under ``max_alert_rate``) and the ``--speed`` frame of bench_rule_book.py at 100,000 rows with its
-200-rule book (``cv=5``). ``selection["choice"]["rows_judged"]`` is left out (newer trees only).
+200-rule book (``cv=5``). ``selection["choice"]``'s ``rows_judged``, ``rows_fitted`` and ``fitted_index`` are
+left out (newer trees only).
 """
 
 import argparse
@@ -32,7 +33,7 @@ def _plain(v):
     if isinstance(v, np.ndarray):
         return ("array", v.dtype.str, v.tolist())
     if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items() if k != "rows_judged"}
+        return {k: _plain(x) for k, x in v.items() if k not in ("rows_judged", "rows_fitted", "fitted_index")}
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
     return v.item() if isinstance(v, np.generic) else v

@@ -167,29 +167,36 @@ def test_too_few_positives_for_the_folds_is_a_value_error(case):
         _call(book, X, y2, amount, candidates=None, cv=3)
 
 
-def test_above_cross_fit_rows_the_choice_reads_a_stratified_sample(case, monkeypatch):
-    """With more rows than CROSS_FIT_ROWS the candidates are judged on a stratified random sample of that many
-    rows: the sample has the size and each class's share, each candidate's held-out money equals its procedure
-    re-run by hand on the sampled rows outside each fold, and the winner still runs on all the rows. Below the
-    bound every row is judged (the existing case)."""
+def test_above_cross_fit_rows_the_folds_read_a_stratified_sample_and_every_row_is_judged(case, monkeypatch):
+    """With more rows than CROSS_FIT_ROWS the folds' runs read a stratified random sample of that many rows, and
+    every other row is dealt to a fold and judged by that fold's books: the sample has the size and each class's
+    share, the rows outside it are dealt stratified (each class's count per fold differs by at most one), each
+    candidate's held-out money equals its procedure re-run by hand on the sampled rows outside each fold and
+    scored on all the fold's rows, and the winner still runs on all the rows. Below the bound every row is read
+    (the existing case)."""
     from csboost_plugins.rules import _book_choose
 
     X, y, amount, book, below = case
-    assert below.selection["choice"]["rows_judged"] == len(y) and (below.selection["choice"]["fold"] >= 0).all()
+    c = below.selection["choice"]
+    assert c["rows_judged"] == c["rows_fitted"] == len(y) and c["fitted_index"] is None
     limit = 1500
     monkeypatch.setattr(_book_choose, "CROSS_FIT_ROWS", limit)
+    monkeypatch.setattr(_book_choose, "SCORE_ROWS", 700)  # the rows outside the sample scored in blocks
     res = _call(book, X, y, amount, cv=3, random_state=7)
     choice = res.selection["choice"]
-    fold, seeds = np.asarray(choice["fold"]), choice["fold_random_states"]
-    judged = np.flatnonzero(fold >= 0)
-    assert choice["rows_judged"] == len(judged) == limit and set(np.unique(fold)) == {-1, 0, 1, 2}
-    assert y[judged].sum() == round(limit * y.sum() / len(y))  # each class in its share of the rows
+    fold, seeds, fitted = np.asarray(choice["fold"]), choice["fold_random_states"], choice["fitted_index"]
+    assert choice["rows_judged"] == len(y) and choice["rows_fitted"] == len(fitted) == limit
+    assert set(np.unique(fold)) == {0, 1, 2} and np.all(np.diff(fitted) > 0)
+    assert y[fitted].sum() == round(limit * y.sum() / len(y))  # each class in its share of the rows
+    rest = np.setdiff1d(np.arange(len(y)), fitted)
+    for cls in (0, 1):
+        counts = np.bincount(fold[rest][y[rest] == cls], minlength=3)
+        assert counts.max() - counts.min() <= 1, counts
     for name in PROCEDURES:
         bk, kw = _procedure_keywords(book, name)
         m = 0.0
         for f in range(3):
-            train, test = np.flatnonzero(fold[judged] != f), np.flatnonzero(fold[judged] == f)
-            tr, te = judged[train], judged[test]
+            tr, te = fitted[fold[fitted] != f], np.flatnonzero(fold == f)
             rs = _call(bk, X.iloc[tr], y[tr], amount[tr], cv=None, random_state=seeds[f], **kw)
             flagged = rs.predict(X.iloc[te]).astype(bool) if len(rs) else np.zeros(len(te), bool)
             m += _money(y[te], amount[te], flagged).sum()
@@ -199,22 +206,42 @@ def test_above_cross_fit_rows_the_choice_reads_a_stratified_sample(case, monkeyp
     assert again.names == res.names and np.array_equal(again.predict(X), res.predict(X))
 
 
-def test_judged_rows_sample_is_stratified_and_keeps_a_few_of_a_rare_class():
-    from csboost_plugins.rules._book_choose import judged_rows
+def test_fitted_rows_sample_is_stratified_and_keeps_a_few_of_a_rare_class():
+    from csboost_plugins.rules._book_choose import fitted_rows
 
     y = np.zeros(10_000, dtype=int)
     y[::500] = 1  # 20 positives
-    assert judged_rows(y, 10_000, np.random.RandomState(0)) is None  # not above the bound: every row
-    rows = judged_rows(y, 1000, np.random.RandomState(0))
+    assert fitted_rows(y, 10_000, np.random.RandomState(0)) is None  # not above the bound: every row
+    rows = fitted_rows(y, 1000, np.random.RandomState(0))
     assert len(rows) == len(np.unique(rows)) == 1000 and np.all(np.diff(rows) > 0)
     assert y[rows].sum() == 2  # round(1000 * 20 / 10000)
-    assert y[judged_rows(y, 1000, np.random.RandomState(0), least=5)].sum() == 5  # one per fold at least
+    assert y[fitted_rows(y, 1000, np.random.RandomState(0), least=5)].sum() == 5  # one per fold at least
+
+
+def test_rows_outside_the_sample_in_time_order_join_the_period_they_fall_in():
+    """shuffle=False: the sample's folds are contiguous blocks of it in row order; every other row joins the fold
+    of the last sampled row before it (the first fold before any), so each fold stays one period of rows, and the
+    sampled rows keep their folds."""
+    from csboost_plugins.rules._book_choose import deal_the_rest, fitted_rows, fold_of_rows
+
+    rng = np.random.RandomState(3)
+    y = (rng.random_sample(5000) < 0.1).astype(int)
+    fitted = fitted_rows(y, 800, rng, 4)
+    if fitted[0] == 0:  # a row before the first sampled one must exist for the case below
+        fitted = fitted[1:]
+    own = fold_of_rows(y[fitted], 4, False, rng)
+    fold = deal_the_rest(y, fitted, own, 4, False, rng)
+    assert np.array_equal(fold[fitted], own) and np.all(np.diff(fold) >= 0)  # contiguous periods, in order
+    assert np.all(fold[:fitted[0]] == 0)
+    for f in range(1, 4):  # a period starts at its first sampled row
+        assert np.flatnonzero(fold == f)[0] == fitted[own == f][0]
 
 
 def test_a_book_with_actions_judged_on_a_sample_books_each_row_at_its_own_position(monkeypatch):
-    """Above CROSS_FIT_ROWS, a book with actions is judged on the sampled rows with each row's own decline cost
-    and money: the book-as-written candidate's held-out money equals the book re-run by hand on each fold's
-    sampled rows and booked under its actions (money_in_order at the rows' positions among all rows)."""
+    """Above CROSS_FIT_ROWS, a book with actions is fitted on the sampled rows and judged on every row with each
+    row's own decline cost and money: the book-as-written candidate's held-out money equals the book re-run by
+    hand on each fold's sampled rows and booked under its actions on all the fold's rows (money_in_order at the
+    rows' positions among all rows)."""
     from csboost_plugins.rules import _book_choose
     from csboost_plugins.rules._book_order import money_in_order
     from csdt.datasets import make_fraud_transactions
@@ -229,11 +256,12 @@ def test_a_book_with_actions_judged_on_a_sample_books_each_row_at_its_own_positi
                              random_state=5)
     choice = res.selection["choice"]
     fold = np.asarray(choice["fold"])
-    assert choice["rows_judged"] == 3000 and (fold == -1).sum() == len(y) - 3000
+    fitted = choice["fitted_index"]
+    assert choice["rows_fitted"] == len(fitted) == 3000 and choice["rows_judged"] == len(y) and (fold >= 0).all()
     row_money = money_in_order(book, y, None, cm, decline)
     total = 0.0
     for f in range(3):
-        te, tr = np.flatnonzero(fold == f), np.flatnonzero((fold >= 0) & (fold != f))
+        te, tr = np.flatnonzero(fold == f), fitted[fold[fitted] != f]
         rs = optimize_rule_book(book, X.iloc[tr], y[tr], max_fpr=0.05, cost_matrix=cm[tr], decline_cost=decline[tr],
                                 cv=None, candidates=None, retune=False, random_state=choice["fold_random_states"][f])
         total += row_money(rs, X.iloc[te], te, None).sum()

@@ -513,9 +513,11 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     only fits noise gives way to the simpler, steadier one; that procedure is then re-run on
     all the rows. Only the candidates the keywords allow are compared (re-tuned ones with
     ``retune``, induced ones with ``candidates``). With more than 300,000 rows
-    (``_book_choose.CROSS_FIT_ROWS``, a number of rows) the candidates are judged on a
-    stratified random sample of 300,000 of them (each class in its share of the rows), so the
-    cost of the choice stops growing with the rows; the winner still runs on all the rows.
+    (``_book_choose.CROSS_FIT_ROWS``, a number of rows) the folds' runs read a stratified
+    random sample of 300,000 of them (each class in its share of the rows), so the cost of the
+    choice stops growing with the rows, and every other row is dealt to a fold (as the folds
+    are dealt) and judged by that fold's books, so every row is still judged once; the winner
+    still runs on all the rows.
 
     Each procedure splits the rows it is given (stratified) into disjoint parts: induction of RIFF's rules (45 %),
     re-tuning of the book's literals (10 %), and selection (45 %), where a greedy pass picks
@@ -584,8 +586,9 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         one's ``held_out_money``, its ``standard_error``, ``difference_to_best`` and the
         paired ``difference_standard_error``, ``fold_money``, the held-out false-alert or alert
         rate and ``rules_per_fold``), ``chosen``, ``best``, ``reason`` (why the winner won),
-        ``cv``, ``shuffle``, each row's ``fold`` (-1: a row the choice did not read), the number
-        of rows judged (``rows_judged``) and the seeds of the fold runs (``fold_random_states``).
+        ``cv``, ``shuffle``, each row's ``fold``, the number of rows judged (``rows_judged``) and
+        of rows the folds' runs read (``rows_fitted``; ``fitted_index``: their positions, None
+        for every row) and the seeds of the fold runs (``fold_random_states``).
         The final run draws from ``random_state`` as the ``cv=None`` run of the winner's keywords
         does, so it returns the same book. A book with ``"allow"`` /
         ``"block"`` rules keeps its order and actions, each rule re-tuned in turn against the whole

@@ -35,9 +35,12 @@ STANDARD_ERRORS = 0.75
 #: the cross-fit's tasks, and the induced candidates' run on all the rows beside them, run on this many threads
 #: (one per core; 1: in turn, and only the winner is run on all the rows)
 FOLD_THREADS = os.cpu_count() or 1
-#: rows (a count) the candidates are judged on at most: with more rows given, the cross-fit reads a stratified
-#: random sample of this many (the winner is still re-run on all the rows); every benchmark set is below it
+#: rows (a count) the folds' runs read at most: with more rows given, they are fitted on a stratified random
+#: sample of this many, and every other row is dealt to a fold and judged by that fold's books (the winner is
+#: still re-run on all the rows)
 CROSS_FIT_ROWS = 300_000
+#: rows (a count) of X copied at once to judge the rows no fold's run reads
+SCORE_ROWS = 500_000
 
 
 def check_cv(cv, shuffle):
@@ -159,21 +162,21 @@ class CoreShare:
         return run
 
 
-def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positions=None, pool=None, before=None,
+def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, fits=None, pool=None, before=None,
               share=None):
     """Each procedure run by ``fit`` (``_book._optimize_fixed``) on the rows outside each fold (seeded by
     ``seeds[f]``) and applied to the fold: ({name: (n,) bool, the rows its books flag where held out},
     {name: (n,) float, each row's money under its held-out book}, {name: [rules per fold]}).
-    ``row_money(rs, X_fold, fold_positions, flags)`` gives the money of the fold's rows under book ``rs``;
-    ``positions`` (None: the rows themselves) are the positions of the rows given among the caller's, which
-    ``row_money`` and ``fit``'s ``rows`` read. Each (fold, :func:`task_groups` group) is a task, run in
+    ``row_money(rs, X_rows, positions, flags)`` gives the money of rows (positions) of X under book ``rs``.
+    ``fits`` ((n,) bool; None: every row) marks the rows the runs may read: a fold's books are fitted on the
+    marked rows outside it and judged on all of its rows, those outside ``fits`` in blocks of ``SCORE_ROWS`` (a
+    big file's fold is not copied whole). Each (fold, :func:`task_groups` group) is a task, run in
     ``pool`` (a ThreadPoolExecutor; None: in turn here), the costliest groups first; ``before(group)`` (a
     callable) may submit the caller's tasks of a group ahead of its folds'; the kernels of a task take its share
     of the cores (``share``, a :class:`CoreShare`; None: a new one). Each fold is seeded on its own, so the result
     is the same on any number of threads (the models and kernels release the GIL)."""
     n = len(y)
     k = len(seeds)
-    where = (lambda idx: idx) if positions is None else (lambda idx: positions[idx])
     flags = {p: np.zeros(n, dtype=bool) for p in procs}
     money = {p: np.zeros(n) for p in procs}
     sizes = {p: [0] * k for p in procs}
@@ -185,21 +188,29 @@ def cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, positi
         with locks[f]:
             if f not in rows:
                 test, train = np.flatnonzero(fold == f), np.flatnonzero(fold != f)
-                rows[f] = (test, train, rows_of(X, train), rows_of(X, test))
+                if fits is not None:
+                    test, train, rest = test[fits[test]], train[fits[train]], test[~fits[test]]
+                    rest = np.array_split(rest, -(-len(rest) // SCORE_ROWS)) if len(rest) else []
+                else:
+                    rest = []
+                rows[f] = (test, train, rows_of(X, train), rows_of(X, test), rest)
             return rows[f]
 
     def one_task(f, names):
-        test, train, Xt, Xh = fold_rows(f)
+        test, train, Xt, Xh, rest = fold_rows(f)
         wt = None if w is None else w[train]
         ct = None if costs is None else costs[train]
-        books = run_group(fit, procs, names, Xt, y[train], wt, ct, budget, seed=seeds[f], rows=where(train))
+        books = run_group(fit, procs, names, Xt, y[train], wt, ct, budget, seed=seeds[f], rows=train)
         for name in names:
-            rs = books[name]
-            if isinstance(rs, Exception):
-                raise rs
-            flags[name][test] = rs.predict(Xh).astype(bool) if len(rs) else False
-            money[name][test] = row_money(rs, Xh, where(test), flags[name][test])
-            sizes[name][f] = len(rs)
+            if isinstance(books[name], Exception):
+                raise books[name]
+            sizes[name][f] = len(books[name])
+        for idx, Xi in [(test, Xh)] + [(b, None) for b in rest]:
+            Xi = rows_of(X, idx) if Xi is None else Xi
+            for name in names:
+                rs = books[name]
+                flags[name][idx] = rs.predict(Xi).astype(bool) if len(rs) else False
+                money[name][idx] = row_money(rs, Xi, idx, flags[name][idx])
         with locks[f]:
             left[f] -= 1
             if not left[f]:
@@ -259,10 +270,14 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
     Wall = row_weights(y, w, costs)
     if row_money is None:  # a flagged row's money (counts: its positive weight)
         row_money = flagged_money(Wall[:, NET if costs is not None else POS])
-    judged = judged_rows(y, CROSS_FIT_ROWS, rng, k)  # None: all rows (no draw, so the folds are as before)
-    sub = (lambda a: a) if judged is None else (lambda a: None if a is None else a[judged])
-    fold = fold_of_rows(sub(y), k, shuffle, rng)
+    fitted = fitted_rows(y, CROSS_FIT_ROWS, rng, k)  # None: all rows (no draw, so the folds are as before)
+    fold = fold_of_rows(y if fitted is None else y[fitted], k, shuffle, rng)
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=k)]
+    fits = None
+    if fitted is not None:  # the rows no fold's run reads are judged too: the choice's noise is that of all rows
+        fits = np.zeros(len(y), dtype=bool)
+        fits[fitted] = True
+        fold = deal_the_rest(y, fitted, fold, k, shuffle, rng)
     threads = max(1, FOLD_THREADS)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
     share = CoreShare()  # each task's kernels: its share of the cores among the tasks running
@@ -277,9 +292,8 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
                                            seed=start, shared=final_shared)
 
     try:
-        flags, money, sizes = cross_fit(fit, procs, X if judged is None else rows_of(X, judged), sub(y), sub(w),
-                                        sub(costs), budget, fold, seeds, row_money, positions=judged, pool=pool,
-                                        before=run_final if pool is not None else None, share=share)
+        flags, money, sizes = cross_fit(fit, procs, X, y, w, costs, budget, fold, seeds, row_money, fits=fits,
+                                        pool=pool, before=run_final if pool is not None else None, share=share)
         order = list(procs)
         winner, best, se, reason = one_se_choice(money, order)
         if winner in finals:
@@ -295,7 +309,7 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
             pool.shutdown(wait=True, cancel_futures=True)
     if isinstance(out, Exception):
         raise out
-    spent = sub(Wall)[:, budget.column]
+    spent = Wall[:, budget.column]
     report = {p: {"held_out_money": float(money[p].sum()),
                   "standard_error": _paired_se(money[p], np.zeros(len(fold))),
                   "difference_to_best": float(money[p].sum() - money[best].sum()),
@@ -303,18 +317,31 @@ def choose_and_fit(fit, book, X, y, w, costs, budget, candidates, retune, rng, k
                   "fold_money": [float(money[p][fold == f].sum()) for f in range(k)],
                   "held_out_" + budget.kind: float(spent[flags[p]].sum() / spent.sum()),
                   "rules_per_fold": sizes[p]} for p in order}
-    fold_judged = fold
-    if judged is not None:  # each row's fold; -1: a row the cross-fit did not read
-        fold = np.full(len(y), -1, dtype=np.int64)
-        fold[judged] = fold_judged
     out.selection["choice"] = {"chosen": winner, "best": best, "reason": reason, "cv": k, "shuffle": bool(shuffle),
                                "candidates": report, "fold": fold, "fold_random_states": seeds,
-                               "rows_judged": int(len(fold_judged))}
+                               "rows_judged": len(y), "rows_fitted": len(y) if fitted is None else len(fitted),
+                               "fitted_index": fitted}
     return out
 
 
-def judged_rows(y, limit, rng, least=1):
-    """None when ``len(y) <= limit`` (every row judged, nothing drawn); else the sorted positions of a
+def deal_the_rest(y, fitted, fold_fitted, k, shuffle, rng):
+    """(n,) int: each row's fold, the rows ``fitted`` (sorted positions) keeping theirs (``fold_fitted``) and the
+    others dealt as :func:`fold_of_rows` deals rows: ``shuffle``, stratified by label in random order; otherwise
+    by position, each joining the fold of the last fitted row before it (the first fold before any), so a fold is
+    still one contiguous period."""
+    n = len(y)
+    rest = np.setdiff1d(np.arange(n), fitted, assume_unique=True)
+    fold = np.empty(n, dtype=np.int64)
+    fold[fitted] = fold_fitted
+    if shuffle:
+        fold[rest] = fold_of_rows(y[rest], k, True, rng)
+    else:
+        fold[rest] = fold_fitted[np.maximum(np.searchsorted(fitted, rest, side="right") - 1, 0)]
+    return fold
+
+
+def fitted_rows(y, limit, rng, least=1):
+    """None when ``len(y) <= limit`` (the folds read every row, nothing drawn); else the sorted positions of a
     stratified random sample of ``limit`` rows: ``round(limit * n1 / n)`` of the ``n1`` positive rows (but at
     least ``least`` of each class, the folds' count) and the rest from the negative rows."""
     n = len(y)
