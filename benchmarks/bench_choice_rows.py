@@ -22,6 +22,8 @@ import argparse
 import os
 import time
 import warnings
+from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -35,24 +37,31 @@ from rule_books import BOOKS
 BASE_ROWS = {"fraud_confirm": 300_000, "additive": 200_000}
 
 
-def fitted_on(bound, fn):
-    """fn() with the folds' runs fitted on at most ``bound`` rows."""
+@contextmanager
+def fitted_on(bound):
+    """Within the block, the folds' runs are fitted on at most ``bound`` rows."""
     old = _book_choose.CROSS_FIT_ROWS
     _book_choose.CROSS_FIT_ROWS = bound
     try:
-        return fn()
+        yield
     finally:
         _book_choose.CROSS_FIT_ROWS = old
+
+
+def default_call(bound, book, X, y, **kw):
+    """``optimize_rule_book(book, X, y, **kw)`` with the folds fitted on at most ``bound`` rows."""
+    with fitted_on(bound):
+        return optimize_rule_book(book, X, y, **kw)
 
 
 def speed(bounds, repeat, n_rows):
     X, y, amount, texts = speed_frame(n_rows)
     book = RuleSet.from_sql(dict(list(texts.items())[:200]))
-    kw = dict(max_fpr=FPR, fn_cost=amount, fp_cost=5.0, random_state=0)
+    kw = {"max_fpr": FPR, "fn_cost": amount, "fp_cost": 5.0, "random_state": 0}
     runs = {"RIFFClassifier().fit": lambda: RIFFClassifier(random_state=0).fit(X, y, fn_cost=amount, fp_cost=5.0),
             "cv=None": lambda: optimize_rule_book(book, X, y, cv=None, **kw)}
     for b in bounds:
-        runs[f"default, folds fitted on {b:,}"] = (lambda b=b: fitted_on(b, lambda: optimize_rule_book(book, X, y, **kw)))
+        runs[f"default, folds fitted on {b:,}"] = partial(default_call, b, book, X, y, **kw)
     times = {k: [] for k in runs}
     for r in range(repeat):
         for k in (list(runs) if r % 2 == 0 else list(runs)[::-1]):  # alternate the order: the machine drifts
@@ -75,13 +84,11 @@ def money(names, seeds, bounds, train_rows):
             tr, te = split(name, y, seed)
             Xtr, ytr = X.iloc[tr].reset_index(drop=True), y[tr]
             book = RuleSet.from_sql(BOOKS[name.replace("_confirm", "")])
-            kw = dict(max_fpr=FPR, cost_matrix=cm[tr], random_state=seed)
-            calls = {"cv=None": lambda: optimize_rule_book(book, Xtr, ytr, cv=None, **kw)}
-            for b in bounds:
-                calls[b] = (lambda b=b: fitted_on(b, lambda: optimize_rule_book(book, Xtr, ytr, **kw)))
-            for what, call in calls.items():
+            kw = {"max_fpr": FPR, "cost_matrix": cm[tr], "random_state": seed}
+            for what in ["cv=None", *bounds]:
                 t = time.perf_counter()
-                out = call()
+                out = optimize_rule_book(book, Xtr, ytr, cv=None, **kw) if what == "cv=None" else \
+                    default_call(what, book, Xtr, ytr, **kw)
                 secs = time.perf_counter() - t
                 res, _ = deployed(out.predict(X.iloc[te]), y[te], cm[te])
                 choice = (out.selection or {}).get("choice") or {}
