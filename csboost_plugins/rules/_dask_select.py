@@ -346,9 +346,10 @@ class _Passes:
             # the small results come to the client and are added there: one round trip per pass
             try:
                 return functools.reduce(_add, self.client.gather(parts))
-            except BaseException:
-                self.client.cancel(parts)  # a failed pass: its queued tasks need not run
-                raise
+            finally:
+                # released on the scheduler's ordered stream ahead of the next pass's tasks: a failed pass's
+                # queued tasks need not run, and a worker lost later must not re-run a finished pass
+                self.client.cancel(parts)
         from dask import delayed
 
         f = delayed(fn, pure=True)
