@@ -149,8 +149,34 @@ def test_no_choice_with_cv_none_or_a_single_candidate(case):
     assert _call(book, X, y, amount, candidates=None, retune=False, random_state=0).selection["choice"] is None
 
 
+def test_auto_chooses_on_five_folds_up_to_choice_rows_and_not_above(case, monkeypatch):
+    """cv="auto" (the default) is cv=5 on up to CHOICE_ROWS rows (the bound included) and cv=None above it, for
+    plain books and books with actions; an integer cv still chooses above it."""
+    from csboost_plugins.rules import _book_choose
+
+    X, y, amount, book, _ = case
+    n = len(y)
+    monkeypatch.setattr(_book_choose, "CHOICE_ROWS", n)
+    auto, five = _call(book, X, y, amount, random_state=3), _call(book, X, y, amount, cv=5, random_state=3)
+    assert auto.selection["choice"]["cv"] == 5
+    assert auto.names == five.names and np.array_equal(auto.predict(X), five.predict(X))
+    assert {k: v["held_out_money"] for k, v in auto.selection["choice"]["candidates"].items()} == \
+        {k: v["held_out_money"] for k, v in five.selection["choice"]["candidates"].items()}
+    monkeypatch.setattr(_book_choose, "CHOICE_ROWS", n - 1)
+    above, none = _call(book, X, y, amount, random_state=3), _call(book, X, y, amount, cv=None, random_state=3)
+    assert above.selection["choice"] is None
+    assert above.names == none.names and np.array_equal(above.predict(X), none.predict(X))
+    assert _call(book, X, y, amount, cv=3, random_state=3).selection["choice"]["cv"] == 3
+    actions = RuleSet.from_sql({"x1_high": ("x1 > 1.6", "block"), "x0_low": ("x0 < -2.5", "allow")})
+    for bound, cv in ((n, 5), (n - 1, None)):
+        monkeypatch.setattr(_book_choose, "CHOICE_ROWS", bound)
+        got, ref = _call(actions, X, y, amount, random_state=4), _call(actions, X, y, amount, cv=cv, random_state=4)
+        assert (got.selection["choice"] or {}).get("cv") == cv
+        assert got.names == ref.names and np.array_equal(got.predict(X), ref.predict(X))
+
+
 @pytest.mark.parametrize("kw, err, words", [
-    ({"cv": 1}, ValueError, "cv"), ({"cv": "time"}, TypeError, "cv"), ({"cv": True}, TypeError, "cv"),
+    ({"cv": 1}, ValueError, "cv"), ({"cv": "time"}, ValueError, "cv"), ({"cv": True}, TypeError, "cv"),
     ({"cv": 2.0}, TypeError, "cv"), ({"shuffle": "no"}, TypeError, "shuffle"),
 ])
 def test_bad_cv_names_the_argument(case, kw, err, words):

@@ -491,15 +491,16 @@ def _subsample(idx, limit, rng):
 
 def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candidates="riff", retune=True,
                        sample_weight=None, fp_cost=None, fn_cost=None, tp_cost=0.0, tn_cost=0.0, cost_matrix=None,
-                       random_state=None, pos_label=None, decline_cost=None, cv=5, shuffle=True):
+                       random_state=None, pos_label=None, decline_cost=None, cv="auto", shuffle=True):
     r"""Optimise a rule book together with induced rules, in money, under an alert budget.
 
     The optimiser chooses among candidate books rather than always combining: it compares
     the procedures that build (1) the book's rules as written, selected under the budget,
     (2) the book re-tuned alone, (3) the book with induced rules and (4) the induced rules
     alone, each by its money on rows that did not build it. The rows are cut into ``cv``
-    folds; each procedure runs on all folds but one and its book is scored on the fold left
-    out, every fold in turn, so each row is judged once by books that never read it. The
+    folds (by default 5 on up to 300,000 rows, and no choice on more: see ``cv``); each
+    procedure runs on all folds but one and its book is scored on the fold left out, every
+    fold in turn, so each row is judged once by books that never read it. The
     held-out money of a candidate is
 
     .. math:: M = \sum_i v_i \, \mathbb{1}[\text{its book built without row } i\text{'s fold flags row } i]
@@ -512,7 +513,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     is kept (the analysts' rules before induced ones, fewer changes first), so a choice that
     only fits noise gives way to the simpler, steadier one; that procedure is then re-run on
     all the rows. Only the candidates the keywords allow are compared (re-tuned ones with
-    ``retune``, induced ones with ``candidates``). With more than 300,000 rows
+    ``retune``, induced ones with ``candidates``). With an integer ``cv`` and more than 300,000 rows
     (``_book_choose.CROSS_FIT_ROWS``, a number of rows) the folds' runs read a stratified
     random sample of 300,000 of them (each class in its share of the rows), so the cost of the
     choice stops growing with the rows, and every other row is dealt to a fold (as the folds
@@ -560,12 +561,16 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         {0, 1}, {-1, 1} or booleans; other labels need it, else a ``ValueError``.
     decline_cost : float or array-like of shape (n_rows,), optional
         Money per row of a ``"block"`` on a legitimate row (:meth:`RuleSet.evaluate`); books with actions.
-    cv : int >= 2 or None, default 5
+    cv : "auto", int >= 2 or None, default "auto"
         Number of folds the candidate books are judged on (the folds run on one thread per core,
         and with more than one core the candidates with induced rules are built on all the rows
         beside them, kept if one wins; the result does not depend on the number of threads). None: no
         choice; the one procedure the other keywords name is run (the book with ``candidates``,
-        re-tuned if ``retune``).
+        re-tuned if ``retune``). ``"auto"``: 5 folds on up to 300,000 rows
+        (``_book_choose.CHOICE_ROWS``), no choice (None) on more: there the folds' runs read a
+        sample a fraction the size of the final run's rows, so they undervalue the rules the
+        final run induces on all of them, and the choice takes a few times as long as the
+        procedure alone; pass an integer to choose on any number of rows.
     shuffle : bool, default True
         True: folds stratified by label, rows dealt at random. False: ``cv`` contiguous blocks
         of rows in the order given; use it when the rows are in time order (a fraud file), so
@@ -581,7 +586,8 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
         (``selection_index``, ``retune_index``: positions, None without re-tuning) and, per
         rule, where it came from (``origin``) and how the induced rules were judged on held-out
         rows (``induced_judged``: "group", "each" or None), all of the final run on all the rows.
-        ``selection["choice"]`` (None with ``cv=None`` or a single candidate) reports the
+        ``selection["choice"]`` (None without a choice: ``cv=None``, ``"auto"`` on more than
+        300,000 rows, or a single candidate) reports the
         choice: ``candidates`` ({"book", "book_retuned", "book_and_induced", "induced"}: each
         one's ``held_out_money``, its ``standard_error``, ``difference_to_best`` and the
         paired ``difference_standard_error``, ``fold_money``, the held-out false-alert or alert
@@ -622,7 +628,7 @@ def optimize_rule_book(book, X, y, *, max_fpr=None, max_alert_rate=None, candida
     _check_candidates(candidates)
     if not isinstance(retune, (bool, np.bool_)):
         raise TypeError(f"retune must be True or False, got {type(retune).__name__}")
-    k = check_cv(cv, shuffle)
+    k = check_cv(cv, shuffle, len(y))
     return choose_and_fit(_optimize_fixed, book, X, y, w, costs, budget, candidates, retune, rng, k, shuffle)
 
 
@@ -775,7 +781,7 @@ def _book_in_order(book, X, y, w, costs, budget, rng, candidates, retune, declin
     decline = read_decline_cost(decline_cost, X, len(y))
     if decline is not None and costs is None:
         raise TypeError("decline_cost needs the other costs: give fp_cost= and fn_cost= (or cost_matrix=)")
-    k = check_cv(cv, shuffle)
+    k = check_cv(cv, shuffle, len(y))
     # held-out money: per action with costs (a block may cost decline_cost); without, the positives flagged
     row_money = money_in_order(book, y, w, costs, decline) if costs is not None else \
         flagged_money(row_weights(y, w, None)[:, POS])

@@ -147,9 +147,11 @@ class RIFFClassifier(ClassifierMixin, BaseEstimator):
         :func:`optimize_rule_book` ``(rule_book, X, y, max_fpr= / max_alert_rate=, costs,
         sample_weight=, random_state=random_state)``: the book as written, the book re-tuned to
         human numbers, the book with RIFF's default pool's rules and those rules alone are
-        compared by cross-fitted money (5 folds), the simplest within 0.75 standard errors of the
-        best is kept and selected under the budget on all rows (by net money per unit of budget
-        when costs are given, else by precision); ``rule_set_`` is that RuleSet. ``estimator``, ``selection_size``, ``sample_ratio``, the positive
+        compared by cross-fitted money (5 folds; no choice on more than 300,000 rows: the
+        book with those rules), the simplest within 0.75 standard errors of the best is kept
+        and selected under the budget on all rows (by net money per unit of budget when costs
+        are given, else by precision); ``rule_set_`` is that RuleSet. ``estimator``,
+        ``selection_size``, ``sample_ratio``, the positive
         rates, ``nodes``, ``rank_by``, ``precision_prior``, ``refine``, ``prune``,
         ``max_rules`` and ``cuts`` are then not used.
 
