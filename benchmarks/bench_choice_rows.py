@@ -1,16 +1,19 @@
-"""What fitting ``optimize_rule_book``'s choice on fewer rows would buy in time and cost in money.
+"""What ``optimize_rule_book``'s choice buys in money and costs in time above 300,000 rows, where ``cv="auto"``
+(the default) skips it, and what fitting the choice on fewer rows would buy and cost.
 
-The default call cross-fits four candidate procedures on at most ``_book_choose.CROSS_FIT_ROWS`` rows
-(300,000; the other rows are judged by the folds' books) and runs the winner on all the rows. A lower bound
-makes the choice cheaper; this script measures both sides of that trade, each against a baseline in the same
-run:
+``cv=5`` cross-fits four candidate procedures on at most ``_book_choose.CROSS_FIT_ROWS`` rows (300,000; the
+other rows are judged by the folds' books) and runs the winner on all the rows; ``cv=None`` runs the one
+procedure (the book with induced rules). A lower bound makes the choice cheaper; this script measures both
+sides, each against a baseline in the same run:
 
 - ``--speed``: the ``bench_rule_book.py --speed`` frame (1M rows, the 200-rule book); for each bound the
-  default call alternates with ``RIFFClassifier().fit`` on the same rows (``--repeat`` times), and
+  ``cv=5`` call alternates with ``RIFFClassifier().fit`` on the same rows (``--repeat`` times), and
   ``cv=None`` (the winner's procedure alone, no choice) with them; ratios of medians to RIFF's fit.
 - money (the default): ``fraud_confirm`` and ``additive`` (``bench_rule_book.load``: a generator seed and
-  size no book rule or default was written on) at ``--train-rows`` training rows (a stratified 60/40 split);
-  per seed the net money on the test rows of the default call under each bound and of ``cv=None``, and the
+  size no book rule or default was written on) at ``--train-rows`` training rows (a stratified 60/40 split),
+  or ``card_stream`` (the Handbook's simulator, trained on its first 60 % in time, tested on the rest; also
+  the ``cv=5`` call with ``shuffle=False``);
+  per seed the net money on the test rows of the ``cv=5`` call under each bound and of ``cv=None``, and the
   paired difference with the library's bound: mean and standard error over seeds (test rows are new to
   every book).
 
@@ -34,7 +37,9 @@ from bench_rule_book import FPR, deployed, load, speed_frame, split
 from rule_books import BOOKS
 
 #: rows each generator makes at scale 1 (bench_rule_book.load)
-BASE_ROWS = {"fraud_confirm": 300_000, "additive": 200_000}
+BASE_ROWS = {"fraud_confirm": 300_000, "additive": 200_000, "card_stream": 136_000}
+#: sets whose rows are in time order (trained on the first 60 %): also the ``cv=5`` call with ``shuffle=False``
+TIME_ORDERED = {"card_stream"}
 
 
 @contextmanager
@@ -48,10 +53,11 @@ def fitted_on(bound):
         _book_choose.CROSS_FIT_ROWS = old
 
 
-def default_call(bound, book, X, y, **kw):
-    """``optimize_rule_book(book, X, y, **kw)`` with the folds fitted on at most ``bound`` rows."""
+def choice_call(bound, book, X, y, **kw):
+    """``optimize_rule_book(book, X, y, cv=5, **kw)`` (the choice, on any number of rows) with the folds fitted
+    on at most ``bound`` rows."""
     with fitted_on(bound):
-        return optimize_rule_book(book, X, y, **kw)
+        return optimize_rule_book(book, X, y, cv=5, **kw)
 
 
 def speed(bounds, repeat, n_rows):
@@ -59,9 +65,10 @@ def speed(bounds, repeat, n_rows):
     book = RuleSet.from_sql(dict(list(texts.items())[:200]))
     kw = {"max_fpr": FPR, "fn_cost": amount, "fp_cost": 5.0, "random_state": 0}
     runs = {"RIFFClassifier().fit": lambda: RIFFClassifier(random_state=0).fit(X, y, fn_cost=amount, fp_cost=5.0),
-            "cv=None": lambda: optimize_rule_book(book, X, y, cv=None, **kw)}
+            "cv=None": lambda: optimize_rule_book(book, X, y, cv=None, **kw),
+            "default (cv='auto')": lambda: optimize_rule_book(book, X, y, **kw)}
     for b in bounds:
-        runs[f"default, folds fitted on {b:,}"] = partial(default_call, b, book, X, y, **kw)
+        runs[f"cv=5, folds fitted on {b:,}"] = partial(choice_call, b, book, X, y, **kw)
     times = {k: [] for k in runs}
     for r in range(repeat):
         for k in (list(runs) if r % 2 == 0 else list(runs)[::-1]):  # alternate the order: the machine drifts
@@ -85,10 +92,14 @@ def money(names, seeds, bounds, train_rows):
             Xtr, ytr = X.iloc[tr].reset_index(drop=True), y[tr]
             book = RuleSet.from_sql(BOOKS[name.replace("_confirm", "")])
             kw = {"max_fpr": FPR, "cost_matrix": cm[tr], "random_state": seed}
-            for what in ["cv=None", *bounds]:
+            for what in ["cv=None", *bounds, *(["shuffle=False"] if name in TIME_ORDERED else [])]:
                 t = time.perf_counter()
-                out = optimize_rule_book(book, Xtr, ytr, cv=None, **kw) if what == "cv=None" else \
-                    default_call(what, book, Xtr, ytr, **kw)
+                if what == "cv=None":
+                    out = optimize_rule_book(book, Xtr, ytr, cv=None, **kw)
+                elif what == "shuffle=False":  # contiguous folds in time order, under the library's bound
+                    out = choice_call(bounds[0], book, Xtr, ytr, shuffle=False, **kw)
+                else:
+                    out = choice_call(what, book, Xtr, ytr, **kw)
                 secs = time.perf_counter() - t
                 res, _ = deployed(out.predict(X.iloc[te]), y[te], cm[te])
                 choice = (out.selection or {}).get("choice") or {}
@@ -98,18 +109,19 @@ def money(names, seeds, bounds, train_rows):
                 print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
     ref = bounds[0]
-    print(f"\nload average: {os.getloadavg()}; {train_rows:,} training rows; differences against the default "
+    print(f"\nload average: {os.getloadavg()}; {train_rows:,} training rows; differences against cv=5 "
           f"fitted on {ref:,} rows, paired by seed")
     print("| data set | call | test net money (mean) | minus the reference: mean | s.e. over seeds | chosen "
           "| seconds (mean) |\n|---|---|---|---|---|---|---|")
     for name, d in df.groupby("dataset", sort=False):
         m = d.pivot(index="seed", columns="call", values="net_money")
-        for what in [*bounds, "cv=None"]:
+        for what in [*bounds, *(["shuffle=False"] if name in TIME_ORDERED else []), "cv=None"]:
             diff = m[what] - m[ref]
             se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
             sub = d[d.call == what]
             picks = ", ".join(f"{k} {v}" for k, v in sub.chosen.fillna("-").value_counts().items())
-            label = f"default, folds fitted on {what:,}" if what != "cv=None" else "cv=None (no choice)"
+            label = {"cv=None": "cv=None (no choice)", "shuffle=False": "shuffle=False (folds in time order)"}.get(
+                what) or f"cv=5, folds fitted on {what:,}"
             print(f"| {name} | {label} | {m[what].mean():.0f} | {diff.mean():.0f} | {se:.0f} | {picks} "
                   f"| {sub.seconds.mean():.1f} |")
     return df

@@ -79,4 +79,20 @@ CARD = {  # the card file, raw columns (V1..V28 are the file's PCA components, A
     "never_fires": "Amount > 100000",
 }
 
-BOOKS = {"fraud": FRAUD, "additive": ADDITIVE, "card_raw": CARD}
+CARD_STREAM = {  # make_card_transactions (the Handbook's simulator; amounts in money units, windows in days)
+    "big_amount": "amount > 220",
+    "hot_terminal_week": "terminal_risk_7day > 0.3 AND terminal_nb_tx_7day >= 5",
+    "hot_terminal_month": "terminal_risk_30day > 0.2 AND terminal_nb_tx_30day >= 10",
+    "amount_over_month_mean": "amount > 3 * customer_avg_amount_30day AND customer_nb_tx_30day >= 10",
+    "day_mean_jump": "customer_avg_amount_1day > 2.5 * customer_avg_amount_7day",
+    "risky_terminal_big": "terminal_risk_30day + terminal_risk_7day > 0.2 AND amount > 100",
+    "night_big": "during_night = 1 AND amount > 150",
+    "burst": "customer_nb_tx_1day >= 6",
+    "weekend_big": "during_weekend = 1 AND amount > 180",
+    "stale_quiet_terminal": "terminal_nb_tx_30day < 3 AND amount > 80",  # stale: once mattered
+    "redundant_big_amount": "amount > 250",  # inside big_amount
+    "too_loose": "amount > 60",
+    "never_fires": "amount > 100000",
+}
+
+BOOKS = {"fraud": FRAUD, "additive": ADDITIVE, "card_raw": CARD, "card_stream": CARD_STREAM}
