@@ -82,6 +82,11 @@ def speed(bounds, repeat, n_rows):
         print(f"| {k} | {', '.join(f'{s:.1f}' for s in v)} | {np.median(v):.2f} | {np.median(v) / base:.2f} |")
 
 
+def calls(name, bounds):
+    """The calls compared on data set ``name``: cv=None, cv=5 under each bound, and shuffle=False in time order."""
+    return ["cv=None", *bounds, *(["shuffle=False"] if name in TIME_ORDERED else [])]
+
+
 def money(names, seeds, bounds, train_rows):
     rows = []
     for name in names:
@@ -92,7 +97,7 @@ def money(names, seeds, bounds, train_rows):
             Xtr, ytr = X.iloc[tr].reset_index(drop=True), y[tr]
             book = RuleSet.from_sql(BOOKS[name.replace("_confirm", "")])
             kw = {"max_fpr": FPR, "cost_matrix": cm[tr], "random_state": seed}
-            for what in ["cv=None", *bounds, *(["shuffle=False"] if name in TIME_ORDERED else [])]:
+            for what in calls(name, bounds):
                 t = time.perf_counter()
                 if what == "cv=None":
                     out = optimize_rule_book(book, Xtr, ytr, cv=None, **kw)
@@ -115,7 +120,7 @@ def money(names, seeds, bounds, train_rows):
           "| seconds (mean) |\n|---|---|---|---|---|---|---|")
     for name, d in df.groupby("dataset", sort=False):
         m = d.pivot(index="seed", columns="call", values="net_money")
-        for what in [*bounds, *(["shuffle=False"] if name in TIME_ORDERED else []), "cv=None"]:
+        for what in [*calls(name, bounds)[1:], "cv=None"]:
             diff = m[what] - m[ref]
             se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
             sub = d[d.call == what]
