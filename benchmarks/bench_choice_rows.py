@@ -13,7 +13,8 @@ sides, each against a baseline in the same run:
   size no book rule or default was written on) at ``--train-rows`` training rows (a stratified 60/40 split),
   or ``card_stream`` (the Handbook's simulator, trained on its first 60 % in time, tested on the rest; also
   the ``cv=5`` call with ``shuffle=False``);
-  per seed the net money on the test rows of the ``cv=5`` call under each bound and of ``cv=None``, and the
+  per seed the net money on the test rows of the ``cv=5`` call under each bound, of the default call as a
+  user writes it (no ``cv``) and of ``cv=None``, and the
   paired difference with the library's bound: mean and standard error over seeds (test rows are new to
   every book).
 
@@ -83,8 +84,9 @@ def speed(bounds, repeat, n_rows):
 
 
 def calls(name, bounds):
-    """The calls compared on data set ``name``: cv=None, cv=5 under each bound, and shuffle=False in time order."""
-    return ["cv=None", *bounds, *(["shuffle=False"] if name in TIME_ORDERED else [])]
+    """The calls compared on data set ``name``: cv=5 under each bound, shuffle=False in time order, the default
+    as a user calls it (no cv, no shuffle) and cv=None."""
+    return [*bounds, *(["shuffle=False"] if name in TIME_ORDERED else []), "default", "cv=None"]
 
 
 def money(names, seeds, bounds, train_rows):
@@ -101,6 +103,8 @@ def money(names, seeds, bounds, train_rows):
                 t = time.perf_counter()
                 if what == "cv=None":
                     out = optimize_rule_book(book, Xtr, ytr, cv=None, **kw)
+                elif what == "default":
+                    out = optimize_rule_book(book, Xtr, ytr, **kw)
                 elif what == "shuffle=False":  # contiguous folds in time order, under the library's bound
                     out = choice_call(bounds[0], book, Xtr, ytr, shuffle=False, **kw)
                 else:
@@ -120,13 +124,13 @@ def money(names, seeds, bounds, train_rows):
           "| seconds (mean) |\n|---|---|---|---|---|---|---|")
     for name, d in df.groupby("dataset", sort=False):
         m = d.pivot(index="seed", columns="call", values="net_money")
-        for what in [*calls(name, bounds)[1:], "cv=None"]:
+        for what in calls(name, bounds):
             diff = m[what] - m[ref]
             se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
             sub = d[d.call == what]
             picks = ", ".join(f"{k} {v}" for k, v in sub.chosen.fillna("-").value_counts().items())
-            label = {"cv=None": "cv=None (no choice)", "shuffle=False": "shuffle=False (folds in time order)"}.get(
-                what) or f"cv=5, folds fitted on {what:,}"
+            label = {"cv=None": "cv=None (no choice)", "shuffle=False": "shuffle=False (folds in time order)",
+                     "default": "default (no cv, no shuffle)"}.get(what) or f"cv=5, folds fitted on {what:,}"
             print(f"| {name} | {label} | {m[what].mean():.0f} | {diff.mean():.0f} | {se:.0f} | {picks} "
                   f"| {sub.seconds.mean():.1f} |")
     return df
